@@ -1,0 +1,85 @@
+"""hbresults.py - reads a heapbench results directory (docs/DATA.md, schema 1) for report, compare and tune.
+
+The one place that knows the file layout on the reading side. load() checks that the
+directory is a results directory of the schema this code reads, and raises ResultsError
+with a message that says what is wrong and what to do; callers print it and exit 2.
+Rows come back as dicts of strings, with numeric columns converted (empty -> None).
+"""
+import csv
+import json
+import os
+
+SCHEMA = 1
+
+# Columns that are not numbers; every other column of a results CSV is numeric or empty.
+TEXT_COLUMNS = {"schema", "run_id", "host", "workload", "allocator", "params", "env",
+                "status", "reason", "served_by", "phase"}
+
+CELL_KEY = ("host", "workload", "allocator", "threads", "params", "env")
+
+
+class ResultsError(Exception):
+    """A directory that cannot be read as heapbench results (message says why and what to do)."""
+
+
+def _number(text):
+    if text is None or text == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
+
+
+def read_csv(path, required=True):
+    """Rows of one results CSV as dicts; [] when the file is absent and not required."""
+    if not os.path.exists(path):
+        if required:
+            raise ResultsError(f"{path}: missing; is this a heapbench results directory (results/<run-id>/)?")
+        return []
+    rows = []
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames is None or reader.fieldnames[0] != "schema":
+            raise ResultsError(f"{path}: no 'schema' header column; not a heapbench results file")
+        for row in reader:
+            if row.get("schema") != str(SCHEMA):
+                raise ResultsError(f"{path}: schema {row.get('schema')!r}, this heapbench reads schema {SCHEMA}; "
+                                   "re-run the benchmark with this version or use the matching heapbench")
+            rows.append({k: (v or "") if k in TEXT_COLUMNS else _number(v) for k, v in row.items()})
+    return rows
+
+
+def load(directory):
+    """Loads meta.json and every CSV of a results directory into a dict.
+
+    Keys: dir, meta, runs, phases, rss, sizes. Raises ResultsError on a directory that is
+    not a results directory or has another schema version.
+    """
+    if not os.path.isdir(directory):
+        raise ResultsError(f"{directory}: not a directory; give a results directory such as results/latest")
+    meta_path = os.path.join(directory, "meta.json")
+    if not os.path.exists(meta_path):
+        raise ResultsError(f"{directory}: no meta.json; not a heapbench results directory "
+                           "(run 'heapbench run' first, or give results/<run-id>)")
+    try:
+        with open(meta_path) as fh:
+            meta = json.load(fh)
+    except (OSError, ValueError) as err:
+        raise ResultsError(f"{meta_path}: unreadable ({err}); the run may have been cut before it started")
+    if meta.get("schema") != SCHEMA:
+        raise ResultsError(f"{meta_path}: schema {meta.get('schema')!r}, this heapbench reads schema {SCHEMA}")
+    return {
+        "dir": directory,
+        "meta": meta,
+        "runs": read_csv(os.path.join(directory, "runs.csv")),
+        "phases": read_csv(os.path.join(directory, "phases.csv"), required=False),
+        "rss": read_csv(os.path.join(directory, "rss.csv"), required=False),
+        "sizes": read_csv(os.path.join(directory, "sizes.csv"), required=False),
+    }
+
+
+def cell_key(row):
+    """The key that identifies a matrix cell across runs and directories."""
+    return tuple(row.get(k, "") for k in CELL_KEY)
