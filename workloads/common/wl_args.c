@@ -1,0 +1,158 @@
+/* wl_args.c - parses a workload's --key=value command line (see wl_args.h).
+ * Always holds: after wl_args_parse() returns, every parameter has a valid value (integer in
+ * range, word among its choices); anything else has already exited 2 with one line on stderr. */
+#include "wl_args.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int wl_quick;
+unsigned long long wl_seed = 1;
+static struct wl_prog *wl_the_prog;
+
+/* Prints one usage-error line naming the program and exits 2. */
+static void wl_usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: %s '%s'; run %s --help for the parameters\n", wl_the_prog->name, what, arg,
+            wl_the_prog->name);
+    exit(2);
+}
+
+/* 1 when word is one of the '|'-separated choices. */
+static int wl_is_choice(const char *choices, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *c = choices; c && *c;) {
+        const char *bar = strchr(c, '|');
+        size_t clen = bar ? (size_t)(bar - c) : strlen(c);
+        if (clen == len && strncmp(c, word, len) == 0)
+            return 1;
+        c = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Sets p from text or exits 2 (not a number, out of range, not a listed choice). */
+static void wl_set(struct wl_param *p, const char *text)
+{
+    if (p->choices) {
+        if (!wl_is_choice(p->choices, text))
+            wl_usage_error(p->choices, text);
+        p->word = text;
+        return;
+    }
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end != '\0')
+        wl_usage_error("not an integer:", text);
+    if (v < p->min || v > p->max) {
+        char range[96];
+        snprintf(range, sizeof range, "value outside [%lld, %lld] for --%s:", p->min, p->max, p->name);
+        wl_usage_error(range, text);
+    }
+    p->num = v;
+}
+
+/* Prints `name<TAB>default<TAB>description` for each parameter, then seed. */
+static void wl_describe(const struct wl_prog *prog)
+{
+    for (size_t i = 0; i < prog->nparams; i++) {
+        const struct wl_param *p = &prog->params[i];
+        printf("%s\t%s\t%s", p->name, p->def, p->desc);
+        if (p->choices)
+            printf(" (%s)", p->choices);
+        if (p->quick)
+            printf(" (--quick: %s)", p->quick);
+        printf("\n");
+    }
+    printf("seed\t1\tseed of the random generator (same seed, same run)\n");
+}
+
+/* Prints the usage text: summary, synopsis and the parameters. */
+static void wl_help(const struct wl_prog *prog)
+{
+    printf("%s - %s\n\nusage: %s [--quick] [--seed=N] [--key=value ...] | --describe | --help\n\n",
+           prog->name, prog->summary, prog->name);
+    printf("parameters (name, default, description):\n");
+    wl_describe(prog);
+    printf("\nphase records go to the fd in HEAPBENCH_PHASE_FD, or to stdout when it is unset.\n");
+}
+
+/* The declared parameter called name, or NULL. */
+static struct wl_param *wl_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < wl_the_prog->nparams; i++) {
+        struct wl_param *p = &wl_the_prog->params[i];
+        if (strlen(p->name) == len && strncmp(p->name, name, len) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* Two passes: flags first (--quick changes the defaults), then defaults, then --key=value. */
+void wl_args_parse(struct wl_prog *prog, int argc, char **argv)
+{
+    wl_the_prog = prog;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--describe") == 0) {
+            wl_describe(prog);
+            exit(0);
+        }
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            wl_help(prog);
+            exit(0);
+        }
+        if (strcmp(argv[i], "--quick") == 0)
+            wl_quick = 1;
+    }
+    for (size_t i = 0; i < prog->nparams; i++) {
+        struct wl_param *p = &prog->params[i];
+        wl_set(p, wl_quick && p->quick ? p->quick : p->def);
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--quick") == 0)
+            continue;
+        const char *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) != 0 || !eq)
+            wl_usage_error("expected --key=value, got", a);
+        if (strncmp(a, "--seed=", 7) == 0) {
+            char *end = NULL;
+            errno = 0;
+            wl_seed = strtoull(eq + 1, &end, 10);
+            if (errno || end == eq + 1 || *end)
+                wl_usage_error("not an integer:", a);
+            continue;
+        }
+        struct wl_param *p = wl_find(a + 2, (size_t)(eq - a - 2));
+        if (!p)
+            wl_usage_error("unknown parameter", a);
+        wl_set(p, eq + 1);
+    }
+}
+
+/* Looks a parameter up by name; a name the program never declared is a programming error. */
+static const struct wl_param *wl_get(const char *name)
+{
+    const struct wl_param *p = wl_find(name, strlen(name));
+    if (!p) {
+        fprintf(stderr, "%s: internal error: parameter %s not declared\n", wl_the_prog->name, name);
+        abort();
+    }
+    return p;
+}
+
+/* Integer value of a declared parameter. */
+long long wl_arg(const char *name)
+{
+    return wl_get(name)->num;
+}
+
+/* Word value of a declared parameter. */
+const char *wl_word(const char *name)
+{
+    return wl_get(name)->word;
+}

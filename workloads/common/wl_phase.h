@@ -1,0 +1,29 @@
+/* wl_phase.h - the workload side of the phase protocol (docs/DATA.md): served_by, phase, size, verify records.
+ * Always holds: records go to the fd named by HEAPBENCH_PHASE_FD, or to stdout when it is
+ * unset; each record is one line of TAB-separated fields written with a single write(2) of
+ * at most 512 bytes (atomic on a pipe); served_by is the first record a workload writes. */
+#ifndef WL_PHASE_H
+#define WL_PHASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writes the `served_by` record: the shared object that provides malloc (dladdr). Call first. */
+void wl_served_by(void);
+
+/* Writes a `phase` record for a phase that started at t0 (wl_now()): its duration, ops done,
+ * live requested bytes still held, and RSS now (/proc/self/statm). Returns the current time,
+ * so the next phase can start there: t0 = wl_phase("build", t0, n, live). */
+double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes);
+
+/* Writes a `size` record: one malloc_usable_size sample. */
+void wl_size(size_t request, size_t usable);
+
+/* Writes the `verify` record (ok, or fail with detail) and returns the exit status to use:
+ * 0 when ok, 1 on fail. */
+int wl_verify(int ok, const char *detail);
+
+/* Resident set size of this process in KiB, from /proc/self/statm (0 if unreadable). */
+uint64_t wl_rss_kb(void);
+
+#endif

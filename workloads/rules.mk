@@ -1,0 +1,19 @@
+# workloads/rules.mk - builds every workloads/<name>.c as build/workloads/<name>, linked with workloads/common/*.c.
+# Adding a workload is one .c file here plus one line in workloads/LIST; nothing to change in this file.
+
+WL_COMMON_SRC := $(wildcard workloads/common/*.c)
+WL_COMMON_OBJ := $(patsubst workloads/common/%.c,$(B)/obj/workloads/common/%.o,$(WL_COMMON_SRC))
+WL_COMMON_H   := $(wildcard workloads/common/*.h)
+WL_BINS       := $(patsubst workloads/%.c,$(B)/workloads/%,$(wildcard workloads/*.c))
+
+ALL += $(WL_BINS)
+
+$(B)/obj/workloads/common/%.o: workloads/common/%.c $(WL_COMMON_H) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iworkloads/common -c $< -o $@
+
+$(B)/workloads/%: workloads/%.c $(WL_COMMON_OBJ) $(WL_COMMON_H) | $(B)/.dir
+	$(CC) $(CFLAGS) -Iworkloads/common -o $@ $< $(WL_COMMON_OBJ) -lpthread -ldl -lm
+
+# The common objects are real targets, not intermediates make may delete after linking.
+.SECONDARY: $(WL_COMMON_OBJ)
