@@ -1,0 +1,239 @@
+/* options.c - parses the command line of run, exec and list into struct hb_options (options.h).
+ *
+ * Always holds: one getopt_long table serves every subcommand (each subcommand accepts the
+ * subset its usage text lists); every error is one line and exit 2, naming the option and
+ * what a valid value looks like.
+ */
+#include "options.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
+    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE
+};
+
+static const char hb_usage_measure[] =
+    "  -a, --allocators A1,A2   allocators to run (default: every 'default' one of the registry)\n"
+    "  -n, --reps N             measured repetitions per cell (default 5; --quick: 2)\n"
+    "      --warmup N           warm-up rounds, not recorded (default 1)\n"
+    "      --env 'K=V K2=V2'    one environment set (an axis value); repeat for more sets\n"
+    "      --allocator NAME=/path/lib.so   add a library for this run\n"
+    "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"
+    "      --timeout S          kill a process (group) after S seconds (default 300)\n"
+    "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
+    "  -o, --output DIR         results directory (default results/<run-id>)\n"
+    "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
+    "      --shard i/N          run only the cells with index %% N == i-1 (merge with 'heapbench merge')\n"
+    "      --metric NAME=REGEX[,higher]  read a figure from each run's output into metric_NAME\n"
+    "  -h, --help               this text\n";
+
+/* Prints the usage of cmd. */
+void hb_options_usage(enum hb_cmd cmd, FILE *out)
+{
+    switch (cmd) {
+    case HB_CMD_RUN:
+        fprintf(out, "usage: heapbench run [options]\n"
+                     "Runs the benchmark matrix (workloads x params x threads x env x allocators) and\n"
+                     "writes results/<run-id>/ (docs/DATA.md). Options:\n"
+                     "  -w, --workloads W1,W2    workloads (LIST names, prog:NAME; default: all)\n"
+                     "  -t, --threads 1,2,4      thread counts of multi-threaded workloads\n"
+                     "  -p, --params 'ARGS'      one param set replacing the workloads' own; repeat for more\n"
+                     "      --quick              quick param sets, 2 reps, every default allocator\n"
+                     "      --workload-bin NAME=PATH   use (or add) a workload binary\n");
+        fprintf(out, hb_usage_measure);
+        break;
+    case HB_CMD_EXEC:
+        fprintf(out, "usage: heapbench exec [options] -- CMD ARGS...\n"
+                     "Measures any command under every allocator, like a workload without phases.\n"
+                     "  -w, --workloads NAME     name of the command's cell (default: basename of CMD)\n"
+                     "      --hyperfine          also time the commands with hyperfine afterwards\n");
+        fprintf(out, hb_usage_measure);
+        break;
+    case HB_CMD_LIST:
+        fprintf(out, "usage: heapbench list\n"
+                     "Prints the allocators (found or missing, version, package, matrix) and the workloads\n"
+                     "(description, threads, param sets, parameters with their defaults).\n");
+        break;
+    case HB_CMD_NONE:
+        fprintf(out, "usage: heapbench COMMAND [options]   (heapbench COMMAND --help for each)\n"
+                     "  run       run the benchmark matrix into results/<run-id>/\n"
+                     "  exec      benchmark any command: heapbench exec [options] -- CMD ARGS...\n"
+                     "  list      show allocators and workloads\n"
+                     "  report DIR | compare BASE NEW | ci | merge DIR... | tune ...   analysis (Python)\n"
+                     "  --version print the version\n");
+        break;
+    }
+}
+
+/* Parses "0,2-3" into set. */
+int hb_parse_cpus(const char *text, cpu_set_t *set)
+{
+    struct hb_strv parts = {0};
+    hb_strv_split(&parts, text, ",", 1);
+    CPU_ZERO(set);
+    int rc = parts.n ? 0 : -1;
+    for (size_t i = 0; i < parts.n && rc == 0; i++) {
+        int lo, hi;
+        char *dash = strchr(parts.v[i], '-');
+        if (dash)
+            *dash = '\0';
+        rc = hb_parse_int(parts.v[i], &lo);
+        hi = lo;
+        if (rc == 0 && dash)
+            rc = hb_parse_int(dash + 1, &hi);
+        if (rc == 0 && (hi < lo || hi >= CPU_SETSIZE))
+            rc = -1;
+        for (int c = lo; rc == 0 && c <= hi; c++)
+            CPU_SET(c, set);
+    }
+    hb_strv_free(&parts);
+    return rc;
+}
+
+/* Parses a number option or exits 2 naming it. */
+static int hb_opt_int(const char *opt, const char *val, int min)
+{
+    int v;
+    if (hb_parse_int(val, &v) != 0 || v < min)
+        hb_usage("%s: '%s' is not a whole number >= %d; give e.g. %s %d", opt, val, min, opt, min + 1);
+    return v;
+}
+
+/* Splits a comma list into sv, rejecting an empty list. */
+static void hb_opt_list(struct hb_strv *sv, const char *opt, const char *val)
+{
+    size_t before = sv->n;
+    hb_strv_split(sv, val, ",", 0);
+    if (sv->n == before)
+        hb_usage("%s: empty list; give names separated by commas", opt);
+}
+
+/* Checks NAME=VALUE shape of a pair option. */
+static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
+{
+    const char *eq = strchr(val, '=');
+    if (!eq || eq == val || !eq[1])
+        hb_usage("%s: '%s' is not NAME=VALUE; e.g. %s name=/path", opt, val, opt);
+    hb_strv_push(sv, val);
+}
+
+/* Parses --shard i/N. */
+static void hb_opt_shard(struct hb_options *o, const char *val)
+{
+    char *copy = hb_xstrdup(val);
+    char *slash = strchr(copy, '/');
+    if (slash)
+        *slash = '\0';
+    if (!slash || hb_parse_int(copy, &o->shard_i) || hb_parse_int(slash + 1, &o->shard_n) ||
+        o->shard_n < 1 || o->shard_i < 1 || o->shard_i > o->shard_n)
+        hb_usage("--shard: '%s' is not i/N with 1 <= i <= N; e.g. --shard 1/2", val);
+    free(copy);
+}
+
+/* Handles one parsed option; returns 0 when c is not an option of this table. */
+static int hb_opt_apply(struct hb_options *o, int c, const char *val)
+{
+    switch (c) {
+    case 'w': hb_opt_list(&o->workloads, "-w", val); break;
+    case 'a': hb_opt_list(&o->allocators, "-a", val); break;
+    case 't':
+        hb_opt_list(&o->threads, "-t", val);
+        for (size_t i = 0; i < o->threads.n; i++)
+            hb_opt_int("-t", o->threads.v[i], 1);
+        break;
+    case 'n': o->reps = hb_opt_int("-n", val, 1); o->reps_set = 1; break;
+    case 'p': hb_strv_push(&o->params, val); break;
+    case 'o': free(o->outdir); o->outdir = hb_xstrdup(val); break;
+    case OPT_WARMUP: o->warmup = hb_opt_int("--warmup", val, 0); break;
+    case OPT_QUICK: o->quick = 1; break;
+    case OPT_ENV: hb_strv_push(&o->envs, val); break;
+    case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val); break;
+    case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val); break;
+    case OPT_PIN:
+        if (hb_parse_cpus(val, &o->pin) != 0)
+            hb_usage("--pin: '%s' is not a CPU list; e.g. --pin 0 or --pin 0-1", val);
+        o->have_pin = 1;
+        free(o->pin_text);
+        o->pin_text = hb_xstrdup(val);
+        break;
+    case OPT_TIMEOUT:
+        if (hb_parse_double(val, &o->timeout_s) != 0)
+            hb_usage("--timeout: '%s' is not a number of seconds; e.g. --timeout 60", val);
+        break;
+    case OPT_INTERVAL: o->interval_ms = hb_opt_int("--interval", val, 0); break;
+    case OPT_RESUME: free(o->resume); o->resume = hb_xstrdup(val); break;
+    case OPT_SHARD: hb_opt_shard(o, val); break;
+    case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
+    case OPT_HYPERFINE: o->hyperfine = 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* Parses one subcommand's arguments. */
+void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"workloads", required_argument, 0, 'w'}, {"allocators", required_argument, 0, 'a'},
+        {"threads", required_argument, 0, 't'},   {"reps", required_argument, 0, 'n'},
+        {"params", required_argument, 0, 'p'},    {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},            {"warmup", required_argument, 0, OPT_WARMUP},
+        {"quick", no_argument, 0, OPT_QUICK},     {"env", required_argument, 0, OPT_ENV},
+        {"allocator", required_argument, 0, OPT_ALLOCATOR},
+        {"workload-bin", required_argument, 0, OPT_WORKLOAD_BIN},
+        {"pin", required_argument, 0, OPT_PIN},   {"timeout", required_argument, 0, OPT_TIMEOUT},
+        {"interval", required_argument, 0, OPT_INTERVAL},
+        {"resume", required_argument, 0, OPT_RESUME}, {"shard", required_argument, 0, OPT_SHARD},
+        {"metric", required_argument, 0, OPT_METRIC}, {"hyperfine", no_argument, 0, OPT_HYPERFINE},
+        {0, 0, 0, 0}};
+    static const char *const only_run = "tp";
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->reps = 5;
+    o->warmup = 1;
+    o->timeout_s = 300;
+    o->interval_ms = 10;
+    o->shard_i = o->shard_n = 1;
+    for (int i = 0; i < argc; i++)
+        hb_strv_push(&o->argv, argv[i]);
+    opterr = 0;
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:w:a:t:n:p:o:h", longopts, NULL)) != -1) {
+        const char *bad = argv[optind - 1];
+        if (c == 'h') {
+            hb_options_usage(cmd, stdout);
+            exit(0);
+        }
+        if (c == ':')
+            hb_usage("%s %s: the option needs a value; see heapbench %s --help", argv[0], bad, argv[0]);
+        int wrong_cmd = (cmd == HB_CMD_LIST) ||
+                        (cmd == HB_CMD_EXEC && c < 256 && strchr(only_run, c)) ||
+                        (cmd == HB_CMD_RUN && c == OPT_HYPERFINE);
+        if (c == '?' || wrong_cmd || !hb_opt_apply(o, c, optarg))
+            hb_usage("%s: unknown option '%s'; see heapbench %s --help", argv[0], bad, argv[0]);
+    }
+    if (o->quick && !o->reps_set)
+        o->reps = 2;
+    for (int i = optind; i < argc; i++)
+        hb_strv_push(&o->command, argv[i]);
+    if (cmd == HB_CMD_EXEC && !o->command.n && !o->resume)
+        hb_usage("exec: no command; give it after --, e.g. heapbench exec -- python3 -c 'pass'");
+    if (cmd != HB_CMD_EXEC && o->command.n)
+        hb_usage("%s: unexpected argument '%s'; see heapbench %s --help", argv[0], o->command.v[0], argv[0]);
+}
+
+/* Frees every owned member. */
+void hb_options_free(struct hb_options *o)
+{
+    struct hb_strv *lists[] = {&o->argv, &o->workloads, &o->allocators, &o->threads, &o->envs,
+                               &o->params, &o->user_allocs, &o->user_bins, &o->metrics, &o->command};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        hb_strv_free(lists[i]);
+    free(o->pin_text);
+    free(o->outdir);
+    free(o->resume);
+}

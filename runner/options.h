@@ -1,0 +1,55 @@
+/* options.h - the command line of every subcommand: ONE options struct, one usage text each.
+ *
+ * Always holds: after hb_options_parse() returns, every numeric field is in range, every
+ * list option is split, and nothing has been checked against the registries yet (names are
+ * checked by matrix.c, which knows the valid ones). Bad syntax exits 2 with one line.
+ */
+#ifndef HEAPBENCH_OPTIONS_H
+#define HEAPBENCH_OPTIONS_H
+
+#include <sched.h>
+#include <stdio.h>
+
+#include "util.h"
+
+enum hb_cmd { HB_CMD_NONE, HB_CMD_RUN, HB_CMD_EXEC, HB_CMD_LIST };
+
+struct hb_options {
+    enum hb_cmd cmd;
+    struct hb_strv argv;         /* the subcommand and its arguments as given (for meta/resume) */
+    struct hb_strv workloads;    /* -w, split on ',' */
+    struct hb_strv allocators;   /* -a, split on ',' */
+    struct hb_strv threads;      /* -t, split on ',' (validated numbers) */
+    int reps, warmup;            /* -n, --warmup */
+    int reps_set;
+    int quick;
+    struct hb_strv envs;         /* --env, one set each (may be "") */
+    struct hb_strv params;       /* -p, one param set each */
+    struct hb_strv user_allocs;  /* --allocator NAME=PATH */
+    struct hb_strv user_bins;    /* --workload-bin NAME=PATH */
+    cpu_set_t pin;
+    int have_pin;
+    char *pin_text;
+    double timeout_s;
+    int interval_ms;
+    char *outdir;                /* -o */
+    char *resume;                /* --resume */
+    int shard_i, shard_n;        /* --shard i/N (1/1 without) */
+    struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
+    int hyperfine;               /* exec --hyperfine */
+    struct hb_strv command;      /* exec: CMD ARGS... */
+};
+
+/* Parses argv (argv[0] is the subcommand name, e.g. "run") for cmd into o. Prints the
+ * subcommand's usage and exits 0 on --help; exits 2 with one line on any error. */
+void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **argv);
+
+/* The usage text of a subcommand (HB_CMD_NONE: the top-level one) on stream. */
+void hb_options_usage(enum hb_cmd cmd, FILE *stream);
+
+/* Parses a CPU list "0,2-3" into set; 0 or -1 when malformed. */
+int hb_parse_cpus(const char *text, cpu_set_t *set);
+
+void hb_options_free(struct hb_options *o);
+
+#endif

@@ -1,0 +1,143 @@
+/* sysinfo.c - machine and project facts for meta.json (see sysinfo.h).
+ *
+ * Always holds: nothing here fails the run; a fact that cannot be read is "unknown".
+ */
+#include "sysinfo.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Runs argv with stdout on a pipe; returns its first line. */
+char *hb_capture(char *const argv[])
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return hb_xstrdup("");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(fds[1], 1);
+        if (null >= 0)
+            dup2(null, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[4096];
+    size_t len = 0;
+    ssize_t got;
+    while (pid > 0 && (got = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)got;
+    close(fds[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    buf[len] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    if (pid <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        buf[0] = '\0';
+    return hb_xstrdup(buf);
+}
+
+/* Host name. */
+char *hb_sys_host(void)
+{
+    char h[256] = "unknown";
+    gethostname(h, sizeof h - 1);
+    h[sizeof h - 1] = '\0';
+    return hb_xstrdup(h);
+}
+
+/* First "model name" line of /proc/cpuinfo. */
+char *hb_sys_cpu_model(void)
+{
+    char *text = hb_read_file("/proc/cpuinfo", NULL);
+    char *model = NULL;
+    char *p = text ? strstr(text, "model name") : NULL;
+    if (p && (p = strchr(p, ':'))) {
+        p[strcspn(p, "\n")] = '\0';
+        model = hb_trim_dup(p + 1);
+    }
+    free(text);
+    return model ? model : hb_xstrdup("unknown");
+}
+
+/* Online CPU count. */
+int hb_sys_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* uname -r. */
+char *hb_sys_kernel(void)
+{
+    struct utsname u;
+    return hb_xstrdup(uname(&u) == 0 ? u.release : "unknown");
+}
+
+/* The bracketed choice of /sys/kernel/mm/transparent_hugepage/enabled. */
+char *hb_sys_thp(void)
+{
+    char *text = hb_read_file("/sys/kernel/mm/transparent_hugepage/enabled", NULL);
+    char *open = text ? strchr(text, '[') : NULL;
+    char *close = open ? strchr(open, ']') : NULL;
+    char *mode = NULL;
+    if (close) {
+        *close = '\0';
+        mode = hb_xstrdup(open + 1);
+    }
+    free(text);
+    return mode ? mode : hb_xstrdup("unknown");
+}
+
+/* glibc version string. */
+char *hb_sys_glibc(void)
+{
+    return hb_xstrdup(gnu_get_libc_version());
+}
+
+/* realpath of the object defining gnu_get_libc_version, i.e. libc.so.6. */
+char *hb_sys_libc_path(void)
+{
+    Dl_info info;
+    char real[PATH_MAX];
+    if (dladdr((void *)gnu_get_libc_version, &info) && info.dli_fname && realpath(info.dli_fname, real))
+        return hb_xstrdup(real);
+    return hb_xstrdup("libc.so.6");
+}
+
+/* The project's HEAD commit ("unknown" outside a git checkout). */
+char *hb_sys_git_commit(void)
+{
+    char *argv[] = {"git", "-C", (char *)hb_root(), "rev-parse", "HEAD", NULL};
+    char *commit = hb_capture(argv);
+    if (!*commit) {
+        free(commit);
+        return hb_xstrdup("unknown");
+    }
+    return commit;
+}
+
+/* Local time as 2026-11-30T05:25:01+0000. */
+char *hb_sys_now_iso(void)
+{
+    char buf[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+    return hb_xstrdup(buf);
+}

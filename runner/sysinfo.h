@@ -1,0 +1,23 @@
+/* sysinfo.h - facts about the machine and the project for meta.json, and running a helper command.
+ *
+ * Always holds: every function returns a new string (never NULL; "unknown" when a fact
+ * cannot be read), so callers can store it without checks.
+ */
+#ifndef HEAPBENCH_SYSINFO_H
+#define HEAPBENCH_SYSINFO_H
+
+/* First line of the stdout of argv (run without a shell, stderr discarded), or "" when it
+ * fails or prints nothing. */
+char *hb_capture(char *const argv[]);
+
+char *hb_sys_host(void);        /* gethostname */
+char *hb_sys_cpu_model(void);   /* /proc/cpuinfo "model name" */
+int hb_sys_cores(void);         /* online CPUs */
+char *hb_sys_kernel(void);      /* uname release */
+char *hb_sys_thp(void);         /* the [selected] word of transparent_hugepage/enabled */
+char *hb_sys_glibc(void);       /* gnu_get_libc_version() */
+char *hb_sys_libc_path(void);   /* realpath of the libc.so.6 this runner uses */
+char *hb_sys_git_commit(void);  /* git rev-parse HEAD in the project root */
+char *hb_sys_now_iso(void);     /* current local time, ISO-8601 with offset */
+
+#endif

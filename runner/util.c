@@ -1,0 +1,312 @@
+/* util.c - the runner's shared helpers (see util.h): checked allocation, usage errors, string vectors.
+ *
+ * Always holds: every hb_strv stays NULL-terminated after each operation.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Aborts the runner: memory is exhausted, nothing sensible can follow. */
+static void hb_oom(void)
+{
+    static const char msg[] = "heapbench: out of memory\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    abort();
+}
+
+/* malloc that never returns NULL. */
+void *hb_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        hb_oom();
+    return p;
+}
+
+/* calloc that never returns NULL. */
+void *hb_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        hb_oom();
+    return p;
+}
+
+/* realloc that never returns NULL. */
+void *hb_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        hb_oom();
+    return p;
+}
+
+/* strdup that never returns NULL (NULL in gives an empty string). */
+char *hb_xstrdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        hb_oom();
+    return d;
+}
+
+/* asprintf that never fails. */
+char *hb_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    int r = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (r < 0)
+        hb_oom();
+    return s;
+}
+
+/* Prints one "heapbench: ..." line to stderr from a va_list. */
+static void hb_vmessage(const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(stderr, "heapbench: %s\n", line);
+}
+
+/* One-line usage error, exit 2. */
+void hb_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    hb_vmessage(fmt, ap);
+    va_end(ap);
+    exit(2);
+}
+
+/* One-line failure, exit 1. */
+void hb_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    hb_vmessage(fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+/* Appends an owned string, growing the vector and keeping the NULL terminator. */
+static char *hb_strv_take(struct hb_strv *sv, char *s)
+{
+    if (sv->n + 2 > sv->cap) {
+        sv->cap = sv->cap ? sv->cap * 2 : 8;
+        sv->v = hb_xrealloc(sv->v, sv->cap * sizeof *sv->v);
+    }
+    sv->v[sv->n++] = s;
+    sv->v[sv->n] = NULL;
+    return s;
+}
+
+/* Appends a copy of s. */
+char *hb_strv_push(struct hb_strv *sv, const char *s)
+{
+    return hb_strv_take(sv, hb_xstrdup(s));
+}
+
+/* Appends a formatted string. */
+char *hb_strv_pushf(struct hb_strv *sv, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    int r = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (r < 0)
+        hb_oom();
+    return hb_strv_take(sv, s);
+}
+
+/* Appends copies of every string of src. */
+void hb_strv_extend(struct hb_strv *sv, const struct hb_strv *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        hb_strv_push(sv, src->v[i]);
+}
+
+/* Copy of s[0..len) without surrounding blanks. */
+static char *hb_trim_ndup(const char *s, size_t len)
+{
+    while (len && strchr(" \t\r\n", *s)) {
+        s++;
+        len--;
+    }
+    while (len && strchr(" \t\r\n", s[len - 1]))
+        len--;
+    char *d = hb_xmalloc(len + 1);
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return d;
+}
+
+/* Copy of s without surrounding blanks. */
+char *hb_trim_dup(const char *s)
+{
+    return hb_trim_ndup(s, strlen(s));
+}
+
+/* Splits s on any of seps, trimming each piece. */
+void hb_strv_split(struct hb_strv *sv, const char *s, const char *seps, int keep_empty)
+{
+    for (;;) {
+        size_t len = strcspn(s, seps);
+        char *piece = hb_trim_ndup(s, len);
+        if (*piece || keep_empty)
+            hb_strv_take(sv, piece);
+        else
+            free(piece);
+        if (!s[len])
+            break;
+        s += len + 1;
+    }
+}
+
+/* Position of s in sv, -1 when absent. */
+int hb_strv_find(const struct hb_strv *sv, const char *s)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        if (strcmp(sv->v[i], s) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The strings joined with sep, as a new string. */
+char *hb_strv_join(const struct hb_strv *sv, const char *sep)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < sv->n; i++)
+        len += strlen(sv->v[i]) + strlen(sep);
+    char *out = hb_xmalloc(len);
+    out[0] = '\0';
+    for (size_t i = 0; i < sv->n; i++) {
+        if (i)
+            strcat(out, sep);
+        strcat(out, sv->v[i]);
+    }
+    return out;
+}
+
+/* Frees the strings and the array. */
+void hb_strv_free(struct hb_strv *sv)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        free(sv->v[i]);
+    free(sv->v);
+    sv->v = NULL;
+    sv->n = sv->cap = 0;
+}
+
+/* Root = dirname(dirname(realpath(/proc/self/exe))), computed once. */
+const char *hb_root(void)
+{
+    static char root[PATH_MAX];
+    if (!root[0]) {
+        ssize_t n = readlink("/proc/self/exe", root, sizeof root - 1);
+        if (n <= 0)
+            hb_fatal("cannot read /proc/self/exe: %s", strerror(errno));
+        root[n] = '\0';
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(root, '/');
+            if (slash == root || !slash)
+                slash = root + 1;
+            *slash = '\0';
+        }
+    }
+    return root;
+}
+
+/* Resolves a registry/LIST path against the root unless it is absolute. */
+char *hb_root_path(const char *rel)
+{
+    if (rel[0] == '/')
+        return hb_xstrdup(rel);
+    return hb_xasprintf("%s/%s", hb_root(), rel);
+}
+
+/* Whole-string non-negative integer. */
+int hb_parse_int(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < 0 || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Whole-string non-negative finite double. */
+int hb_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !(v >= 0) || v > 1e12)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Whole file as a NUL-terminated string. */
+char *hb_read_file(const char *path, size_t *lenp)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = hb_xmalloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = hb_xrealloc(buf, cap);
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    if (lenp)
+        *lenp = len;
+    return buf;
+}
+
+/* Writes path.tmp completely, then renames it over path. */
+int hb_write_file_atomic(const char *path, const char *data, size_t len)
+{
+    char *tmp = hb_xasprintf("%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = -1;
+    if (fd >= 0) {
+        size_t off = 0;
+        while (off < len) {
+            ssize_t w = write(fd, data + off, len - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+        if (close(fd) == 0 && off == len && rename(tmp, path) == 0)
+            rc = 0;
+    }
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
