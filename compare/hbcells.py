@@ -1,0 +1,102 @@
+"""hbcells.py - turns results rows into per-cell samples and pairs the cells of two runs (compare, ci).
+
+Always holds: a sample holds one value per `ok` repetition (never a failed, timed-out or
+skipped run, never an empty counter); cells are matched on (workload, allocator, threads,
+params, env) and carry their host, so a caller can refuse to put absolute figures of two
+different hosts side by side; in relative mode a value is the cell's figure divided by the
+reference allocator's figure of the same host, cell and repetition in the same run.
+"""
+import collections
+
+MATCH_KEY = ("workload", "allocator", "threads", "params", "env")
+
+# Metrics where the machine's speed does not matter: their thresholds can be tight.
+DETERMINISTIC = {"maxrss_kb", "minflt", "page_faults", "instructions"}
+MEMORY = {"maxrss_kb", "minflt", "majflt", "page_faults"}
+THRESHOLD_TIME = 0.05
+THRESHOLD_MEMORY = 0.10
+THRESHOLD_TIGHT = 0.02
+DEFAULT_METRICS = ("wall_s", "maxrss_kb")
+
+
+def hbcells_threshold(metric, relative):
+    """Default threshold of a metric (fraction): tight for deterministic metrics in relative
+    mode, 10% for other memory metrics, 5% for time and everything else."""
+    if relative and metric in DETERMINISTIC:
+        return THRESHOLD_TIGHT
+    return THRESHOLD_MEMORY if metric in MEMORY else THRESHOLD_TIME
+
+
+def hbcells_is_time(metric):
+    """True for a metric whose value depends on the machine's speed (absolute values of
+    different hosts must not be compared)."""
+    return metric not in MEMORY and metric not in DETERMINISTIC
+
+
+def hbcells_group(runs):
+    """Groups runs.csv rows by cell: {match key: {host: [rows...]}} (every status kept)."""
+    cells = collections.defaultdict(lambda: collections.defaultdict(list))
+    for row in runs:
+        key = tuple(str(row.get(k, "")) for k in MATCH_KEY)
+        cells[key][row.get("host", "")].append(row)
+    return cells
+
+
+def _ok_values(rows, metric):
+    """{rep: value} of the ok rows of one cell that have a numeric value for metric."""
+    out = {}
+    for row in rows:
+        value = row.get(metric)
+        if row.get("status") == "ok" and isinstance(value, (int, float)):
+            out[row.get("rep")] = float(value)
+    return out
+
+
+def hbcells_sample(cells, key, host, metric, reference=None):
+    """The sample of one cell on one host for metric, ordered by rep.
+
+    reference=None: the raw values. reference=NAME: each rep's value divided by the value of
+    allocator NAME in the same host/workload/threads/params/env and rep (reps where the
+    reference is missing, failed or 0 are dropped). Returns a list of floats.
+    """
+    values = _ok_values(cells.get(key, {}).get(host, []), metric)
+    if reference is None:
+        return [values[rep] for rep in sorted(values)]
+    ref_key = (key[0], reference) + key[2:]
+    ref = _ok_values(cells.get(ref_key, {}).get(host, []), metric)
+    return [values[rep] / ref[rep] for rep in sorted(values) if ref.get(rep)]
+
+
+def hbcells_pair(base_cells, new_cells):
+    """Pairs the cells of two runs.
+
+    Returns (pairs, missing, extra): pairs is a sorted list of (key, base_host, new_host); a key
+    present on the same host(s) on both sides pairs host by host; a key on exactly one host on
+    each side pairs across hosts (the caller decides whether that is allowed); missing lists
+    (key, host) only in base, extra (key, host) only in new.
+    """
+    pairs, missing, extra = [], [], []
+    for key in sorted(set(base_cells) | set(new_cells)):
+        base_hosts = sorted(base_cells.get(key, {}))
+        new_hosts = sorted(new_cells.get(key, {}))
+        if len(base_hosts) == 1 and len(new_hosts) == 1:
+            pairs.append((key, base_hosts[0], new_hosts[0]))
+            continue
+        for host in base_hosts:
+            if host in new_hosts:
+                pairs.append((key, host, host))
+            else:
+                missing.append((key, host))
+        extra.extend((key, host) for host in new_hosts if host not in base_hosts)
+    return pairs, missing, extra
+
+
+def hbcells_label(key):
+    """A short readable name of a cell: 'workload/allocator/tN [params] {env}'."""
+    workload, allocator, threads, params, env = key
+    label = f"{workload}/{allocator}/t{threads}"
+    if params:
+        label += f" [{params}]"
+    if env:
+        label += " {" + env + "}"
+    return label

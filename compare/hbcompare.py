@@ -1,0 +1,106 @@
+"""hbcompare.py - the comparison of two loaded results directories: one verdict per cell and metric.
+
+Always holds: cells are matched by hbcells (never across hosts for absolute machine-speed
+metrics: that raises HbCompareError unless relative); within one metric the p-values of all
+compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
+whose suspects must then be confirmed on fresh data); a verdict other than SAME needs both
+significance and a change beyond the metric's threshold (hbstats.hbstats_verdict).
+"""
+import hbcells
+import hbstats
+
+
+class HbCompareError(Exception):
+    """A comparison that cannot be made as asked (message says what to do); exit 2."""
+
+
+def hbcompare_known_metrics(data):
+    """Numeric columns of runs.csv that can be compared (counters, rusage, metric_*)."""
+    fixed = {"schema", "run_id", "host", "run", "workload", "allocator", "threads", "params", "env",
+             "rep", "status", "reason", "exit_code", "signal", "served_by"}
+    names = []
+    for row in data["runs"][:1]:
+        names = [k for k in row if k not in fixed]
+    return names
+
+
+def _check_metrics(metrics, base, new):
+    """Raises HbCompareError for a metric column absent from either runs.csv."""
+    for data in (base, new):
+        known = hbcompare_known_metrics(data)
+        if data["runs"] and known:
+            unknown = [m for m in metrics if m not in known]
+            if unknown:
+                raise HbCompareError(f"{data['dir']}: no column {', '.join(unknown)} in runs.csv; "
+                                     f"pick --metric from: {', '.join(known)}")
+
+
+def _check_hosts(pairs, metrics, relative):
+    """Raises HbCompareError when absolute machine-speed metrics would be compared across hosts."""
+    crossing = sorted({(b, n) for _, b, n in pairs if b != n})
+    timed = [m for m in metrics if hbcells.hbcells_is_time(m)]
+    if crossing and timed and not relative:
+        b, n = crossing[0]
+        raise HbCompareError(f"BASE ran on host {b!r} and NEW on {n!r}: absolute {', '.join(timed)} of "
+                             "different hosts are not comparable; add --relative (ratio to glibc in the "
+                             "same run) or compare memory metrics only")
+
+
+def _note(cell, reference):
+    """Why a cell has no verdict-worthy data ('' when it has)."""
+    if cell["n_base"] and cell["n_new"]:
+        return ""
+    side = "BASE" if not cell["n_base"] else "NEW"
+    why = f"no ok run with the metric and a {reference} run of the same rep" if reference else "no ok run with the metric"
+    return f"{side}: {why}"
+
+
+def hbcompare_run(base, new, metrics=hbcells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
+                  relative=False, reference="glibc", holm=True, higher=(), seed=0):
+    """Compares two hbresults.load() dicts.
+
+    thresholds: {metric: fraction} overriding hbcells_threshold(). higher: metrics where higher
+    is better. Returns dict(rows, missing, extra, unknown_needed): rows are one dict per
+    (cell, metric) with the fields of COLUMNS; missing/extra are cell labels only in base/new.
+    """
+    thresholds = thresholds or {}
+    _check_metrics(metrics, base, new)
+    base_cells = hbcells.hbcells_group(base["runs"])
+    new_cells = hbcells.hbcells_group(new["runs"])
+    pairs, missing, extra = hbcells.hbcells_pair(base_cells, new_cells)
+    _check_hosts(pairs, metrics, relative)
+    ref = reference if relative else None
+    if relative:
+        pairs = [p for p in pairs if p[0][1] != reference]
+    rows = []
+    for metric in metrics:
+        threshold = thresholds.get(metric, hbcells.hbcells_threshold(metric, relative))
+        cells = []
+        for key, bhost, nhost in pairs:
+            b = hbcells.hbcells_sample(base_cells, key, bhost, metric, ref)
+            n = hbcells.hbcells_sample(new_cells, key, nhost, metric, ref)
+            cells.append((key, bhost, nhost, hbstats.hbstats_cell(b, n, seed)))
+        family = sum(1 for c in cells if c[3]["n_base"] and c[3]["n_new"]) if holm else 1
+        adjusted = hbstats.hbstats_holm([c[3]["p"] for c in cells]) if holm else [c[3]["p"] for c in cells]
+        for (key, bhost, nhost, cell), p_adj in zip(cells, adjusted):
+            verdict, needed = hbstats.hbstats_verdict(cell, p_adj, threshold, alpha, family,
+                                                      lower_is_better=metric not in higher)
+            row = dict(zip(hbcells.MATCH_KEY, key))
+            row.update(cell, host_base=bhost, host_new=nhost, metric=metric, note=_note(cell, ref),
+                       value="ratio to " + reference if relative else "absolute",
+                       threshold=threshold, p_holm=p_adj, verdict=verdict, needed_reps=needed,
+                       label=hbcells.hbcells_label(key))
+            rows.append(row)
+    return {"rows": rows,
+            "missing": [hbcells.hbcells_label(k) + f" @{h}" for k, h in missing],
+            "extra": [hbcells.hbcells_label(k) + f" @{h}" for k, h in extra]}
+
+
+COLUMNS = ("workload", "allocator", "threads", "params", "env", "host_base", "host_new", "metric",
+           "value", "n_base", "n_new", "base_median", "new_median", "change", "ci_low", "ci_high",
+           "p", "p_holm", "threshold", "verdict", "needed_reps", "note")
+
+
+def hbcompare_count(result, verdict):
+    """Number of rows of a hbcompare_run() result with the given verdict."""
+    return sum(1 for r in result["rows"] if r["verdict"] == verdict)
