@@ -1,0 +1,31 @@
+# allocators/rules.mk - builds the four teaching allocators (allocators/teach/) as
+# build/lib/lib{bump,freelist,trim,mmap}.so and their test program build/tests/allocators-teach.
+# Each library is its own objects plus its own copy of the interposition layer
+# (allocators/interpose/interpose.c), compiled -fPIC -fvisibility=hidden so that only the
+# malloc API is exported. Objects live in build/obj/allocators/ (refmalloc's are elsewhere).
+
+TEACH_NAMES  := bump freelist trim mmap
+TEACH_LIBS   := $(patsubst %,$(B)/lib/lib%.so,$(TEACH_NAMES))
+TEACH_OBJDIR := $(B)/obj/allocators/teach
+TEACH_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -Iallocators/teach
+TEACH_HDRS   := allocators/teach/teach.h allocators/interpose/interpose.h
+
+ALL        += $(TEACH_LIBS)
+TEST_BUILD += $(B)/tests/allocators-teach
+
+$(TEACH_OBJDIR)/%.o: allocators/teach/%.c $(TEACH_HDRS) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(TEACH_CFLAGS) -c $< -o $@
+
+$(TEACH_OBJDIR)/interpose.o: allocators/interpose/interpose.c $(TEACH_HDRS) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(TEACH_CFLAGS) -c $< -o $@
+
+# freelist, trim and mmap are core.c with the policy of their own file; bump stands alone.
+$(B)/lib/libfreelist.so $(B)/lib/libtrim.so $(B)/lib/libmmap.so: $(TEACH_OBJDIR)/core.o
+
+$(TEACH_LIBS): $(B)/lib/lib%.so: $(TEACH_OBJDIR)/%.o $(TEACH_OBJDIR)/sys.o $(TEACH_OBJDIR)/interpose.o
+	$(CC) $(TEACH_CFLAGS) -shared -o $@ $^ -lpthread
+
+$(B)/tests/allocators-teach: allocators/tests/teach_check.c scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Iscripts -o $@ $< -lpthread

@@ -1,0 +1,247 @@
+/* teach_check.c - the behaviour test of one teaching allocator, run under
+ * LD_PRELOAD=build/lib/lib<NAME>.so as `allocators-teach NAME`.
+ *
+ * Checks the whole API (contents, alignment, calloc zeroing, realloc keeping contents,
+ * malloc(0) distinct), that malloc is served by lib<NAME>.so, a multithreaded churn with
+ * content checks, and the lesson of each allocator, read from the program break:
+ * bump never reuses, the others do; trim and mmap give the heap back after free-all,
+ * freelist and bump do not; only mmap keeps a 1 MiB block out of the heap.
+ * Prints PASS/FAIL lines and "N passed, N failed" (scripts/tcheck.h); exit 2 on bad usage.
+ */
+#include "tcheck.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What each allocator must do with memory (1 = yes). */
+struct tc_expect {
+    const char *name;
+    int reuses;     /* freed memory serves later requests: the break does not grow again */
+    int gives_back; /* the break comes down after everything is freed */
+    int maps_big;   /* a 1 MiB request does not move the break */
+};
+
+static const struct tc_expect tc_table[] = {
+    {"bump", 0, 0, 0},
+    {"freelist", 1, 0, 0},
+    {"trim", 1, 1, 0},
+    {"mmap", 1, 1, 1},
+};
+
+#define TC_BLOCKS 4096
+#define TC_BLOCK 1024
+static void *tc_blocks[TC_BLOCKS];
+
+/* The byte pattern block number `seed` carries at offset i. */
+static unsigned char tc_byte(size_t seed, size_t i) { return (unsigned char)(seed * 31 + i * 7 + 1); }
+
+/* Fills n bytes of p with the pattern of seed. */
+static void tc_fill(unsigned char *p, size_t n, size_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = tc_byte(seed, i);
+}
+
+/* 1 if the first n bytes of p still carry the pattern of seed. */
+static int tc_intact(const unsigned char *p, size_t n, size_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != tc_byte(seed, i))
+            return 0;
+    return 1;
+}
+
+/* 1 if malloc in this process is served by a file whose name contains lib<name>.so. */
+static int tc_served_by(const char *name)
+{
+    Dl_info info;
+    char want[64];
+    snprintf(want, sizeof want, "lib%s.so", name);
+    void *sym = dlsym(RTLD_DEFAULT, "malloc");
+    return sym && dladdr(sym, &info) && info.dli_fname && strstr(info.dli_fname, want);
+}
+
+/* malloc/calloc/realloc/memalign/posix_memalign/aligned_alloc/usable_size on many sizes. */
+static void tc_api(void)
+{
+    int ok = 1;
+    for (size_t n = 0; n < 5000; n = n * 2 + 1) {
+        unsigned char *p = malloc(n);
+        ok &= p && (uintptr_t)p % 16 == 0 && malloc_usable_size(p) >= n;
+        tc_fill(p, n, n);
+        unsigned char *q = realloc(p, n * 3 + 10);
+        ok &= q && tc_intact(q, n, n);
+        unsigned char *r = realloc(q, n / 2 + 1);
+        ok &= r && tc_intact(r, n / 2 + 1 < n ? n / 2 + 1 : n, n);
+        free(r);
+    }
+    TCHECK("malloc/realloc keep contents and 16-byte alignment", ok);
+
+    unsigned char *dirty = malloc(8192);
+    memset(dirty, 0xAA, 8192);
+    free(dirty);
+    unsigned char *z = calloc(8192, 1);
+    int zero = z != NULL;
+    for (size_t i = 0; z && i < 8192; i++)
+        zero &= z[i] == 0;
+    free(z);
+    TCHECK("calloc zeroes reused memory", zero);
+
+    ok = 1;
+    for (size_t a = 32; a <= 65536; a *= 2) {
+        void *m = memalign(a, a + 3), *pm = NULL, *al = aligned_alloc(a, 2 * a);
+        ok &= m && al && posix_memalign(&pm, a, 100) == 0;
+        ok &= (uintptr_t)m % a == 0 && (uintptr_t)pm % a == 0 && (uintptr_t)al % a == 0;
+        ok &= malloc_usable_size(m) >= a + 3 && malloc_usable_size(al) >= 2 * a;
+        if (m && al && pm) {
+            tc_fill(m, a + 3, a);
+            tc_fill(al, 2 * a, a + 1);
+            tc_fill(pm, 100, a + 2);
+            ok &= tc_intact(m, a + 3, a) && tc_intact(al, 2 * a, a + 1) && tc_intact(pm, 100, a + 2);
+        }
+        free(m);
+        free(pm);
+        free(al);
+    }
+    TCHECK("memalign/posix_memalign/aligned_alloc align and hold their bytes", ok);
+
+    void *e1 = malloc(0), *e2 = malloc(0);
+    TCHECK("malloc(0) gives distinct pointers", e1 && e2 && e1 != e2);
+    free(e1);
+    free(e2);
+
+    unsigned char *big = malloc(3 << 20);
+    if (big)
+        tc_fill(big, 3 << 20, 7);
+    unsigned char *bigger = big ? realloc(big, 5 << 20) : NULL;
+    TCHECK("a 3 MiB block grown to 5 MiB keeps its bytes", bigger && tc_intact(bigger, 3 << 20, 7));
+    free(bigger);
+}
+
+/* Allocates TC_BLOCKS blocks of TC_BLOCK bytes, each filled with its pattern. */
+static int tc_alloc_all(void)
+{
+    for (size_t i = 0; i < TC_BLOCKS; i++) {
+        tc_blocks[i] = malloc(TC_BLOCK);
+        if (!tc_blocks[i])
+            return 0;
+        tc_fill(tc_blocks[i], TC_BLOCK, i);
+    }
+    return 1;
+}
+
+/* Checks and frees every block of tc_alloc_all; 1 if all were intact. */
+static int tc_free_all(void)
+{
+    int ok = 1;
+    for (size_t i = 0; i < TC_BLOCKS; i++) {
+        ok &= tc_intact(tc_blocks[i], TC_BLOCK, i);
+        free(tc_blocks[i]);
+    }
+    return ok;
+}
+
+/* The lesson of the allocator, seen through the break: reuse, give-back, mapping. */
+static void tc_memory(const struct tc_expect *e)
+{
+    const intptr_t total = (intptr_t)TC_BLOCKS * TC_BLOCK;
+    char *b0 = sbrk(0);
+    int ok = tc_alloc_all();
+    char *b1 = sbrk(0), *heap_lo = b1;
+    for (size_t i = 0; ok && i < TC_BLOCKS; i++)
+        if ((char *)tc_blocks[i] < heap_lo)
+            heap_lo = tc_blocks[i];
+    TCHECK("4 MiB of 1 KiB blocks come from the break", ok && b1 - b0 >= total - (intptr_t)(256 << 10));
+    ok = tc_free_all();
+    char *b2 = sbrk(0);
+    TCHECK("blocks are intact when freed", ok);
+    if (e->gives_back)
+        TCHECK("free-all lowers the break to within 128 KiB of where it was", b2 <= b0 + (128 << 10));
+    else
+        TCHECK("free-all leaves the break where it was", b2 == b1);
+    ok = tc_alloc_all() && tc_free_all();
+    char *b3 = sbrk(0);
+    if (e->reuses)
+        TCHECK("allocating the same again reuses memory (break at most 4 MiB above the start)",
+               ok && b3 - b0 <= total + (256 << 10));
+    else
+        TCHECK("allocating the same again takes new memory (bump never reuses)", ok && b3 - b2 >= total);
+    char *big = malloc(1 << 20);
+    int in_heap = big && big >= (heap_lo < b0 ? heap_lo : b0) && big < (char *)sbrk(0);
+    if (e->maps_big)
+        TCHECK("a 1 MiB block gets its own mapping (outside the heap)", big && !in_heap);
+    else
+        TCHECK("a 1 MiB block comes from the heap", in_heap);
+    free(big);
+}
+
+#define TC_THREADS 4
+#define TC_SLOTS 64
+#define TC_STEPS 20000
+
+/* One thread's churn: random malloc/realloc/free over its slots, checking every block's bytes.
+ * arg points to an int that receives 1 when everything was intact. */
+static void *tc_churn(void *arg)
+{
+    unsigned char *slot[TC_SLOTS] = {0};
+    size_t len[TC_SLOTS] = {0};
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    const size_t tag = seed * 1000; /* makes this thread's patterns differ from the others' */
+    int ok = 1;
+    for (size_t step = 0; step < TC_STEPS; step++) {
+        size_t i = (size_t)rand_r(&seed) % TC_SLOTS;
+        if (slot[i]) {
+            ok &= tc_intact(slot[i], len[i], i + tag);
+            free(slot[i]);
+            slot[i] = NULL;
+        }
+        len[i] = (size_t)rand_r(&seed) % 3000;
+        slot[i] = malloc(len[i]);
+        if (!slot[i])
+            return (void *)0;
+        tc_fill(slot[i], len[i], i + tag);
+    }
+    for (size_t i = 0; i < TC_SLOTS; i++) {
+        ok &= tc_intact(slot[i], len[i], i + tag);
+        free(slot[i]);
+    }
+    return (void *)(intptr_t)ok;
+}
+
+/* TC_THREADS threads churning at once under the allocator's one lock. */
+static void tc_threads(void)
+{
+    pthread_t t[TC_THREADS];
+    int ok = 1;
+    for (int i = 0; i < TC_THREADS; i++)
+        ok &= pthread_create(&t[i], NULL, tc_churn, (void *)(uintptr_t)(i + 1)) == 0;
+    for (int i = 0; i < TC_THREADS; i++) {
+        void *r = NULL;
+        pthread_join(t[i], &r);
+        ok &= r == (void *)1;
+    }
+    TCHECK("4 threads churning keep every block intact", ok);
+}
+
+int main(int argc, char **argv)
+{
+    const struct tc_expect *e = NULL;
+    for (size_t i = 0; argc == 2 && i < sizeof tc_table / sizeof tc_table[0]; i++)
+        if (strcmp(argv[1], tc_table[i].name) == 0)
+            e = &tc_table[i];
+    if (!e) {
+        fprintf(stderr, "usage: LD_PRELOAD=build/lib/libNAME.so %s NAME (NAME: bump, freelist, trim or mmap)\n",
+                argv[0]);
+        return 2;
+    }
+    TCHECK("malloc is served by the preloaded library", tc_served_by(e->name));
+    tc_memory(e);
+    tc_api();
+    tc_threads();
+    return tcheck_summary();
+}
