@@ -1,0 +1,36 @@
+/* wl_arena.h - a bump-pointer arena over a list of malloc'd blocks (the parser and list workloads' arena variants).
+ * Always holds: allocations are aligned to WL_ARENA_ALIGN (by mask) and never freed one by one;
+ * a->held is the sum of the sizes of the blocks requested from malloc and still held (the
+ * arena's live bytes); wl_arena_reset rewinds to the first block and keeps every block for
+ * reuse; wl_arena_free returns every block to malloc. */
+#ifndef WL_ARENA_H
+#define WL_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WL_ARENA_ALIGN 16
+
+struct wl_arena_block;
+
+struct wl_arena {
+    struct wl_arena_block *first; /* all blocks, in allocation order */
+    struct wl_arena_block *cur;   /* the block being bumped */
+    char *ptr, *end;              /* free space of cur */
+    size_t block_size;            /* size of a normal block (bigger requests get their own) */
+    uint64_t held;                /* bytes requested from malloc and held */
+};
+
+/* An empty arena whose blocks are block_size bytes (nothing allocated yet). */
+void wl_arena_init(struct wl_arena *a, size_t block_size);
+
+/* n bytes aligned to WL_ARENA_ALIGN; NULL only when malloc fails. */
+void *wl_arena_alloc(struct wl_arena *a, size_t n);
+
+/* Forgets every allocation, keeps the blocks: the next allocations reuse them. */
+void wl_arena_reset(struct wl_arena *a);
+
+/* Frees every block; the arena is empty and usable again. */
+void wl_arena_free(struct wl_arena *a);
+
+#endif
