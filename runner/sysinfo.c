@@ -18,8 +18,8 @@
 
 #include "util.h"
 
-/* Runs argv with stdout on a pipe; returns its first line. */
-char *hb_capture(char *const argv[])
+/* Runs argv with stdout on a pipe; returns all it printed ("" when it failed). */
+char *hb_capture_all(char *const argv[])
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
@@ -35,20 +35,30 @@ char *hb_capture(char *const argv[])
         _exit(127);
     }
     close(fds[1]);
-    char buf[4096];
-    size_t len = 0;
+    size_t len = 0, cap = 4096;
+    char *buf = hb_xmalloc(cap);
     ssize_t got;
-    while (pid > 0 && (got = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0)
+    while (pid > 0 && (got = read(fds[0], buf + len, cap - 1 - len)) > 0) {
         len += (size_t)got;
+        if (cap - 1 - len == 0)
+            buf = hb_xrealloc(buf, cap *= 2);
+    }
     close(fds[0]);
     int status = 0;
     if (pid > 0)
         waitpid(pid, &status, 0);
     buf[len] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
     if (pid <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         buf[0] = '\0';
-    return hb_xstrdup(buf);
+    return buf;
+}
+
+/* First line of hb_capture_all(). */
+char *hb_capture(char *const argv[])
+{
+    char *all = hb_capture_all(argv);
+    all[strcspn(all, "\n")] = '\0';
+    return all;
 }
 
 /* Host name. */

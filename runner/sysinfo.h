@@ -9,6 +9,8 @@
 /* First line of the stdout of argv (run without a shell, stderr discarded), or "" when it
  * fails or prints nothing. */
 char *hb_capture(char *const argv[]);
+/* All of the stdout of argv (same rules as hb_capture). */
+char *hb_capture_all(char *const argv[]);
 
 char *hb_sys_host(void);        /* gethostname */
 char *hb_sys_cpu_model(void);   /* /proc/cpuinfo "model name" */

@@ -1,0 +1,200 @@
+/* worklist.c - parses workloads/LIST and gathers every workload kind into one list (worklist.h).
+ *
+ * Always holds: names are unique in a worklist (a later --workload-bin replaces the binary of
+ * an existing name instead of adding a second one).
+ */
+#include "worklist.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sysinfo.h"
+
+/* Appends a zeroed workload named name and returns it. */
+static struct hb_workload *hb_worklist_append(struct hb_worklist *wl, const char *name, enum hb_wl_kind kind)
+{
+    wl->w = hb_xrealloc(wl->w, (wl->n + 1) * sizeof *wl->w);
+    struct hb_workload *w = memset(&wl->w[wl->n++], 0, sizeof *wl->w);
+    w->name = hb_xstrdup(name);
+    w->kind = kind;
+    return w;
+}
+
+/* Splits "a; b" param sets; an empty field gives one empty set. */
+static void hb_worklist_params(struct hb_strv *out, const char *field)
+{
+    hb_strv_split(out, field, ";", 0);
+    if (!out->n)
+        hb_strv_push(out, "");
+}
+
+/* Parses "1,2,4" or "-" into w->threads; -1 when malformed. */
+static int hb_worklist_threads(struct hb_workload *w, const char *field)
+{
+    if (strcmp(field, "-") == 0)
+        return 0;
+    struct hb_strv t = {0};
+    hb_strv_split(&t, field, ",", 0);
+    int rc = t.n && t.n <= HB_MAX_THREADS ? 0 : -1;
+    for (size_t i = 0; i < t.n && rc == 0; i++)
+        rc = hb_parse_int(t.v[i], &w->threads[w->nthreads++]);
+    hb_strv_free(&t);
+    return rc;
+}
+
+/* Parses LIST text. */
+int hb_worklist_parse(struct hb_worklist *wl, const char *text, char *err, size_t errlen)
+{
+    struct hb_strv lines = {0};
+    hb_strv_split(&lines, text, "\n", 1);
+    int rc = 0;
+    for (size_t ln = 0; ln < lines.n && rc == 0; ln++) {
+        char *line = lines.v[ln];
+        line[strcspn(line, "#")] = '\0';
+        if (!*line)
+            continue;
+        struct hb_strv f = {0};
+        hb_strv_split(&f, line, "|", 1);
+        if (f.n != 5 || !*f.v[0] || hb_worklist_find(wl, f.v[0])) {
+            snprintf(err, errlen, "line %zu: want 'name | threads | param sets | quick param sets | "
+                     "description' with a new name", ln + 1);
+            rc = -1;
+        } else {
+            struct hb_workload *w = hb_worklist_append(wl, f.v[0], HB_WL_BINARY);
+            w->bin = hb_xasprintf("%s/build/workloads/%s", hb_root(), f.v[0]);
+            hb_worklist_params(&w->params, f.v[2]);
+            hb_worklist_params(&w->quick_params, f.v[3]);
+            w->description = hb_xstrdup(f.v[4]);
+            if (hb_worklist_threads(w, f.v[1]) != 0) {
+                snprintf(err, errlen, "line %zu: threads '%s' is not '-' or a list like 1,2,4", ln + 1, f.v[1]);
+                rc = -1;
+            }
+        }
+        hb_strv_free(&f);
+    }
+    hb_strv_free(&lines);
+    return rc;
+}
+
+/* Loads the project's LIST. */
+void hb_worklist_load(struct hb_worklist *wl)
+{
+    char *path = hb_root_path("workloads/LIST");
+    char *text = hb_read_file(path, NULL);
+    char err[256];
+    if (text && hb_worklist_parse(wl, text, err, sizeof err) != 0)
+        hb_fatal("%s: %s", path, err);
+    free(text);
+    free(path);
+}
+
+/* --workload-bin NAME=PATH. */
+struct hb_workload *hb_worklist_add_bin(struct hb_worklist *wl, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    char *name = hb_xasprintf("%.*s", (int)(eq - spec), spec);
+    if (access(eq + 1, X_OK) != 0)
+        hb_usage("--workload-bin %s: %s is not an executable file; give the path of a workload binary",
+                 spec, eq + 1);
+    struct hb_workload *w = hb_worklist_find(wl, name);
+    if (!w) {
+        w = hb_worklist_append(wl, name, HB_WL_BINARY);
+        w->description = hb_xstrdup("user workload (--workload-bin)");
+        hb_strv_push(&w->params, "");
+        hb_strv_push(&w->quick_params, "");
+    }
+    free(w->bin);
+    w->bin = hb_xstrdup(eq + 1);
+    free(name);
+    return w;
+}
+
+/* prog:NAME workloads. */
+void hb_worklist_add_programs(struct hb_worklist *wl, struct hb_program *progs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *name = hb_xasprintf("prog:%s", progs[i].name);
+        struct hb_workload *w = hb_worklist_append(wl, name, HB_WL_PROGRAM);
+        w->prog = &progs[i];
+        w->description = hb_xstrdup(progs[i].description ? progs[i].description : "");
+        hb_strv_push(&w->params, progs[i].command);
+        hb_strv_push(&w->quick_params, progs[i].command);
+        free(name);
+    }
+}
+
+/* The exec command workload; params = the full command line. */
+struct hb_workload *hb_worklist_add_command(struct hb_worklist *wl, const char *name, const struct hb_strv *argv)
+{
+    const char *base = strrchr(argv->v[0], '/');
+    struct hb_workload *w = hb_worklist_append(wl, name ? name : base ? base + 1 : argv->v[0], HB_WL_COMMAND);
+    hb_strv_extend(&w->command, argv);
+    char *line = hb_strv_join(argv, " ");
+    hb_strv_push(&w->params, line);
+    hb_strv_push(&w->quick_params, line);
+    free(line);
+    w->description = hb_xstrdup("command (heapbench exec)");
+    return w;
+}
+
+/* Workload by name. */
+struct hb_workload *hb_worklist_find(const struct hb_worklist *wl, const char *name)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        if (strcmp(wl->w[i].name, name) == 0)
+            return &wl->w[i];
+    return NULL;
+}
+
+/* Comma-separated names. */
+char *hb_worklist_names(const struct hb_worklist *wl)
+{
+    struct hb_strv names = {0};
+    for (size_t i = 0; i < wl->n; i++)
+        hb_strv_push(&names, wl->w[i].name);
+    char *s = hb_strv_join(&names, ", ");
+    hb_strv_free(&names);
+    return s;
+}
+
+/* Runs BIN --describe and prints its parameter lines indented. */
+void hb_worklist_describe(const struct hb_workload *w, FILE *out)
+{
+    if (w->kind != HB_WL_BINARY)
+        return;
+    if (access(w->bin, X_OK) != 0) {
+        fprintf(out, "      (not built: %s; run make)\n", w->bin);
+        return;
+    }
+    char *argv[] = {w->bin, "--describe", NULL};
+    char *text = hb_capture_all(argv);
+    struct hb_strv lines = {0};
+    hb_strv_split(&lines, text, "\n", 0);
+    for (size_t i = 0; i < lines.n; i++) {
+        struct hb_strv f = {0};
+        hb_strv_split(&f, lines.v[i], "\t", 1);
+        fprintf(out, "      --%-14s default %-10s %s\n", f.v[0], f.n > 1 ? f.v[1] : "",
+                f.n > 2 ? f.v[2] : "");
+        hb_strv_free(&f);
+    }
+    if (!lines.n)
+        fprintf(out, "      (%s --describe printed nothing)\n", w->bin);
+    hb_strv_free(&lines);
+    free(text);
+}
+
+/* Frees every workload. */
+void hb_worklist_free(struct hb_worklist *wl)
+{
+    for (size_t i = 0; i < wl->n; i++) {
+        struct hb_workload *w = &wl->w[i];
+        free(w->name), free(w->bin), free(w->description);
+        hb_strv_free(&w->params);
+        hb_strv_free(&w->quick_params);
+        hb_strv_free(&w->command);
+    }
+    free(wl->w);
+    wl->w = NULL;
+    wl->n = 0;
+}
