@@ -16,16 +16,18 @@ import hbcompare
 import hbresults
 
 
-def compare_options(parser):
-    """Adds the comparison options shared by `compare` and `ci` to an argparse parser."""
+def compare_options(parser, gate=False):
+    """Adds the comparison options shared by `compare` and `ci` to an argparse parser
+    (gate=True: without --relative, which `ci` has on by default and turns off with --absolute)."""
     parser.add_argument("--metric", default=",".join(hbcells.DEFAULT_METRICS),
                         help="comma-separated runs.csv columns to compare (default %(default)s)")
     parser.add_argument("--threshold", help="minimum change that counts: '5%%' for every metric or "
                         "'wall_s=3%%,maxrss_kb=1%%' (default 5%% time, 10%% memory, 2%% deterministic with --relative)")
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)")
-    parser.add_argument("--relative", action="store_true",
-                        help="compare each cell's ratio to the reference allocator of the same run and rep "
-                             "(machine-independent; required across hosts)")
+    if not gate:
+        parser.add_argument("--relative", action="store_true",
+                            help="compare each cell's ratio to the reference allocator of the same run and rep "
+                                 "(machine-independent; required across hosts)")
     parser.add_argument("--reference", default="glibc", help="reference allocator of --relative (default glibc)")
     parser.add_argument("--higher", default="", help="metrics where higher is better (comma-separated)")
     parser.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")

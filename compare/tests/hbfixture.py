@@ -14,7 +14,7 @@ RUNS_HEADER = ("schema,run_id,host,run,workload,allocator,threads,params,env,rep
                "dtlb_load_misses").split(",")
 
 
-def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, first_run=1, order=None):
+def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(1, 1)):
     """Writes DIR/meta.json and DIR/runs.csv.
 
     cells: {(workload, allocator, threads, params, env): {metric: [value per rep]}} (every
@@ -23,11 +23,12 @@ def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, first_r
     """
     os.makedirs(directory, exist_ok=True)
     run_id = run_id or os.path.basename(directory.rstrip("/"))
-    if order is None:
-        order = [(key, rep) for key, metrics in cells.items()
-                 for rep in range(1, len(next(iter(metrics.values()))) + 1)]
+    order = [(index, key, rep) for index, (key, metrics) in enumerate(cells.items())
+             for rep in range(1, len(next(iter(metrics.values()))) + 1)]
     rows = []
-    for number, (key, rep) in enumerate(order, start=first_run):
+    for number, (index, key, rep) in enumerate(order, start=1):
+        if index % shard[1] != shard[0] - 1:
+            continue
         workload, allocator, threads, params, env = key
         row = dict.fromkeys(RUNS_HEADER, "")
         row.update(schema=schema, run_id=run_id, host=host, run=number, workload=workload,
