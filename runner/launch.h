@@ -59,6 +59,7 @@ struct hb_launch_spec {
     char *const *driver_argv;
     char *const *ready_argv;
     char *const *driver_envp;
+    double ready_timeout_s;   /* how long ready_argv is polled; <= 0: 10 s (tests shorten it) */
 };
 
 struct hb_rss_sample {
@@ -100,5 +101,16 @@ void hb_result_free(struct hb_result *res);
 /* 1 if path is an ELF without PT_INTERP (statically linked) or is setuid/setgid: LD_PRELOAD
  * cannot take effect. why gets a short explanation. 0 otherwise or when unreadable. */
 int hb_preload_impossible(const char *path, char *why, size_t why_len);
+
+/* 1 if path is an ELF shared object of the runner's class and machine, with a dynamic section,
+ * that is not a position-independent executable (what `--allocator NAME=PATH` must name).
+ * 0 otherwise, with why set to a one-line explanation ("cannot open ...", "not an ELF file"...). */
+int hb_is_shared_object(const char *path, char *why, size_t why_len);
+
+/* Finds the executable that execvp() would run for name: name itself when it contains a '/',
+ * else the first executable regular file in the ':'-separated path_var (NULL or empty:
+ * "/usr/local/bin:/usr/bin:/bin"). Returns 0 with the path in out, or -1 with errno set
+ * (ENOENT, EACCES, ENAMETOOLONG). Allocates nothing (usable before fork). */
+int hb_resolve_program(const char *name, const char *path_var, char *out, size_t out_len);
 
 #endif

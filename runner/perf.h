@@ -1,0 +1,33 @@
+/* perf.h - the runner's perf_event_open counters on one measured child (internal to launch.c).
+ *
+ * Always holds: a counter is reported (counter_ok=1) only when it was opened AND actually
+ * counted (time_enabled and time_running > 0); anything else leaves counter_ok=0 and a reason
+ * in hb_counter_reason[], never a 0 that looks like a measurement.
+ * Test hook: the environment variable HEAPBENCH_PERF_DENY=name,name (runs.csv column names,
+ * e.g. "cycles,task_clock_ms") makes those counters unavailable with the reason
+ * "disabled by HEAPBENCH_PERF_DENY", so the unavailable path is testable on any machine.
+ */
+#ifndef HEAPBENCH_PERF_H
+#define HEAPBENCH_PERF_H
+
+#include <sys/types.h>
+
+#include "launch.h"
+
+/* The open counters of one child: fd[i] is -1 for an unavailable counter. */
+struct hb_perf {
+    int fd[HB_CTR_COUNT];
+};
+
+/* Opens every counter on pid (disabled, enable_on_exec, inherited by its threads and children).
+ * Counters that cannot be opened get fd -1 and their reason in hb_counter_reason[]. Never fails. */
+void hb_perf_open(struct hb_perf *p, pid_t pid);
+
+/* Reads the final values after the child ended into res->counter/counter_ok (scaled when the
+ * kernel multiplexed a counter; task-clock in ms). Call before hb_perf_close(). */
+void hb_perf_read(const struct hb_perf *p, struct hb_result *res);
+
+/* Closes every open counter fd; p is all -1 afterwards. */
+void hb_perf_close(struct hb_perf *p);
+
+#endif
