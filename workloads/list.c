@@ -1,0 +1,81 @@
+/* list.c - a linked list of N 16-byte nodes built, traversed and freed, by malloc and by an arena.
+ *
+ * Claim checked: ~8x faster in total with the arena, free going from 61 ms to ~0 (2 M nodes).
+ * Phases: `build` (N nodes pushed, all held), `traverse` (one walk summing the values), `free`
+ * (every node freed one by one, or the arena's blocks at once; nothing held).
+ * Always holds: a node is exactly 16 bytes (next pointer + value); live_bytes = N*16 after build
+ * for malloc, the arena's malloc'd blocks for the arena, 0 after free; the traversal must see
+ * N nodes whose values sum to the expected total (verify fails otherwise). */
+#include "wl_arena.h"
+#include "wl_args.h"
+#include "wl_phase.h"
+#include "wl_time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct wl_param ls_params[] = {
+    WL_WORD("alloc", "malloc", "malloc|arena", "one malloc per node, or a bump arena"),
+    WL_INT("nodes", "4000000", "300000", 1, 1000000000, "list length"),
+};
+
+static struct wl_prog ls_prog = {"list", "2 M-node linked list built, walked, freed: malloc vs arena", ls_params,
+                                 sizeof ls_params / sizeof ls_params[0]};
+
+struct ls_node {
+    struct ls_node *next;
+    uint64_t value;
+};
+_Static_assert(sizeof(struct ls_node) == 16, "a list node is 16 bytes");
+
+/* Builds, walks and frees the list with the chosen allocator, then verifies the walk. */
+int main(int argc, char **argv)
+{
+    wl_args_parse(&ls_prog, argc, argv);
+    wl_served_by();
+    int arena_mode = strcmp(wl_word("alloc"), "arena") == 0;
+    unsigned long long n = (unsigned long long)wl_arg("nodes");
+    struct wl_arena arena;
+    wl_arena_init(&arena, 1 << 20);
+    struct ls_node *head = NULL;
+    unsigned long long built = 0;
+
+    double t0 = wl_now();
+    for (; built < n; built++) {
+        struct ls_node *node = arena_mode ? wl_arena_alloc(&arena, sizeof *node) : malloc(sizeof *node);
+        if (!node)
+            break;
+        node->value = built ^ wl_seed;
+        node->next = head;
+        head = node;
+    }
+    uint64_t live = arena_mode ? arena.held : built * sizeof(struct ls_node);
+    t0 = wl_phase("build", t0, built, live);
+
+    unsigned long long count = 0;
+    uint64_t sum = 0;
+    for (struct ls_node *p = head; p; p = p->next) {
+        sum += p->value;
+        count++;
+    }
+    t0 = wl_phase("traverse", t0, count, live);
+
+    if (arena_mode) {
+        wl_arena_free(&arena);
+    } else {
+        while (head) {
+            struct ls_node *next = head->next;
+            free(head);
+            head = next;
+        }
+    }
+    wl_phase("free", t0, arena_mode ? 1 : built, 0);
+
+    uint64_t expect = 0;
+    for (unsigned long long i = 0; i < n; i++)
+        expect += i ^ wl_seed;
+    char detail[128];
+    snprintf(detail, sizeof detail, "nodes=%llu walked=%llu sum=%llu", n, count, (unsigned long long)sum);
+    return wl_verify(built == n && count == n && sum == expect, detail);
+}
