@@ -1,0 +1,126 @@
+"""test_stats.py - tests of hbstats on synthetic samples whose truth is known (shift, no shift, tiny n).
+
+Always holds: every sample is drawn from a seeded generator, so each run sees the same data;
+the bounds asserted are derived in the test (binomial tails, exact minimum p), not copied
+from an earlier output.
+"""
+import math
+import random
+import unittest
+
+from scipy import stats
+
+import hbstats
+
+ALPHA = 0.05
+
+
+def draw(rng, n, scale=1.0, cv=0.03):
+    """n timings around `scale` with a coefficient of variation cv (normal, like a quiet machine)."""
+    return [rng.gauss(scale, scale * cv) for _ in range(n)]
+
+
+def binomial_ceiling(trials, rate, tail=1e-3):
+    """Largest count a Binomial(trials, rate) exceeds with probability < tail."""
+    return int(stats.binom.ppf(1 - tail, trials, rate))
+
+
+class StatsTest(unittest.TestCase):
+    """The verdicts of hbstats.compare_samples and its helpers."""
+
+    def test_shift_10pct_10reps_is_regression(self):
+        """A 10% slowdown with 10 reps per side and 3% noise is a REGRESSION on every seed."""
+        for seed in range(20):
+            rng = random.Random(seed)
+            res = hbstats.compare_samples(draw(rng, 10), draw(rng, 10, 1.10), 0.05, ALPHA)
+            self.assertEqual(res["verdict"], hbstats.REGRESSION, f"seed {seed}: {res}")
+            self.assertGreater(res["change"], 0.05)
+
+    def test_direction(self):
+        """A 10% speed-up is an IMPROVEMENT; with higher-is-better the same data is a REGRESSION."""
+        rng = random.Random(7)
+        base, new = draw(rng, 10), draw(rng, 10, 0.90)
+        self.assertEqual(hbstats.compare_samples(base, new, 0.05, ALPHA)["verdict"], hbstats.IMPROVEMENT)
+        self.assertEqual(hbstats.compare_samples(base, new, 0.05, ALPHA, lower_is_better=False)["verdict"],
+                         hbstats.REGRESSION)
+
+    def test_identical_distributions_are_same(self):
+        """200 pairs from one distribution (5 reps): false REGRESSIONs stay under the binomial
+        tail of rate alpha/2 (one direction of a two-sided test whose level is <= alpha)."""
+        regressions = 0
+        for seed in range(200):
+            rng = random.Random(1000 + seed)
+            res = hbstats.compare_samples(draw(rng, 5), draw(rng, 5), 0.05, ALPHA, seed=seed)
+            regressions += res["verdict"] == hbstats.REGRESSION
+        self.assertLessEqual(regressions, binomial_ceiling(200, ALPHA / 2))
+
+    def test_p_value_is_valid_without_threshold(self):
+        """With threshold 0 only the test decides: under no shift, p <= alpha on at most the
+        binomial tail of alpha (the x2 for taking min(MW, KS) keeps it a valid p-value)."""
+        hits = 0
+        for seed in range(300):
+            rng = random.Random(5000 + seed)
+            hits += hbstats.hbstats_p_value(draw(rng, 8), draw(rng, 8)) <= ALPHA
+        self.assertLessEqual(hits, binomial_ceiling(300, ALPHA))
+
+    def test_small_shift_below_threshold_is_same(self):
+        """A 2% shift with 40 reps is significant yet below the 5% threshold: SAME."""
+        rng = random.Random(3)
+        res = hbstats.compare_samples(draw(rng, 40, cv=0.005), draw(rng, 40, 1.02, cv=0.005), 0.05, ALPHA)
+        self.assertLess(res["p"], ALPHA)
+        self.assertEqual(res["verdict"], hbstats.SAME)
+
+    def test_two_reps_are_unknown_with_needed_count(self):
+        """2 reps per side cannot reach alpha: UNKNOWN, and needed_reps is the smallest n that can."""
+        res = hbstats.compare_samples([1.0, 1.01], [1.5, 1.52], 0.05, ALPHA)
+        self.assertEqual(res["verdict"], hbstats.UNKNOWN)
+        n = res["needed_reps"]
+        self.assertLessEqual(hbstats.hbstats_min_p(n, n), ALPHA)
+        self.assertGreater(hbstats.hbstats_min_p(n - 1, n - 1), ALPHA)
+        self.assertEqual(hbstats.hbstats_min_p(2, 2), min(1.0, hbstats.P_TESTS * 2 / math.comb(4, 2)))
+
+    def test_min_p_is_reached_by_complete_separation(self):
+        """The smallest p claimed for (n1, n2) is what the combined test gives on fully separated samples."""
+        for n1, n2 in ((3, 3), (4, 5), (5, 5), (6, 4)):
+            p = hbstats.hbstats_p_value(list(range(n1)), [100.0 + i for i in range(n2)])
+            self.assertAlmostEqual(p, hbstats.hbstats_min_p(n1, n2), places=9)
+
+    def test_holm_matches_step_down(self):
+        """holm() rejects at alpha exactly the hypotheses the sequential step-down procedure rejects."""
+        rng = random.Random(11)
+        for _ in range(200):
+            ps = [rng.random() ** 3 for _ in range(rng.randint(1, 12))]
+            rejected, m = set(), len(ps)
+            for rank, i in enumerate(sorted(range(m), key=lambda j: ps[j])):
+                if ps[i] > ALPHA / (m - rank):
+                    break
+                rejected.add(i)
+            adjusted = hbstats.holm(ps)
+            self.assertEqual({i for i, p in enumerate(adjusted) if p <= ALPHA}, rejected)
+            self.assertTrue(all(a >= p for a, p in zip(adjusted, ps)))
+
+    def test_bootstrap_ci_covers_and_is_seeded(self):
+        """The 95% CI of the ratio covers the true 10% change on most seeds and repeats for one seed."""
+        covered = 0
+        for seed in range(40):
+            rng = random.Random(seed)
+            res = hbstats.compare_samples(draw(rng, 10), draw(rng, 10, 1.10), 0.05, ALPHA, seed=seed)
+            covered += res["ci_low"] <= 0.10 <= res["ci_high"]
+        self.assertGreaterEqual(covered, 30)
+        rng = random.Random(1)
+        base, new = draw(rng, 8), draw(rng, 8)
+        a = hbstats.compare_samples(base, new, 0.05, ALPHA, seed=4)
+        b = hbstats.compare_samples(base, new, 0.05, ALPHA, seed=4)
+        self.assertEqual((a["ci_low"], a["ci_high"]), (b["ci_low"], b["ci_high"]))
+
+    def test_degenerate_samples(self):
+        """Constant equal samples are SAME with p = 1; a zero base gives an infinite change, no CI."""
+        res = hbstats.compare_samples([5] * 5, [5] * 5, 0.02, ALPHA)
+        self.assertEqual((res["verdict"], res["p"]), (hbstats.SAME, 1.0))
+        res = hbstats.compare_samples([0] * 5, [3] * 5, 0.10, ALPHA)
+        self.assertTrue(math.isinf(res["change"]) and math.isnan(res["ci_low"]))
+        self.assertEqual(res["verdict"], hbstats.REGRESSION)
+
+
+if __name__ == "__main__":
+    unittest.main()
