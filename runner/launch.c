@@ -219,7 +219,7 @@ static int hb_run_prepare(struct hb_run *r)
         return -1;
     }
     if (s->stdout_path) {
-        r->child_out_fd = hb_fd_high(open(s->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        r->child_out_fd = hb_fd_high(open(s->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644));
         if (r->child_out_fd < 0) {
             snprintf(r->res->reason, sizeof r->res->reason, "cannot open %s: %s", s->stdout_path, strerror(errno));
             return -1;

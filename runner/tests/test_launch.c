@@ -176,19 +176,6 @@ static void tl_sleeper_pids(const struct hb_result *r, int *child, int *grandchi
         *child = *grandchild = 0;
 }
 
-/* 1 when no process of group pgid is left within 2 s (zombies orphaned to us are reaped). */
-static int tl_group_gone(int pgid)
-{
-    for (int i = 0; i < 200; i++) {
-        while (waitpid(-1, NULL, WNOHANG) > 0)
-            ;
-        if (kill(-pgid, 0) < 0 && errno == ESRCH)
-            return 1;
-        usleep(10000);
-    }
-    return 0;
-}
-
 /* Timeout: killed quickly, with its grandchild, status timeout. */
 static void tl_test_timeout(void)
 {

@@ -3,9 +3,12 @@
 #ifndef HEAPBENCH_TEST_LAUNCH_UTIL_H
 #define HEAPBENCH_TEST_LAUNCH_UTIL_H
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -71,6 +74,20 @@ static inline const char *tl_tmpdir(void)
             dir[0] = '\0';
     }
     return dir;
+}
+
+/* 1 when no process of group pgid is left within 2 s. Orphaned members are reaped here, so the
+ * test must be a child subreaper (prctl PR_SET_CHILD_SUBREAPER) for zombies not to count. */
+static inline int tl_group_gone(int pgid)
+{
+    for (int i = 0; i < 200; i++) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        if (kill(-pgid, 0) < 0 && errno == ESRCH)
+            return 1;
+        usleep(10000);
+    }
+    return 0;
 }
 
 #endif
