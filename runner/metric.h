@@ -1,0 +1,25 @@
+/* metric.h - figures read from a run's output: --metric NAME=REGEX[,higher] (heapbench exec).
+ *
+ * Always holds: a metric's value is the first capture group of the first match (or the whole
+ * match when the regex has no group) read as a number; no match or no number = empty column.
+ */
+#ifndef HEAPBENCH_METRIC_H
+#define HEAPBENCH_METRIC_H
+
+#include <regex.h>
+
+struct hb_metric {
+    char *name;
+    int higher;     /* 1: higher is better; 0: lower is better */
+    regex_t re;
+};
+
+/* Parses and compiles NAME=REGEX[,higher|,lower] (POSIX extended). Returns 0, or -1 with err. */
+int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t errlen);
+
+/* Searches text; returns 1 with *value set when a number was found, else 0. */
+int hb_metric_extract(const struct hb_metric *m, const char *text, double *value);
+
+void hb_metric_free(struct hb_metric *m);
+
+#endif
