@@ -1,0 +1,118 @@
+"""pareto.py - the time/memory trade-off of measured points: the Pareto front, the recommendations, the scatter.
+
+Always holds: the front holds exactly the points no other point beats in both time and memory
+(ties in both keep both); a recommendation is made only when hbstats' test says the point
+beats the default measured in the same run (verdict IMPROVEMENT); every ratio is against that
+same-run default, so points from different runs are never compared by absolute figures.
+
+A measured point is a dict with at least: label, env (the ready-to-paste text), tag (which run
+measured it), time (median s), mem (median KiB of the memory objective), time_samples,
+mem_samples; the default point has env ''.
+"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compare"))
+import hbstats  # noqa: E402  (compare/hbstats.py, the project's significance test)
+
+NO_GAIN = "no significant improvement"
+
+
+def pareto_front(points):
+    """The points on the time/memory front, fastest first (each needs numeric time and mem)."""
+    usable = [p for p in points if _finite(p["time"]) and _finite(p["mem"])]
+    front = [p for p in usable
+             if not any(q["time"] <= p["time"] and q["mem"] <= p["mem"]
+                        and (q["time"] < p["time"] or q["mem"] < p["mem"]) for q in usable)]
+    return sorted(front, key=lambda p: (p["time"], p["mem"]))
+
+
+def _finite(value):
+    """Whether value is a usable number (not None, not NaN)."""
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def pareto_default_of(point, points):
+    """The default point measured in the same run (tag) as point; None when that run had none."""
+    for p in points:
+        if p["env"] == "" and p["tag"] == point["tag"]:
+            return p
+    return None
+
+
+def pareto_recommend(points, objective, within, threshold, alpha):
+    """The recommendation for one objective of one cell, as a dict.
+
+    objective 'time': the fastest point whose memory is within +within (a fraction) of its
+    default's; 'mem': the smallest point whose time is within +within of its default's.
+    Keys: objective, line (the ready-to-paste settings, or NO_GAIN), label, verdict, change
+    (relative change of the optimised figure against the default), p.
+    """
+    key, other = ("time", "mem") if objective == "time" else ("mem", "time")
+    best, best_ratio, best_default = None, None, None
+    for p in points:
+        base = pareto_default_of(p, points)
+        if p["env"] == "" or base is None or not _finite(p[key]) or not _finite(p[other]):
+            continue
+        if not base[key] or not base[other] or p[other] > base[other] * (1.0 + within):
+            continue
+        ratio = p[key] / base[key]
+        if best_ratio is None or ratio < best_ratio:
+            best, best_ratio, best_default = p, ratio, base
+    result = {"objective": objective, "line": NO_GAIN, "label": "", "verdict": "", "change": float("nan"),
+              "p": float("nan")}
+    if best is None:
+        return result
+    test = hbstats.compare_samples(best_default[key + "_samples"], best[key + "_samples"], threshold, alpha,
+                                   lower_is_better=True)
+    result.update(label=best["label"], verdict=test["verdict"], change=test["change"], p=test["p"])
+    if test["verdict"] == hbstats.IMPROVEMENT:
+        result["line"] = best["env"]
+    return result
+
+
+def pareto_text(recommendation, within):
+    """One printed line of a recommendation: what was asked, the answer and the evidence."""
+    what = {"time": f"fastest within +{within * 100:g}% memory",
+            "mem": f"smallest within +{within * 100:g}% time"}[recommendation["objective"]]
+    if not recommendation["label"]:
+        return f"  {what}: {NO_GAIN} (no measured point fits)"
+    evidence = (f"{recommendation['label']}: {recommendation['change'] * 100:+.1f}% vs default, "
+                f"p={recommendation['p']:.3g}, {recommendation['verdict']}")
+    return f"  {what}: {recommendation['line']}    ({evidence})"
+
+
+def pareto_plot(cells, path, mem_name):
+    """Writes a time-against-memory scatter PNG with the front of each cell (one panel per cell).
+
+    cells: [(title, points)], points as above; mem_name labels the memory axis.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ncols = min(3, max(1, len(cells)))
+    nrows = (len(cells) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 4.2 * nrows), squeeze=False)
+    for ax, (title, points) in zip(axes.flat, cells):
+        usable = [p for p in points if _finite(p["time"]) and _finite(p["mem"])]
+        ax.scatter([p["time"] for p in usable], [p["mem"] / 1024 for p in usable], s=14, c="0.6", label="points")
+        front = pareto_front(usable)
+        ax.plot([p["time"] for p in front], [p["mem"] / 1024 for p in front], "o-", c="tab:blue", ms=5,
+                label="Pareto front")
+        for p in front:
+            ax.annotate(p["label"], (p["time"], p["mem"] / 1024), fontsize=6, xytext=(3, 3),
+                        textcoords="offset points")
+        defaults = [p for p in usable if p["env"] == ""]
+        ax.scatter([p["time"] for p in defaults], [p["mem"] / 1024 for p in defaults], marker="*", s=120,
+                   c="tab:red", label="default", zorder=3)
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel("median time (s)")
+        ax.set_ylabel(f"median {mem_name} (MiB)")
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(cells):]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,223 @@
+"""units.py - tune's unit tests (no runner needed): grid parsing, refusals, verification, aggregation, Pareto.
+
+Always holds: prints one `PASS name` or `FAIL name: why` line per check and nothing else on
+stdout (tune/tests/run counts them); every check compares against values worked out by hand
+from the fixture, never against tune's own output.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TUNE = os.path.dirname(HERE)
+sys.path.insert(0, TUNE)
+import grid  # noqa: E402
+import knobs  # noqa: E402
+import measure  # noqa: E402
+import pareto  # noqa: E402
+import verify  # noqa: E402
+
+
+def check(name, condition, why=""):
+    """Prints the PASS/FAIL line of one check."""
+    print(f"PASS {name}" if condition else f"FAIL {name}: {why}", flush=True)
+
+
+def refused(name, family, spec, expect):
+    """Checks that grid_parse refuses spec with a message containing expect."""
+    try:
+        grid.grid_parse(family, spec)
+    except knobs.KnobError as err:
+        check(name, expect in str(err), f"message {str(err)!r} lacks {expect!r}")
+        return
+    check(name, False, f"{spec!r} was accepted")
+
+
+def test_grid():
+    """--grid parsing: names, canonical values, order, and the refusals."""
+    g = grid.grid_parse("glibc", "tcache_count=0,7,64;arena_max=1,2,4")
+    check("grid-parse", [(k.name, v) for k, v in g] == [("arena_max", ["1", "2", "4"]),
+                                                         ("tcache_count", ["0", "7", "64"])], repr(g))
+    g = grid.grid_parse("glibc", "glibc.malloc.mmap_threshold=1M,0x8000,1M")
+    check("grid-canonical-values", g[0][1] == ["1048576", "32768"], repr(g[0][1]))
+    g = grid.grid_parse("jemalloc", "tcache=off,true;dirty_decay_ms=-1")
+    check("grid-jemalloc-bool-int", [v for _, v in g] == [["false", "true"], ["-1"]], repr(g))
+    refused("grid-unknown-knob", "glibc", "arena_maxx=1", "valid: arena_max, arena_test, tcache_count")
+    refused("grid-bad-value", "glibc", "tcache_count=abc", "not an integer in 0..")
+    refused("grid-below-loader-min", "glibc", "arena_max=0", "not an integer in 1..")
+    refused("grid-negative-size", "glibc", "top_pad=-5", "not an integer")
+    refused("grid-bad-bool", "jemalloc", "tcache=maybe", "give true or false")
+    refused("grid-bad-choice", "glibc", "hugetlb=3", "valid values are 0, 1, 2")
+    refused("grid-no-equals", "glibc", "arena_max", "has no '='")
+    refused("grid-twice", "glibc", "arena_max=1;glibc.malloc.arena_max=2", "twice")
+    refused("grid-no-values", "glibc", "arena_max=", "lists no value")
+    refused("grid-unknown-family", "tbb", "x=1", "are not catalogued")
+
+
+def test_points():
+    """The search's point lists: singles, full grid, combinations of the best values, budget."""
+    g = grid.grid_parse("glibc", "arena_max=1,2;tcache_count=0,7,64;MALLOC_ARENA_MAX=2")
+    singles = grid.grid_singles(g)
+    check("singles", [grid.grid_label(p) for p in singles] ==
+          ["default", "arena_max=1", "arena_max=2", "tcache_count=0", "tcache_count=7", "tcache_count=64",
+           "MALLOC_ARENA_MAX=2"], repr([grid.grid_label(p) for p in singles]))
+    check("full", len(grid.grid_full(g)) == 1 + 2 * 3 * 1, str(len(grid.grid_full(g))))
+    by = {grid.grid_label(p): p for p in singles}
+    scores = {by["arena_max=1"]: (1.2, 0.5), by["arena_max=2"]: (1.05, 0.7), by["tcache_count=0"]: (1.5, 0.6),
+              by["tcache_count=7"]: (1.0, 1.0), by["tcache_count=64"]: (0.9, 1.1), by["MALLOC_ARENA_MAX=2"]: (1.1, 0.7)}
+    best = grid.grid_best(g, scores)
+    names = [(k.name, v) for k, v in best]
+    check("best-values", names == [("arena_max", ["1"]), ("tcache_count", ["64", "0"]),
+                                   ("MALLOC_ARENA_MAX", ["2"])], repr(names))
+    combos = [grid.grid_label(p) for p in grid.grid_combos(best)]
+    check("combos-no-alias", not any("arena_max=" in c and "MALLOC_ARENA_MAX" in c for c in combos), repr(combos))
+    check("combos-pairs", combos[:5] == ["default", "tcache_count=64 MALLOC_ARENA_MAX=2", "tcache_count=0 MALLOC_ARENA_MAX=2",
+                                         "arena_max=1 tcache_count=64", "arena_max=1 tcache_count=0"], repr(combos))
+    check("combos-count", len(combos) == 1 + 4, repr(combos))  # the arena_max+alias triple is left out
+    check("budget", [grid.grid_label(p) for p in grid.grid_budget(singles, 2)] == ["default", "arena_max=1"])
+
+
+def test_env():
+    """Settings into environment variables, per family."""
+    g = grid.grid_parse("glibc", "arena_max=2;tcache_count=32;MALLOC_ARENA_MAX=4")
+    point = tuple((k, v[0]) for k, v in g)
+    check("env-glibc", knobs.knobs_env_text("glibc", point) ==
+          "GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.tcache_count=32 MALLOC_ARENA_MAX=4",
+          knobs.knobs_env_text("glibc", point))
+    g = grid.grid_parse("jemalloc", "narenas=2;tcache=false")
+    check("env-jemalloc", knobs.knobs_env("jemalloc", tuple((k, v[0]) for k, v in g)) ==
+          {"MALLOC_CONF": "narenas:2,tcache:false"})
+    g = grid.grid_parse("tcmalloc", "release_rate=5;aggressive_decommit=1")
+    check("env-tcmalloc", knobs.knobs_env("tcmalloc", tuple((k, v[0]) for k, v in g)) ==
+          {"TCMALLOC_RELEASE_RATE": "5", "TCMALLOC_AGGRESSIVE_DECOMMIT": "true"})
+
+
+def verdict(family, library, spec):
+    """verify_point of the single point that sets every knob of spec to its first value."""
+    g = grid.grid_parse(family, spec)
+    point = tuple((k, v[0]) for k, v in g)
+    return verify.verify_point(verify.Target(family, library, family), point, knobs.knobs_env(family, point))
+
+
+def test_verify():
+    """Verification against the real allocators on this machine."""
+    ok, why = verdict("glibc", None, "tcache_count=0;arena_max=2")
+    check("verify-glibc-applied", ok, why)
+    ok, why = verdict("glibc", None, "tcache_count=999999")
+    check("verify-glibc-malloc-range", not ok and "above 65535" in why, why)
+    ok, why = verdict("glibc", None, "tcache_max=2048")
+    check("verify-glibc-tcache-max", not ok and "above 1032" in why, why)
+    ok, why = verdict("glibc", None, "arena_max=2;MALLOC_ARENA_MAX=4")
+    check("verify-glibc-alias-overridden", not ok and "overridden by GLIBC_TUNABLES" in why, why)
+    ok, why = verdict("glibc", None, "MALLOC_ARENA_MAX=3")
+    check("verify-glibc-alias-alone", ok, why)
+    lib = "/usr/lib/x86_64-linux-gnu/"
+    if os.path.exists(lib + "libtcmalloc.so.4"):
+        ok, why = verdict("tcmalloc", lib + "libtcmalloc.so.4", "max_total_thread_cache_bytes=0")
+        check("verify-tcmalloc-clamped", not ok and "524288" in why, why)
+    if os.path.exists(lib + "libjemalloc.so.2"):
+        ok, why = verdict("jemalloc", lib + "libjemalloc.so.2", "narenas=3;tcache=false")
+        check("verify-jemalloc-applied", ok, why)
+    if os.path.exists(lib + "libmimalloc.so.2"):
+        ok, why = verdict("mimalloc", lib + "libmimalloc.so.2", "decommit_delay=100")
+        check("verify-mimalloc-applied", ok, why)
+    ok, why = verdict("jemalloc", "/nonexistent/libjemalloc.so.2", "narenas=3")
+    check("verify-jemalloc-not-loaded", not ok and "printed no stats" in why, why)
+
+
+def write_fixture(directory):
+    """A tiny results directory: 2 envs x 2 reps of one cell, one failed run, free-all phases."""
+    with open(os.path.join(directory, "meta.json"), "w") as fh:
+        json.dump({"schema": 1, "run_id": "fx"}, fh)
+    runs = [("1", "", "ok", "1.0", "1000", "10"), ("2", "A=1", "ok", "2.0", "500", "20"),
+            ("3", "", "ok", "3.0", "3000", "30"), ("4", "A=1", "ok", "4.0", "700", "40"),
+            ("5", "A=1", "crashed", "", "", "")]
+    with open(os.path.join(directory, "runs.csv"), "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["schema", "run", "workload", "threads", "params", "env", "status", "reason", "wall_s",
+                      "maxrss_kb", "page_faults", "minflt"])
+        for run, env, status, wall, rss, faults in runs:
+            out.writerow(["1", run, "w", "1", "", env, status, "signal 11" if status != "ok" else "", wall, rss,
+                          faults, "99"])
+    with open(os.path.join(directory, "phases.csv"), "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["schema", "run", "phase", "rss_kb"])
+        for run, rss in (("1", "100"), ("2", "50"), ("3", "300"), ("4", "70")):
+            out.writerow(["1", run, "alloc", "999999"])
+            out.writerow(["1", run, "free-all", rss])
+
+
+def test_measure():
+    """Aggregation of a results directory into measured points."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write_fixture(tmp)
+        cells = measure.measure_cells(measure.hbresults.load(tmp), "t1")
+    check("measure-cells", list(cells) == [("w", 1, "")], repr(list(cells)))
+    cell = cells.get(("w", 1, ""), {})
+    base, new = cell.get(()), cell.get(("A=1",))
+    check("measure-default", base and (base["time"], base["peak"], base["free"], base["faults"]) == (2.0, 2000, 200, 20),
+          repr(base))
+    check("measure-point", new and (new["time"], new["peak"], new["free"], new["reps_ok"]) == (3.0, 600, 60, 2),
+          repr(new))
+    check("measure-failed-kept-out", new and new["failed"] == ["crashed: signal 11"], repr(new and new["failed"]))
+
+
+def fixture_point(label, env, times, mems, tag="p1"):
+    """A measured point as measure/tune make it (medians of the given samples)."""
+    mid = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731  (odd-length fixtures)
+    return {"label": label, "env": env, "tag": tag, "time": mid(times), "mem": mid(mems),
+            "time_samples": times, "mem_samples": mems}
+
+
+def test_pareto():
+    """The front and the recommendations on fixtures."""
+    d = fixture_point("default", "", [1.00, 1.01, 0.99, 1.02, 0.98], [100, 101, 99, 100, 100])
+    fast = fixture_point("fast", "F=1", [0.70, 0.71, 0.69, 0.72, 0.68], [105, 104, 106, 105, 105])
+    small = fixture_point("small", "S=1", [1.05, 1.06, 1.04, 1.05, 1.07], [50, 51, 49, 50, 50])
+    tiny_slow = fixture_point("tiny-slow", "T=1", [2.0, 2.1, 1.9, 2.0, 2.0], [10, 10, 11, 10, 9])
+    worse = fixture_point("worse", "W=1", [1.2, 1.2, 1.2, 1.2, 1.2], [120, 120, 120, 120, 120])
+    points = [d, fast, small, tiny_slow, worse]
+    front = [p["label"] for p in pareto.pareto_front(points)]
+    check("front", front == ["fast", "default", "small", "tiny-slow"], repr(front))
+    rec = pareto.pareto_recommend(points, "time", 0.10, 0.02, 0.05)
+    check("recommend-fastest", rec["line"] == "F=1" and rec["verdict"] == "IMPROVEMENT", repr(rec))
+    rec = pareto.pareto_recommend(points, "mem", 0.10, 0.02, 0.05)
+    check("recommend-smallest-within-time", rec["line"] == "S=1", repr(rec))
+    rec = pareto.pareto_recommend([d, fixture_point("fast", "F=1", fast["time_samples"], [200] * 5)],
+                                  "time", 0.10, 0.02, 0.05)
+    check("recommend-memory-limit", rec["line"] == pareto.NO_GAIN and rec["label"] == "", repr(rec))
+    noisy = fixture_point("noisy", "N=1", [0.9, 1.1, 0.95, 1.05, 0.97], [100] * 5)
+    rec = pareto.pareto_recommend([d, noisy], "time", 0.10, 0.02, 0.05)
+    check("recommend-not-significant", rec["line"] == pareto.NO_GAIN and rec["label"] == "noisy", repr(rec))
+    other_run = fixture_point("fast", "F=1", fast["time_samples"], fast["mem_samples"], tag="p2")
+    rec = pareto.pareto_recommend([d, other_run], "time", 0.10, 0.02, 0.05)
+    check("recommend-same-run-only", rec["line"] == pareto.NO_GAIN, repr(rec))
+    with tempfile.TemporaryDirectory() as tmp:
+        png = os.path.join(tmp, "t.png")
+        pareto.pareto_plot([("cell a", points), ("cell b", points[:2])], png, "peak RSS")
+        with open(png, "rb") as fh:
+            check("plot-png", fh.read(8) == b"\x89PNG\r\n\x1a\n")
+
+
+def test_cli_refusal():
+    """tune.py refuses bad knobs and values with exit 2 and one line naming the valid ones."""
+    env = dict(os.environ, HEAPBENCH_BIN="/nonexistent/heapbench")
+    cases = [("cli-unknown-knob", ["--grid", "arena=1"], "valid: arena_max"),
+             ("cli-bad-value", ["--grid", "tcache_count=-1"], "tcache_count=-1"),
+             ("cli-unknown-allocator", ["-a", "nosuch", "--grid", "arena_max=1"], "unknown allocator 'nosuch'"),
+             ("cli-bad-budget", ["--budget", "0"], "--budget 0"),
+             ("cli-both-modes", ["-w", "frag", "--", "/bin/true"], "not both")]
+    for name, args, expect in cases:
+        proc = subprocess.run(["/usr/bin/python3", os.path.join(TUNE, "tune.py")] + args, env=env,
+                              capture_output=True, text=True)
+        lines = proc.stderr.strip().splitlines()
+        check(name, proc.returncode == 2 and len(lines) == 1 and expect in lines[0],
+              f"exit {proc.returncode}, stderr {proc.stderr.strip()!r}")
+
+
+if __name__ == "__main__":
+    for test in (test_grid, test_points, test_env, test_verify, test_measure, test_pareto, test_cli_refusal):
+        test()

@@ -1,0 +1,322 @@
+"""tune.py - `heapbench tune`: which allocator setting fixes my time or memory, and what does it cost?
+
+Always holds: every knob and value is checked before anything runs (exit 2 naming the valid
+ones); every point is verified (verify.py) before it is measured, and a point that did not take
+effect is written as `not applied` and never measured or recommended; the points of one search
+phase are measured in one interleaved runner invocation with the default point; a
+recommendation is printed only when hbstats' test says it beats the same-run default.
+
+Search (grid.py): each knob alone from the defaults (phase 1), then the combinations of each
+knob's best two or three values, re-measured with the default and those single-knob points
+(phase 2); --full measures the whole grid at once; --budget caps the measured points.
+Writes into the output directory: tune.csv, tune_front.csv, tune.png, and the runner's result
+directories phase1/, phase2/ (or full/). Prints the fronts, the recommendations and, last,
+`results: DIR`.
+"""
+import argparse
+import csv
+import datetime
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import grid  # noqa: E402
+import knobs  # noqa: E402
+import measure  # noqa: E402
+import pareto  # noqa: E402
+import verify  # noqa: E402
+
+ROOT = os.environ.get("HEAPBENCH_ROOT") or os.path.dirname(HERE)
+BIN = os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")
+CSV_COLUMNS = ["schema", "workload", "threads", "params", "point", "settings", "applied", "reason", "phase",
+               "reps_ok", "median_time_s", "peak_rss_kb", "rss_after_free_kb", "page_faults", "on_front"]
+FRONT_COLUMNS = ["schema", "workload", "threads", "params", "point", "settings", "median_time_s",
+                 "memory_kb", "time_vs_default", "memory_vs_default"]
+
+
+class TuneParser(argparse.ArgumentParser):
+    """argparse with heapbench's usage-error convention: one line on stderr, exit 2."""
+
+    def error(self, message):
+        """Prints what was wrong and where to look, exits 2."""
+        print(f"heapbench tune: {message}; see 'heapbench tune --help'", file=sys.stderr)
+        sys.exit(2)
+
+
+def tune_usage_error(message):
+    """Exits 2 with one line saying what was wrong and what to do."""
+    print(f"heapbench tune: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def tune_args(argv):
+    """(options, command) of the command line; command is the list after '--' ([] without)."""
+    split = argv.index("--") if "--" in argv else len(argv)
+    parser = TuneParser(prog="heapbench tune", description="Sweep an allocator's knobs, verify each setting "
+                        "took effect, and find the best trade-off of time against memory.")
+    parser.add_argument("-a", dest="allocator", default="glibc", help="allocator from allocators/registry.tsv")
+    parser.add_argument("-w", dest="workloads", help="workloads, comma separated (or give -- CMD ARGS)")
+    parser.add_argument("--grid", help="knobs and values: 'arena_max=1,2,4;tcache_count=0,7,64'")
+    parser.add_argument("--full", action="store_true", help="measure every combination of the grid at once")
+    parser.add_argument("--budget", type=int, help="measure at most N points (default point included)")
+    parser.add_argument("--within", type=float, default=10.0, help="tolerance of the other objective, %% (10)")
+    parser.add_argument("--memory", choices=["peak", "free"], default="peak",
+                        help="memory objective: peak RSS, or RSS after the workload's free phase")
+    parser.add_argument("--threshold", type=float, default=2.0, help="smallest change that counts, %% (2)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    parser.add_argument("-o", dest="out", help="output directory (default results/tune-<time>)")
+    parser.add_argument("--list-knobs", action="store_true", help="print the allocator's knobs and exit")
+    parser.add_argument("-t", dest="threads", help="thread counts, passed to the runner")
+    parser.add_argument("-n", dest="reps", type=int, default=5, help="repetitions per point (5: the fewest "
+                        "with which the test can reach alpha 0.05)")
+    parser.add_argument("--warmup", help="warm-up runs, passed to the runner")
+    parser.add_argument("--quick", action="store_true", help="the workloads' quick parameters")
+    parser.add_argument("-p", "--params", action="append", default=[], help="param set, passed to the runner")
+    parser.add_argument("--pin", help="CPU list, passed to the runner")
+    parser.add_argument("--timeout", help="seconds per run, passed to the runner")
+    opts = parser.parse_args(argv[:split])
+    command = argv[split + 1:]
+    if opts.workloads and command:
+        parser.error("give either -w WORKLOADS or -- CMD, not both")
+    if opts.budget is not None and opts.budget < 1:
+        parser.error(f"--budget {opts.budget}: give a number of points >= 1")
+    if opts.reps < 1 or not 0 < opts.alpha < 1 or opts.within < 0 or opts.threshold < 0:
+        parser.error("-n must be >= 1, --alpha in (0,1), --within and --threshold >= 0")
+    return opts, command
+
+
+def tune_allocator(name):
+    """verify.Target of a registry allocator; exits 2 for an unknown name or a missing library."""
+    path = os.path.join(ROOT, "allocators", "registry.tsv")
+    names = []
+    with open(path) as fh:
+        for line in fh:
+            fields = [f.strip() for f in line.split("#", 1)[0].split("|")]
+            if len(fields) < 6:
+                continue
+            names.append(fields[0])
+            if fields[0] != name:
+                continue
+            if fields[1] == "-":
+                return verify.Target(name, None, fields[4])
+            for lib in fields[1].split(":"):
+                lib = os.path.join(ROOT, lib) if lib.startswith("build/") else lib
+                if os.path.exists(lib):
+                    return verify.Target(name, lib, fields[4])
+            tune_usage_error(f"allocator {name}: none of {fields[1]} exists; run 'make deps' (or 'make') first")
+    tune_usage_error(f"unknown allocator '{name}'; valid: {', '.join(names)}")
+
+
+def tune_runner_argv(opts, target, command):
+    """The runner command line shared by every phase (without --env and -o)."""
+    argv = [BIN, "exec" if command else "run", "-a", target.name, "-n", str(opts.reps)]
+    if opts.workloads:
+        argv += ["-w", opts.workloads]
+    pairs = [("-t", opts.threads), ("--warmup", opts.warmup), ("--pin", opts.pin), ("--timeout", opts.timeout)]
+    argv += [a for flag, value in pairs if value for a in (flag, value)]
+    argv += ["--quick"] if opts.quick else []
+    argv += [a for p in opts.params for a in ("-p", p)]
+    return argv + (["--"] + command if command else [])
+
+
+class Search:
+    """The state of one tune: what was verified, what was measured, in which phase."""
+
+    def __init__(self, opts, target, runner_argv, out):
+        self.opts, self.target, self.runner_argv, self.out = opts, target, runner_argv, out
+        self.verdicts = {}   # point key -> (applied, reason)
+        self.order = []      # points in the order they were first verified
+        self.cells = {}      # cell -> {point key: measured point}
+        self.measured = set()
+
+    def key(self, point):
+        """Identity of a point (its settings)."""
+        return tuple((k.name, v) for k, v in point)
+
+    def env_text(self, point):
+        """The point's settings as the runner's --env text (the ready-to-paste line)."""
+        return knobs.knobs_env_text(self.target.family, point)
+
+    def verify(self, points):
+        """Verifies the points not verified yet; returns the applied ones, in order."""
+        applied = []
+        for point in points:
+            key = self.key(point)
+            if key not in self.verdicts:
+                env = knobs.knobs_env(self.target.family, point)
+                self.verdicts[key] = verify.verify_point(self.target, point, env)
+                self.order.append(point)
+                if not self.verdicts[key][0]:
+                    print(f"tune: not applied: {grid.grid_label(point)}: {self.verdicts[key][1]}", file=sys.stderr)
+            if self.verdicts[key][0]:
+                applied.append(point)
+        return applied
+
+    def phase(self, tag, points):
+        """Verifies points, keeps the budget, measures them in one runner invocation; returns the measured ones."""
+        applied = self.verify(grid.grid_unique([()] + list(points)))
+        if self.opts.budget is not None:
+            room = self.opts.budget - len(self.measured)
+            fresh = [p for p in applied if self.key(p) not in self.measured]
+            keep = {self.key(p) for p in fresh[:max(0, room)]}
+            applied = [p for p in applied if self.key(p) in self.measured or self.key(p) in keep or not p]
+        if len(applied) < 2:
+            return []
+        envs = [self.env_text(p) for p in applied]
+        results = measure.measure_points(self.runner_argv, envs, os.path.join(self.out, tag),
+                                         verify.verify_clean_env())
+        by_env = {measure.measure_env_key(self.env_text(p)): p for p in applied}
+        for cell, points in measure.measure_cells(results, tag).items():
+            for env_key, record in points.items():
+                point = by_env.get(env_key)
+                if point is None:
+                    continue
+                record.update(point=point, label=grid.grid_label(point), env=self.env_text(point), phase=tag,
+                              mem=record[self.opts.memory], mem_samples=record[self.opts.memory + "_samples"])
+                self.cells.setdefault(cell, {})[self.key(point)] = record
+        self.measured |= {self.key(p) for p in applied}
+        return applied
+
+    def scores(self, points):
+        """{point: (time ratio, memory ratio)}: geometric means over cells against the same-run default."""
+        out = {}
+        for point in points:
+            ratios = []
+            for records in self.cells.values():
+                record = records.get(self.key(point))
+                base = pareto.pareto_default_of(record, list(records.values())) if record else None
+                if record and base and record["time"] and base["time"] and record["mem"] and base["mem"]:
+                    ratios.append((record["time"] / base["time"], record["mem"] / base["mem"]))
+            if ratios:
+                out[point] = tuple(math.exp(sum(math.log(r[i]) for r in ratios) / len(ratios)) for i in (0, 1))
+        return out
+
+    def run(self, the_grid):
+        """The whole search: phase 1 and phase 2, or --full."""
+        if self.opts.full:
+            self.phase("full", grid.grid_full(the_grid))
+            return
+        singles = self.phase("phase1", grid.grid_singles(the_grid))
+        best = grid.grid_best(the_grid, self.scores([p for p in singles if p]))
+        combos = grid.grid_combos(best)
+        if len(combos) > 1:
+            chosen = [((knob, v),) for knob, values in best for v in values]
+            self.phase("phase2", chosen + combos[1:])
+
+
+def tune_rows(search):
+    """(tune.csv rows, tune_front.csv rows, [(cell title, points)]) of a finished search."""
+    rows, front_rows, panels = [], [], []
+    within = search.opts.within / 100.0
+    for cell in sorted(search.cells, key=lambda c: (c[0], c[1] or 0, c[2])):
+        records = search.cells[cell]
+        points = list(records.values())
+        front = pareto.pareto_front(points)
+        on_front = {id(p) for p in front}
+        workload, threads, params = cell
+        for point in search.order:
+            applied, reason = search.verdicts[search.key(point)]
+            record = records.get(search.key(point))
+            if applied and record is None:
+                continue
+            base = [workload, threads, params, grid.grid_label(point), search.env_text(point),
+                    "yes" if applied else "not applied", reason]
+            if record is None:
+                rows.append(base + [""] * 7 + ["no"])
+                continue
+            figures = [record["phase"], record["reps_ok"], record["time"], record["peak"], record["free"],
+                       record["faults"], "yes" if id(record) in on_front else "no"]
+            if record["failed"]:
+                base[6] = f"{reason}; {len(record['failed'])} run(s) failed: {record['failed'][0]}"
+            rows.append(base + figures)
+        for p in front:
+            default = pareto.pareto_default_of(p, points)
+            front_rows.append([workload, threads, params, p["label"], p["env"], p["time"], p["mem"],
+                               _ratio(p["time"], default and default["time"]),
+                               _ratio(p["mem"], default and default["mem"])])
+        recs = [pareto.pareto_recommend(points, obj, within, search.opts.threshold / 100.0, search.opts.alpha)
+                for obj in ("time", "mem")]
+        panels.append((_title(cell), points, front, recs))
+    return rows, front_rows, panels
+
+
+def _ratio(value, base):
+    """value/base - 1 as a rounded fraction, '' when unknown."""
+    return round(value / base - 1.0, 4) if value is not None and base else ""
+
+
+def _title(cell):
+    """Readable name of a cell: 'thread-churn t=4 --mode=loop'."""
+    workload, threads, params = cell
+    return f"{workload} t={threads} {params}".strip()
+
+
+def tune_write_csv(path, columns, rows):
+    """Writes a CSV with a header, schema 1 first, under a temporary name then renamed."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["1"] + ["" if v is None else v for v in row])
+    os.replace(tmp, path)
+
+
+def tune_print(panels, search):
+    """Prints, per cell, the Pareto front and the two recommendations."""
+    mem_name = "peak RSS" if search.opts.memory == "peak" else "RSS after free"
+    for title, points, front, recs in panels:
+        print(f"{title}: {len(points)} points measured")
+        print(f"  Pareto front (median time, median {mem_name}, change vs the same-run default):")
+        for p in front:
+            default = pareto.pareto_default_of(p, points)
+            dt, dm = _ratio(p["time"], default and default["time"]), _ratio(p["mem"], default and default["mem"])
+            print(f"    {p['label']:44} {p['time']:9.4f} s {_pct(dt)}  {p['mem'] / 1024:9.2f} MiB {_pct(dm)}")
+        for rec in recs:
+            print(pareto.pareto_text(rec, search.opts.within / 100.0))
+
+
+def _pct(ratio):
+    """A change as '(+3.1%)', blank when unknown."""
+    return f"({ratio * 100:+6.1f}%)" if ratio != "" else " " * 9
+
+
+def main(argv):
+    """Entry point of `heapbench tune`; returns the exit code."""
+    opts, command = tune_args(argv)
+    target = tune_allocator(opts.allocator)
+    family = "glibc" if target.is_refmalloc() else target.family
+    target.family = family
+    try:
+        if opts.list_knobs:
+            for knob in knobs.knobs_family(family):
+                print(knob.describe())
+            return 0
+        the_grid = grid.grid_parse(family, opts.grid)
+    except knobs.KnobError as err:
+        tune_usage_error(str(err))
+    if not os.access(BIN, os.X_OK):
+        tune_usage_error(f"{BIN} is missing; run 'make' first")
+    out = opts.out or os.path.join(ROOT, "results", "tune-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(out, exist_ok=True)
+    search = Search(opts, target, tune_runner_argv(opts, target, command), out)
+    try:
+        search.run(the_grid)
+    except measure.hbresults.ResultsError as err:
+        print(f"heapbench tune: {err}", file=sys.stderr)
+        return 1
+    rows, front_rows, panels = tune_rows(search)
+    tune_write_csv(os.path.join(out, "tune.csv"), CSV_COLUMNS, rows)
+    tune_write_csv(os.path.join(out, "tune_front.csv"), FRONT_COLUMNS, front_rows)
+    if panels:
+        pareto.pareto_plot([(t, pts) for t, pts, _, _ in panels], os.path.join(out, "tune.png"),
+                           "peak RSS" if opts.memory == "peak" else "RSS after free")
+    tune_print(panels, search)
+    print(f"results: {out}")
+    return 0 if panels else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
