@@ -20,9 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cellenv.h"
 #include "launch.h"
-
-extern char **environ;
 
 /* The member of p that holds key, or NULL for an unknown key. */
 static char **hb_program_field(struct hb_program *p, const char *key)
@@ -184,10 +183,7 @@ static int hb_free_port(void)
 static int hb_program_sh(const struct hb_program *p, const char *script, const char *logname)
 {
     struct hb_strv env = {0};
-    for (char **e = environ; *e; e++)
-        if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
-            hb_strv_push(&env, *e);
-    hb_program_env(p, &env);
+    hb_cell_plain_envp(p, &env);
     char *log = hb_xasprintf("%s/%s", p->workdir, logname);
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     fflush(NULL);

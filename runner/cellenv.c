@@ -1,0 +1,84 @@
+/* cellenv.c - builds argv and envp of a measured process (see cellenv.h).
+ *
+ * Always holds: every string is built here, in the parent, so hb_launch() allocates nothing
+ * between fork and exec.
+ */
+#include "cellenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch.h"
+
+extern char **environ;
+
+/* Builds the group's argv. */
+void hb_cell_argv(const struct hb_group *g, int quick, struct hb_strv *argv)
+{
+    const struct hb_workload *w = g->wl;
+    switch (w->kind) {
+    case HB_WL_BINARY:
+        hb_strv_push(argv, w->bin);
+        if (g->pass_threads)
+            hb_strv_pushf(argv, "--threads=%d", g->threads);
+        if (quick)
+            hb_strv_push(argv, "--quick");
+        hb_strv_split(argv, g->params, " \t", 0);
+        break;
+    case HB_WL_PROGRAM:
+        hb_program_argv(w->prog, w->prog->command, argv);
+        break;
+    case HB_WL_COMMAND:
+        hb_strv_extend(argv, &w->command);
+        break;
+    }
+}
+
+/* 1 when entry NAME=... names one of the words' NAMEs. */
+static int hb_env_overridden(const char *entry, const struct hb_strv *words)
+{
+    size_t len = strcspn(entry, "=");
+    for (size_t i = 0; i < words->n; i++)
+        if (strncmp(words->v[i], entry, len) == 0 && words->v[i][len] == '=')
+            return 1;
+    return 0;
+}
+
+/* environ minus the overridden names and our own variables. */
+static void hb_env_base(const struct hb_strv *words, struct hb_strv *envp)
+{
+    char *names[] = {"LD_PRELOAD=", "HEAPBENCH_PHASE_FD=", NULL};
+    const struct hb_strv ours = {names, 2, 2};
+    for (char **e = environ; *e; e++)
+        if (!hb_env_overridden(*e, &ours) && !hb_env_overridden(*e, words))
+            hb_strv_push(envp, *e);
+}
+
+/* The measured process's environment. */
+void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char *probe, struct hb_strv *envp)
+{
+    struct hb_strv words = {0};
+    hb_strv_split(&words, g->env, " \t", 0);
+    if (g->wl->kind == HB_WL_PROGRAM)
+        hb_program_env(g->wl->prog, &words);
+    hb_env_base(&words, envp);
+    const char *lib = a->system ? NULL : a->lib;
+    if (lib && probe)
+        hb_strv_pushf(envp, "LD_PRELOAD=%s %s", lib, probe);
+    else if (lib || probe)
+        hb_strv_pushf(envp, "LD_PRELOAD=%s", lib ? lib : probe);
+    hb_strv_pushf(envp, "HEAPBENCH_PHASE_FD=%d", HB_PHASE_FD_CHILD);
+    hb_strv_extend(envp, &words);
+    hb_strv_free(&words);
+}
+
+/* Environment for helpers that must not be preloaded. */
+void hb_cell_plain_envp(const struct hb_program *p, struct hb_strv *envp)
+{
+    struct hb_strv words = {0};
+    if (p)
+        hb_program_env(p, &words);
+    hb_env_base(&words, envp);
+    hb_strv_extend(envp, &words);
+    hb_strv_free(&words);
+}

@@ -1,0 +1,27 @@
+/* cellenv.h - the argv and envp of one measured process, built before hb_launch() is called.
+ *
+ * Always holds: the child's environment is the runner's environ, minus any inherited
+ * LD_PRELOAD / HEAPBENCH_PHASE_FD and the names the cell's env set overrides, plus
+ * LD_PRELOAD=<allocator lib> (and the probe for programs and commands; nothing for glibc
+ * workloads), HEAPBENCH_PHASE_FD=3 and the env set's NAME=VALUE words.
+ */
+#ifndef HEAPBENCH_CELLENV_H
+#define HEAPBENCH_CELLENV_H
+
+#include "matrix.h"
+#include "registry.h"
+#include "util.h"
+
+/* argv of the group's process: the workload binary with --threads=N, --quick and its params
+ * (split on blanks), the program's expanded command, or the exec command. */
+void hb_cell_argv(const struct hb_group *g, int quick, struct hb_strv *argv);
+
+/* envp for group g under allocator a. probe: the served_by probe library for programs and
+ * commands (NULL for workload binaries, which report served_by themselves). */
+void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char *probe, struct hb_strv *envp);
+
+/* The environment without LD_PRELOAD (for drivers, ready checks and setup steps), plus the
+ * program's HB_* variables when p is not NULL. */
+void hb_cell_plain_envp(const struct hb_program *p, struct hb_strv *envp);
+
+#endif
