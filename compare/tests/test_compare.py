@@ -1,0 +1,152 @@
+"""test_compare.py - `heapbench compare` end to end on synthetic results directories (compare.py as a process).
+
+Always holds: each test writes its own fixtures into a fresh temporary directory, runs
+compare.py under /usr/bin/python3 exactly as the CLI does, and checks exit status, the
+verdict per cell in compare.csv, stderr, and the well-formedness of Markdown and JUnit.
+"""
+import csv
+import os
+import random
+import subprocess
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+import hbfixture
+
+COMPARE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare.py")
+ALLOCATORS = ("glibc", "jemalloc", "mimalloc")
+
+
+def matrix(seed, reps=6, slow=None, factor=1.0, machine=1.0, params="--ops=1"):
+    """Cells of two workloads x ALLOCATORS: wall_s ~ machine * N(1, 2%), maxrss_kb ~ 1000 +- 3;
+    the cell whose (workload, allocator) is `slow` gets wall_s x factor."""
+    rng = random.Random(seed)
+    cells = {}
+    for workload in ("churn", "batch"):
+        for allocator in ALLOCATORS:
+            k = factor if (workload, allocator) == slow else 1.0
+            cells[(workload, allocator, 2, params, "")] = {
+                "wall_s": [machine * k * rng.gauss(1.0, 0.02) for _ in range(reps)],
+                "maxrss_kb": [1000 + rng.randint(-3, 3) for _ in range(reps)]}
+    return cells
+
+
+def run_compare(*args):
+    """Runs compare.py with args; returns the CompletedProcess (text)."""
+    return subprocess.run(["/usr/bin/python3", COMPARE] + list(args), capture_output=True, text=True)
+
+
+def verdicts(directory):
+    """{(workload, allocator, metric): verdict} from DIR/compare.csv."""
+    with open(os.path.join(directory, "compare.csv"), newline="") as fh:
+        return {(r["workload"], r["allocator"], r["metric"]): r["verdict"] for r in csv.DictReader(fh)}
+
+
+class CompareTest(unittest.TestCase):
+    """Exit codes, verdicts and output files of compare.py."""
+
+    def setUp(self):
+        """A fresh temporary directory per test (removed afterwards)."""
+        self.tmp = tempfile.TemporaryDirectory()
+        self.base, self.new = os.path.join(self.tmp.name, "base"), os.path.join(self.tmp.name, "new")
+
+    def tearDown(self):
+        """Removes the temporary directory."""
+        self.tmp.cleanup()
+
+    def test_one_regressed_cell_exits_1(self):
+        """A 15% slowdown of one cell out of six: that cell alone is REGRESSION, exit 1."""
+        hbfixture.fixture_write(self.base, matrix(1))
+        hbfixture.fixture_write(self.new, matrix(2, slow=("churn", "jemalloc"), factor=1.15))
+        proc = run_compare(self.base, self.new)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        got = verdicts(self.new)
+        self.assertEqual(len(got), 12)
+        self.assertEqual([k for k, v in got.items() if v == "REGRESSION"], [("churn", "jemalloc", "wall_s")])
+        self.assertIn("REGRESSION", proc.stdout)
+
+    def test_same_build_exits_0(self):
+        """Two draws of the same matrix: no REGRESSION, exit 0."""
+        hbfixture.fixture_write(self.base, matrix(3))
+        hbfixture.fixture_write(self.new, matrix(4))
+        proc = run_compare(self.base, self.new, "--out", self.tmp.name)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertNotIn("REGRESSION", verdicts(self.tmp.name).values())
+
+    def test_schema_mismatch_exits_2(self):
+        """A NEW of schema 2: exit 2 and one stderr line naming the schema."""
+        hbfixture.fixture_write(self.base, matrix(1))
+        hbfixture.fixture_write(self.new, matrix(2), schema=2)
+        proc = run_compare(self.base, self.new)
+        self.assertEqual(proc.returncode, 2)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertIn("schema", proc.stderr)
+
+    def test_usage_errors_exit_2_one_line(self):
+        """A bad threshold, a missing argument, a non-results directory: exit 2, one line each."""
+        hbfixture.fixture_write(self.base, matrix(1))
+        for args in ((self.base, self.base, "--threshold", "five"), (self.base,), (self.base, self.tmp.name),
+                     (self.base, self.base, "--metric", "no_such_column")):
+            proc = run_compare(*args)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+
+    def test_hosts_need_relative(self):
+        """A 30% slower machine: absolute wall_s across hosts is refused (exit 2); --relative sees
+        no regression, yet still catches a cell that regressed against glibc."""
+        hbfixture.fixture_write(self.base, matrix(5), host="fast")
+        hbfixture.fixture_write(self.new, matrix(6, machine=1.3), host="slow")
+        self.assertEqual(run_compare(self.base, self.new).returncode, 2)
+        proc = run_compare(self.base, self.new, "--relative")
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertFalse(any(a == "glibc" for _, a, _ in verdicts(self.new)), "the reference is not compared")
+        hbfixture.fixture_write(self.new, matrix(6, machine=1.3, slow=("batch", "mimalloc"), factor=1.2), host="slow")
+        proc = run_compare(self.base, self.new, "--relative")
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertEqual(verdicts(self.new)[("batch", "mimalloc", "wall_s")], "REGRESSION")
+
+    def test_two_reps_unknown(self):
+        """2 reps per side: every verdict UNKNOWN, exit 0, stderr says how many reps are needed."""
+        hbfixture.fixture_write(self.base, matrix(1, reps=2))
+        hbfixture.fixture_write(self.new, matrix(2, reps=2, slow=("churn", "glibc"), factor=2.0))
+        proc = run_compare(self.base, self.new)
+        self.assertEqual(proc.returncode, 0)
+        self.assertEqual(set(verdicts(self.new).values()), {"UNKNOWN"})
+        self.assertRegex(proc.stderr, r"run with -n \d+")
+
+    def test_missing_and_extra_cells_listed(self):
+        """A cell only in BASE and one only in NEW are listed by name."""
+        base, new = matrix(1), matrix(2)
+        base[("only-base", "glibc", 1, "", "")] = {"wall_s": [1.0] * 5}
+        new[("only-new", "glibc", 1, "", "")] = {"wall_s": [1.0] * 5}
+        hbfixture.fixture_write(self.base, base)
+        hbfixture.fixture_write(self.new, new)
+        proc = run_compare(self.base, self.new)
+        self.assertIn("missing cell: only-base/glibc/t1", proc.stdout)
+        self.assertIn("extra cell: only-new/glibc/t1", proc.stdout)
+
+    def test_junit_and_markdown_well_formed(self):
+        """JUnit parses, has one testcase per cell x metric (+ listed cells) and one failure per
+        REGRESSION; every Markdown table row has the header's number of cells despite a '|' in params."""
+        hbfixture.fixture_write(self.base, matrix(1, params="--mode=a|b"))
+        hbfixture.fixture_write(self.new, matrix(2, params="--mode=a|b", slow=("churn", "glibc"), factor=1.2))
+        junit, md = os.path.join(self.tmp.name, "j.xml"), os.path.join(self.tmp.name, "s.md")
+        proc = run_compare(self.base, self.new, "--junit", junit, "--markdown", md)
+        self.assertEqual(proc.returncode, 1)
+        suite = ET.parse(junit).getroot().find("testsuite")
+        cases = suite.findall("testcase")
+        self.assertEqual(len(cases), len(verdicts(self.new)))
+        self.assertEqual(int(suite.get("tests")), len(cases))
+        failures = [c for c in cases if c.find("failure") is not None]
+        self.assertEqual(len(failures), int(suite.get("failures")))
+        self.assertEqual(len(failures), list(verdicts(self.new).values()).count("REGRESSION"))
+        with open(md) as fh:
+            table = [line for line in fh if line.startswith("|")]
+        cells = [len(line.replace("\\|", "").strip().strip("|").split("|")) for line in table]
+        self.assertEqual(len(table), 2 + len(cases))
+        self.assertEqual(set(cells), {8})
+
+
+if __name__ == "__main__":
+    unittest.main()
