@@ -1,0 +1,30 @@
+/* meta.h - results/<run-id>/meta.json: the run's machine, software, options and allocators.
+ *
+ * Always holds: meta.json is replaced whole (tmp + rename); it is written at the start with
+ * complete=false and end=null, and again at the end with end, complete and interrupted.
+ * "argv" keeps the subcommand's arguments so that --resume can rebuild the same matrix.
+ */
+#ifndef HEAPBENCH_META_H
+#define HEAPBENCH_META_H
+
+#include <stddef.h>
+
+#include "matrix.h"
+#include "metric.h"
+#include "options.h"
+#include "results.h"
+
+struct hb_meta {
+    const struct hb_options *opts;
+    const struct hb_matrix *matrix;
+    const struct hb_metric *metrics;
+    size_t nmetrics;
+    char *start;       /* ISO-8601 */
+    char *end;         /* NULL while running */
+    int complete, interrupted;
+};
+
+/* Writes meta.json of r; returns 0, or -1 when it could not be written. */
+int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta);
+
+#endif

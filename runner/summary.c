@@ -1,0 +1,78 @@
+/* summary.c - the end-of-run table (see summary.h).
+ *
+ * Always holds: medians are of the stored samples only (warm-up runs are never added).
+ */
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Allocates one empty sample list per cell. */
+void hb_summary_init(struct hb_summary *s, const struct hb_matrix *m)
+{
+    s->m = m;
+    s->cell = hb_xcalloc(m->ng * m->nalloc + 1, sizeof *s->cell);
+}
+
+/* Appends a sample. */
+void hb_summary_add(struct hb_summary *s, size_t g, size_t a, double wall_s)
+{
+    struct hb_samples *c = &s->cell[g * s->m->nalloc + a];
+    c->v = hb_xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+    c->v[c->n++] = wall_s;
+}
+
+/* qsort comparator for doubles. */
+static int hb_cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Median of the cell's samples. */
+double hb_summary_median(const struct hb_summary *s, size_t g, size_t a)
+{
+    struct hb_samples *c = &s->cell[g * s->m->nalloc + a];
+    if (!c->n)
+        return -1;
+    qsort(c->v, c->n, sizeof *c->v, hb_cmp_double);
+    return c->n % 2 ? c->v[c->n / 2] : (c->v[c->n / 2 - 1] + c->v[c->n / 2]) / 2;
+}
+
+/* Prints one line per cell of the shard. */
+void hb_summary_print(const struct hb_summary *s, FILE *out)
+{
+    const struct hb_matrix *m = s->m;
+    int glibc = -1;
+    for (size_t a = 0; a < m->nalloc; a++)
+        if (m->alloc[a]->system)
+            glibc = (int)a;
+    fprintf(out, "%-18s %-34s %3s %-20s %-16s %3s %10s %9s\n", "workload", "params", "thr", "env",
+            "allocator", "ok", "median_s", "vs_glibc");
+    for (size_t g = 0; g < m->ng; g++) {
+        if (!hb_matrix_in_shard(m, g))
+            continue;
+        const struct hb_group *gr = &m->g[g];
+        double base = glibc >= 0 ? hb_summary_median(s, g, (size_t)glibc) : -1;
+        for (size_t a = 0; a < m->nalloc; a++) {
+            double med = hb_summary_median(s, g, a);
+            char medtxt[32] = "-", ratio[32] = "-";
+            if (med >= 0)
+                snprintf(medtxt, sizeof medtxt, "%.4f", med);
+            if (med >= 0 && base > 0)
+                snprintf(ratio, sizeof ratio, "%.2fx", med / base);
+            fprintf(out, "%-18.18s %-34.34s %3d %-20.20s %-16.16s %3zu %10s %9s\n", gr->wl->name, gr->params,
+                    gr->threads, gr->env[0] ? gr->env : "-", m->alloc[a]->name, s->cell[g * m->nalloc + a].n,
+                    medtxt, ratio);
+        }
+    }
+}
+
+/* Frees the samples. */
+void hb_summary_free(struct hb_summary *s)
+{
+    for (size_t i = 0; s->cell && i < s->m->ng * s->m->nalloc; i++)
+        free(s->cell[i].v);
+    free(s->cell);
+    s->cell = NULL;
+}

@@ -1,0 +1,28 @@
+/* summary.h - the table printed at the end of a run: per cell the median wall time of its ok
+ * runs and the ratio to glibc's median in the same group (workload, params, threads, env).
+ *
+ * Always holds: a ratio is shown only when both medians exist; cells without an ok run show
+ * their count of ok runs as 0 and "-" for the figures.
+ */
+#ifndef HEAPBENCH_SUMMARY_H
+#define HEAPBENCH_SUMMARY_H
+
+#include <stdio.h>
+
+#include "matrix.h"
+
+struct hb_summary {
+    const struct hb_matrix *m;
+    struct hb_samples { double *v; size_t n; } *cell; /* [g * nalloc + a] */
+};
+
+void hb_summary_init(struct hb_summary *s, const struct hb_matrix *m);
+/* Records the wall time of one ok run of cell (g, a). */
+void hb_summary_add(struct hb_summary *s, size_t g, size_t a, double wall_s);
+/* Median of a cell's samples, or -1 when it has none. */
+double hb_summary_median(const struct hb_summary *s, size_t g, size_t a);
+/* Prints the table (cells of this shard) to out. */
+void hb_summary_print(const struct hb_summary *s, FILE *out);
+void hb_summary_free(struct hb_summary *s);
+
+#endif
