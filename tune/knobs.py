@@ -100,9 +100,10 @@ def _glibc(name, default, candidates, doc, lo=0, malloc_max=None, choices=None):
 
 
 # glibc 2.36 malloc.c: do_set_tcache_count takes <= MAX_TCACHE_COUNT (UINT16_MAX), do_set_tcache_max
-# <= MAX_TCACHE_SIZE (1032 bytes on 64-bit), do_set_mmap_threshold <= HEAP_MAX_SIZE/2 (32 MiB);
-# the loader itself refuses arena_max/arena_test of 0 (min 1). hugetlb: 0 off, 1 THP madvise,
-# 2 reserved huge pages (malloc falls back silently when none are reserved).
+# <= MAX_TCACHE_SIZE (1032 bytes on 64-bit); both ignore larger values silently (measured with
+# mallinfo2, tune/README.md). mmap_threshold has no such cap in Debian's 2.36 (measured: 1 GiB
+# is applied). The loader itself refuses arena_max/arena_test of 0 (min 1). hugetlb: 0 off,
+# 1 THP madvise, 2 reserved huge pages (malloc falls back silently when none are reserved).
 GLIBC_KNOBS = [
     _glibc("arena_max", "0 (8 x cores)", ["1", "2", "4", "8"], "most arenas (threads share them)", lo=1),
     _glibc("arena_test", "8", ["1", "2", "16"], "arenas created before arena_max is checked", lo=1),
@@ -111,8 +112,7 @@ GLIBC_KNOBS = [
     _glibc("tcache_max", "1032", ["0", "64", "256", "1032"], "largest request the thread cache keeps",
            malloc_max=1032),
     _glibc("mmap_threshold", "131072 (dynamic)", ["32768", "131072", "1048576", "33554432"],
-           "requests at least this big are mmapped (setting it disables the dynamic threshold)",
-           malloc_max=32 << 20),
+           "requests at least this big are mmapped (setting it disables the dynamic threshold)"),
     _glibc("trim_threshold", "131072 (dynamic)", ["0", "131072", "1048576", "67108864"],
            "free top memory above this is returned to the kernel"),
     _glibc("top_pad", "131072", ["0", "1048576", "16777216"], "extra bytes asked of the kernel per sbrk"),
