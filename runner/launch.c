@@ -5,7 +5,7 @@
  * async-signal-safe functions until execve (no allocation); every fd the runner opens is
  * O_CLOEXEC and above HB_LAUNCH_FD_MIN so the child's dup2 onto 1, 2 and 3 never clobbers one;
  * when hb_launch() returns, the child's process group has been sent SIGKILL and the child reaped.
- * Server programs (spec->driver_argv) are driven by the helpers at the end of this file.
+ * Server programs (spec->driver_argv) are driven by launch_driver.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,18 +24,15 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "launch_driver.h"
 #include "perf.h"
 
-#define HB_LAUNCH_FD_MIN 10         /* runner-side fds of a launch are moved at or above this */
-#define HB_LAUNCH_READY_S 10.0      /* default time a server gets to become ready */
-#define HB_LAUNCH_READY_RETRY_S 0.1 /* pause between two ready_argv attempts */
-#define HB_LAUNCH_TERM_GRACE_S 5.0  /* SIGTERM -> SIGKILL delay when stopping a server */
-#define HB_LAUNCH_DRAIN_S 1.0       /* how long leftover writers may hold the phase pipe */
+#define HB_LAUNCH_FD_MIN 10   /* runner-side fds of a launch are moved at or above this */
+#define HB_LAUNCH_DRAIN_S 1.0 /* how long leftover writers may hold the phase pipe */
 
 const char *const hb_status_names[] = {"ok", "failed", "timeout", "crashed", "skipped"};
 
 static volatile sig_atomic_t hb_launch_pgid;        /* measured child's group, 0 when none */
-static volatile sig_atomic_t hb_launch_aux_pgid;    /* driver/ready program's group, 0 when none */
 static volatile sig_atomic_t hb_launch_interrupted; /* hb_launch_interrupt() hit this launch */
 
 /* What the child reports on the error pipe when it cannot reach execve. */
@@ -44,9 +41,6 @@ struct hb_child_error {
     int stage;
     int err;
 };
-
-/* Where a server program stands (driver mode); HB_DRV_NONE for ordinary programs. */
-enum hb_drv_state { HB_DRV_NONE, HB_DRV_READY, HB_DRV_RUN, HB_DRV_STOP, HB_DRV_DONE };
 
 /* Parent-side state of one hb_launch(). Times are seconds since the release (t0). */
 struct hb_run {
@@ -63,13 +57,8 @@ struct hb_run {
     struct rusage ru;
     struct hb_child_error cerr;
     int cerr_set;
-    /* driver mode */
-    enum hb_drv_state drv;
-    pid_t aux_pid;
-    int aux_pidfd;
-    double drv_wake, ready_deadline;
-    int driver_rc; /* exit status of driver_argv, -1 until it ended */
-    char drv_fail[160];
+    int driving; /* 1: a server program under spec->driver_argv (drv is live) */
+    struct hb_driver drv;
 };
 
 /* Seconds on the monotonic clock. */
@@ -124,8 +113,7 @@ static int hb_grow(void **buf, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-/* The value of PATH in envp, else the runner's own PATH (may be NULL). */
-static const char *hb_env_path(char *const *envp)
+const char *hb_env_path(char *const *envp)
 {
     for (; envp && *envp; envp++)
         if (strncmp(*envp, "PATH=", 5) == 0)
@@ -287,19 +275,16 @@ static void hb_run_sample(struct hb_run *r, double t)
         r->next_sample = t + iv;
 }
 
-static void hb_driver_step(struct hb_run *r, double now, int aux_ended);
-static void hb_driver_reap(struct hb_run *r);
-
 /* Polls the child, its pipes and the driver until the child has ended, then reaps it. */
 static void hb_run_loop(struct hb_run *r)
 {
     int ended = 0;
     while (!ended) {
         double now = hb_now() - r->t0;
-        double wake = fmin(fmin(r->next_sample, r->deadline), r->drv_wake);
+        double wake = fmin(fmin(r->next_sample, r->deadline), r->driving ? r->drv.wake : INFINITY);
         int ms = isinf(wake) ? -1 : wake <= now ? 0 : (int)ceil((wake - now) * 1000);
         struct pollfd pf[] = {{r->pidfd, POLLIN, 0}, {r->phase_fd, POLLIN, 0}, {r->err_fd, POLLIN, 0},
-                              {r->aux_pidfd, POLLIN, 0}};
+                              {r->driving ? r->drv.aux_pidfd : -1, POLLIN, 0}};
         if (poll(pf, 4, ms) < 0 && errno != EINTR)
             break;
         now = hb_now() - r->t0;
@@ -309,8 +294,8 @@ static void hb_run_loop(struct hb_run *r)
             hb_run_read_child_error(r);
         if (now >= r->next_sample)
             hb_run_sample(r, now);
-        if (r->drv != HB_DRV_NONE)
-            hb_driver_step(r, now, pf[3].revents != 0);
+        if (r->driving)
+            hb_driver_step(&r->drv, now, pf[3].revents != 0);
         if (now >= r->deadline) {
             r->timed_out = 1;
             r->deadline = INFINITY;
@@ -329,7 +314,8 @@ static void hb_run_drain(struct hb_run *r)
 {
     kill(-r->pid, SIGKILL);
     hb_launch_pgid = 0;
-    hb_driver_reap(r);
+    if (r->driving)
+        hb_driver_reap(&r->drv);
     double until = hb_now() + HB_LAUNCH_DRAIN_S;
     while (r->phase_fd >= 0 && hb_now() < until) {
         struct pollfd pf = {r->phase_fd, POLLIN, 0};
@@ -348,17 +334,14 @@ static void hb_run_status(struct hb_run *r)
     res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     res->status = HB_OK;
-    if (r->drv == HB_DRV_STOP && res->signal == SIGTERM) /* stopped by us after its driver: exited 0 */
-        res->exit_code = 0, res->signal = 0;
     if (r->timed_out) {
         res->status = HB_TIMEOUT;
         snprintf(res->reason, sizeof res->reason, "timeout after %g s", r->spec->timeout_s);
     } else if (hb_launch_interrupted) {
         res->status = HB_FAILED;
         snprintf(res->reason, sizeof res->reason, "interrupted");
-    } else if (r->drv_fail[0]) {
-        res->status = HB_FAILED;
-        snprintf(res->reason, sizeof res->reason, "%s", r->drv_fail);
+    } else if (r->driving && hb_driver_verdict(&r->drv, res)) {
+        return; /* the driver decided: it gave up, or the server or driver misbehaved */
     } else if (res->signal) {
         const char *abbrev = sigabbrev_np(res->signal);
         res->status = HB_CRASHED;
@@ -367,13 +350,6 @@ static void hb_run_status(struct hb_run *r)
     } else if (res->exit_code != 0) {
         res->status = HB_FAILED;
         snprintf(res->reason, sizeof res->reason, "exit code %d", res->exit_code);
-    } else if (r->drv == HB_DRV_READY || r->drv == HB_DRV_RUN) {
-        res->status = HB_FAILED;
-        snprintf(res->reason, sizeof res->reason, "server exited before its driver finished");
-    } else if (r->driver_rc > 0) {
-        res->status = HB_FAILED;
-        snprintf(res->reason, sizeof res->reason, "driver %s exited with status %d", r->spec->driver_argv[0],
-                 r->driver_rc);
     }
 }
 
@@ -412,17 +388,17 @@ static int hb_run_release(struct hb_run *r)
     hb_close(&r->release_fd);
     r->deadline = r->spec->timeout_s > 0 ? r->spec->timeout_s : INFINITY;
     r->next_sample = r->spec->interval_ms > 0 ? r->spec->interval_ms / 1000.0 : INFINITY;
-    if (r->spec->driver_argv)
-        hb_driver_step(r, 0, 0);
+    r->driving = r->spec->driver_argv != NULL;
+    if (r->driving)
+        hb_driver_begin(&r->drv, r->spec, r->pid);
     return 0;
 }
 
 /* Releases every fd and the perf counters of r. */
 static void hb_run_close(struct hb_run *r)
 {
-    int *fds[] = {&r->pidfd,          &r->phase_fd,     &r->err_fd,           &r->statm_fd,
-                  &r->release_fd,     &r->child_phase_fd, &r->child_err_fd, &r->child_release_fd,
-                  &r->child_out_fd,   &r->aux_pidfd};
+    int *fds[] = {&r->pidfd,          &r->phase_fd,      &r->err_fd,       &r->statm_fd,     &r->release_fd,
+                  &r->child_phase_fd, &r->child_err_fd, &r->child_release_fd, &r->child_out_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         hb_close(fds[i]);
     hb_perf_close(&r->perf);
@@ -434,12 +410,11 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     memset(res, 0, sizeof *res);
     memset(&r, 0, sizeof r);
     r.spec = spec, r.res = res;
-    r.pidfd = r.phase_fd = r.err_fd = r.statm_fd = r.release_fd = r.aux_pidfd = -1;
+    r.pidfd = r.phase_fd = r.err_fd = r.statm_fd = r.release_fd = -1;
     r.child_phase_fd = r.child_err_fd = r.child_release_fd = r.child_out_fd = -1;
     for (int i = 0; i < HB_CTR_COUNT; i++)
         r.perf.fd[i] = -1;
-    r.deadline = r.next_sample = r.drv_wake = INFINITY;
-    r.driver_rc = -1;
+    r.deadline = r.next_sample = INFINITY;
     hb_launch_interrupted = 0;
     res->status = HB_FAILED;
     res->exit_code = -1;
@@ -484,12 +459,11 @@ out:
 
 void hb_launch_interrupt(void)
 {
-    pid_t g = hb_launch_pgid, aux = hb_launch_aux_pgid;
+    pid_t g = hb_launch_pgid;
     hb_launch_interrupted = 1;
     if (g > 0)
         kill(-g, SIGKILL);
-    if (aux > 0)
-        kill(-aux, SIGKILL);
+    hb_driver_interrupt();
 }
 
 void hb_result_free(struct hb_result *res)
@@ -499,135 +473,4 @@ void hb_result_free(struct hb_result *res)
     res->rss = NULL;
     res->phase_text = NULL;
     res->rss_len = res->phase_len = 0;
-}
-
-/* ---- driver mode: ready_argv polling, driver_argv, then SIGTERM to the server ---- */
-
-/* Starts argv (not preloaded: envp, NULL = the runner's environment) as the aux program in its own process group, its output
- * appended to out_path (NULL: inherited). Returns 0, or -1 with r->drv_fail set. */
-static int hb_driver_spawn(struct hb_run *r, char *const *argv, char *const *envp, const char *out_path)
-{
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_t fa;
-    sigset_t none, dfl;
-    char path[4096];
-    int rc = hb_resolve_program(argv[0], hb_env_path(envp), path, sizeof path) != 0 ? errno : 0;
-    sigemptyset(&none);
-    sigfillset(&dfl);
-    posix_spawnattr_init(&at);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &dfl);
-    posix_spawn_file_actions_init(&fa);
-    if (out_path) {
-        posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    }
-    if (!rc)
-        rc = posix_spawn(&r->aux_pid, path, &fa, &at, argv, envp ? envp : environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    if (!rc && (r->aux_pidfd = hb_fd_high(pidfd_open(r->aux_pid, 0))) < 0)
-        rc = errno;
-    if (rc) {
-        snprintf(r->drv_fail, sizeof r->drv_fail, "cannot run %s: %s", argv[0], strerror(rc));
-        return -1;
-    }
-    hb_launch_aux_pgid = r->aux_pid;
-    return 0;
-}
-
-/* Reaps the aux program if one is running (killing its group first); returns its exit status
- * (128+signal when killed), or -1 when none ran. */
-static int hb_driver_wait(struct hb_run *r, int kill_it)
-{
-    int st;
-    if (r->aux_pid <= 0)
-        return -1;
-    if (kill_it)
-        kill(-r->aux_pid, SIGKILL);
-    while (waitpid(r->aux_pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    kill(-r->aux_pid, SIGKILL); /* its leftovers */
-    hb_launch_aux_pgid = 0;
-    r->aux_pid = 0;
-    hb_close(&r->aux_pidfd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Kills and reaps a still-running aux program (the server ended or timed out first). */
-static void hb_driver_reap(struct hb_run *r)
-{
-    hb_driver_wait(r, 1);
-}
-
-/* Gives up on the server: records why and kills its group. */
-static void hb_driver_fail(struct hb_run *r, const char *why)
-{
-    if (!r->drv_fail[0])
-        snprintf(r->drv_fail, sizeof r->drv_fail, "%s", why);
-    hb_driver_wait(r, 1);
-    kill(-r->pid, SIGKILL);
-    r->drv = HB_DRV_DONE;
-    r->drv_wake = INFINITY;
-}
-
-/* Starts driver_argv and moves to HB_DRV_RUN (or fails the run). */
-static void hb_driver_start(struct hb_run *r)
-{
-    r->drv = HB_DRV_RUN;
-    r->drv_wake = INFINITY;
-    if (hb_driver_spawn(r, r->spec->driver_argv, r->spec->driver_envp, r->spec->stdout_path) != 0)
-        hb_driver_fail(r, r->drv_fail);
-}
-
-/* Advances the driver state machine at time now; aux_ended: the aux program's pidfd fired. */
-static void hb_driver_step(struct hb_run *r, double now, int aux_ended)
-{
-    const struct hb_launch_spec *s = r->spec;
-    int aux_rc = aux_ended ? hb_driver_wait(r, 0) : -1;
-    switch (r->drv) {
-    case HB_DRV_NONE: /* just released */
-        r->ready_deadline = s->ready_timeout_s > 0 ? s->ready_timeout_s : HB_LAUNCH_READY_S;
-        r->drv = HB_DRV_READY;
-        if (!s->ready_argv)
-            hb_driver_start(r);
-        else if (hb_driver_spawn(r, s->ready_argv, s->driver_envp, "/dev/null") != 0)
-            hb_driver_fail(r, r->drv_fail);
-        else
-            r->drv_wake = r->ready_deadline;
-        return;
-    case HB_DRV_READY:
-        if (aux_rc == 0) {
-            hb_driver_start(r);
-        } else if (now >= r->ready_deadline) {
-            char why[96];
-            snprintf(why, sizeof why, "server never became ready (%g s)", r->ready_deadline);
-            hb_driver_fail(r, why);
-        } else if (r->aux_pid <= 0 && now >= r->drv_wake - 1e-9) {
-            if (hb_driver_spawn(r, s->ready_argv, s->driver_envp, "/dev/null") != 0)
-                hb_driver_fail(r, r->drv_fail);
-            else
-                r->drv_wake = r->ready_deadline;
-        } else if (aux_rc > 0) {
-            r->drv_wake = fmin(now + HB_LAUNCH_READY_RETRY_S, r->ready_deadline);
-        }
-        return;
-    case HB_DRV_RUN:
-        if (aux_rc < 0)
-            return;
-        r->driver_rc = aux_rc;
-        kill(r->pid, SIGTERM);
-        r->drv = HB_DRV_STOP;
-        r->drv_wake = now + HB_LAUNCH_TERM_GRACE_S;
-        return;
-    case HB_DRV_STOP:
-        if (now >= r->drv_wake) {
-            kill(-r->pid, SIGKILL);
-            r->drv_wake = INFINITY;
-        }
-        return;
-    case HB_DRV_DONE:
-        return;
-    }
 }

@@ -113,4 +113,8 @@ int hb_is_shared_object(const char *path, char *why, size_t why_len);
  * (ENOENT, EACCES, ENAMETOOLONG). Allocates nothing (usable before fork). */
 int hb_resolve_program(const char *name, const char *path_var, char *out, size_t out_len);
 
+/* The PATH that programs run with envp are looked up in: envp's PATH, else the runner's own
+ * (NULL when neither has one). */
+const char *hb_env_path(char *const *envp);
+
 #endif
