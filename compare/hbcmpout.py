@@ -37,10 +37,10 @@ def _pct(value):
 
 
 def hbcmpout_verdict_text(row):
-    """The verdict with what an UNKNOWN needs, e.g. 'UNKNOWN (needs 5 reps)'."""
+    """The verdict with its note, or what an UNKNOWN needs, e.g. 'UNKNOWN (needs 5 reps per side)'."""
     if row["verdict"] == "UNKNOWN":
-        return row["note"] or f"UNKNOWN (needs {row['needed_reps']} reps per side)"
-    return row["verdict"]
+        return f"UNKNOWN ({row['note'] or 'needs %d reps per side' % row['needed_reps']})"
+    return f"{row['verdict']} ({row['note']})" if row["note"] else row["verdict"]
 
 
 def _cells(row):

@@ -1,0 +1,96 @@
+"""test_ci.py - `heapbench ci` logic with a fake runner (tests/fakebench): screen, confirm, update, hosts.
+
+Always holds: ci.py runs as a process with HEAPBENCH_BIN pointing at fakebench, so the gate's
+decisions (not the runner's measurements) are what is tested; each test has its own baseline,
+output directory and fake-runner state in a fresh temporary directory.
+"""
+import csv
+import os
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CI = os.path.join(os.path.dirname(HERE), "ci.py")
+
+
+class CiTest(unittest.TestCase):
+    """The regression gate's decisions on synthetic batches."""
+
+    def setUp(self):
+        """A temporary directory holding the baseline, the ci output and the fake runner's state."""
+        self.tmp = tempfile.TemporaryDirectory()
+        self.baseline = os.path.join(self.tmp.name, "baseline")
+        self.out = os.path.join(self.tmp.name, "ci")
+
+    def tearDown(self):
+        """Removes the temporary directory."""
+        self.tmp.cleanup()
+
+    def ci(self, *args, **fake):
+        """Runs ci.py with fakebench as the runner and FAKE_* settings; returns the process."""
+        env = dict(os.environ, HEAPBENCH_BIN=os.path.join(HERE, "fakebench"), FAKE_STATE=self.tmp.name)
+        for name in [k for k in env if k.startswith("FAKE_") and k != "FAKE_STATE"]:
+            del env[name]
+        env.update({f"FAKE_{k.upper()}": str(v) for k, v in fake.items()})
+        for name in ("calls",):
+            path = os.path.join(self.tmp.name, name)
+            if os.path.exists(path):
+                os.remove(path)
+        return subprocess.run(["/usr/bin/python3", CI, "--baseline", self.baseline, "--out", self.out] + list(args),
+                              capture_output=True, text=True, env=env)
+
+    def rows(self):
+        """compare.csv of the last ci run as dicts."""
+        with open(os.path.join(self.out, "compare.csv"), newline="") as fh:
+            return list(csv.DictReader(fh))
+
+    def make_baseline(self):
+        """Creates the baseline with --update-baseline and checks it worked."""
+        proc = self.ci("--update-baseline", host="base-host", seed=1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.baseline, "runs.csv")))
+
+    def test_update_baseline_then_same_passes(self):
+        """A baseline from one run, then another run of the same 'build' on another host: exit 0."""
+        self.make_baseline()
+        proc = self.ci(host="other-host", seed=2)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertNotIn("REGRESSION", {r["verdict"] for r in self.rows()})
+
+    def test_persistent_regression_is_confirmed(self):
+        """A cell 15% slower in every batch: re-run, confirmed, exit 1."""
+        self.make_baseline()
+        proc = self.ci(slow="churn/mimalloc=1.15", seed=3)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        bad = [r for r in self.rows() if r["verdict"] == "REGRESSION"]
+        self.assertEqual({(r["workload"], r["allocator"], r["metric"]) for r in bad}, {("churn", "mimalloc", "wall_s")})
+        self.assertTrue(all(r["note"].startswith("confirmed") for r in bad))
+        self.assertTrue(os.path.isdir(os.path.join(self.out, "confirm-1")))
+
+    def test_flaky_regression_is_not_confirmed(self):
+        """A cell slow only in batch 1: a suspect, re-run, not confirmed, exit 0."""
+        self.make_baseline()
+        proc = self.ci(slow="batch/jemalloc=1.2", flaky=1, seed=4)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        notes = [r["note"] for r in self.rows() if r["workload"] == "batch" and r["allocator"] == "jemalloc"
+                 and r["metric"] == "wall_s"]
+        self.assertTrue(notes and all(n.startswith("not confirmed") for n in notes), notes)
+
+    def test_slower_machine_is_not_a_regression(self):
+        """Every allocator 40% slower (a slower CI machine): relative by default, exit 0;
+        --absolute across hosts is refused with exit 2."""
+        self.make_baseline()
+        proc = self.ci(machine=1.4, host="slow-host", seed=5)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(self.ci("--absolute", machine=1.4, host="slow-host").returncode, 2)
+
+    def test_missing_baseline_exits_2(self):
+        """No baseline directory: exit 2 with one line saying so."""
+        proc = self.ci()
+        self.assertEqual(proc.returncode, 2)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
