@@ -1,0 +1,75 @@
+"""plotlib.py - the matplotlib set-up every plot module shares: Agg backend, allocator colours, layout, saving.
+
+Always holds: matplotlib runs headless (Agg, selected before pyplot is imported); an
+allocator keeps the same colour in every figure of a report (colours follow the
+Summary's allocator order); figures use a fixed layout in inches (no tight_layout: it
+costs a full extra draw per figure and the report must render a default matrix in < 10 s),
+carry at most one shared legend at the top, and are closed once saved.
+"""
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (must follow matplotlib.use)
+
+DPI = 90
+PALETTE = plt.get_cmap("tab10").colors
+LEGEND_IN = 0.45     # inches above the panels for the shared legend
+TITLE_IN = 0.35      # inches above each panel for its title
+LABEL_IN = 0.55      # inches below each panel for tick labels and the x label
+
+plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "axes.grid": True, "grid.alpha": 0.3,
+                     "legend.fontsize": 8, "figure.dpi": DPI})
+
+
+def colours(allocators):
+    """allocator name -> colour, stable for one report (order of the given list)."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(allocators)}
+
+
+def grid(count, ncols, width=12.0, row_height=3.2, label_in=LABEL_IN):
+    """A figure with count panels on ncols columns, laid out with fixed margins; unused axes are hidden.
+
+    row_height is the height of one row in inches including its title and tick labels;
+    label_in is the room under each panel for (possibly rotated) tick labels. Returns (fig, axes list).
+    """
+    ncols = max(1, min(ncols, count))
+    nrows = (count + ncols - 1) // ncols
+    height = row_height * nrows + LEGEND_IN
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
+    panel = row_height - TITLE_IN - label_in
+    fig.subplots_adjust(left=0.75 / width, right=1 - 0.2 / width, top=1 - (LEGEND_IN + TITLE_IN) / height,
+                        bottom=label_in / height, wspace=0.9 / (width / ncols), hspace=(TITLE_IN + label_in) / panel)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return fig, flat[:count]
+
+
+def shared_legend(fig, axes):
+    """One legend for the whole figure, at the top: every distinct label of the axes, in order."""
+    seen = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="upper center", ncol=min(len(seen), 8), frameon=False,
+                   bbox_to_anchor=(0.5, 1.0))
+
+
+def save(fig, outdir, name):
+    """Writes fig as outdir/name (a .png), closes it and returns name."""
+    fig.savefig(os.path.join(outdir, name), dpi=DPI)
+    plt.close(fig)
+    return name
+
+
+def mib(kb):
+    """KiB -> MiB."""
+    return kb / 1024.0
+
+
+def slug(name):
+    """A file-name-safe form of a workload name."""
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)

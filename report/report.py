@@ -1,0 +1,152 @@
+"""report.py - `heapbench report DIR [--out DIR]`: renders a results directory as report.html, report.md and PNGs.
+
+Always holds: the output goes to --out (default: the results directory itself); report.html
+is self-contained and report.md links the PNGs beside it; what a partial directory lacks is
+stated at the top of both; a directory that is not results of schema 1 gets one line on
+stderr and exit 2 (as does any other usage error); the last stdout line is the path of
+report.html. Files other than those of docs/DATA.md (tune.csv, hyperfine JSON, ...) are ignored,
+except hyperfine.csv which is shown as a table.
+"""
+import argparse
+import os
+import sys
+
+import hbresults
+import plots_bars
+import plots_counters
+import plots_overhead
+import plots_rss
+import plots_scaling
+import plots_sizes
+import tables
+from cells import Summary
+from document import Document, Figure, Section
+from render_html import render_html
+from render_md import render_md
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line on stderr and exit 2."""
+
+    def error(self, message):
+        """Prints the error and the way to get help in one line, exits 2."""
+        sys.stderr.write(f"heapbench report: {message}; see 'heapbench report --help'\n")
+        sys.exit(2)
+
+
+def header_section(summary):
+    """What was measured where: machine, allocators, unavailable counters."""
+    section = Section("What was measured", tables=[tables.machine_table(summary), tables.allocators_table(summary)])
+    unavailable = tables.unavailable_table(summary)
+    if unavailable:
+        section.tables.append(unavailable)
+    return section
+
+
+def failures_section(summary):
+    """Every run that did not succeed, or a sentence saying that all did."""
+    table = tables.failures_table(summary)
+    if table is None:
+        return Section("Failed, timed-out, crashed and skipped runs", text=["Every run succeeded."])
+    return Section("Failed, timed-out, crashed and skipped runs", tables=[table],
+                   text=[f"{len(table.rows)} cell/status groups; these runs are excluded from the medians."])
+
+
+def workload_sections(summary, outdir):
+    """One section per workload: the ratio bar chart (when a baseline exists) and the table of every cell."""
+    charts = dict(plots_bars.draw(summary, outdir))
+    sections = []
+    for workload in summary.workloads:
+        section = Section(f"Workload {workload}", tables=[tables.workload_table(summary, workload)])
+        if workload in charts:
+            section.figures.append(Figure(charts[workload], f"{workload}: median wall time and peak RSS relative to "
+                                          f"{summary.baseline}, whiskers min-max over the repetitions; "
+                                          "x = a cell without ok runs"))
+        sections.append(section)
+    return sections
+
+
+def optional_sections(summary, outdir):
+    """Thread scaling, RSS timeline, phase overhead, sizes and counters: each only when its data exists."""
+    sections = []
+    groups = plots_scaling.scaling_groups(summary)
+    png = plots_scaling.draw(summary, outdir)
+    if png:
+        sections.append(Section("Thread scaling", tables=[tables.scaling_table(summary, groups)], figures=[
+            Figure(png, "throughput (phase ops per second of wall time, median) against threads")]))
+    png = plots_rss.draw(summary, outdir)
+    if png:
+        sections.append(Section("RSS over time", figures=[
+            Figure(png, "RSS sampled by the runner; one representative run (median wall time) per allocator")]))
+    png = plots_overhead.draw(summary, outdir)
+    if png:
+        sections.append(Section("Memory overhead by phase",
+                                tables=[tables.overhead_table(summary, plots_overhead.OVERHEAD_WORKLOADS)],
+                                figures=[Figure(png, "RSS at each phase end (bars) against live requested bytes "
+                                                     "(black line)")]))
+    curves = plots_sizes.size_curves(summary)
+    png = plots_sizes.draw(summary, outdir)
+    if png:
+        sections.append(Section("Internal fragmentation (sizes)", tables=[tables.sizes_table(curves, summary.allocators)],
+                                figures=[Figure(png, "malloc_usable_size over the request, per allocator")]))
+    if summary.counter_columns():
+        section = Section("Page faults and perf counters", tables=[tables.counters_table(summary)])
+        png = plots_counters.draw(summary, outdir)
+        if png:
+            section.figures.append(Figure(png, f"counters per workload relative to {summary.baseline}"))
+        sections.append(section)
+    return sections
+
+
+def build(data, outdir):
+    """The Document of a loaded results dict; writes its PNGs into outdir."""
+    summary = Summary(data)
+    notices = summary.missing()
+    if not data["runs"]:
+        notices.append("runs.csv has no rows yet: nothing was measured")
+    elif summary.baseline is None:
+        notices.append("no allocator has a successful run: no ratios can be given")
+    elif summary.baseline != "glibc":
+        notices.append(f"glibc has no successful run here: ratios are relative to {summary.baseline}")
+    sections = [header_section(summary), Section("Leaderboard", tables=[tables.leaderboard_table(summary)]),
+                failures_section(summary)]
+    sections += workload_sections(summary, outdir) + optional_sections(summary, outdir)
+    hyperfine = tables.hyperfine_table(hbresults.read_csv(os.path.join(data["dir"], "hyperfine.csv"), required=False))
+    if hyperfine:
+        sections.append(Section("hyperfine cross-check", tables=[hyperfine]))
+    run_id = data["meta"].get("run_id", os.path.basename(os.path.abspath(data["dir"])))
+    return Document(f"heapbench report: {run_id}", notices, sections)
+
+
+def main(argv):
+    """Command line entry; returns the exit status."""
+    parser = _Parser(prog="heapbench report", description="Render a heapbench results directory as "
+                     "report.html (self-contained), report.md and PNGs.")
+    parser.add_argument("dir", help="results directory, e.g. results/latest")
+    parser.add_argument("--out", help="where to write the report (default: the results directory)")
+    args = parser.parse_args(argv)
+    try:
+        data = hbresults.load(args.dir)
+    except hbresults.ResultsError as err:
+        sys.stderr.write(f"heapbench report: {err}\n")
+        return 2
+    outdir = args.out or args.dir
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        if not os.access(outdir, os.W_OK):
+            raise OSError("not writable")
+    except OSError as err:
+        sys.stderr.write(f"heapbench report: cannot write to {outdir} ({err}); give a writable --out DIR\n")
+        return 2
+    doc = build(data, outdir)
+    with open(os.path.join(outdir, "report.md"), "w") as fh:
+        fh.write(render_md(doc))
+    html_path = os.path.join(outdir, "report.html")
+    with open(html_path, "w") as fh:
+        fh.write(render_html(doc, outdir))
+    print(html_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
