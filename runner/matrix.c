@@ -146,7 +146,7 @@ unsigned char *hb_matrix_done(const struct hb_matrix *m, int rep, size_t g, size
 
 /* Marks a runs.csv row's cell done. */
 int hb_matrix_mark(struct hb_matrix *m, const char *workload, const char *allocator, const char *threads,
-                   const char *params, const char *env, const char *rep)
+                   const char *params, const char *env, const char *rep, size_t *gp, size_t *ap)
 {
     int r, t;
     if (hb_parse_int(rep, &r) || r < 1 || r > m->reps || hb_parse_int(threads, &t))
@@ -159,6 +159,8 @@ int hb_matrix_mark(struct hb_matrix *m, const char *workload, const char *alloca
             if (gr->threads == t && strcmp(gr->wl->name, workload) == 0 &&
                 strcmp(gr->params, params) == 0 && strcmp(gr->env, env) == 0) {
                 *hb_matrix_done(m, r, g, a) = 1;
+                *gp = g;
+                *ap = a;
                 return 0;
             }
         }

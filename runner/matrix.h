@@ -50,10 +50,10 @@ int hb_matrix_in_shard(const struct hb_matrix *m, size_t g);
 /* The done flag of (rep, g, a). */
 unsigned char *hb_matrix_done(const struct hb_matrix *m, int rep, size_t g, size_t a);
 
-/* Marks the cell of a runs.csv row done. Returns 0, or -1 when the row matches no cell
- * of this matrix (a results directory of another matrix). */
+/* Marks the cell of a runs.csv row done and sets *g, *a to it. Returns 0, or -1 when the row
+ * matches no cell of this matrix (a results directory of another matrix). */
 int hb_matrix_mark(struct hb_matrix *m, const char *workload, const char *allocator, const char *threads,
-                   const char *params, const char *env, const char *rep);
+                   const char *params, const char *env, const char *rep, size_t *g, size_t *a);
 
 /* How many (rep, cell) pairs of this shard are not done yet. */
 size_t hb_matrix_pending(const struct hb_matrix *m);

@@ -1,0 +1,274 @@
+/* engine.c - the rounds of a run: decides, launches, judges and records each cell visit
+ * (see engine.h).
+ *
+ * Always holds: every argv/envp is built before hb_launch(); the only work done in the
+ * signal handler is setting a flag and hb_launch_interrupt() (async-signal-safe).
+ */
+#include "engine.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cellenv.h"
+#include "launch.h"
+#include "phases.h"
+#include "progress.h"
+#include "rows.h"
+
+static volatile sig_atomic_t hb_stop;
+
+/* SIGINT/SIGTERM: stop after the current run, whose process group is killed now. */
+static void hb_engine_on_signal(int sig)
+{
+    (void)sig;
+    hb_stop = 1;
+    hb_launch_interrupt();
+}
+
+/* Installs the handlers (no SA_RESTART, so waits see EINTR). */
+void hb_engine_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hb_engine_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Decides whether cell (g, a) can run; HB_OK, or a status with reason (not measured). */
+static enum hb_status hb_engine_precheck(const struct hb_engine *e, const struct hb_group *g,
+                                         const struct hb_alloc *a, char *reason, size_t len)
+{
+    const struct hb_workload *w = g->wl;
+    char path[PATH_MAX], why[200] = "";
+    if (!a->found) {
+        snprintf(reason, len, "not installed: apt-get install %s", a->package);
+        return HB_SKIPPED;
+    }
+    if (w->kind == HB_WL_PROGRAM && w->prog->missing) {
+        snprintf(reason, len, "skipped: %s not installed (apt-get install %s)", w->prog->missing,
+                 w->prog->package ? w->prog->package : w->prog->missing);
+        return HB_SKIPPED;
+    }
+    if (w->kind == HB_WL_PROGRAM && !w->prog->setup_done) {
+        snprintf(reason, len, "setup of prog:%s failed, see work/%s/setup.log", w->prog->name, w->prog->name);
+        return HB_FAILED;
+    }
+    if (w->kind == HB_WL_BINARY)
+        return HB_OK;
+    if (access(e->probe, R_OK) != 0) {
+        snprintf(reason, len, "probe %s missing: run make", e->probe);
+        return HB_FAILED;
+    }
+    struct hb_strv argv = {0};
+    hb_cell_argv(g, e->m->quick, &argv);
+    enum hb_status st = HB_OK;
+    if (hb_resolve_program(argv.v[0], getenv("PATH"), path, sizeof path) != 0) {
+        snprintf(reason, len, "command not found: %s", argv.v[0]);
+        st = HB_FAILED;
+    } else if (hb_preload_impossible(path, why, sizeof why)) {
+        snprintf(reason, len, "preload had no effect: %s", why);
+        st = HB_FAILED;
+    }
+    hb_strv_free(&argv);
+    return st;
+}
+
+/* "workload params threads env allocator rep" for progress lines. */
+static char *hb_engine_label(const struct hb_group *g, const struct hb_alloc *a, int rep)
+{
+    char repword[24];
+    snprintf(repword, sizeof repword, rep > 0 ? "rep %d" : "warm-up", rep);
+    return hb_xasprintf("%s %s t=%d%s%s %s %s", g->wl->name, g->params, g->threads, g->env[0] ? " " : "",
+                        g->env, a->name, repword);
+}
+
+/* Reads the run's log and extracts every metric. */
+static void hb_engine_metrics(const struct hb_engine *e, const char *log, double *val, int *ok)
+{
+    char *text = e->nmetrics ? hb_read_file(log, NULL) : NULL;
+    for (size_t i = 0; i < e->nmetrics; i++)
+        ok[i] = hb_metric_extract(&e->metrics[i], text, &val[i]);
+    free(text);
+}
+
+/* Writes every row of a finished measured run (runs.csv last, so a row means "complete"). */
+static void hb_engine_record(struct hb_engine *e, struct hb_run_record *rec, const struct hb_report *rep)
+{
+    struct hb_csv row = {0};
+    int bad = 0;
+    if (rep) {
+        hb_rows_phases(&row, e->r, rec, rep);
+        bad |= hb_results_append(e->r, HB_PHASES, &row);
+        hb_rows_sizes(&row, e->r, rec, rep);
+        bad |= hb_results_append(e->r, HB_SIZES, &row);
+    }
+    hb_rows_rss(&row, e->r, rec);
+    bad |= hb_results_append(e->r, HB_RSS, &row);
+    hb_rows_run(&row, e->r, rec);
+    bad |= hb_results_append(e->r, HB_RUNS, &row);
+    hb_csv_free(&row);
+    e->write_errors += bad != 0;
+}
+
+/* The launch spec's program helpers (driver, ready) of a program cell. */
+static void hb_engine_driver(const struct hb_group *g, struct hb_strv *driver, struct hb_strv *ready,
+                             struct hb_strv *denv, struct hb_launch_spec *spec)
+{
+    const struct hb_program *p = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog : NULL;
+    if (!p || !p->driver)
+        return;
+    hb_program_argv(p, p->driver, driver);
+    hb_program_argv(p, p->ready, ready);
+    hb_cell_plain_envp(p, denv);
+    spec->driver_argv = driver->v;
+    spec->ready_argv = ready->n ? ready->v : NULL;
+    spec->driver_envp = denv->v;
+}
+
+/* Launches one visit of cell (g, a); records it when rep > 0. Returns -1 when interrupted. */
+static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t gi, size_t ai, int rep)
+{
+    const struct hb_group *g = &e->m->g[gi];
+    const struct hb_alloc *a = e->m->alloc[ai];
+    size_t run = hb_matrix_run(e->m, rep > 0 ? rep : 1, gi, ai);
+    char reason[256] = "";
+    double mval[e->nmetrics + 1];
+    int mok[e->nmetrics + 1];
+    struct hb_run_record rec = {run, rep, g, a, NULL, HB_OK, reason, NULL, mval, mok, e->nmetrics};
+    memset(mok, 0, sizeof mok);
+    rec.status = hb_engine_precheck(e, g, a, reason, sizeof reason);
+    if (rec.status != HB_OK) {
+        char *label = hb_engine_label(g, a, rep);
+        hb_progress_end(pr, label, hb_status_names[rec.status], 0);
+        free(label);
+        if (rep > 0)
+            hb_engine_record(e, &rec, NULL);
+        return 0;
+    }
+    struct hb_strv argv = {0}, envp = {0}, driver = {0}, ready = {0}, denv = {0};
+    hb_cell_argv(g, e->m->quick, &argv);
+    hb_cell_envp(g, a, g->wl->kind == HB_WL_BINARY ? NULL : e->probe, &envp);
+    char *log = rep > 0 ? hb_xasprintf("%s/logs/%zu.log", e->r->dir, run)
+                        : hb_xasprintf("%s/logs/warmup-%zu.log", e->r->dir, run);
+    struct hb_launch_spec spec = {
+        .argv = argv.v, .envp = envp.v, .timeout_s = e->o->timeout_s, .interval_ms = e->o->interval_ms,
+        .pin = e->o->have_pin ? &e->o->pin : NULL, .want_phases = 1, .stdout_path = log,
+        .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL};
+    hb_engine_driver(g, &driver, &ready, &denv, &spec);
+    char *label = hb_engine_label(g, a, rep);
+    hb_progress_begin(pr, label);
+    struct hb_result res;
+    memset(&res, 0, sizeof res);
+    int started = hb_stop ? -1 : hb_launch(&spec, &res);
+    int interrupted = hb_stop != 0;
+    if (!interrupted) {
+        struct hb_report rep_text;
+        hb_report_parse(started == 0 ? res.phase_text : NULL, &rep_text);
+        if (started == 0)
+            hb_report_judge(&rep_text, a, &res);
+        else
+            res.status = HB_FAILED;
+        hb_progress_end(pr, label, hb_status_names[res.status], res.wall_s);
+        rec.res = started == 0 ? &res : NULL;
+        rec.status = res.status;
+        rec.reason = res.reason;
+        rec.served_by = rep_text.served_by;
+        hb_engine_metrics(e, log, mval, mok);
+        if (rep > 0)
+            hb_engine_record(e, &rec, &rep_text);
+        if (rep > 0 && res.status == HB_OK)
+            hb_summary_add(e->summary, gi, ai, res.wall_s);
+        hb_report_free(&rep_text);
+    }
+    if (started == 0)
+        hb_result_free(&res);
+    free(label), free(log);
+    hb_strv_free(&argv), hb_strv_free(&envp), hb_strv_free(&driver), hb_strv_free(&ready), hb_strv_free(&denv);
+    return interrupted ? -1 : 0;
+}
+
+/* Sets up every program of the shard that has work left and whose requirements are met. */
+static void hb_engine_setup_programs(struct hb_engine *e, struct hb_progress *pr)
+{
+    for (size_t gi = 0; gi < e->m->ng; gi++) {
+        struct hb_workload *w = e->m->g[gi].wl;
+        if (w->kind != HB_WL_PROGRAM || w->prog->setup_done || w->prog->missing ||
+            !hb_matrix_group_pending(e->m, gi))
+            continue;
+        char *dir = hb_xasprintf("%s/work/%s", e->r->dir, w->prog->name);
+        char err[512];
+        if (hb_program_setup(w->prog, dir, err, sizeof err) != 0) {
+            hb_progress_note(pr, err);
+            hb_program_cleanup(w->prog);
+        }
+        free(dir);
+    }
+}
+
+/* Runs cleanup of every program that was set up. */
+static void hb_engine_cleanup_programs(struct hb_engine *e)
+{
+    for (size_t gi = 0; gi < e->m->ng; gi++)
+        if (e->m->g[gi].wl->kind == HB_WL_PROGRAM)
+            hb_program_cleanup(e->m->g[gi].wl->prog);
+}
+
+/* Notes the programs skipped for lack of their requirements, once each. */
+static void hb_engine_note_skipped(struct hb_engine *e, struct hb_progress *pr)
+{
+    for (size_t i = 0; i < e->m->workloads.n; i++) {
+        for (size_t gi = 0; gi < e->m->ng; gi++) {
+            const struct hb_workload *w = e->m->g[gi].wl;
+            if (strcmp(w->name, e->m->workloads.v[i]) != 0 || w->kind != HB_WL_PROGRAM || !w->prog->missing)
+                continue;
+            char *msg = hb_xasprintf("heapbench: skipping %s: %s not installed (apt-get install %s)", w->name,
+                                     w->prog->missing, w->prog->package ? w->prog->package : w->prog->missing);
+            hb_progress_note(pr, msg);
+            free(msg);
+            break;
+        }
+    }
+}
+
+/* Number of launches still to do (warm-ups included), for the progress bar. */
+static size_t hb_engine_total(const struct hb_matrix *m)
+{
+    size_t groups = 0;
+    for (size_t g = 0; g < m->ng; g++)
+        groups += hb_matrix_group_pending(m, g);
+    return hb_matrix_pending(m) + groups * m->nalloc * (size_t)m->warmup;
+}
+
+/* The rounds. */
+int hb_engine_run(struct hb_engine *e)
+{
+    struct hb_matrix *m = e->m;
+    struct hb_progress pr;
+    hb_progress_start(&pr, hb_engine_total(m));
+    hb_engine_note_skipped(e, &pr);
+    hb_engine_setup_programs(e, &pr);
+    int stopped = 0;
+    for (int round = 1; round <= m->warmup + m->reps && !stopped; round++) {
+        int rep = round - m->warmup;
+        for (size_t g = 0; g < m->ng && !stopped; g++) {
+            if (!hb_matrix_in_shard(m, g) || (rep <= 0 && !hb_matrix_group_pending(m, g)))
+                continue;
+            for (size_t a = 0; a < m->nalloc && !stopped; a++) {
+                if (rep > 0 && *hb_matrix_done(m, rep, g, a))
+                    continue;
+                stopped = hb_engine_visit(e, &pr, g, a, rep) != 0;
+                if (!stopped && rep > 0)
+                    *hb_matrix_done(m, rep, g, a) = 1;
+            }
+        }
+    }
+    hb_engine_cleanup_programs(e);
+    hb_progress_finish(&pr);
+    return stopped || hb_stop;
+}
