@@ -454,6 +454,8 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     rc = 0;
 out:
     hb_run_close(&r);
+    if (rc != 0) /* nothing to own on failure: hb_result_free() stays harmless but is not needed */
+        hb_result_free(res);
     return rc;
 }
 

@@ -90,7 +90,8 @@ extern const char *hb_counter_reason[HB_CTR_COUNT];
 void hb_perf_probe(void);
 
 /* Runs and measures one process as described above. Returns 0 when the process was started
- * (whatever its outcome, see res->status), -1 with res->reason set when it could not be started. */
+ * (whatever its outcome, see res->status), -1 with res->reason set and nothing left allocated in
+ * res (hb_result_free() is then optional) when it could not be started. */
 int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res);
 
 /* Async-signal-safe: kills the process group of the child being measured (SIGINT handling). */
