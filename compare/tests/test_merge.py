@@ -1,0 +1,114 @@
+"""test_merge.py - `heapbench merge` on fixture shards (and on a real `run --shard` when the runner works).
+
+Always holds: shards are written like the runner writes them (cells split by index % N, run
+numbers of the full matrix, each shard on its own host); the merged directory must hold the
+same cell set, reps, run numbers and values as the unsharded run, and bad inputs exit 2.
+"""
+import json
+import os
+import random
+import subprocess
+import tempfile
+import unittest
+
+import hbcli  # noqa: F401  (puts report/ on sys.path)
+import hbfixture
+import hbresults
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MERGE = os.path.join(os.path.dirname(HERE), "merge.py")
+BIN = os.path.join(ROOT, "build", "heapbench")
+
+
+def merge(*args):
+    """Runs merge.py with args; returns the CompletedProcess."""
+    return subprocess.run(["/usr/bin/python3", MERGE] + list(args), capture_output=True, text=True)
+
+
+def content(directory):
+    """The runs of a results directory without run_id and host: a set of (run, cell, rep, wall_s)."""
+    return {(r["run"], hbresults.cell_key(r)[1:], r["rep"], r["wall_s"]) for r in hbresults.load(directory)["runs"]}
+
+
+class MergeTest(unittest.TestCase):
+    """Merging shards into one results directory."""
+
+    def setUp(self):
+        """A fresh temporary directory, an unsharded run and its 3 shards on 3 hosts."""
+        self.tmp = tempfile.TemporaryDirectory()
+        rng = random.Random(9)
+        self.cells = {(w, a, t, "", ""): {"wall_s": [rng.random() for _ in range(3)]}
+                      for w in ("x", "y") for a in ("glibc", "jemalloc") for t in (1, 2, 4)}
+        self.full = self.path("full")
+        hbfixture.fixture_write(self.full, self.cells)
+        self.shards = [self.path(f"s{i}") for i in (1, 2, 3)]
+        for i, shard in enumerate(self.shards, start=1):
+            hbfixture.fixture_write(shard, self.cells, host=f"node{i}", shard=(i, 3))
+
+    def tearDown(self):
+        """Removes the temporary directory."""
+        self.tmp.cleanup()
+
+    def path(self, name):
+        """A path inside the test's temporary directory."""
+        return os.path.join(self.tmp.name, name)
+
+    def test_shards_merge_to_the_full_cell_set(self):
+        """3 shards merge into the unsharded run's runs (numbers, cells, reps, values); hosts kept."""
+        out = self.path("merged")
+        proc = merge(*self.shards, "-o", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(content(out), content(self.full))
+        data = hbresults.load(out)
+        self.assertEqual({r["host"] for r in data["runs"]}, {"node1", "node2", "node3"})
+        self.assertEqual(data["meta"]["hosts"], ["node1", "node2", "node3"])
+        self.assertEqual(len(data["meta"]["shards"]), 3)
+        self.assertEqual({r["run_id"] for r in data["runs"]}, {"merged"})
+
+    def test_duplicate_shard_refused(self):
+        """The same shard twice (copied elsewhere) or a shard plus the full run: exit 2, nothing written."""
+        copy = self.path("copy")
+        hbfixture.fixture_write(copy, self.cells, host="node1", shard=(1, 3))
+        for dirs in ((self.shards[0], copy), (self.shards[1], self.full)):
+            out = self.path("dup")
+            proc = merge(*dirs, "-o", out)
+            self.assertEqual(proc.returncode, 2, proc.stdout)
+            self.assertIn("give each shard once", proc.stderr)
+            self.assertFalse(os.path.exists(os.path.join(out, "runs.csv")))
+
+    def test_mismatched_schema_refused(self):
+        """A shard of another schema, or with other columns, is refused with exit 2."""
+        other = self.path("other")
+        hbfixture.fixture_write(other, self.cells, shard=(2, 3), schema=2)
+        self.assertEqual(merge(self.shards[0], other, "-o", self.path("o1")).returncode, 2)
+        with open(os.path.join(self.shards[1], "runs.csv")) as fh:
+            lines = fh.read().splitlines()
+        with open(os.path.join(self.shards[1], "runs.csv"), "w") as fh:
+            fh.write("\n".join([lines[0] + ",metric_extra"] + [line + "," for line in lines[1:]]) + "\n")
+        proc = merge(self.shards[0], self.shards[1], "-o", self.path("o2"))
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("other columns", proc.stderr)
+
+    @unittest.skipUnless(os.access(BIN, os.X_OK), "build/heapbench is not built")
+    def test_real_run_shards(self):
+        """`heapbench run --shard 1/2` and `2/2` of a tiny matrix merge into the unsharded cell set."""
+        base = [BIN, "run", "--quick", "-w", "thread-churn", "-a", "glibc,jemalloc", "-t", "1,2", "-n", "1",
+                "--warmup", "0", "-p", "--mode=loop --ops=2000", "--interval", "0"]
+        dirs = {}
+        for name, extra in (("whole", []), ("r1", ["--shard", "1/2"]), ("r2", ["--shard", "2/2"])):
+            dirs[name] = self.path(name)
+            proc = subprocess.run(base + extra + ["-o", dirs[name]], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr[-500:])
+        out = self.path("rmerged")
+        self.assertEqual(merge(dirs["r1"], dirs["r2"], "-o", out).returncode, 0)
+
+        def cells(d):
+            return sorted((r["run"], hbresults.cell_key(r), r["rep"]) for r in hbresults.load(d)["runs"])
+        self.assertEqual(cells(out), cells(dirs["whole"]))
+        with open(os.path.join(out, "meta.json")) as fh:
+            self.assertEqual(len(json.load(fh)["shards"]), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
