@@ -2,8 +2,8 @@
  * to exec, then poll its pidfd and phase pipe while sampling RSS until it ends or times out.
  *
  * Always holds: everything the child uses is prepared before fork() and the child calls only
- * async-signal-safe functions until execve (no allocation); every fd the runner opens is
- * O_CLOEXEC and above HB_LAUNCH_FD_MIN so the child's dup2 onto 1, 2 and 3 never clobbers one;
+ * async-signal-safe functions until execve (no allocation); every fd opened before fork is
+ * O_CLOEXEC and above HB_LAUNCH_FD_MIN so the child's dup2 onto 0..3 never clobbers one;
  * when hb_launch() returns, the child's process group has been sent SIGKILL and the child reaped.
  * Server programs (spec->driver_argv) are driven by launch_driver.c.
  */
@@ -50,6 +50,7 @@ struct hb_run {
     pid_t pid;
     int pidfd, phase_fd, err_fd, statm_fd, release_fd;
     int child_phase_fd, child_err_fd, child_release_fd, child_out_fd;
+    int child_in_fd; /* /dev/null when the runner's stdin is a terminal (the child is not in its group) */
     struct hb_perf perf;
     double t0, deadline, next_sample;
     size_t rss_cap, phase_cap;
@@ -165,7 +166,8 @@ static void hb_child(const struct hb_run *r)
             sigaction(sig, &dfl, NULL);
     if (s->pin && sched_setaffinity(0, sizeof *s->pin, s->pin) != 0)
         ce.stage = HB_STAGE_AFFINITY;
-    else if (r->child_out_fd >= 0 && (dup2(r->child_out_fd, 1) < 0 || dup2(r->child_out_fd, 2) < 0))
+    else if ((r->child_out_fd >= 0 && (dup2(r->child_out_fd, 1) < 0 || dup2(r->child_out_fd, 2) < 0)) ||
+             (r->child_in_fd >= 0 && dup2(r->child_in_fd, 0) < 0))
         ce.stage = HB_STAGE_REDIRECT;
     else if (s->cwd && chdir(s->cwd) != 0)
         ce.stage = HB_STAGE_CHDIR;
@@ -213,6 +215,8 @@ static int hb_run_prepare(struct hb_run *r)
             return -1;
         }
     }
+    if (isatty(0)) /* a child outside the terminal's foreground group would stop on reading it */
+        r->child_in_fd = hb_fd_high(open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (hb_pipe_high(rel) != 0 || hb_pipe_high(err) != 0 || (s->want_phases && hb_pipe_high(ph) != 0)) {
         snprintf(r->res->reason, sizeof r->res->reason, "cannot create pipes: %s", strerror(errno));
         int *fds[] = {&rel[0], &rel[1], &err[0], &err[1], &ph[0], &ph[1]};
@@ -398,7 +402,7 @@ static int hb_run_release(struct hb_run *r)
 static void hb_run_close(struct hb_run *r)
 {
     int *fds[] = {&r->pidfd,          &r->phase_fd,      &r->err_fd,       &r->statm_fd,     &r->release_fd,
-                  &r->child_phase_fd, &r->child_err_fd, &r->child_release_fd, &r->child_out_fd};
+                  &r->child_phase_fd, &r->child_err_fd, &r->child_release_fd, &r->child_out_fd, &r->child_in_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         hb_close(fds[i]);
     hb_perf_close(&r->perf);
@@ -411,7 +415,7 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     memset(&r, 0, sizeof r);
     r.spec = spec, r.res = res;
     r.pidfd = r.phase_fd = r.err_fd = r.statm_fd = r.release_fd = -1;
-    r.child_phase_fd = r.child_err_fd = r.child_release_fd = r.child_out_fd = -1;
+    r.child_phase_fd = r.child_err_fd = r.child_release_fd = r.child_out_fd = r.child_in_fd = -1;
     for (int i = 0; i < HB_CTR_COUNT; i++)
         r.perf.fd[i] = -1;
     r.deadline = r.next_sample = INFINITY;
@@ -432,8 +436,8 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
         hb_child(&r);
     setpgid(r.pid, r.pid); /* also done by the child: whichever runs first wins the race */
     hb_launch_pgid = r.pid;
-    int *child_side[] = {&r.child_phase_fd, &r.child_err_fd, &r.child_release_fd, &r.child_out_fd};
-    for (size_t i = 0; i < 4; i++)
+    int *child_side[] = {&r.child_phase_fd, &r.child_err_fd, &r.child_release_fd, &r.child_out_fd, &r.child_in_fd};
+    for (size_t i = 0; i < sizeof child_side / sizeof child_side[0]; i++)
         hb_close(child_side[i]);
     if (hb_run_release(&r) != 0) {
         kill(-r.pid, SIGKILL);
