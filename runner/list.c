@@ -21,7 +21,7 @@ static void hb_list_allocators(struct hb_registry *reg)
     for (size_t i = 0; i < reg->n; i++) {
         struct hb_alloc *a = &reg->a[i];
         hb_registry_identify(a);
-        printf("  %-18s %-8s %-8s %-22s %-24s %s", a->name, a->found ? "found" : "missing",
+        printf("  %-18s %-8s %-8s %-22s %-24.24s %s", a->name, a->found ? "found" : "missing",
                a->is_default ? "default" : "opt-in", a->package, a->version[0] ? a->version : "-",
                a->system ? "(system malloc, nothing preloaded)" : a->found ? a->lib : a->candidates);
         if (!a->found)

@@ -51,10 +51,8 @@ int main(int argc, char **argv)
     static const struct { const char *name, *script; } py[] = {
         {"report", "report/report.py"}, {"compare", "compare/compare.py"}, {"ci", "compare/ci.py"},
         {"merge", "compare/merge.py"},  {"tune", "tune/tune.py"}};
-    if (argc < 2) {
-        hb_options_usage(HB_CMD_NONE, stderr);
+    if (argc < 2)
         hb_usage("no command given; try heapbench run --quick, or heapbench --help");
-    }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("heapbench %s\n", HB_VERSION);
