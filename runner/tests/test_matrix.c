@@ -1,0 +1,150 @@
+/* test_matrix.c - unit tests of the registry and LIST parsers, option parsing and the matrix
+ * (order, run numbers, shards, resume marks) - runner/registry.c, worklist.c, options.c, matrix.c.
+ * Always holds: expectations are derived from the inputs written here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix.h"
+#include "options.h"
+#include "registry.h"
+#include "tcheck.h"
+#include "worklist.h"
+
+static const char registry_text[] =
+    "# comment line\n"
+    "glibc | - | libc6 | glibc | glibc | default\n"
+    "real  | /nonexistent/a.so:/bin/sh | pkg-a | dpkg:pkg-a | none | default   # trailing comment\n"
+    "gone  | /nonexistent/b.so | pkg-b | dpkg:pkg-b | none | default\n"
+    "slow  | /bin/sh | - | git | none | opt-in\n";
+
+static const char list_text[] =
+    "# name | threads | params | quick | description\n"
+    "multi | 1,2,4 | --a=1; --a=2 | --a=0 | a multi-threaded one\n"
+    "single | - | | | a single-threaded one\n";
+
+/* Registry lines: fields, resolution of candidates, matrix column. */
+static void test_registry(struct hb_registry *reg)
+{
+    char err[256];
+    TCHECK("registry parses", hb_registry_parse(reg, registry_text, err, sizeof err) == 0);
+    TCHECK("registry has 4 allocators", reg->n == 4);
+    struct hb_alloc *g = hb_registry_find(reg, "glibc"), *r = hb_registry_find(reg, "real");
+    struct hb_alloc *gone = hb_registry_find(reg, "gone"), *slow = hb_registry_find(reg, "slow");
+    TCHECK("glibc is the system allocator", g && g->system && g->found && !g->lib);
+    TCHECK("second candidate used when the first is missing", r && r->found && r->lib && strstr(r->lib, "sh"));
+    TCHECK("package field kept", r && strcmp(r->package, "pkg-a") == 0);
+    TCHECK("missing library is not found", gone && !gone->found && !gone->lib);
+    TCHECK("opt-in column read", slow && !slow->is_default && r->is_default);
+    struct hb_registry bad = {0};
+    TCHECK("registry with 5 fields rejected", hb_registry_parse(&bad, "x | - | p | v | t\n", err, sizeof err) != 0);
+    TCHECK("registry error names the line", strstr(err, "line 1") != NULL);
+    TCHECK("registry bad matrix word rejected", hb_registry_parse(&bad, "x | - | p | v | t | maybe\n", err, sizeof err) != 0);
+    hb_registry_free(&bad);
+}
+
+/* LIST lines: threads, param sets. */
+static void test_worklist(struct hb_worklist *wl)
+{
+    char err[256];
+    TCHECK("LIST parses", hb_worklist_parse(wl, list_text, err, sizeof err) == 0);
+    struct hb_workload *m = hb_worklist_find(wl, "multi"), *s = hb_worklist_find(wl, "single");
+    TCHECK("LIST threads", m && m->nthreads == 3 && m->threads[2] == 4);
+    TCHECK("LIST param sets split on ;", m && m->params.n == 2 && strcmp(m->params.v[1], "--a=2") == 0);
+    TCHECK("LIST single-threaded, one empty param set", s && s->nthreads == 0 && s->params.n == 1 && !*s->params.v[0]);
+    struct hb_worklist bad = {0};
+    TCHECK("LIST bad threads rejected", hb_worklist_parse(&bad, "x | 1,a | | | d\n", err, sizeof err) != 0);
+    hb_worklist_free(&bad);
+}
+
+/* Parses a NULL-terminated literal argv into o. */
+static void parse(struct hb_options *o, enum hb_cmd cmd, char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    hb_options_parse(o, cmd, argc, argv);
+}
+
+/* Option defaults and parsing of each kind of value. */
+static void test_options(void)
+{
+    struct hb_options o;
+    parse(&o, HB_CMD_RUN, (char *[]){"run", NULL});
+    TCHECK("defaults reps 5 warmup 1 timeout 300 interval 10",
+           o.reps == 5 && o.warmup == 1 && o.timeout_s == 300 && o.interval_ms == 10 && o.shard_n == 1);
+    hb_options_free(&o);
+    parse(&o, HB_CMD_RUN, (char *[]){"run", "--quick", "-w", "a,b", "-t", "1,8", "--env", "A=1 B=2", "--env", "",
+                                     "--shard", "2/3", "--pin", "0-1", "--timeout", "2.5", NULL});
+    TCHECK("--quick makes reps 2", o.quick && o.reps == 2);
+    TCHECK("-w split", o.workloads.n == 2 && strcmp(o.workloads.v[1], "b") == 0);
+    TCHECK("-t split", o.threads.n == 2 && strcmp(o.threads.v[1], "8") == 0);
+    TCHECK("--env repeated, empty kept", o.envs.n == 2 && strcmp(o.envs.v[0], "A=1 B=2") == 0 && !*o.envs.v[1]);
+    TCHECK("--shard i/N", o.shard_i == 2 && o.shard_n == 3);
+    TCHECK("--pin cpu list", o.have_pin && CPU_ISSET(0, &o.pin) && CPU_ISSET(1, &o.pin) && CPU_COUNT(&o.pin) == 2);
+    TCHECK("--timeout fraction", o.timeout_s == 2.5);
+    hb_options_free(&o);
+    parse(&o, HB_CMD_EXEC, (char *[]){"exec", "-n", "3", "--", "prog", "-x", "--y", NULL});
+    TCHECK("exec keeps the command after --", o.reps == 3 && o.command.n == 3 && strcmp(o.command.v[1], "-x") == 0);
+    hb_options_free(&o);
+}
+
+/* The matrix: group order, run numbers, shards, marks. */
+static void test_matrix(struct hb_registry *reg, struct hb_worklist *wl)
+{
+    struct hb_options o;
+    struct hb_matrix m;
+    parse(&o, HB_CMD_RUN, (char *[]){"run", "-a", "glibc,real,gone", "-n", "2", "--env", "", "--env", "X=1", NULL});
+    hb_matrix_build(&m, &o, wl, reg);
+    /* multi: 2 params x 3 threads x 2 envs = 12 groups; single: 1 x 1 x 2 = 2 groups. */
+    TCHECK("group count", m.ng == 14);
+    TCHECK("allocators as asked, in order", m.nalloc == 3 && strcmp(m.alloc[2]->name, "gone") == 0);
+    TCHECK("single-threaded group has threads 1 and no --threads", m.g[12].threads == 1 && !m.g[12].pass_threads);
+    TCHECK("groups enumerate params, then threads, then env",
+           strcmp(m.g[0].params, "--a=1") == 0 && m.g[1].threads == 1 && strcmp(m.g[1].env, "X=1") == 0 &&
+               m.g[2].threads == 2 && strcmp(m.g[6].params, "--a=2") == 0);
+    TCHECK("first run is 1", hb_matrix_run(&m, 1, 0, 0) == 1);
+    TCHECK("allocators interleave within a group", hb_matrix_run(&m, 1, 0, 1) == 2 && hb_matrix_run(&m, 1, 1, 0) == 4);
+    TCHECK("rep 2 starts after the whole rep 1 round", hb_matrix_run(&m, 2, 0, 0) == 14 * 3 + 1);
+    TCHECK("all pending", hb_matrix_pending(&m) == 14 * 3 * 2);
+    size_t g, a;
+    TCHECK("mark a runs.csv row", hb_matrix_mark(&m, "multi", "real", "2", "--a=1", "X=1", "2", &g, &a) == 0 &&
+                                      g == 3 && a == 1 && *hb_matrix_done(&m, 2, 3, 1));
+    TCHECK("a foreign row matches no cell", hb_matrix_mark(&m, "multi", "real", "3", "--a=1", "", "1", &g, &a) != 0);
+    TCHECK("pending drops by one", hb_matrix_pending(&m) == 14 * 3 * 2 - 1);
+    hb_matrix_free(&m);
+    hb_options_free(&o);
+
+    /* default workloads: multi 2 params x 3 threads + single = 7 groups */
+    size_t covered = 0, total = 0;
+    for (int i = 1; i <= 3; i++) {
+        char shard[8];
+        snprintf(shard, sizeof shard, "%d/3", i);
+        parse(&o, HB_CMD_RUN, (char *[]){"run", "--shard", shard, NULL});
+        hb_matrix_build(&m, &o, wl, reg);
+        total = m.ng;
+        for (size_t k = 0; k < m.ng; k++)
+            covered += hb_matrix_in_shard(&m, k);
+        hb_matrix_free(&m);
+        hb_options_free(&o);
+    }
+    TCHECK("three shards cover every group exactly once", covered == total && total == 7);
+    parse(&o, HB_CMD_RUN, (char *[]){"run", NULL});
+    hb_matrix_build(&m, &o, wl, reg);
+    TCHECK("default allocators: the 'default' ones, missing included", m.nalloc == 3);
+    hb_matrix_free(&m);
+    hb_options_free(&o);
+}
+
+int main(void)
+{
+    struct hb_registry reg = {0};
+    struct hb_worklist wl = {0};
+    test_registry(&reg);
+    test_worklist(&wl);
+    test_options();
+    test_matrix(&reg, &wl);
+    hb_registry_free(&reg);
+    hb_worklist_free(&wl);
+    return tcheck_summary();
+}
