@@ -78,12 +78,13 @@ def grid_combos(best):
     return grid_unique(sorted(points, key=len))
 
 
-def grid_best(grid, scores, keep=3):
+def grid_best(grid, scores, margin=0.02, keep=3):
     """Per knob, the best 2-3 of its values from single-knob scores; knobs that never beat the default are dropped.
 
     scores: {point: (time_ratio, mem_ratio)} relative to the default (1.0 = the same; lower is
     better), for single-knob points. Kept per knob: the fastest value, the smallest value and
-    the best product time*memory, each only if it beats the default in that objective.
+    the best product time*memory, each only if it beats the default in that objective by more
+    than margin (a fraction: noise-sized gains do not earn a place in the combinations).
     """
     best = []
     for knob, values in grid:
@@ -91,7 +92,8 @@ def grid_best(grid, scores, keep=3):
         picks = []
         objectives = (lambda s: s[0], lambda s: s[1], lambda s: s[0] * s[1])
         for objective in objectives[:keep]:
-            good = [(objective(s), v) for v, s in measured if objective(s) < 1.0 and not math.isnan(objective(s))]
+            good = [(objective(s), v) for v, s in measured
+                    if objective(s) < 1.0 - margin and not math.isnan(objective(s))]
             if good and min(good)[1] not in picks:
                 picks.append(min(good)[1])
         if picks:

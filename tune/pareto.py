@@ -50,20 +50,23 @@ def pareto_recommend(points, objective, within, threshold, alpha):
     (relative change of the optimised figure against the default), p.
     """
     key, other = ("time", "mem") if objective == "time" else ("mem", "time")
-    best, best_ratio, best_default = None, None, None
+    fits = []
     for p in points:
         base = pareto_default_of(p, points)
         if p["env"] == "" or base is None or not _finite(p[key]) or not _finite(p[other]):
             continue
         if not base[key] or not base[other] or p[other] > base[other] * (1.0 + within):
             continue
-        ratio = p[key] / base[key]
-        if best_ratio is None or ratio < best_ratio:
-            best, best_ratio, best_default = p, ratio, base
+        fits.append((p[key] / base[key], p, base))
     result = {"objective": objective, "line": NO_GAIN, "label": "", "verdict": "", "change": float("nan"),
               "p": float("nan")}
-    if best is None:
+    if not fits:
         return result
+    # Among the points within threshold of the best ratio, the one that sets the fewest knobs:
+    # a knob that does not move the figure beyond the threshold is not worth recommending.
+    top = min(r for r, _, _ in fits)
+    simplest = min((len(p["label"].split()), r, i) for i, (r, p, _) in enumerate(fits) if r <= top + threshold)
+    _, best, best_default = fits[simplest[2]]
     test = hbstats.compare_samples(best_default[key + "_samples"], best[key + "_samples"], threshold, alpha,
                                    lower_is_better=True)
     result.update(label=best["label"], verdict=test["verdict"], change=test["change"], p=test["p"])

@@ -199,7 +199,7 @@ class Search:
             self.phase("full", grid.grid_full(the_grid))
             return
         singles = self.phase("phase1", grid.grid_singles(the_grid))
-        best = grid.grid_best(the_grid, self.scores([p for p in singles if p]))
+        best = grid.grid_best(the_grid, self.scores([p for p in singles if p]), self.opts.threshold / 100.0)
         combos = grid.grid_combos(best)
         if len(combos) > 1:
             chosen = [((knob, v),) for knob, values in best for v in values]
@@ -226,20 +226,25 @@ def tune_rows(search):
             if record is None:
                 rows.append(base + [""] * 7 + ["no"])
                 continue
-            figures = [record["phase"], record["reps_ok"], record["time"], record["peak"], record["free"],
-                       record["faults"], "yes" if id(record) in on_front else "no"]
+            figures = [record["phase"], record["reps_ok"], record["time"], _whole(record["peak"]),
+                       _whole(record["free"]), _whole(record["faults"]), "yes" if id(record) in on_front else "no"]
             if record["failed"]:
                 base[6] = f"{reason}; {len(record['failed'])} run(s) failed: {record['failed'][0]}"
             rows.append(base + figures)
         for p in front:
             default = pareto.pareto_default_of(p, points)
-            front_rows.append([workload, threads, params, p["label"], p["env"], p["time"], p["mem"],
+            front_rows.append([workload, threads, params, p["label"], p["env"], p["time"], _whole(p["mem"]),
                                _ratio(p["time"], default and default["time"]),
                                _ratio(p["mem"], default and default["mem"])])
         recs = [pareto.pareto_recommend(points, obj, within, search.opts.threshold / 100.0, search.opts.alpha)
                 for obj in ("time", "mem")]
         panels.append((_title(cell), points, front, recs))
     return rows, front_rows, panels
+
+
+def _whole(value):
+    """A count (KiB, faults) rounded to a whole number; None stays None."""
+    return None if value is None else int(round(value))
 
 
 def _ratio(value, base):
