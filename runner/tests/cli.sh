@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# cli.sh - heapbench's command line: every usage error exits 2 with one line, --help and
+# --version work on every subcommand, list shows allocators and workloads with parameters.
+source runner/tests/rtlib.bash
+
+rt_usage "no subcommand" 
+rt_usage "unknown subcommand" frobnicate
+rt_usage "unknown option" run --bogus
+rt_usage "option missing its value" run -n
+rt_usage "malformed number -n" run -n x
+rt_usage "malformed number --timeout" run --timeout 1s
+rt_usage "malformed thread count" run -t 1,zero
+rt_usage "malformed --shard" run --shard 3/2
+rt_usage "malformed --pin" run --pin a-b
+rt_usage "malformed --env" run --env NOEQUALS
+rt_usage "malformed --metric" run --metric 'bad name=x'
+rt_usage "unknown allocator" run -a nosuch
+rt_usage "unknown workload" run -w nosuch
+rt_usage "allocator path missing" run --allocator bad=/nonexistent.so
+rt_usage "allocator path not a shared object" run --allocator bad=/etc/passwd
+rt_usage "unwritable output dir" run -w thread-churn -a glibc -o /proc/heapbench/out
+rt_usage "exec without a command" exec
+rt_usage "run given a stray argument" run stray
+rt_usage "resume of a non-results dir" run --resume "$RT_TMP"
+
+err=$("$HB" run -a nosuch 2>&1)
+case $err in *"valid: glibc, jemalloc"*) t_pass "unknown allocator lists the valid names" ;;
+             *) t_fail "unknown allocator lists the valid names" "$err" ;; esac
+err=$("$HB" run -w nosuch 2>&1)
+case $err in *"valid: thread-churn"*) t_pass "unknown workload lists the valid names" ;;
+             *) t_fail "unknown workload lists the valid names" "$err" ;; esac
+
+for sub in run exec list; do
+    out=$("$HB" "$sub" --help); rc=$?
+    if [ $rc -eq 0 ] && [[ $out == "usage: heapbench $sub"* ]]; then t_pass "$sub --help"; else t_fail "$sub --help" "exit $rc"; fi
+done
+t_check "--version" bash -c '"$1" --version | grep -qx "heapbench [0-9.]*"' _ "$HB"
+
+list=$("$HB" list)
+t_check "list shows glibc as found" grep -Eq '^  glibc +found +default +libc6' <<<"$list"
+t_check "list shows jemalloc with its version and library" grep -Eq '^  jemalloc +found +default +libjemalloc2 +[0-9]' <<<"$list"
+t_check "list shows teaching allocators as opt-in" grep -Eq '^  bump +(found|missing) +opt-in' <<<"$list"
+t_check "list shows thread-churn's threads" grep -q 'threads: 1,2,4,8,16,32' <<<"$list"
+t_check "list shows parameters with defaults" grep -Eq -- '--ops +default [0-9]+' <<<"$list"
+t_summary

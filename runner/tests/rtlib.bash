@@ -1,0 +1,49 @@
+# rtlib.bash - shared helpers of the runner's integration tests (sourced by runner/tests/*.sh).
+# Always holds: every test works in its own temporary directory, removed on exit; results are
+# checked through report/hbresults.py (the project's one reader of results directories).
+source scripts/testlib.sh
+HB=$PWD/build/heapbench
+RT_TMP=$(mktemp -d /tmp/hb-runner-test.XXXXXX)
+trap 'rm -rf "$RT_TMP"' EXIT
+
+# rt_check NAME DIR PYCODE: loads DIR with hbresults.load() as d (runs = d["runs"], meta =
+# d["meta"]) and runs PYCODE; PASS when no assertion fails, FAIL with the assertion otherwise.
+rt_check() {
+    local name=$1 dir=$2 code=$3 out
+    local prelude='import sys
+sys.path.insert(0, "report")
+import hbresults
+d = hbresults.load(sys.argv[1])
+runs, meta = d["runs"], d["meta"]'
+    if out=$(/usr/bin/python3 -c "$prelude
+$code" "$dir" 2>&1); then
+        t_pass "$name"
+    else
+        t_fail "$name" "$(printf '%s' "$out" | tail -n 3)"
+    fi
+}
+
+# rt_usage NAME ARGS...: heapbench ARGS must exit 2 with exactly one line on stderr.
+rt_usage() {
+    local name=$1; shift
+    local err rc
+    err=$("$HB" "$@" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [ -n "$err" ]; then
+        t_pass "$name"
+    else
+        t_fail "$name" "exit $rc, stderr: $err"
+    fi
+}
+
+# rt_fake_root REGISTRY LIST: a project root in $RT_TMP/root holding a copy of heapbench, the
+# real libraries and thread-churn, and the given registry.tsv and LIST texts; prints its path.
+rt_fake_root() {
+    local root=$RT_TMP/root
+    mkdir -p "$root/build/workloads" "$root/allocators" "$root/workloads"
+    cp "$HB" "$root/build/heapbench"
+    ln -s "$PWD/build/lib" "$root/build/lib"
+    ln -s "$PWD/build/workloads/thread-churn" "$root/build/workloads/thread-churn"
+    printf '%s\n' "$1" > "$root/allocators/registry.tsv"
+    printf '%s\n' "$2" > "$root/workloads/LIST"
+    echo "$root"
+}
