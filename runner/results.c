@@ -152,7 +152,8 @@ void hb_results_link_latest(const struct hb_results *r)
 {
     char *results = hb_root_path("results");
     char real[PATH_MAX], realres[PATH_MAX];
-    if (!realpath(r->dir, real) || !realpath(results, realres)) {
+    if (hb_mkdir_ok(results) != 0 || !realpath(r->dir, real) || !realpath(results, realres)) {
+        fprintf(stderr, "heapbench: could not update %s/latest: %s\n", results, strerror(errno));
         free(results);
         return;
     }
