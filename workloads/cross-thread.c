@@ -47,7 +47,7 @@ struct ct_ring {
 struct ct_thread {
     struct ct_ring *in, *out;
     unsigned long long produce, consume; /* in: blocks to allocate / to free */
-    unsigned long long bytes, bad;        /* out: requested bytes (checksum), NULL + damaged */
+    struct wl_tally tally;                /* out: requested bytes (checksum), NULL + damaged */
 };
 
 static size_t ct_min, ct_max;
@@ -64,9 +64,9 @@ static unsigned long long ct_produce(struct ct_thread *t, struct wl_rng *r, unsi
         if (p)
             wl_fill(p, n, tag0 + k);
         else
-            t->bad++;
+            t->tally.bad++;
         t->out->e[tail % CT_RING] = (struct ct_entry){p, n, tag0 + k};
-        t->bytes += n;
+        t->tally.bytes += n;
     }
     atomic_store_explicit(&t->out->tail, tail, memory_order_release);
     return k;
@@ -81,7 +81,7 @@ static unsigned long long ct_consume(struct ct_thread *t)
     for (; head != tail; head++) {
         struct ct_entry *e = &t->in->e[head % CT_RING];
         if (e->p) {
-            t->bad += !wl_check(e->p, e->n, e->tag);
+            t->tally.bad += !wl_check(e->p, e->n, e->tag);
             free(e->p);
         }
     }
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nt; i++) {
         atomic_init(&rings[i].head, 0);
         atomic_init(&rings[i].tail, 0);
-        th[i].produce = ops / (unsigned long long)nt + ((unsigned long long)i < ops % (unsigned long long)nt);
+        th[i].produce = wl_share(ops, nt, i);
     }
     for (int i = 0; i < nt; i++) {
         th[i].in = &rings[i];
@@ -138,15 +138,8 @@ int main(int argc, char **argv)
     double t0 = wl_now();
     wl_threads_run(nt, ct_thread_main, th, sizeof *th);
     wl_phase("exchange", t0, ops, 0);
-
-    unsigned long long bytes = 0, bad = 0;
-    for (int i = 0; i < nt; i++) {
-        bytes += th[i].bytes;
-        bad += th[i].bad;
-    }
+    int rc = wl_tally_verify(ops, &th[0].tally, sizeof *th, nt);
     free(th);
     free(rings);
-    char detail[128];
-    snprintf(detail, sizeof detail, "ops=%llu bytes=%llu bad=%llu", ops, bytes, bad);
-    return wl_verify(bad == 0, detail);
+    return rc;
 }

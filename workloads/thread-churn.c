@@ -13,7 +13,6 @@
 #include "wl_threads.h"
 #include "wl_time.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 static struct wl_param tc_params[] = {
@@ -30,10 +29,9 @@ static struct wl_prog tc_prog = {"thread-churn",
 
 /* Per-thread work and results, one cache line apart so the threads share nothing. */
 struct tc_thread {
-    unsigned long long ops;   /* in: pairs to do */
-    unsigned long long bytes; /* out: sum of requested sizes (the determinism checksum) */
-    unsigned long long bad;   /* out: NULL returns plus damaged patterns */
-    char pad[64 - 3 * sizeof(unsigned long long)];
+    unsigned long long ops; /* in: pairs to do */
+    struct wl_tally tally;  /* out: requested bytes, NULL returns plus damaged patterns */
+    char pad[64 - sizeof(unsigned long long) - sizeof(struct wl_tally)];
 };
 
 static int tc_batch_mode;
@@ -53,13 +51,13 @@ static void tc_loop(struct tc_thread *t, struct wl_rng *r)
         size_t n = tc_next_size(r);
         unsigned char *p = malloc(n);
         if (!p) {
-            t->bad++;
+            t->tally.bad++;
             continue;
         }
         wl_fill(p, n, i);
-        t->bad += !wl_check(p, n, i);
+        t->tally.bad += !wl_check(p, n, i);
         free(p);
-        t->bytes += n;
+        t->tally.bytes += n;
     }
 }
 
@@ -69,7 +67,7 @@ static void tc_batch(struct tc_thread *t, struct wl_rng *r)
     unsigned char **ptr = malloc(tc_k * sizeof *ptr);
     size_t *len = malloc(tc_k * sizeof *len);
     if (!ptr || !len) {
-        t->bad++;
+        t->tally.bad++;
         return;
     }
     for (unsigned long long done = 0; done < t->ops;) {
@@ -81,9 +79,9 @@ static void tc_batch(struct tc_thread *t, struct wl_rng *r)
                 wl_fill(ptr[j], len[j], done + j);
         }
         for (size_t j = 0; j < k; j++) {
-            t->bad += !ptr[j] || !wl_check(ptr[j], len[j], done + j);
+            t->tally.bad += !ptr[j] || !wl_check(ptr[j], len[j], done + j);
             free(ptr[j]);
-            t->bytes += len[j];
+            t->tally.bytes += len[j];
         }
         done += k;
     }
@@ -117,19 +115,12 @@ int main(int argc, char **argv)
     if (!th)
         return wl_verify(0, "out of memory for the thread table");
     for (int i = 0; i < nt; i++)
-        th[i].ops = ops / (unsigned long long)nt + ((unsigned long long)i < ops % (unsigned long long)nt);
+        th[i].ops = wl_share(ops, nt, i);
 
     double t0 = wl_now();
     wl_threads_run(nt, tc_thread_main, th, sizeof *th);
     wl_phase("churn", t0, ops, 0);
-
-    unsigned long long bytes = 0, bad = 0;
-    for (int i = 0; i < nt; i++) {
-        bytes += th[i].bytes;
-        bad += th[i].bad;
-    }
+    int rc = wl_tally_verify(ops, &th[0].tally, sizeof *th, nt);
     free(th);
-    char detail[128];
-    snprintf(detail, sizeof detail, "ops=%llu bytes=%llu bad=%llu", ops, bytes, bad);
-    return wl_verify(bad == 0, detail);
+    return rc;
 }

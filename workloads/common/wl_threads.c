@@ -1,6 +1,7 @@
 /* wl_threads.c - start N threads behind a barrier, join them (see wl_threads.h).
  * Always holds: all threads are joined before wl_threads_run returns. */
 #include "wl_threads.h"
+#include "wl_phase.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -46,4 +47,24 @@ void wl_threads_run(int n, void (*fn)(int i, void *arg), void *args, size_t arg_
     pthread_barrier_destroy(&barrier);
     free(starts);
     free(tids);
+}
+
+/* Even split; the remainder goes to the lowest-numbered threads. */
+unsigned long long wl_share(unsigned long long total, int n, int i)
+{
+    return total / (unsigned long long)n + ((unsigned long long)i < total % (unsigned long long)n);
+}
+
+/* Walks the tallies by stride (they sit inside the callers' per-thread structs). */
+int wl_tally_verify(unsigned long long ops, const struct wl_tally *first, size_t stride, int n)
+{
+    unsigned long long bytes = 0, bad = 0;
+    for (int i = 0; i < n; i++) {
+        const struct wl_tally *t = (const struct wl_tally *)((const char *)first + (size_t)i * stride);
+        bytes += t->bytes;
+        bad += t->bad;
+    }
+    char detail[128];
+    snprintf(detail, sizeof detail, "ops=%llu bytes=%llu bad=%llu", ops, bytes, bad);
+    return wl_verify(bad == 0, detail);
 }

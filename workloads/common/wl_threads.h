@@ -7,6 +7,20 @@
 
 #include <stddef.h>
 
+/* What one thread did: requested bytes (the determinism checksum) and failures (NULL returns,
+ * damaged blocks). Embedded in each workload's per-thread struct. */
+struct wl_tally {
+    unsigned long long bytes;
+    unsigned long long bad;
+};
+
+/* The share of total that thread i of n does: total / n, plus one for the first total % n threads. */
+unsigned long long wl_share(unsigned long long total, int n, int i);
+
+/* Sums the n tallies found every stride bytes from first, writes the verify record
+ * ("ops=.. bytes=.. bad=..", ok when nothing went bad) and returns the exit status. */
+int wl_tally_verify(unsigned long long ops, const struct wl_tally *first, size_t stride, int n);
+
 /* Calls fn(i, (char *)args + i * arg_size) on n threads (i = 0..n-1) and joins them. */
 void wl_threads_run(int n, void (*fn)(int i, void *arg), void *args, size_t arg_size);
 
