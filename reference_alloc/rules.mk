@@ -1,0 +1,30 @@
+# reference_alloc/rules.mk - builds refmalloc (reference_alloc/src/*.c + the shared export layer
+# allocators/interpose/interpose.c) as build/lib/librefmalloc.so, and its test programs.
+# The library is -fPIC -shared -fvisibility=hidden (only the malloc API and refmalloc_check_heap
+# are exported) with initial-exec TLS, so it can be LD_PRELOADed into any program.
+
+RM_SRC     := $(wildcard reference_alloc/src/*.c) allocators/interpose/interpose.c
+RM_OBJ     := $(patsubst %.c,$(B)/obj/refmalloc/%.o,$(notdir $(RM_SRC)))
+RM_HDRS    := reference_alloc/src/rm_types.h allocators/interpose/interpose.h
+RM_CFLAGS  := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+              -Ireference_alloc/src -Iallocators/interpose
+RM_LIB     := $(B)/lib/librefmalloc.so
+RM_TESTS   := $(patsubst reference_alloc/tests/%.c,$(B)/tests/refmalloc-%,$(wildcard reference_alloc/tests/*.c))
+
+ALL        += $(RM_LIB)
+TEST_BUILD += $(RM_TESTS)
+
+$(B)/obj/refmalloc/%.o: reference_alloc/src/%.c $(RM_HDRS) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(RM_CFLAGS) -c $< -o $@
+
+$(B)/obj/refmalloc/interpose.o: allocators/interpose/interpose.c $(RM_HDRS) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(RM_CFLAGS) -c $< -o $@
+
+$(RM_LIB): $(RM_OBJ)
+	$(CC) $(RM_CFLAGS) -shared -Wl,-z,now -o $@ $^ -lpthread
+
+# Test programs link the library directly (its malloc replaces libc's for the whole process).
+$(B)/tests/refmalloc-%: reference_alloc/tests/%.c $(RM_LIB) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Iscripts -o $@ $< -L$(B)/lib -Wl,-rpath,$(ROOT)/$(B)/lib -lrefmalloc -lpthread

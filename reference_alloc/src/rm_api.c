@@ -1,0 +1,113 @@
+/* rm_api.c - refmalloc's front door: the ip_backend_* contract of allocators/interpose/interpose.h
+ * built from the thread cache, the arenas and the mapped chunks.
+ *
+ * Always true: the fast paths (tcache hit on malloc, tcache room on free) take no lock; every
+ * arena operation runs under that arena's lock (rm_lock); a NULL result sets errno to ENOMEM;
+ * a pointer given back is checked (alignment, size) before anything is written through it.
+ */
+#include "rm_types.h"
+#include "interpose.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Allocates nb bytes (aligned to align when align != 0) from the thread's arena, retrying in
+ * the main arena when a thread arena is exhausted. NULL (errno ENOMEM) on failure. */
+static void *rm_from_arena(size_t align, size_t nb)
+{
+    rm_arena *a = rm_thread_arena ? rm_thread_arena : rm_arena_attach();
+    for (;;) {
+        int locked = rm_lock(a);
+        void *p = align ? rm_int_memalign(a, align, nb) : rm_int_malloc(a, nb);
+        rm_unlock(a, locked);
+        if (p)
+            return p;
+        if (a == &rm_main_arena) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        a = &rm_main_arena;
+    }
+}
+
+/* malloc: tcache, else the arena; fills with the perturb byte when asked. */
+void *ip_backend_malloc(size_t n)
+{
+    rm_ensure_init();
+    size_t nb = rm_request2size(n);
+    void *p = rm_tcache_take(nb);
+    if (p)
+        return p;
+    p = rm_from_arena(0, nb);
+    if (p && rm_mp.perturb)
+        memset(p, (int)(rm_mp.perturb ^ 0xff), n);
+    return p;
+}
+
+/* calloc: like malloc, but a fresh mapping is already zero and is not cleared again. */
+void *ip_backend_calloc(size_t total)
+{
+    rm_ensure_init();
+    size_t nb = rm_request2size(total);
+    void *p = rm_tcache_take(nb);
+    if (!p && (p = rm_from_arena(0, nb)) == NULL)
+        return NULL;
+    if (!rm_is_mmapped(rm_chunk_of(p)))
+        memset(p, 0, total);
+    return p;
+}
+
+/* free: mapped chunks are unmapped; others go to the tcache or back to their own arena. */
+void ip_backend_free(void *p)
+{
+    rm_chunk *c = rm_chunk_of(p);
+    if (rm_is_mmapped(c)) {
+        rm_mmap_free(c);
+        return;
+    }
+    rm_check_free_ptr(c);
+    if (rm_tcache_keep(c))
+        return;
+    rm_arena *a = rm_chunk_arena(c);
+    int locked = rm_lock(a);
+    rm_int_free(a, c);
+    rm_unlock(a, locked);
+}
+
+/* realloc: mremap for mapped chunks; in place when the chunk or its neighbour allows; else
+ * allocate, copy, free. On failure p is untouched. */
+void *ip_backend_realloc(void *p, size_t n)
+{
+    rm_chunk *c = rm_chunk_of(p);
+    size_t nb = rm_request2size(n);
+    if (rm_is_mmapped(c)) {
+        void *q = rm_mmap_realloc(c, nb);
+        if (q)
+            return q;
+    } else {
+        rm_check_free_ptr(c);
+        rm_arena *a = rm_chunk_arena(c);
+        int locked = rm_lock(a);
+        int ok = rm_int_grow_inplace(a, c, nb);
+        rm_unlock(a, locked);
+        if (ok)
+            return p;
+    }
+    void *q = ip_backend_malloc(n);
+    if (!q)
+        return NULL;
+    size_t old = rm_usable(c);
+    memcpy(q, p, old < n ? old : n);
+    ip_backend_free(p);
+    return q;
+}
+
+/* memalign: align is a power of two > 16 (the layer guarantees it). */
+void *ip_backend_memalign(size_t align, size_t n)
+{
+    rm_ensure_init();
+    return rm_from_arena(align, rm_request2size(n));
+}
+
+/* malloc_usable_size. */
+size_t ip_backend_usable_size(void *p) { return rm_usable(rm_chunk_of(p)); }

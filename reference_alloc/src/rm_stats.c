@@ -1,0 +1,159 @@
+/* rm_stats.c - what the heap looks like from outside: mallinfo2, malloc_stats (glibc's text,
+ * written with write(2)) and malloc_info (glibc's XML, one <heap> per arena).
+ *
+ * Always true: figures of an arena are gathered under its lock into an rm_arena_stats and
+ * printed after the lock is released (printing to a FILE may call malloc); "in use" counts
+ * chunk bytes including headers and chunks held in thread caches, as glibc's figures do.
+ */
+#include "rm_types.h"
+#include "interpose.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Fills out with arena a's figures; a must be locked. */
+void rm_stats_arena(rm_arena *a, rm_arena_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->system = a->system_mem;
+    out->max_system = a->max_system_mem;
+    out->top = a->top ? rm_csize(a->top) : 0;
+    out->free_bytes = out->top;
+    out->free_chunks = a->top ? 1 : 0;
+    for (unsigned i = RM_UNSORTED; i < RM_NBINS; i++) {
+        rm_chunk *b = &a->bins[i];
+        for (rm_chunk *c = b->fd; c != b; c = c->fd) {
+            size_t size = rm_csize(c);
+            if (!out->bin_count[i]++ || size < out->bin_min[i])
+                out->bin_min[i] = size;
+            if (size > out->bin_max[i])
+                out->bin_max[i] = size;
+            out->bin_bytes[i] += size;
+        }
+        out->free_chunks += out->bin_count[i];
+        out->free_bytes += out->bin_bytes[i];
+    }
+    out->inuse = out->system > out->free_bytes ? out->system - out->free_bytes : 0;
+}
+
+/* Gathers arena a's figures under its lock. */
+static void rm_stats_locked(rm_arena *a, rm_arena_stats *out)
+{
+    int locked = rm_lock(a);
+    rm_stats_arena(a, out);
+    rm_unlock(a, locked);
+}
+
+/* mallinfo2 over all arenas and mapped chunks. */
+struct mallinfo2 ip_backend_mallinfo2(void)
+{
+    struct mallinfo2 mi;
+    rm_arena_stats st;
+    memset(&mi, 0, sizeof mi);
+    rm_ensure_init();
+    for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
+        rm_stats_locked(a, &st);
+        mi.arena += st.system;
+        mi.ordblks += st.free_chunks;
+        mi.fordblks += st.free_bytes;
+        mi.uordblks += st.inuse;
+        if (a == &rm_main_arena)
+            mi.keepcost = st.top;
+    }
+    mi.hblks = rm_mp.n_mmaps;
+    mi.hblkhd = rm_mp.mmapped_mem;
+    return mi;
+}
+
+/* Writes "label = value" right-aligned as glibc's malloc_stats does. */
+static void rm_stats_line(const char *label, size_t value)
+{
+    char num[32], buf[96];
+    char *end = buf + sizeof buf - 2;
+    rm_fmt_u(num, num + sizeof num - 1, value);
+    char *p = rm_fmt_str(buf, end, label);
+    p = rm_fmt_str(p, end, " = ");
+    for (size_t pad = strlen(num); pad < 10; pad++)
+        p = rm_fmt_str(p, end, " ");
+    p = rm_fmt_str(p, end, num);
+    rm_fmt_str(p, end, "\n");
+    rm_os_write(buf);
+}
+
+/* malloc_stats: per-arena system and in-use bytes, then totals, on stderr. */
+void ip_backend_stats(void)
+{
+    rm_arena_stats st;
+    size_t system = 0, inuse = 0;
+    rm_ensure_init();
+    for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
+        char head[32];
+        char *p = rm_fmt_str(head, head + sizeof head - 2, "Arena ");
+        p = rm_fmt_u(p, head + sizeof head - 2, (size_t)a->number);
+        rm_fmt_str(p, head + sizeof head - 2, ":\n");
+        rm_os_write(head);
+        rm_stats_locked(a, &st);
+        rm_stats_line("system bytes    ", st.system);
+        rm_stats_line("in use bytes    ", st.inuse);
+        system += st.system;
+        inuse += st.inuse;
+    }
+    rm_os_write("Total (incl. mmap):\n");
+    rm_stats_line("system bytes    ", system + rm_mp.mmapped_mem);
+    rm_stats_line("in use bytes    ", inuse + rm_mp.mmapped_mem);
+    rm_stats_line("max mmap regions", rm_mp.max_n_mmaps);
+    rm_stats_line("max mmap bytes  ", rm_mp.max_mmapped_mem);
+}
+
+/* Writes the free-chunk totals of a <heap> or of the whole document. */
+static void rm_info_totals(FILE *fp, size_t chunks, size_t bytes)
+{
+    fprintf(fp, "<total type=\"fast\" count=\"0\" size=\"0\"/>\n");
+    fprintf(fp, "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n", chunks, bytes);
+}
+
+/* Writes the system-memory lines of a <heap> or of the whole document. */
+static void rm_info_system(FILE *fp, size_t system, size_t max)
+{
+    fprintf(fp, "<system type=\"current\" size=\"%zu\"/>\n<system type=\"max\" size=\"%zu\"/>\n"
+                "<aspace type=\"total\" size=\"%zu\"/>\n<aspace type=\"mprotect\" size=\"%zu\"/>\n",
+            system, max, system, system);
+}
+
+/* malloc_info: glibc's XML document, one <heap nr="N"> per arena with its free chunks by bin. */
+int ip_backend_info(int options, FILE *fp)
+{
+    if (options != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    rm_ensure_init();
+    static rm_arena_stats st; /* large: kept off the stack; guarded by rm_info_lock */
+    static pthread_mutex_t rm_info_lock = PTHREAD_MUTEX_INITIALIZER;
+    size_t chunks = 0, bytes = 0, system = 0, max = 0;
+    pthread_mutex_lock(&rm_info_lock);
+    fprintf(fp, "<malloc version=\"1\">\n");
+    for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
+        rm_stats_locked(a, &st);
+        fprintf(fp, "<heap nr=\"%d\">\n<sizes>\n", a->number);
+        for (unsigned i = RM_UNSORTED; i < RM_NBINS; i++)
+            if (st.bin_count[i])
+                fprintf(fp, "  <%s from=\"%zu\" to=\"%zu\" total=\"%zu\" count=\"%zu\"/>\n",
+                        i == RM_UNSORTED ? "unsorted" : "size", st.bin_min[i], st.bin_max[i],
+                        st.bin_bytes[i], st.bin_count[i]);
+        fprintf(fp, "</sizes>\n");
+        rm_info_totals(fp, st.free_chunks, st.free_bytes);
+        rm_info_system(fp, st.system, st.max_system);
+        fprintf(fp, "</heap>\n");
+        chunks += st.free_chunks;
+        bytes += st.free_bytes;
+        system += st.system;
+        max += st.max_system;
+    }
+    pthread_mutex_unlock(&rm_info_lock);
+    rm_info_totals(fp, chunks, bytes);
+    fprintf(fp, "<total type=\"mmap\" count=\"%zu\" size=\"%zu\"/>\n", rm_mp.n_mmaps, rm_mp.mmapped_mem);
+    rm_info_system(fp, system, max);
+    fprintf(fp, "</malloc>\n");
+    return 0;
+}
