@@ -47,7 +47,8 @@ def pareto_recommend(points, objective, within, threshold, alpha):
     objective 'time': the fastest point whose memory is within +within (a fraction) of its
     default's; 'mem': the smallest point whose time is within +within of its default's.
     Keys: objective, line (the ready-to-paste settings, or NO_GAIN), label, verdict, change
-    (relative change of the optimised figure against the default), p.
+    (relative change of the optimised figure against the default), p, needed_reps (0 when the
+    sample sizes were enough for the test to decide).
     """
     key, other = ("time", "mem") if objective == "time" else ("mem", "time")
     fits = []
@@ -69,7 +70,8 @@ def pareto_recommend(points, objective, within, threshold, alpha):
     _, best, best_default = fits[simplest[2]]
     test = hbstats.compare_samples(best_default[key + "_samples"], best[key + "_samples"], threshold, alpha,
                                    lower_is_better=True)
-    result.update(label=best["label"], verdict=test["verdict"], change=test["change"], p=test["p"])
+    result.update(label=best["label"], verdict=test["verdict"], change=test["change"], p=test["p"],
+                  needed_reps=test["needed_reps"])
     if test["verdict"] == hbstats.IMPROVEMENT:
         result["line"] = best["env"]
     return result
@@ -83,6 +85,8 @@ def pareto_text(recommendation, within):
         return f"  {what}: {NO_GAIN} (no measured point fits)"
     evidence = (f"{recommendation['label']}: {recommendation['change'] * 100:+.1f}% vs default, "
                 f"p={recommendation['p']:.3g}, {recommendation['verdict']}")
+    if recommendation.get("needed_reps"):
+        evidence += f"; the test needs -n {recommendation['needed_reps']} or more to decide"
     return f"  {what}: {recommendation['line']}    ({evidence})"
 
 
