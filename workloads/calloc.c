@@ -21,8 +21,8 @@ static struct wl_param ca_params[] = {
     WL_INT("rounds", "3", NULL, 1, 1000000, "blocks allocated, used and freed one after the other"),
 };
 
-static struct wl_prog ca_prog = {"calloc", "large calloc vs malloc+memset: zeroing cost of fresh memory", ca_params,
-                                 sizeof ca_params / sizeof ca_params[0]};
+static struct wl_prog ca_prog =
+    WL_PROG("calloc", "large calloc vs malloc+memset: zeroing cost of fresh memory", ca_params);
 
 /* memset through a volatile pointer: the compiler may not fuse malloc + memset(0) into calloc. */
 static void *(*volatile ca_memset)(void *, int, size_t) = memset;

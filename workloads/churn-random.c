@@ -24,9 +24,8 @@ static struct wl_param cr_params[] = {
     WL_INT("max", "262144", NULL, 1, 1 << 30, "largest block size in bytes (sizes are log-uniform)"),
 };
 
-static struct wl_prog cr_prog = {"churn-random",
-                                 "random-size blocks replaced at random, ~10.3 MiB live; RSS live and after free-all",
-                                 cr_params, sizeof cr_params / sizeof cr_params[0]};
+static struct wl_prog cr_prog =
+    WL_PROG("churn-random", "random-size blocks replaced at random, ~10.3 MiB live; RSS live and after free-all", cr_params);
 
 struct cr_slot {
     void *p;

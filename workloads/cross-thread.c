@@ -27,9 +27,8 @@ static struct wl_param ct_params[] = {
     WL_INT("max", "2048", NULL, 1, 1 << 30, "largest block size in bytes"),
 };
 
-static struct wl_prog ct_prog = {"cross-thread",
-                                 "producers allocate, the next thread frees: remote frees of 8..2048 B blocks",
-                                 ct_params, sizeof ct_params / sizeof ct_params[0]};
+static struct wl_prog ct_prog =
+    WL_PROG("cross-thread", "producers allocate, the next thread frees: remote frees of 8..2048 B blocks", ct_params);
 
 struct ct_entry {
     unsigned char *p;

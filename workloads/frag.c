@@ -18,8 +18,8 @@ static struct wl_param fr_params[] = {
     WL_INT("size", "1024", NULL, 1, 1 << 30, "bytes per block"),
 };
 
-static struct wl_prog fr_prog = {"frag", "N x 1 KiB blocks, free every other, free all, malloc_trim: RSS after free",
-                                 fr_params, sizeof fr_params / sizeof fr_params[0]};
+static struct wl_prog fr_prog =
+    WL_PROG("frag", "N x 1 KiB blocks, free every other, free all, malloc_trim: RSS after free", fr_params);
 
 /* Frees every block i (i % step == first) still held, checking it; returns how many were freed. */
 static size_t fr_free_every(struct wl_heap *h, void **blk, size_t n, size_t size, size_t first, size_t step)

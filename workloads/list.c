@@ -20,8 +20,8 @@ static struct wl_param ls_params[] = {
     WL_INT("nodes", "4000000", "300000", 1, 1000000000, "list length"),
 };
 
-static struct wl_prog ls_prog = {"list", "2 M-node linked list built, walked, freed: malloc vs arena", ls_params,
-                                 sizeof ls_params / sizeof ls_params[0]};
+static struct wl_prog ls_prog =
+    WL_PROG("list", "2 M-node linked list built, walked, freed: malloc vs arena", ls_params);
 
 struct ls_node {
     struct ls_node *next;

@@ -28,9 +28,8 @@ static struct wl_param mt_params[] = {
     WL_INT("sweep-reps", "3", NULL, 1, 1000000, "rounds after the first at each sweep size"),
 };
 
-static struct wl_prog mt_prog = {"mmap-threshold",
-                                 "200 KiB alloc/free rounds and a 64 KiB..64 MiB sweep: first vs later rounds",
-                                 mt_params, sizeof mt_params / sizeof mt_params[0]};
+static struct wl_prog mt_prog =
+    WL_PROG("mmap-threshold", "200 KiB alloc/free rounds and a 64 KiB..64 MiB sweep: first vs later rounds", mt_params);
 
 /* Minor page faults of this process so far. */
 static long mt_faults(void)

@@ -31,8 +31,8 @@ static struct wl_param ps_params[] = {
     WL_INT("files", "4", "2", 1, 100000, "files generated and parsed one after the other"),
 };
 
-static struct wl_prog ps_prog = {"parser", "JSON-lines logs parsed into node trees: malloc per node vs arena (reset/noreset)",
-                                 ps_params, sizeof ps_params / sizeof ps_params[0]};
+static struct wl_prog ps_prog =
+    WL_PROG("parser", "JSON-lines logs parsed into node trees: malloc per node vs arena (reset/noreset)", ps_params);
 
 enum ps_type { PS_OBJ, PS_STR, PS_NUM };
 

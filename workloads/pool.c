@@ -23,8 +23,8 @@ static struct wl_param pl_params[] = {
     WL_INT("size", "256", NULL, 16, 1 << 20, "bytes per block"),
 };
 
-static struct wl_prog pl_prog = {"pool", "1 M x 256 B allocations then frees: malloc vs a fixed-size pool", pl_params,
-                                 sizeof pl_params / sizeof pl_params[0]};
+static struct wl_prog pl_prog =
+    WL_PROG("pool", "1 M x 256 B allocations then frees: malloc vs a fixed-size pool", pl_params);
 
 /* A fixed-size pool: slabs chained through their first word, free slots through theirs. */
 struct pl_pool {

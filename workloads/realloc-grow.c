@@ -21,8 +21,8 @@ static struct wl_param rg_params[] = {
     WL_INT("step", "4096", NULL, 8, 1 << 30, "bytes added per growth with --growth=plus"),
 };
 
-static struct wl_prog rg_prog = {"realloc-grow", "arrays grown by realloc x1.5, x2 or +step: amortised cost",
-                                 rg_params, sizeof rg_params / sizeof rg_params[0]};
+static struct wl_prog rg_prog =
+    WL_PROG("realloc-grow", "arrays grown by realloc x1.5, x2 or +step: amortised cost", rg_params);
 
 struct rg_array {
     uint64_t *v;

@@ -20,8 +20,8 @@ static struct wl_param sz_params[] = {
     WL_INT("max", "1000000", "65536", 1, 1 << 30, "largest request of the dense sweep"),
 };
 
-static struct wl_prog sz_prog = {"sizes", "malloc_usable_size of requests 1..1,000,000 (size records)", sz_params,
-                                 sizeof sz_params / sizeof sz_params[0]};
+static struct wl_prog sz_prog =
+    WL_PROG("sizes", "malloc_usable_size of requests 1..1,000,000 (size records)", sz_params);
 
 static const size_t sz_classic[] = {1, 8, 16, 17, 24, 25, 32, 48, 100, 128, 200, 512, 1000, 4096, 16384, 100000, 1000000};
 

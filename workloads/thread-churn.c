@@ -23,9 +23,8 @@ static struct wl_param tc_params[] = {
     WL_INT("batch", "256", NULL, 1, 10000000, "K, the blocks held at once in batch mode"),
 };
 
-static struct wl_prog tc_prog = {"thread-churn",
-                                 "T threads malloc/free 16..4096 B blocks, loop or batch (glibc thread scaling claim)",
-                                 tc_params, sizeof tc_params / sizeof tc_params[0]};
+static struct wl_prog tc_prog =
+    WL_PROG("thread-churn", "T threads malloc/free 16..4096 B blocks, loop or batch (glibc thread scaling claim)", tc_params);
 
 /* Per-thread work and results, one cache line apart so the threads share nothing. */
 struct tc_thread {

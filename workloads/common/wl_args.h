@@ -32,6 +32,9 @@ struct wl_prog {
     size_t nparams;
 };
 
+/* A struct wl_prog initialiser for a program whose parameters are the array params. */
+#define WL_PROG(name, summary, params) {name, summary, params, sizeof(params) / sizeof((params)[0])}
+
 /* 1 when --quick was given (after wl_args_parse). */
 extern int wl_quick;
 /* The --seed value (default 1). */
