@@ -2,7 +2,6 @@
 # Always holds: every test works in its own temporary directory, removed on exit; results are
 # checked through report/hbresults.py (the project's one reader of results directories).
 source scripts/testlib.sh
-HB=$PWD/build/heapbench
 RT_TMP=$(mktemp -d /tmp/hb-runner-test.XXXXXX)
 trap 'rm -rf "$RT_TMP"' EXIT
 
@@ -35,15 +34,26 @@ rt_usage() {
     fi
 }
 
-# rt_fake_root REGISTRY LIST: a project root in $RT_TMP/root holding a copy of heapbench, the
+# rt_fake_root REGISTRY LIST: a project root in $RT_TMP/fake holding a copy of heapbench, the
 # real libraries and thread-churn, and the given registry.tsv and LIST texts; prints its path.
 rt_fake_root() {
-    local root=$RT_TMP/root
+    local root=$RT_TMP/fake
     mkdir -p "$root/build/workloads" "$root/allocators" "$root/workloads"
-    cp "$HB" "$root/build/heapbench"
+    cp "$PWD/build/heapbench" "$root/build/heapbench"
     ln -s "$PWD/build/lib" "$root/build/lib"
     ln -s "$PWD/build/workloads/thread-churn" "$root/build/workloads/thread-churn"
     printf '%s\n' "$1" > "$root/allocators/registry.tsv"
     printf '%s\n' "$2" > "$root/workloads/LIST"
     echo "$root"
 }
+
+# Every test runs heapbench from a private root (the real registry, LIST, programs, binaries
+# and libraries) so that its results/ and results/latest are its own, not the checkout's.
+mkdir -p "$RT_TMP/root/build" "$RT_TMP/root/allocators" "$RT_TMP/root/workloads"
+cp build/heapbench "$RT_TMP/root/build/heapbench"
+ln -s "$PWD/build/lib" "$RT_TMP/root/build/lib"
+ln -s "$PWD/build/workloads" "$RT_TMP/root/build/workloads"
+cp allocators/registry.tsv "$RT_TMP/root/allocators/"
+cp workloads/LIST "$RT_TMP/root/workloads/"
+[ -d exec ] && ln -s "$PWD/exec" "$RT_TMP/root/exec"
+HB=$RT_TMP/root/build/heapbench

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# resume.sh - SIGINT in the middle of a run leaves valid files and meta.json interrupted=true,
+# exit 130; --resume DIR then completes the matrix with no duplicate row; --shard 1/2 and 2/2
+# cover the matrix exactly, with the full matrix's run numbers.
+source runner/tests/rtlib.bash
+
+args=(-w thread-churn -t 1,2 -p '--ops=150000' -a glibc,jemalloc -n 3 --warmup 1)
+"$HB" run "${args[@]}" -o "$RT_TMP/r" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do   # wait until some rows exist, then interrupt
+    [ "$(cat "$RT_TMP/r/runs.csv" 2>/dev/null | wc -l)" -ge 3 ] && break
+    sleep 0.05
+done
+kill -INT "$pid"
+wait "$pid"; rc=$?
+t_check "SIGINT exits 130" test "$rc" -eq 130
+rt_check "interrupted run: valid files, part of the rows, meta interrupted" "$RT_TMP/r" '
+assert meta["interrupted"] is True and meta["complete"] is False and meta["end"], meta
+assert 2 <= len(runs) < 12, len(runs)
+assert all(r["status"] == "ok" for r in runs)'
+t_check "no half-written row" bash -c "tail -c 1 '$RT_TMP/r/runs.csv' | od -c | grep -q '\\\\n'"
+
+out=$("$HB" run --resume "$RT_TMP/r" 2>/dev/null); rc=$?
+t_check "resume exits 0 and names the same dir" test "$rc" -eq 0 -a "$(tail -n 1 <<<"$out")" = "results: $RT_TMP/r"
+rt_check "resumed run: the complete set, no duplicates, complete=true" "$RT_TMP/r" '
+assert len(runs) == 12, len(runs)
+keys = [(r["allocator"], r["threads"], r["rep"]) for r in runs]
+assert len(set(keys)) == 12, keys
+assert sorted(r["run"] for r in runs) == list(range(1, 13))
+assert meta["complete"] is True and meta["interrupted"] is False
+assert len({r["run_id"] for r in runs}) == 1'
+rt_check "each run's phases written once" "$RT_TMP/r" '
+from collections import Counter
+c = Counter((p["run"], p["phase"]) for p in d["phases"])
+assert c and max(c.values()) == 1, c.most_common(3)'
+
+qargs=(--quick -w thread-churn -t 1,2,4 -a glibc,jemalloc -n 1 --warmup 0)
+"$HB" run "${qargs[@]}" -o "$RT_TMP/full" >/dev/null 2>&1
+"$HB" run "${qargs[@]}" --shard 1/2 -o "$RT_TMP/s1" >/dev/null 2>&1
+"$HB" run "${qargs[@]}" --shard 2/2 -o "$RT_TMP/s2" >/dev/null 2>&1
+rt_check "shards 1/2 and 2/2 are disjoint and cover the full matrix with its run numbers" "$RT_TMP/full" '
+key = lambda r: (r["run"], r["workload"], r["allocator"], r["threads"], r["params"], r["env"], r["rep"])
+full = {key(r) for r in runs}
+s1 = {key(r) for r in hbresults.load(sys.argv[1] + "/../s1")["runs"]}
+s2 = {key(r) for r in hbresults.load(sys.argv[1] + "/../s2")["runs"]}
+assert s1 and s2 and not (s1 & s2), (s1 & s2)
+assert s1 | s2 == full, (len(s1), len(s2), len(full))
+assert {(r[3], r[4]) for r in s1}.isdisjoint({(r[3], r[4]) for r in s2})  # a group stays whole in one shard'
+t_summary
