@@ -57,6 +57,7 @@ def ci_run(args, out_dir, matrix_words, reps):
     binary = os.environ.get("HEAPBENCH_BIN") or os.path.join(hbcli.ROOT, "build", "heapbench")
     cmd = [binary, "run", "--quick", "-n", str(reps), "-o", out_dir] + matrix_words
     cmd += _passed(args, ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"))
+    os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
     print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
     try:
         proc = subprocess.run(cmd, stdout=sys.stderr)

@@ -50,7 +50,7 @@ def _cells(row):
             _pct(row["change"]), ci, f"{row['p_holm']:.3g}", hbcmpout_verdict_text(row)]
 
 
-HEADER = ["cell", "metric", "base", "new", "change", "95% CI", "p (Holm)", "verdict"]
+HEADER = ["cell", "metric", "base", "new", "change", "95% CI", "p adj", "verdict"]
 
 
 def hbcmpout_summary(result):
