@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launch.h"
 
@@ -47,8 +48,8 @@ static int hb_env_overridden(const char *entry, const struct hb_strv *words)
 /* environ minus the overridden names and our own variables. */
 static void hb_env_base(const struct hb_strv *words, struct hb_strv *envp)
 {
-    char *names[] = {"LD_PRELOAD=", "HEAPBENCH_PHASE_FD=", NULL};
-    const struct hb_strv ours = {names, 2, 2};
+    char *names[] = {"LD_PRELOAD=", "HEAPBENCH_PHASE_FD=", "HEAPBENCH_PROBE_PPID=", NULL};
+    const struct hb_strv ours = {names, 3, 3};
     for (char **e = environ; *e; e++)
         if (!hb_env_overridden(*e, &ours) && !hb_env_overridden(*e, words))
             hb_strv_push(envp, *e);
@@ -68,6 +69,8 @@ void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char
     else if (lib || probe)
         hb_strv_pushf(envp, "LD_PRELOAD=%s", lib ? lib : probe);
     hb_strv_pushf(envp, "HEAPBENCH_PHASE_FD=%d", HB_PHASE_FD_CHILD);
+    if (probe)
+        hb_strv_pushf(envp, "HEAPBENCH_PROBE_PPID=%d", (int)getpid());
     hb_strv_extend(envp, &words);
     hb_strv_free(&words);
 }

@@ -3,7 +3,8 @@
  * Always holds: the child's environment is the runner's environ, minus any inherited
  * LD_PRELOAD / HEAPBENCH_PHASE_FD and the names the cell's env set overrides, plus
  * LD_PRELOAD=<allocator lib> (and the probe for programs and commands; nothing for glibc
- * workloads), HEAPBENCH_PHASE_FD=3 and the env set's NAME=VALUE words.
+ * workloads), HEAPBENCH_PHASE_FD=3, HEAPBENCH_PROBE_PPID=<runner pid> when the probe is
+ * preloaded (so only the measured process reports, not its children) and the env set's words.
  */
 #ifndef HEAPBENCH_CELLENV_H
 #define HEAPBENCH_CELLENV_H

@@ -72,6 +72,7 @@ static enum hb_status hb_engine_precheck(const struct hb_engine *e, const struct
         snprintf(reason, len, "command not found: %s", argv.v[0]);
         st = HB_FAILED;
     } else if (hb_preload_impossible(path, why, sizeof why)) {
+        why[strcspn(why, ":")] = '\0'; /* "statically linked", "setuid/setgid", ... */
         snprintf(reason, len, "preload had no effect: %s", why);
         st = HB_FAILED;
     }
