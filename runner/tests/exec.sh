@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# exec.sh - heapbench exec: a command over two allocators (served_by from the probe, command
+# line in params, no phases, --metric column and direction); a static binary is failed
+# "preload had no effect" and never measured; a failing command's exit status is recorded;
+# program definitions: setup in results/<id>/work/NAME, the command without a shell, cleanup,
+# and a program whose requirement is missing is skipped with the apt-get line.
+source runner/tests/rtlib.bash
+
+"$HB" exec -a glibc,jemalloc -n 2 --warmup 0 --metric 'items=made ([0-9]+) items,higher' -o "$RT_TMP/py" -- \
+    python3 -c 'x = [str(i) * 3 for i in range(50000)]; print("made", len(x), "items")' >/dev/null 2>&1
+rt_check "exec of python3: ok rows with the probe's served_by for each allocator" "$RT_TMP/py" '
+import os
+assert len(runs) == 4 and all(r["status"] == "ok" for r in runs), [(r["status"], r["reason"]) for r in runs]
+for r in runs:
+    real = os.path.realpath(r["served_by"])
+    want = "libjemalloc.so.2" if r["allocator"] == "jemalloc" else "libc.so.6"
+    assert real == os.path.realpath("/usr/lib/x86_64-linux-gnu/" + want), (r["allocator"], real)
+assert {r["workload"] for r in runs} == {"python3"}
+assert runs[0]["params"].startswith("python3 -c x = [str(i)")
+assert d["phases"] == []'
+rt_check "exec --metric: metric_items read from the output, direction in meta.json" "$RT_TMP/py" '
+assert all(r["metric_items"] == 50000 for r in runs), [r["metric_items"] for r in runs]
+assert meta["metrics"] == {"items": "higher"}'
+
+printf '#include <stdlib.h>\nint main(void) { return malloc(16) == 0; }\n' > "$RT_TMP/static.c"
+if gcc -static -o "$RT_TMP/static" "$RT_TMP/static.c" 2>/dev/null; then
+    "$HB" exec -a glibc,jemalloc -n 1 --warmup 0 -o "$RT_TMP/st" -- "$RT_TMP/static" >/dev/null 2>&1
+    rt_check "a static binary is failed 'preload had no effect' and not measured" "$RT_TMP/st" '
+assert len(runs) == 2
+assert all(r["status"] == "failed" and r["reason"] == "preload had no effect: statically linked" for r in runs), runs
+assert all(r["wall_s"] is None for r in runs)'
+else
+    t_fail "a static binary is failed 'preload had no effect'" "gcc -static failed (libc6-dev missing? run make deps)"
+fi
+
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/x" -- sh -c 'sh -c true; exit 7' >/dev/null 2>&1
+rt_check "a failing command: status failed, its exit code kept, served_by from the parent only" "$RT_TMP/x" '
+r = runs[0]
+assert r["status"] == "failed" and r["exit_code"] == 7 and r["served_by"], r'
+
+root=$(rt_fake_root "glibc | - | libc6 | glibc | glibc | default
+jemalloc | /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 | libjemalloc2 | dpkg:libjemalloc2 | jemalloc | default" "")
+mkdir -p "$root/exec/programs"
+cat > "$root/exec/programs/echoer.prog" <<'PROG'
+# a program definition for the test: setup writes the input, the command reads it
+description = cat of a file made by setup
+requires = cat
+package = coreutils
+setup = printf 'line one\nlen 12345\n' > input.txt
+command = /bin/cat $HB_WORKDIR/input.txt
+cleanup = touch cleaned
+metric = len=len ([0-9]+)
+PROG
+cat > "$root/exec/programs/ghostprog.prog" <<'PROG'
+requires = no-such-program-hb
+package = hb-ghost-pkg
+command = no-such-program-hb --run
+PROG
+"$root/build/heapbench" run -w prog:echoer,prog:ghostprog -n 1 --warmup 0 -o "$RT_TMP/pg" >/dev/null 2>"$RT_TMP/pg.err"
+rt_check "a program runs without a shell in its work dir, with its metric" "$RT_TMP/pg" '
+import os
+rows = [r for r in runs if r["workload"] == "prog:echoer"]
+assert len(rows) == 2 and all(r["status"] == "ok" and r["metric_len"] == 12345 for r in rows), rows
+assert os.path.exists(sys.argv[1] + "/work/echoer/cleaned"), "cleanup did not run"'
+rt_check "a program whose requirement is missing is skipped with the apt-get line" "$RT_TMP/pg" '
+rows = [r for r in runs if r["workload"] == "prog:ghostprog"]
+assert len(rows) == 2 and all(r["status"] == "skipped" for r in rows), rows
+assert rows[0]["reason"] == "skipped: no-such-program-hb not installed (apt-get install hb-ghost-pkg)", rows[0]["reason"]'
+t_check "the skipped program is announced on stderr" grep -q 'skipping prog:ghostprog' "$RT_TMP/pg.err"
+t_summary
