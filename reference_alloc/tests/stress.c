@@ -1,0 +1,188 @@
+/* stress.c - randomised multi-threaded stress test of refmalloc (linked against it): threads
+ * malloc/calloc/realloc/memalign/free blocks of mixed sizes, hand some blocks to other threads
+ * through a shared mailbox (cross-thread frees), check every block's contents before freeing
+ * it, run the heap checker while running and at the end, and end with no leak.
+ * Usage: refmalloc-stress [threads] [ops per thread]. Prints PASS/FAIL lines and a summary.
+ */
+#include "tcheck.h"
+
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int refmalloc_check_heap(void);
+
+#define ST_SLOTS 512
+#define ST_MAILBOX 256
+
+typedef struct st_block {
+    unsigned char *p;
+    size_t n;
+    unsigned tag;
+} st_block;
+
+static st_block st_mailbox[ST_MAILBOX];
+static int st_mail_count;
+static pthread_mutex_t st_mail_lock = PTHREAD_MUTEX_INITIALIZER;
+static long st_ops;
+static int st_corrupt, st_check_failed, st_null;
+
+/* xorshift random numbers, one state per thread. */
+static uint64_t st_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* A size: mostly small, some medium, a few above the mmap threshold. */
+static size_t st_size(uint64_t *s)
+{
+    uint64_t r = st_rand(s) % 100;
+    if (r < 70)
+        return st_rand(s) % 512;
+    if (r < 97)
+        return st_rand(s) % 16384;
+    return 100000 + st_rand(s) % 400000;
+}
+
+/* Fills b with the pattern of its tag. */
+static void st_fill(st_block *b, size_t from)
+{
+    for (size_t i = from; i < b->n; i++)
+        b->p[i] = (unsigned char)(b->tag + i * 7);
+}
+
+/* Checks b's pattern over its first n bytes; counts corruption. */
+static void st_verify(const st_block *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b->p[i] != (unsigned char)(b->tag + i * 7)) {
+            __atomic_add_fetch(&st_corrupt, 1, __ATOMIC_RELAXED);
+            return;
+        }
+}
+
+/* Allocates a new block into b with a random API call. */
+static void st_alloc(st_block *b, uint64_t *s, unsigned tag)
+{
+    size_t n = st_size(s);
+    unsigned how = (unsigned)(st_rand(s) % 4);
+    if (how == 0) {
+        b->p = calloc(1, n);
+        for (size_t i = 0; b->p && i < n; i++)
+            if (b->p[i])
+                __atomic_add_fetch(&st_corrupt, 1, __ATOMIC_RELAXED);
+    } else if (how == 1) {
+        b->p = memalign((size_t)32 << (st_rand(s) % 8), n);
+    } else {
+        b->p = malloc(n);
+    }
+    if (!b->p)
+        __atomic_add_fetch(&st_null, 1, __ATOMIC_RELAXED);
+    b->n = b->p ? n : 0;
+    b->tag = tag;
+    st_fill(b, 0);
+}
+
+/* Posts b to the mailbox, or frees it when the mailbox is full. */
+static void st_post_or_free(st_block *b)
+{
+    pthread_mutex_lock(&st_mail_lock);
+    int posted = st_mail_count < ST_MAILBOX;
+    if (posted)
+        st_mailbox[st_mail_count++] = *b;
+    pthread_mutex_unlock(&st_mail_lock);
+    if (!posted) {
+        st_verify(b, b->n);
+        free(b->p);
+    }
+    b->p = NULL;
+    b->n = 0;
+}
+
+/* Frees one block some other thread posted, if any. */
+static void st_free_mail(void)
+{
+    st_block b = {0};
+    pthread_mutex_lock(&st_mail_lock);
+    if (st_mail_count)
+        b = st_mailbox[--st_mail_count];
+    pthread_mutex_unlock(&st_mail_lock);
+    if (b.p) {
+        st_verify(&b, b.n);
+        free(b.p);
+    }
+}
+
+/* One thread's random walk over its slots. */
+static void *st_thread(void *arg)
+{
+    uint64_t s = 0x9e3779b97f4a7c15ull * ((uintptr_t)arg + 1);
+    st_block slots[ST_SLOTS];
+    memset(slots, 0, sizeof slots);
+    for (long op = 0; op < st_ops; op++) {
+        st_block *b = &slots[st_rand(&s) % ST_SLOTS];
+        unsigned what = (unsigned)(st_rand(&s) % 10);
+        if (!b->p) {
+            st_alloc(b, &s, (unsigned)op);
+        } else if (what < 2) {
+            size_t n = st_size(&s);
+            st_verify(b, b->n);
+            unsigned char *q = realloc(b->p, n);
+            if (q || n == 0) {
+                b->p = q;
+                size_t old = b->n;
+                b->n = q ? n : 0;
+                st_verify(b, old < b->n ? old : b->n);
+                st_fill(b, old < b->n ? old : b->n);
+            }
+        } else if (what < 4) {
+            st_post_or_free(b);
+        } else {
+            st_verify(b, b->n);
+            free(b->p);
+            b->p = NULL;
+            b->n = 0;
+        }
+        if (what == 9)
+            st_free_mail();
+        if (op % 20000 == 0 && refmalloc_check_heap() != 0)
+            __atomic_add_fetch(&st_check_failed, 1, __ATOMIC_RELAXED);
+    }
+    for (int i = 0; i < ST_SLOTS; i++) {
+        st_verify(&slots[i], slots[i].n);
+        free(slots[i].p);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = argc > 1 ? atoi(argv[1]) : 4;
+    st_ops = argc > 2 ? atol(argv[2]) : 200000;
+    if (threads < 1 || threads > 64 || st_ops < 1) {
+        fprintf(stderr, "usage: refmalloc-stress [threads 1..64] [ops per thread >= 1]\n");
+        return 2;
+    }
+    struct mallinfo2 before = mallinfo2();
+    pthread_t tid[64];
+    for (int i = 0; i < threads; i++)
+        pthread_create(&tid[i], NULL, st_thread, (void *)(uintptr_t)i);
+    for (int i = 0; i < threads; i++)
+        pthread_join(tid[i], NULL);
+    while (st_mail_count)
+        st_free_mail();
+    struct mallinfo2 after = mallinfo2();
+    TCHECK("stress: every block kept its contents", st_corrupt == 0);
+    TCHECK("stress: no allocation failed", st_null == 0);
+    TCHECK("stress: heap checker passed while threads ran", st_check_failed == 0);
+    TCHECK("stress: heap checker passes at the end", refmalloc_check_heap() == 0);
+    /* the exited threads returned their caches; only the main thread's may hold chunks */
+    TCHECK("stress: no leak (in-use bytes back to the start, mapped chunks all gone)",
+           after.uordblks <= before.uordblks + 64 * 7 * 1040 && after.hblks == before.hblks);
+    return tcheck_summary();
+}
