@@ -39,20 +39,14 @@ static void hb_registry_resolve(struct hb_alloc *a)
 /* Parses the registry text into reg. */
 int hb_registry_parse(struct hb_registry *reg, const char *text, char *err, size_t errlen)
 {
-    struct hb_strv lines = {0};
-    hb_strv_split(&lines, text, "\n", 1);
+    struct hb_strv f = {0};
+    size_t pos = 0, ln = 0;
     int rc = 0;
-    for (size_t ln = 0; ln < lines.n && rc == 0; ln++) {
-        char *line = lines.v[ln];
-        line[strcspn(line, "#")] = '\0';
-        if (!*line)
-            continue;
-        struct hb_strv f = {0};
-        hb_strv_split(&f, line, "|", 1);
+    while (rc == 0 && hb_table_next(text, &pos, &ln, &f) == 0) {
         if (f.n != 6 || !*f.v[0] || !*f.v[1] ||
             (strcmp(f.v[5], "default") != 0 && strcmp(f.v[5], "opt-in") != 0)) {
             snprintf(err, errlen, "line %zu: want 'name | libraries | package | version | tunables | "
-                     "default|opt-in', got %zu fields", ln + 1, f.n);
+                     "default|opt-in', got %zu fields", ln, f.n);
             rc = -1;
         } else {
             reg->a = hb_xrealloc(reg->a, (reg->n + 1) * sizeof *reg->a);
@@ -65,9 +59,8 @@ int hb_registry_parse(struct hb_registry *reg, const char *text, char *err, size
             a->is_default = strcmp(f.v[5], "default") == 0;
             hb_registry_resolve(a);
         }
-        hb_strv_free(&f);
     }
-    hb_strv_free(&lines);
+    hb_strv_free(&f);
     return rc;
 }
 

@@ -58,16 +58,22 @@ char *hb_xstrdup(const char *s)
     return d;
 }
 
+/* vasprintf that never fails. */
+static char *hb_vxasprintf(const char *fmt, va_list ap)
+{
+    char *s;
+    if (vasprintf(&s, fmt, ap) < 0)
+        hb_oom();
+    return s;
+}
+
 /* asprintf that never fails. */
 char *hb_xasprintf(const char *fmt, ...)
 {
     va_list ap;
-    char *s;
     va_start(ap, fmt);
-    int r = vasprintf(&s, fmt, ap);
+    char *s = hb_vxasprintf(fmt, ap);
     va_end(ap);
-    if (r < 0)
-        hb_oom();
     return s;
 }
 
@@ -121,12 +127,9 @@ char *hb_strv_push(struct hb_strv *sv, const char *s)
 char *hb_strv_pushf(struct hb_strv *sv, const char *fmt, ...)
 {
     va_list ap;
-    char *s;
     va_start(ap, fmt);
-    int r = vasprintf(&s, fmt, ap);
+    char *s = hb_vxasprintf(fmt, ap);
     va_end(ap);
-    if (r < 0)
-        hb_oom();
     return hb_strv_take(sv, s);
 }
 
@@ -172,6 +175,26 @@ void hb_strv_split(struct hb_strv *sv, const char *s, const char *seps, int keep
             break;
         s += len + 1;
     }
+}
+
+/* Next table line's fields. */
+int hb_table_next(const char *text, size_t *pos, size_t *line, struct hb_strv *fields)
+{
+    while (text[*pos]) {
+        const char *start = text + *pos;
+        size_t len = strcspn(start, "\n");
+        *pos += len + (start[len] == '\n');
+        (*line)++;
+        char *row = hb_trim_ndup(start, strcspn(start, "#") < len ? strcspn(start, "#") : len);
+        if (*row) {
+            hb_strv_free(fields);
+            hb_strv_split(fields, row, "|", 1);
+            free(row);
+            return 0;
+        }
+        free(row);
+    }
+    return -1;
 }
 
 /* Position of s in sv, -1 when absent. */

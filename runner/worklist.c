@@ -46,19 +46,13 @@ static int hb_worklist_threads(struct hb_workload *w, const char *field)
 /* Parses LIST text. */
 int hb_worklist_parse(struct hb_worklist *wl, const char *text, char *err, size_t errlen)
 {
-    struct hb_strv lines = {0};
-    hb_strv_split(&lines, text, "\n", 1);
+    struct hb_strv f = {0};
+    size_t pos = 0, ln = 0;
     int rc = 0;
-    for (size_t ln = 0; ln < lines.n && rc == 0; ln++) {
-        char *line = lines.v[ln];
-        line[strcspn(line, "#")] = '\0';
-        if (!*line)
-            continue;
-        struct hb_strv f = {0};
-        hb_strv_split(&f, line, "|", 1);
+    while (rc == 0 && hb_table_next(text, &pos, &ln, &f) == 0) {
         if (f.n != 5 || !*f.v[0] || hb_worklist_find(wl, f.v[0])) {
             snprintf(err, errlen, "line %zu: want 'name | threads | param sets | quick param sets | "
-                     "description' with a new name", ln + 1);
+                     "description' with a new name", ln);
             rc = -1;
         } else {
             struct hb_workload *w = hb_worklist_append(wl, f.v[0], HB_WL_BINARY);
@@ -67,13 +61,12 @@ int hb_worklist_parse(struct hb_worklist *wl, const char *text, char *err, size_
             hb_worklist_params(&w->quick_params, f.v[3]);
             w->description = hb_xstrdup(f.v[4]);
             if (hb_worklist_threads(w, f.v[1]) != 0) {
-                snprintf(err, errlen, "line %zu: threads '%s' is not '-' or a list like 1,2,4", ln + 1, f.v[1]);
+                snprintf(err, errlen, "line %zu: threads '%s' is not '-' or a list like 1,2,4", ln, f.v[1]);
                 rc = -1;
             }
         }
-        hb_strv_free(&f);
     }
-    hb_strv_free(&lines);
+    hb_strv_free(&f);
     return rc;
 }
 
