@@ -1,5 +1,6 @@
 # workloads/rules.mk - builds every workloads/<name>.c as build/workloads/<name>, linked with workloads/common/*.c.
 # Adding a workload is one .c file here plus one line in workloads/LIST; nothing to change in this file.
+# Always holds: every binary is built with the project CFLAGS (-Werror) and links all of workloads/common.
 
 WL_COMMON_SRC := $(wildcard workloads/common/*.c)
 WL_COMMON_OBJ := $(patsubst workloads/common/%.c,$(B)/obj/workloads/common/%.o,$(WL_COMMON_SRC))
