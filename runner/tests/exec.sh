@@ -3,7 +3,8 @@
 # line in params, no phases, --metric column and direction); a static binary is failed
 # "preload had no effect" and never measured; a failing command's exit status is recorded;
 # program definitions: setup in results/<id>/work/NAME, the command without a shell, cleanup,
-# and a program whose requirement is missing is skipped with the apt-get line.
+# a server program with ready/driver steps is stopped after its driver, and a program whose
+# requirement is missing is skipped with the apt-get line.
 source runner/tests/rtlib.bash
 
 "$HB" exec -a glibc,jemalloc -n 2 --warmup 0 --metric 'items=made ([0-9]+) items,higher' -o "$RT_TMP/py" -- \
@@ -56,6 +57,19 @@ requires = no-such-program-hb
 package = hb-ghost-pkg
 command = no-such-program-hb --run
 PROG
+cat > "$root/exec/programs/web.prog" <<'PROG'
+# a server program: the runner waits for ready, runs the driver, then stops the server
+requires = python3
+command = python3 -m http.server $HB_PORT --bind 127.0.0.1 --directory $HB_WORKDIR
+ready = python3 -c __import__('socket').create_connection(('127.0.0.1',$HB_PORT))
+driver = python3 -c [__import__('urllib.request').request.urlopen('http://127.0.0.1:$HB_PORT/').read()for(_)in(range(20))];print('driver-done')
+PROG
+"$root/build/heapbench" run -w prog:web -a glibc -n 1 --warmup 0 -o "$RT_TMP/web" >/dev/null 2>&1
+rt_check "a server program is measured under its driver and stopped: ok" "$RT_TMP/web" '
+r = runs[0]
+assert r["status"] == "ok" and r["exit_code"] == 0 and r["maxrss_kb"] > 0 and r["served_by"], r'
+t_check "the driver's output is in the run's log" grep -q driver-done "$RT_TMP/web/logs/1.log"
+t_check "no server left behind" bash -c "! pgrep -f 'http.server [0-9]+ --bind 127.0.0.1 --directory $RT_TMP' >/dev/null"
 "$root/build/heapbench" run -w prog:echoer,prog:ghostprog -n 1 --warmup 0 -o "$RT_TMP/pg" >/dev/null 2>"$RT_TMP/pg.err"
 rt_check "a program runs without a shell in its work dir, with its metric" "$RT_TMP/pg" '
 import os
