@@ -46,6 +46,10 @@ static enum hb_status hb_engine_precheck(const struct hb_engine *e, const struct
 {
     const struct hb_workload *w = g->wl;
     char path[PATH_MAX], why[200] = "";
+    if (!a->found && strcmp(a->package, "-") == 0) {
+        snprintf(reason, len, "not built: %s missing; run make", a->candidates);
+        return HB_SKIPPED;
+    }
     if (!a->found) {
         snprintf(reason, len, "not installed: apt-get install %s", a->package);
         return HB_SKIPPED;

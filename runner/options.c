@@ -26,7 +26,7 @@ static const char hb_usage_measure[] =
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
     "  -o, --output DIR         results directory (default results/<run-id>)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
-    "      --shard i/N          run only the cells with index %% N == i-1 (merge with 'heapbench merge')\n"
+    "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
     "      --metric NAME=REGEX[,higher]  read a figure from each run's output into metric_NAME\n"
     "  -h, --help               this text\n";
 
@@ -43,14 +43,14 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  -p, --params 'ARGS'      one param set replacing the workloads' own; repeat for more\n"
                      "      --quick              quick param sets, 2 reps, every default allocator\n"
                      "      --workload-bin NAME=PATH   use (or add) a workload binary\n");
-        fprintf(out, hb_usage_measure);
+        fputs(hb_usage_measure, out);
         break;
     case HB_CMD_EXEC:
         fprintf(out, "usage: heapbench exec [options] -- CMD ARGS...\n"
                      "Measures any command under every allocator, like a workload without phases.\n"
                      "  -w, --workloads NAME     name of the command's cell (default: basename of CMD)\n"
                      "      --hyperfine          also time the commands with hyperfine afterwards\n");
-        fprintf(out, hb_usage_measure);
+        fputs(hb_usage_measure, out);
         break;
     case HB_CMD_LIST:
         fprintf(out, "usage: heapbench list\n"
