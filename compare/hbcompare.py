@@ -25,7 +25,8 @@ def hbcompare_known_metrics(data):
 
 
 def _check_metrics(metrics, base, new):
-    """Raises HbCompareError for a metric column absent from either runs.csv."""
+    """Raises HbCompareError for a metric column absent from either runs.csv, or a perf counter
+    that was unavailable (all empty) in either run - with the reason meta.json gives."""
     for data in (base, new):
         known = hbcompare_known_metrics(data)
         if data["runs"] and known:
@@ -33,6 +34,18 @@ def _check_metrics(metrics, base, new):
             if unknown:
                 raise HbCompareError(f"{data['dir']}: no column {', '.join(unknown)} in runs.csv; "
                                      f"pick --metric from: {', '.join(known)}")
+        for metric in metrics:
+            why = data["meta"].get("counters", {}).get(metric, "ok")
+            if why != "ok" and all(r.get(metric) is None for r in data["runs"]):
+                raise HbCompareError(f"{data['dir']}: counter {metric} was not measured ({why}); "
+                                     "pick another --metric, e.g. task_clock_ms or minflt")
+
+
+def hbcompare_higher(base, new):
+    """Metrics where higher is better according to either run's meta.json ('metrics': {NAME: 'higher'},
+    the runner's --metric NAME=REGEX,higher), as runs.csv column names (metric_NAME)."""
+    return {f"metric_{name}" for data in (base, new)
+            for name, way in data["meta"].get("metrics", {}).items() if way == "higher"}
 
 
 def _check_hosts(pairs, metrics, relative):
@@ -64,6 +77,7 @@ def hbcompare_run(base, new, metrics=hbcells.DEFAULT_METRICS, thresholds=None, a
     (cell, metric) with the fields of COLUMNS; missing/extra are cell labels only in base/new.
     """
     thresholds = thresholds or {}
+    higher = set(higher) | hbcompare_higher(base, new)
     _check_metrics(metrics, base, new)
     base_cells = hbcells.hbcells_group(base["runs"])
     new_cells = hbcells.hbcells_group(new["runs"])

@@ -14,7 +14,7 @@ RUNS_HEADER = ("schema,run_id,host,run,workload,allocator,threads,params,env,rep
                "dtlb_load_misses").split(",")
 
 
-def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(1, 1)):
+def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(1, 1), metrics=None):
     """Writes DIR/meta.json and DIR/runs.csv.
 
     cells: {(workload, allocator, threads, params, env): {metric: [value per rep]}} (every
@@ -25,12 +25,13 @@ def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(
     run_id = run_id or os.path.basename(directory.rstrip("/"))
     order = [(index, key, rep) for index, (key, metrics) in enumerate(cells.items())
              for rep in range(1, len(next(iter(metrics.values()))) + 1)]
+    header = list(RUNS_HEADER) + sorted({m for c in cells.values() for m in c if m.startswith("metric_")})
     rows = []
     for number, (index, key, rep) in enumerate(order, start=1):
         if index % shard[1] != shard[0] - 1:
             continue
         workload, allocator, threads, params, env = key
-        row = dict.fromkeys(RUNS_HEADER, "")
+        row = dict.fromkeys(header, "")
         row.update(schema=schema, run_id=run_id, host=host, run=number, workload=workload,
                    allocator=allocator, threads=threads, params=params, env=env, rep=rep,
                    status="ok", exit_code=0, served_by="/lib/x86_64-linux-gnu/libc.so.6")
@@ -38,13 +39,14 @@ def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(
             row[metric] = repr(float(values[rep - 1])) if metric != "maxrss_kb" else int(values[rep - 1])
         rows.append(row)
     with open(os.path.join(directory, "runs.csv"), "w", newline="") as fh:
-        writer = csv.DictWriter(fh, RUNS_HEADER, lineterminator="\n")
+        writer = csv.DictWriter(fh, header, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     meta = {"schema": schema, "run_id": run_id, "host": host, "complete": True, "interrupted": False,
             "reps": max(r["rep"] for r in rows) if rows else 0, "cells": len(cells),
             "workloads": sorted({k[0] for k in cells}), "envs": sorted({k[4] for k in cells}),
-            "allocators": {a: {"status": "found"} for a in sorted({k[1] for k in cells})}}
+            "allocators": {a: {"status": "found"} for a in sorted({k[1] for k in cells})},
+            "metrics": metrics or {}}
     with open(os.path.join(directory, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1)
     return rows

@@ -5,6 +5,7 @@ compare.py under /usr/bin/python3 exactly as the CLI does, and checks exit statu
 verdict per cell in compare.csv, stderr, and the well-formedness of Markdown and JUnit.
 """
 import csv
+import json
 import os
 import random
 import subprocess
@@ -105,6 +106,29 @@ class CompareTest(unittest.TestCase):
         proc = run_compare(self.base, self.new, "--relative")
         self.assertEqual(proc.returncode, 1, proc.stdout)
         self.assertEqual(verdicts(self.new)[("batch", "mimalloc", "wall_s")], "REGRESSION")
+
+    def test_higher_is_better_from_meta(self):
+        """A metric_ops column declared 'higher' in meta.json: a 20% drop is a REGRESSION, a 20% rise is not."""
+        for factor, expected in ((0.8, 1), (1.2, 0)):
+            rng = random.Random(int(factor * 10))
+            for directory, k in ((self.base, 1.0), (self.new, factor)):
+                cells = {("app", "glibc", 1, "", ""): {"metric_ops": [k * rng.gauss(100, 1) for _ in range(6)]}}
+                hbfixture.fixture_write(directory, cells, metrics={"ops": "higher"})
+            proc = run_compare(self.base, self.new, "--metric", "metric_ops")
+            self.assertEqual(proc.returncode, expected, proc.stdout)
+
+    def test_unmeasured_counter_exits_2(self):
+        """A perf counter the runner could not open (empty column, reason in meta.json): exit 2 naming it."""
+        hbfixture.fixture_write(self.base, matrix(1))
+        hbfixture.fixture_write(self.new, matrix(2))
+        with open(os.path.join(self.new, "meta.json")) as fh:
+            meta = json.load(fh)
+        meta["counters"] = {"instructions": "unavailable: ENOENT"}
+        with open(os.path.join(self.new, "meta.json"), "w") as fh:
+            json.dump(meta, fh)
+        proc = run_compare(self.base, self.new, "--metric", "instructions")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("instructions was not measured (unavailable: ENOENT)", proc.stderr)
 
     def test_two_reps_unknown(self):
         """2 reps per side: every verdict UNKNOWN, exit 0, stderr says how many reps are needed."""

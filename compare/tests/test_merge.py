@@ -104,6 +104,7 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(merge(dirs["r1"], dirs["r2"], "-o", out).returncode, 0)
 
         def cells(d):
+            """(run, cell key, rep) of every run of results directory d, sorted."""
             return sorted((r["run"], hbresults.cell_key(r), r["rep"]) for r in hbresults.load(d)["runs"])
         self.assertEqual(cells(out), cells(dirs["whole"]))
         with open(os.path.join(out, "meta.json")) as fh:
