@@ -10,7 +10,7 @@ import os
 from measure import pick
 
 FAST = ["jemalloc", "tcmalloc", "mimalloc"]
-CHURN_P = "--mode=loop --ops=1000000"
+CHURN_P = "--mode=loop --ops=800000"
 
 
 def _ratio(a, b):
