@@ -60,10 +60,10 @@ def _order(preferred, seen):
     return first + sorted(set(seen) - set(first))
 
 
-def variant_label(variant, multi_host=False):
-    """Short text naming a variant inside one workload: threads, params, env (and host when several)."""
-    host, _, threads, params, env = variant
-    parts = [f"{threads}T"] + ([params] if params else []) + ([env] if env else [])
+def variant_label(variant, multi_host=False, threads=True):
+    """Short text naming a variant inside one workload: threads ('4T'), params, env (and host when several)."""
+    host, _, count, params, env = variant
+    parts = ([f"{count}T"] if threads else []) + ([params] if params else []) + ([env] if env else [])
     if multi_host:
         parts.insert(0, host)
     return " ".join(parts)
@@ -183,14 +183,15 @@ class Summary:
                 for v, (names, values) in samples.items()}
 
     def bad_rows(self):
-        """Non-ok rows grouped by (cell key, status, reason) -> list of reps, in execution order."""
+        """Non-ok runs grouped by (allocator, status, reason) -> [(cell, [reps])], cells in execution order."""
         groups = {}
         for row in sorted(self.data["runs"], key=lambda r: r["run"] if isinstance(r["run"], int) else 0):
             if row["status"] != "ok":
-                key = (row["host"], row["workload"], row["allocator"], row["threads"], row["params"], row["env"],
-                       row["status"], row["reason"])
-                groups.setdefault(key, []).append(row["rep"])
-        return groups
+                cell = self.cells[(row["host"], row["workload"], row["allocator"], int(row["threads"] or 1),
+                                   row["params"], row["env"])]
+                cells = groups.setdefault((row["allocator"], row["status"], row["reason"]), {})
+                cells.setdefault(id(cell), (cell, []))[1].append(row["rep"])
+        return {key: list(cells.values()) for key, cells in groups.items()}
 
     def missing(self):
         """Lines that say what a partial directory lacks; [] for a complete one."""

@@ -12,6 +12,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (must follow matplotlib.use)
+from matplotlib import ticker  # noqa: E402
+from matplotlib.collections import PolyCollection  # noqa: E402
 
 DPI = 90
 PALETTE = plt.get_cmap("tab10").colors
@@ -56,6 +58,27 @@ def shared_legend(fig, axes):
     if seen:
         fig.legend(list(seen.values()), list(seen), loc="upper center", ncol=min(len(seen), 8), frameon=False,
                    bbox_to_anchor=(0.5, 1.0))
+
+
+def bars(ax, centres, heights, width, colour, label, bottom=0.0):
+    """Bars as one PolyCollection (ax.bar makes one patch per bar and is 5-10x slower); returns it.
+
+    bottom must be > 0 on a log axis. The collection carries label, so legends show it like ax.bar.
+    """
+    verts = [[(x - width / 2, bottom), (x - width / 2, h), (x + width / 2, h), (x + width / 2, bottom)]
+             for x, h in zip(centres, heights)]
+    coll = PolyCollection(verts, facecolors=[colour], edgecolors="none", label=label)
+    ax.add_collection(coll, autolim=True)
+    ax.autoscale_view()
+    return coll
+
+
+def log_ratio_axis(ax):
+    """Logarithmic y axis for ratios, labelled in plain numbers (0.5, 1, 2, 5) rather than powers of ten."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def save(fig, outdir, name):

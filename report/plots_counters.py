@@ -23,8 +23,10 @@ def _panel(ax, summary, column, colours):
         xs = [j - 0.4 + width * (i + 0.5) for j, r in enumerate(ratios) if r]
         ys = [r for r in ratios if r]
         if ys:
-            ax.bar(xs, ys, width, color=colours[alloc], label=alloc)
+            plotlib.bars(ax, xs, ys, width, colours[alloc], alloc)
     ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xlim(-0.5, len(workloads) - 0.5)
+    ax.set_ylim(bottom=0)
     ax.set_xticks(np.arange(len(workloads)))
     ax.set_xticklabels(workloads, rotation=30, ha="right")
     ax.set_title(f"{column} / {summary.baseline} (geomean over variants)")

@@ -28,10 +28,12 @@ def draw(summary, outdir):
         for i, alloc in enumerate(allocs):
             xs = [j - 0.4 + width * (i + 0.5) for j, p in enumerate(names) if (alloc, p) in values]
             ys = [plotlib.mib(values[(alloc, p)][0]) for p in names if (alloc, p) in values]
-            ax.bar(xs, ys, width, color=colours[alloc], label=alloc)
+            plotlib.bars(ax, xs, ys, width, colours[alloc], alloc)
         live = [max((values[(a, p)][1] for a in allocs if (a, p) in values), default=0) / 2 ** 20 for p in names]
         ax.hlines(live, np.arange(len(names)) - 0.45, np.arange(len(names)) + 0.45, colors="black", linewidth=2,
                   label="live requested")
+        ax.set_xlim(-0.5, len(names) - 0.5)
+        ax.set_ylim(bottom=0)
         ax.set_xticks(np.arange(len(names)))
         ax.set_xticklabels(names)
         ax.set_ylabel("MiB at phase end")

@@ -10,6 +10,8 @@ import numpy as np
 import plotlib
 from cells import variant_label
 
+FEW_SAMPLES = 20  # timelines shorter than this get a marker on each sample (a lone sample is no line)
+
 
 def timelines(rss_rows):
     """run number -> (t array, rss_kb array), samples in time order."""
@@ -35,10 +37,14 @@ def representative_run(cell, lines):
 
 
 def representative_variant(summary, workload, lines):
-    """The variant shown for a workload: first (host, env, params) in order, highest thread count with samples."""
-    for variant in sorted(summary.variants(workload), key=lambda v: (v[0], v[4], v[3], -v[2])):
-        if any(representative_run(c, lines) for c in summary.by_variant[variant].values()):
-            return variant
+    """The variant shown for a workload: first (host, params, env) in matrix order, highest thread count with samples."""
+    groups = {}
+    for variant in summary.variants(workload):  # ordered by host, env, params, then threads ascending
+        groups.setdefault((variant[0], variant[3], variant[4]), []).append(variant)
+    for variants in groups.values():
+        for variant in reversed(variants):
+            if any(representative_run(c, lines) for c in summary.by_variant[variant].values()):
+                return variant
     return None
 
 
@@ -56,7 +62,8 @@ def draw(summary, outdir):
             run = representative_run(cell, lines) if cell else None
             if run:
                 ts, kbs = lines[run["run"]]
-                ax.plot(ts, kbs / 1024.0, color=colours[alloc], label=f"{alloc} (rep {run['rep']})", linewidth=1.2)
+                ax.plot(ts, kbs / 1024.0, color=colours[alloc], label=f"{alloc} (rep {run['rep']})", linewidth=1.2,
+                        marker="." if len(ts) < FEW_SAMPLES else None)
         ax.set_title(f"{workload} {variant_label(variant, len(summary.hosts) > 1)}")
         ax.set_xlabel("seconds since start")
         ax.set_ylabel("RSS (MiB)")

@@ -49,7 +49,8 @@ def failures_section(summary):
     if table is None:
         return Section("Failed, timed-out, crashed and skipped runs", text=["Every run succeeded."])
     return Section("Failed, timed-out, crashed and skipped runs", tables=[table],
-                   text=[f"{len(table.rows)} cell/status groups; these runs are excluded from the medians."])
+                   text=["These runs are left out of every median and ratio; a cell without any ok run "
+                         "has no bar (an x marks it) and '-' in the tables."])
 
 
 def workload_sections(summary, outdir):

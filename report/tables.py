@@ -115,16 +115,21 @@ def workload_table(summary, workload):
 
 
 def failures_table(summary):
-    """Every non-ok run, grouped by cell, status and reason; None when every run was ok."""
+    """Every non-ok run, grouped by allocator, status and reason, naming each cell and repetition; None if none."""
     groups = summary.bad_rows()
     if not groups:
         return None
     multi = len(summary.hosts) > 1
     rows = []
-    for (host, workload, alloc, threads, params, env, status, reason), reps in groups.items():
-        label = variant_label((host, workload, threads, params, env), multi)
-        rows.append([workload, alloc, label, status, reason or "(no reason given)", ",".join(str(r) for r in reps)])
-    return Table("Runs that did not succeed", ["workload", "allocator", "variant", "status", "reason", "reps"],
+    for (alloc, status, reason), cells in groups.items():
+        every = sum(1 for c in summary.cells.values() if c.allocator == alloc)
+        if len(cells) == every and all(len(reps) == len(cell.rows) for cell, reps in cells):
+            where = f"every cell of {alloc} ({every})"
+        else:
+            where = "; ".join(f"{cell.workload} {variant_label(cell.variant, multi)} rep {','.join(map(str, reps))}"
+                              for cell, reps in cells)
+        rows.append([alloc, status, reason or "(no reason given)", str(sum(len(r) for _, r in cells)), where])
+    return Table("Runs that did not succeed", ["allocator", "status", "reason", "runs", "cells"],
                  rows, flagged=set(range(len(rows))))
 
 

@@ -79,9 +79,11 @@ def test_missing():
 
 
 def test_bad_rows():
-    """Non-ok runs are grouped by cell, status and reason with their reps."""
+    """Non-ok runs are grouped by allocator, status and reason, with their cells and reps."""
     groups = Summary(sample()).bad_rows()
-    assert list(groups.values()) == [[3]] and list(groups)[0][-2:] == ("timeout", "killed after 1 s"), groups
+    assert list(groups) == [("jemalloc", "timeout", "killed after 1 s")], groups
+    (cell, reps), = groups[("jemalloc", "timeout", "killed after 1 s")]
+    assert (cell.workload, reps) == ("w2", [3]), (cell, reps)
 
 
 def main():
