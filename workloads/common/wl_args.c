@@ -12,12 +12,24 @@ int wl_quick;
 unsigned long long wl_seed = 1;
 static struct wl_prog *wl_the_prog;
 
-/* Prints one usage-error line naming the program and exits 2. */
+/* Prints one usage-error line, "<prog>: <what> '<arg>'; run <prog> --help ...", and exits 2. */
 static void wl_usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "%s: %s '%s'; run %s --help for the parameters\n", wl_the_prog->name, what, arg,
             wl_the_prog->name);
     exit(2);
+}
+
+/* The usage error for a bad value arg of parameter p: names the allowed words, or the integer range
+ * after range_words (e.g. "--ops needs an integer in [1, 10], got '0'"). */
+static void wl_param_error(const struct wl_param *p, const char *range_words, const char *arg)
+{
+    char what[160];
+    if (p->choices)
+        snprintf(what, sizeof what, "--%s must be one of %s, got", p->name, p->choices);
+    else
+        snprintf(what, sizeof what, "--%s %s [%lld, %lld], got", p->name, range_words, p->min, p->max);
+    wl_usage_error(what, arg);
 }
 
 /* 1 when word is one of the '|'-separated choices. */
@@ -39,20 +51,15 @@ static void wl_set(struct wl_param *p, const char *text)
 {
     if (p->choices) {
         if (!wl_is_choice(p->choices, text))
-            wl_usage_error(p->choices, text);
+            wl_param_error(p, NULL, text);
         p->word = text;
         return;
     }
     char *end = NULL;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end != '\0')
-        wl_usage_error("not an integer:", text);
-    if (v < p->min || v > p->max) {
-        char range[96];
-        snprintf(range, sizeof range, "value outside [%lld, %lld] for --%s:", p->min, p->max, p->name);
-        wl_usage_error(range, text);
-    }
+    if (errno || end == text || *end != '\0' || v < p->min || v > p->max)
+        wl_param_error(p, "needs an integer in", text);
     p->num = v;
 }
 
@@ -118,13 +125,13 @@ void wl_args_parse(struct wl_prog *prog, int argc, char **argv)
             continue;
         const char *eq = strchr(a, '=');
         if (strncmp(a, "--", 2) != 0 || !eq)
-            wl_usage_error("expected --key=value, got", a);
+            wl_usage_error("arguments are --key=value (or --quick, --describe, --help), got", a);
         if (strncmp(a, "--seed=", 7) == 0) {
             char *end = NULL;
             errno = 0;
             wl_seed = strtoull(eq + 1, &end, 10);
-            if (errno || end == eq + 1 || *end)
-                wl_usage_error("not an integer:", a);
+            if (errno || end == eq + 1 || *end || eq[1] == '-')
+                wl_usage_error("--seed needs a non-negative integer, got", a);
             continue;
         }
         struct wl_param *p = wl_find(a + 2, (size_t)(eq - a - 2));
