@@ -27,7 +27,7 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "report"))
 import hbresults  # noqa: E402  (the shared reader of results directories)
 
 HF_COLUMNS = ["schema", "run_id", "workload", "allocator", "params", "env",
