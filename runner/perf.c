@@ -120,6 +120,17 @@ void hb_perf_open(struct hb_perf *p, pid_t pid)
         p->fd[i] = hb_perf_open_one(i, pid, 1);
 }
 
+int hb_perf_scale(enum hb_counter c, const uint64_t v[3], double *out)
+{
+    if (v[1] == 0 || v[2] == 0)
+        return -1;
+    double value = (double)v[0];
+    if (v[2] < v[1]) /* multiplexed: scale to the whole enabled time */
+        value *= (double)v[1] / (double)v[2];
+    *out = c == HB_CTR_TASK_CLOCK ? value / 1e6 : value; /* task-clock: ns -> ms */
+    return 0;
+}
+
 void hb_perf_read(const struct hb_perf *p, struct hb_result *res)
 {
     for (int i = 0; i < HB_CTR_COUNT; i++) {
@@ -128,16 +139,11 @@ void hb_perf_read(const struct hb_perf *p, struct hb_result *res)
         res->counter[i] = 0;
         if (p->fd[i] < 0)
             continue;
-        if (read(p->fd[i], v, sizeof v) != (ssize_t)sizeof v || v[1] == 0 || v[2] == 0) {
+        if (read(p->fd[i], v, sizeof v) != (ssize_t)sizeof v || hb_perf_scale(i, v, &res->counter[i]) != 0) {
             hb_perf_set_reason(i, "unavailable in some runs: opened but never counted");
+            res->counter[i] = 0;
             continue;
         }
-        double value = (double)v[0];
-        if (v[2] < v[1]) /* multiplexed: scale to the whole enabled time */
-            value *= (double)v[1] / (double)v[2];
-        if (i == HB_CTR_TASK_CLOCK)
-            value /= 1e6; /* ns -> ms */
-        res->counter[i] = value;
         res->counter_ok[i] = 1;
     }
 }

@@ -10,6 +10,7 @@
 #ifndef HEAPBENCH_PERF_H
 #define HEAPBENCH_PERF_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "launch.h"
@@ -26,6 +27,11 @@ void hb_perf_open(struct hb_perf *p, pid_t pid);
 /* Reads the final values after the child ended into res->counter/counter_ok (scaled when the
  * kernel multiplexed a counter; task-clock in ms). Call before hb_perf_close(). */
 void hb_perf_read(const struct hb_perf *p, struct hb_result *res);
+
+/* Turns one counter read {value, time_enabled, time_running} into the reported figure: scaled
+ * by enabled/running when the kernel multiplexed it, task-clock converted from ns to ms.
+ * Returns 0 with *out set, or -1 when the counter never counted (enabled or running time 0). */
+int hb_perf_scale(enum hb_counter c, const uint64_t v[3], double *out);
 
 /* Closes every open counter fd; p is all -1 afterwards. */
 void hb_perf_close(struct hb_perf *p);
