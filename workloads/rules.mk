@@ -18,3 +18,10 @@ $(B)/workloads/%: workloads/%.c $(WL_COMMON_OBJ) $(WL_COMMON_H) | $(B)/.dir
 
 # The common objects are real targets, not intermediates make may delete after linking.
 .SECONDARY: $(WL_COMMON_OBJ)
+
+# Unit tests of workloads/common: workloads/tests/<name>.c -> build/tests/workloads-<name>, run by workloads/tests/run.
+WL_TESTS := $(patsubst workloads/tests/%.c,$(B)/tests/workloads-%,$(wildcard workloads/tests/*.c))
+TEST_BUILD += $(WL_TESTS)
+
+$(B)/tests/workloads-%: workloads/tests/%.c $(WL_COMMON_OBJ) $(WL_COMMON_H) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Iworkloads/common -Iscripts -o $@ $< $(WL_COMMON_OBJ) -lpthread -ldl -lm
