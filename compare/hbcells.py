@@ -67,6 +67,15 @@ def hbcells_sample(cells, key, host, metric, reference=None):
     return [values[rep] / ref[rep] for rep in sorted(values) if ref.get(rep)]
 
 
+def hbcells_broken(cells, key, host):
+    """'failed'/'crashed'/'timeout' (comma-joined) when the cell has runs on host and none of them
+    is ok or skipped; '' otherwise (a skipped cell - allocator missing - is not broken)."""
+    statuses = {row.get("status") for row in cells.get(key, {}).get(host, [])}
+    if not statuses or statuses & {"ok", "skipped"}:
+        return ""
+    return ",".join(sorted(statuses))
+
+
 def hbcells_pair(base_cells, new_cells):
     """Pairs the cells of two runs.
 

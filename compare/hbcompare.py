@@ -73,8 +73,9 @@ def hbcompare_run(base, new, metrics=hbcells.DEFAULT_METRICS, thresholds=None, a
     """Compares two hbresults.load() dicts.
 
     thresholds: {metric: fraction} overriding hbcells_threshold(). higher: metrics where higher
-    is better. Returns dict(rows, missing, extra, unknown_needed): rows are one dict per
-    (cell, metric) with the fields of COLUMNS; missing/extra are cell labels only in base/new.
+    is better. Returns dict(rows, missing, extra): rows are one dict per (cell, metric) with the
+    fields of COLUMNS; missing/extra are cell labels only in base/new. A cell that had ok runs in
+    base and whose every run in new failed, crashed or timed out is a REGRESSION (note says so).
     """
     thresholds = thresholds or {}
     higher = set(higher) | hbcompare_higher(base, new)
@@ -94,13 +95,21 @@ def hbcompare_run(base, new, metrics=hbcells.DEFAULT_METRICS, thresholds=None, a
             b = hbcells.hbcells_sample(base_cells, key, bhost, metric, ref)
             n = hbcells.hbcells_sample(new_cells, key, nhost, metric, ref)
             cells.append((key, bhost, nhost, hbstats.hbstats_cell(b, n, seed)))
-        family = sum(1 for c in cells if c[3]["n_base"] and c[3]["n_new"]) if holm else 1
-        adjusted = hbstats.hbstats_holm([c[3]["p"] for c in cells]) if holm else [c[3]["p"] for c in cells]
+        tested = [i for i, c in enumerate(cells) if c[3]["n_base"] and c[3]["n_new"]]
+        adjusted = [1.0] * len(cells)
+        raw = [cells[i][3]["p"] for i in tested]
+        for i, p in zip(tested, hbstats.hbstats_holm(raw) if holm else raw):
+            adjusted[i] = p
+        family = len(tested) if holm else 1
         for (key, bhost, nhost, cell), p_adj in zip(cells, adjusted):
             verdict, needed = hbstats.hbstats_verdict(cell, p_adj, threshold, alpha, family,
                                                       lower_is_better=metric not in higher)
+            note = _note(cell, ref)
+            broken = hbcells.hbcells_broken(new_cells, key, nhost)
+            if broken and cell["n_base"]:
+                verdict, note = "REGRESSION", f"NEW: every run ended {broken}"
             row = dict(zip(hbcells.MATCH_KEY, key))
-            row.update(cell, host_base=bhost, host_new=nhost, metric=metric, note=_note(cell, ref),
+            row.update(cell, host_base=bhost, host_new=nhost, metric=metric, note=note,
                        value="ratio to " + reference if relative else "absolute",
                        threshold=threshold, p_holm=p_adj, verdict=verdict, needed_reps=needed,
                        label=hbcells.hbcells_label(key))

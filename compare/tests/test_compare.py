@@ -130,6 +130,25 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("instructions was not measured (unavailable: ENOENT)", proc.stderr)
 
+    def test_cell_that_now_crashes_is_regression(self):
+        """Every run of one cell crashed in NEW: that cell is a REGRESSION saying so, exit 1."""
+        hbfixture.fixture_write(self.base, matrix(1))
+        rows = hbfixture.fixture_write(self.new, matrix(2))
+        with open(os.path.join(self.new, "runs.csv"), newline="") as fh:
+            table = list(csv.DictReader(fh))
+        for row in table:
+            if (row["workload"], row["allocator"]) == ("batch", "mimalloc"):
+                row.update(status="crashed", reason="signal 11", wall_s="", maxrss_kb="")
+        with open(os.path.join(self.new, "runs.csv"), "w", newline="") as fh:
+            writer = csv.DictWriter(fh, list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(table)
+        proc = run_compare(self.base, self.new)
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        bad = {k for k, v in verdicts(self.new).items() if v == "REGRESSION"}
+        self.assertEqual(bad, {("batch", "mimalloc", "wall_s"), ("batch", "mimalloc", "maxrss_kb")})
+        self.assertIn("every run ended crashed", proc.stdout)
+
     def test_two_reps_unknown(self):
         """2 reps per side: every verdict UNKNOWN, exit 0, stderr says how many reps are needed."""
         hbfixture.fixture_write(self.base, matrix(1, reps=2))
