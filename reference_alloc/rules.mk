@@ -28,3 +28,14 @@ $(RM_LIB): $(RM_OBJ)
 # Test programs link the library directly (its malloc replaces libc's for the whole process).
 $(B)/tests/refmalloc-%: reference_alloc/tests/%.c $(RM_LIB) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Iscripts -o $@ $< -L$(B)/lib -Wl,-rpath,$(ROOT)/$(B)/lib -lrefmalloc -lpthread
+
+# The libFuzzer target (clang from Debian's clang package, a test dependency). refmalloc's sources
+# are compiled into it with coverage instrumentation, so the fuzzer is guided by the allocator's
+# branches; the executable's malloc replaces libc's for the whole process.
+RM_CLANG   ?= clang
+TEST_BUILD += $(B)/tests/refmalloc-fuzz
+
+$(B)/tests/refmalloc-fuzz: reference_alloc/fuzz/rm_fuzz.c $(RM_SRC) $(RM_HDRS) | $(B)/.dir
+	$(RM_CLANG) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -ftls-model=initial-exec \
+	    -Ireference_alloc/src -Iallocators/interpose -fsanitize=fuzzer -o $@ \
+	    reference_alloc/fuzz/rm_fuzz.c $(RM_SRC) -lpthread

@@ -173,6 +173,25 @@ static void api_realloc_inplace(void)
     free(guard);
 }
 
+/* The program moves the break itself between allocations (by odd amounts too): the heap must
+ * carry on in new segments, keep every block intact and pass the checker. */
+static void api_brk_moved(void)
+{
+    char *blocks[12];
+    int intact = 1;
+    for (int i = 0; i < 12; i++) {
+        blocks[i] = malloc(90000);
+        memset(blocks[i], i, 90000);
+        sbrk(i % 2 ? 12345 : 8192); /* someone else's memory, never given back */
+    }
+    for (int i = 0; i < 12; i++) {
+        intact &= blocks[i][0] == i && blocks[i][89999] == i;
+        free(blocks[i]);
+    }
+    TCHECK("brk moved by the program: blocks intact", intact);
+    TCHECK("brk moved by the program: heap check", refmalloc_check_heap() == 0);
+}
+
 /* free keeps errno; mallinfo2/malloc_trim/mallopt answer sensibly. */
 static void api_misc(void)
 {
@@ -205,6 +224,7 @@ int main(void)
     api_alignment();
     api_calloc();
     api_realloc();
+    api_brk_moved();
     api_misc();
     return tcheck_summary();
 }
