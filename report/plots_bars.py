@@ -1,6 +1,6 @@
 """plots_bars.py - per workload, median time and peak RSS of each allocator relative to the baseline, as bars.
 
-Always holds: one PNG per workload with two panels (wall time, peak RSS); a bar is the
+Always holds: one PNG per workload (draw is called per workload) with two panels (wall time, peak RSS); a bar is the
 median over ok runs divided by the baseline cell's median, its whisker the min..max of the
 runs on the same scale; a cell without ok runs gets an 'x' at 1.0 instead of a bar, so a
 failure is visible, never a silent gap. The y axis turns logarithmic beyond 5x. Variant labels
@@ -76,22 +76,16 @@ def _panel(ax, summary, workload, column, title, colours):
     ax.set_ylabel(f"ratio to {summary.baseline}")
 
 
-def draw(summary, outdir):
-    """One PNG per workload that has a baseline; returns [(workload, filename)]."""
-    if summary.baseline is None:
-        return []
+def draw(summary, outdir, workload):
+    """bars-<workload>.png; returns its file name, or None when the workload has no baseline cell."""
+    variants = summary.variants(workload)
+    if summary.baseline is None or not any(summary.baseline in summary.by_variant[v] for v in variants):
+        return None
     colours = plotlib.colours(summary.allocators)
-    out = []
-    for workload in summary.workloads:
-        if not any(summary.baseline in summary.by_variant[v] for v in summary.variants(workload)):
-            continue
-        variants = summary.variants(workload)
-        label_in = 0.25 + 0.16 * max(label.count("\n") + 1 for label in labels(summary, variants))
-        ncols = 1 if len(variants) > WIDE else 2
-        fig, axes = plotlib.grid(2, ncols, width=12, row_height=2.6 + label_in, label_in=label_in)
-        for ax, (column, title) in zip(axes, METRICS):
-            _panel(ax, summary, workload, column, title, colours)
-        plotlib.shared_legend(fig, axes)
-        out.append((workload, plotlib.save(fig, outdir, f"bars-{plotlib.slug(workload)}.png")))
-    return out
-
+    label_in = 0.25 + 0.16 * max(label.count("\n") + 1 for label in labels(summary, variants))
+    ncols = 1 if len(variants) > WIDE else 2
+    fig, axes = plotlib.grid(2, ncols, width=12, row_height=2.6 + label_in, label_in=label_in)
+    for ax, (column, title) in zip(axes, METRICS):
+        _panel(ax, summary, workload, column, title, colours)
+    plotlib.shared_legend(fig, axes)
+    return plotlib.save(fig, outdir, f"bars-{plotlib.slug(workload)}.png")

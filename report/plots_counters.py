@@ -48,7 +48,7 @@ def draw(summary, outdir):
         return None
     colours = plotlib.colours(summary.allocators)
     label_in = 0.5 + 0.03 * max(len(w) for w in summary.workloads)
-    fig, axes = plotlib.grid(len(columns), 3, width=12, row_height=2.0 + label_in, label_in=label_in)
+    fig, axes = plotlib.grid(len(columns), 2, width=12, row_height=2.2 + label_in, label_in=label_in)
     for ax, column in zip(axes, columns):
         _panel(ax, summary, column, colours)
     plotlib.shared_legend(fig, axes)

@@ -21,6 +21,7 @@ import plots_sizes
 import tables
 from cells import Summary
 from document import Document, Figure, Section
+from drawall import draw_all
 from render_html import render_html
 from render_md import render_md
 
@@ -53,48 +54,50 @@ def failures_section(summary):
                          "has no bar (an x marks it) and '-' in the tables."])
 
 
-def workload_sections(summary, outdir):
+def draw_jobs(summary):
+    """The PNGs of a report as drawall jobs: (key, draw function, extra args), the slowest first."""
+    jobs = [("rss", plots_rss.draw, ()), ("counters", plots_counters.draw, ())]
+    jobs += [(("bars", w), plots_bars.draw, (w,)) for w in summary.workloads]
+    jobs += [("scaling", plots_scaling.draw, ()), ("overhead", plots_overhead.draw, ()), ("sizes", plots_sizes.draw, ())]
+    return jobs
+
+
+def workload_sections(summary, pngs):
     """One section per workload: the ratio bar chart (when a baseline exists) and the table of every cell."""
-    charts = dict(plots_bars.draw(summary, outdir))
     sections = []
     for workload in summary.workloads:
         section = Section(f"Workload {workload}", tables=[tables.workload_table(summary, workload)])
-        if workload in charts:
-            section.figures.append(Figure(charts[workload], f"{workload}: median wall time and peak RSS relative to "
-                                          f"{summary.baseline}, whiskers min-max over the repetitions; "
+        if pngs.get(("bars", workload)):
+            section.figures.append(Figure(pngs[("bars", workload)], f"{workload}: median wall time and peak RSS "
+                                          f"relative to {summary.baseline}, whiskers min-max over the repetitions; "
                                           "x = a cell without ok runs"))
         sections.append(section)
     return sections
 
 
-def optional_sections(summary, outdir):
+def optional_sections(summary, pngs):
     """Thread scaling, RSS timeline, phase overhead, sizes and counters: each only when its data exists."""
     sections = []
-    groups = plots_scaling.scaling_groups(summary)
-    png = plots_scaling.draw(summary, outdir)
-    if png:
-        sections.append(Section("Thread scaling", tables=[tables.scaling_table(summary, groups)], figures=[
-            Figure(png, "throughput (phase ops per second of wall time, median) against threads")]))
-    png = plots_rss.draw(summary, outdir)
-    if png:
+    if pngs["scaling"]:
+        sections.append(Section("Thread scaling", tables=[
+            tables.scaling_table(summary, plots_scaling.scaling_groups(summary))], figures=[
+            Figure(pngs["scaling"], "throughput (phase ops per second of wall time, median) against threads")]))
+    if pngs["rss"]:
         sections.append(Section("RSS over time", figures=[
-            Figure(png, "RSS sampled by the runner; one representative run (median wall time) per allocator")]))
-    png = plots_overhead.draw(summary, outdir)
-    if png:
+            Figure(pngs["rss"], "RSS sampled by the runner; one representative run (median wall time) per allocator")]))
+    if pngs["overhead"]:
         sections.append(Section("Memory overhead by phase",
                                 tables=[tables.overhead_table(summary, plots_overhead.OVERHEAD_WORKLOADS)],
-                                figures=[Figure(png, "RSS at each phase end (bars) against live requested bytes "
-                                                     "(black line)")]))
-    curves = plots_sizes.size_curves(summary)
-    png = plots_sizes.draw(summary, outdir)
-    if png:
-        sections.append(Section("Internal fragmentation (sizes)", tables=[tables.sizes_table(curves, summary.allocators)],
-                                figures=[Figure(png, "malloc_usable_size over the request, per allocator")]))
+                                figures=[Figure(pngs["overhead"], "RSS at each phase end (bars) against live "
+                                                                  "requested bytes (black line)")]))
+    if pngs["sizes"]:
+        sections.append(Section("Internal fragmentation (sizes)",
+                                tables=[tables.sizes_table(plots_sizes.size_curves(summary), summary.allocators)],
+                                figures=[Figure(pngs["sizes"], "malloc_usable_size over the request, per allocator")]))
     if summary.counter_columns():
         section = Section("Page faults and perf counters", tables=[tables.counters_table(summary)])
-        png = plots_counters.draw(summary, outdir)
-        if png:
-            section.figures.append(Figure(png, f"counters per workload relative to {summary.baseline}"))
+        if pngs["counters"]:
+            section.figures.append(Figure(pngs["counters"], f"counters per workload relative to {summary.baseline}"))
         sections.append(section)
     return sections
 
@@ -111,7 +114,8 @@ def build(data, outdir):
         notices.append(f"glibc has no successful run here: ratios are relative to {summary.baseline}")
     sections = [header_section(summary), Section("Leaderboard", tables=[tables.leaderboard_table(summary)]),
                 failures_section(summary)]
-    sections += workload_sections(summary, outdir) + optional_sections(summary, outdir)
+    pngs = draw_all(summary, outdir, draw_jobs(summary))
+    sections += workload_sections(summary, pngs) + optional_sections(summary, pngs)
     hyperfine = tables.hyperfine_table(hbresults.read_csv(os.path.join(data["dir"], "hyperfine.csv"), required=False))
     if hyperfine:
         sections.append(Section("hyperfine cross-check", tables=[hyperfine]))

@@ -192,12 +192,12 @@ def hyperfine_table(rows):
         return None
     out, flagged = [], set()
     for row in rows:
-        if row.get("flag"):
+        if row.get("flag") not in (None, "", "ok"):  # exec/hyperfine.py writes ok, differs or failed
             flagged.add(len(out))
         out.append([row.get("workload", ""), row.get("allocator", ""), row.get("params", ""), row.get("env", ""),
                     fmt(row.get("hyperfine_median_s")), fmt(row.get("heapbench_median_s")),
                     fmt(row.get("diff_pct")), str(row.get("flag") or "")])
     return Table("hyperfine cross-check", ["command", "allocator", "params", "env", "hyperfine median (s)",
                                            "heapbench median (s)", "diff %", "flag"], out, flagged=flagged,
-                 note="Flagged rows: the two medians differ by more than 5%.")
+                 note="Flagged rows: the two medians differ by more than 5% (differs) or hyperfine saw a failure.")
 
