@@ -13,9 +13,11 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* What each allocator must do with memory (1 = yes). */
@@ -228,6 +230,39 @@ static void tc_threads(void)
     TCHECK("4 threads churning keep every block intact", ok);
 }
 
+/* Forks while other threads allocate: every child must be able to allocate (the lock is not
+ * copied held) and exit within 5 s. */
+static void tc_fork(void)
+{
+    pthread_t t[2];
+    int ok = 1;
+    for (int i = 0; i < 2; i++)
+        ok &= pthread_create(&t[i], NULL, tc_churn, (void *)(uintptr_t)(i + 11)) == 0;
+    for (int f = 0; f < 20 && ok; f++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            void *p = malloc(100);
+            free(p);
+            _exit(p ? 0 : 1);
+        }
+        int status = -1, waited = 0;
+        for (int ms = 0; pid > 0 && ms < 5000 && !waited; ms++) {
+            waited = waitpid(pid, &status, WNOHANG) == pid;
+            if (!waited)
+                usleep(1000);
+        }
+        if (!waited && pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+        }
+        ok &= waited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    TCHECK("fork while 2 threads allocate: 20 children allocate and exit", ok);
+}
+
+/* Runs every check for the allocator named by argv[1]; exit 2 on a bad argument. */
 int main(int argc, char **argv)
 {
     const struct tc_expect *e = NULL;
@@ -243,5 +278,6 @@ int main(int argc, char **argv)
     tc_memory(e);
     tc_api();
     tc_threads();
+    tc_fork();
     return tcheck_summary();
 }
