@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 BAD_STATUSES = ("failed", "timeout", "crashed")
-# Counters of runs.csv shown in the counters section, in this order (then any metric_<NAME> column).
+# Counters of runs.csv shown in the counters section, in this order.
 COUNTER_COLUMNS = ("minflt", "majflt", "page_faults", "task_clock_ms", "nvcsw", "nivcsw", "context_switches",
                    "cpu_migrations", "cycles", "instructions", "cache_misses", "branch_misses", "dtlb_load_misses")
 
@@ -129,14 +129,22 @@ class Summary:
                 ratios.append(ratio[0])
         return geomean(ratios)
 
-    def counter_columns(self):
-        """Counter and metric columns with at least one value in an ok run, in COUNTER_COLUMNS order."""
+    def _present(self):
+        """Columns with at least one value in an ok run."""
         present = set()
         for cell in self.cells.values():
             for row in cell.ok_rows():
                 present.update(k for k, v in row.items() if v is not None and v != "")
-        metrics = sorted(k for k in present if k.startswith("metric_"))
-        return [c for c in COUNTER_COLUMNS if c in present] + metrics
+        return present
+
+    def counter_columns(self):
+        """Counter columns with at least one value in an ok run, in COUNTER_COLUMNS order."""
+        present = self._present()
+        return [c for c in COUNTER_COLUMNS if c in present]
+
+    def metric_columns(self):
+        """metric_<NAME> columns (exec --metric) with a value in an ok run, sorted."""
+        return sorted(k for k in self._present() if k.startswith("metric_"))
 
     def allocator_ratio(self, allocator, column):
         """(geomean over the allocator's cells of median / baseline median, number of cells compared)."""

@@ -116,6 +116,8 @@ def build(data, outdir):
                 failures_section(summary)]
     pngs = draw_all(summary, outdir, draw_jobs(summary))
     sections += workload_sections(summary, pngs) + optional_sections(summary, pngs)
+    if summary.metric_columns():
+        sections.append(Section("Program metrics", tables=[tables.metrics_table(summary)]))
     hyperfine = tables.hyperfine_table(hbresults.read_csv(os.path.join(data["dir"], "hyperfine.csv"), required=False))
     if hyperfine:
         sections.append(Section("hyperfine cross-check", tables=[hyperfine]))

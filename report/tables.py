@@ -21,7 +21,7 @@ def fmt(value, digits=3):
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.{digits}g}"
+        return f"{value:.0f}" if abs(value) >= 10 ** digits else f"{value:.{digits}g}"
     return str(value)
 
 
@@ -184,6 +184,22 @@ def counters_table(summary):
     return Table(f"Counters: geomean of cell medians relative to {summary.baseline}",
                  ["counter", f"{summary.baseline} median range"] + list(summary.allocators), rows,
                  note="'-': the counter is zero in the baseline or absent for that allocator.")
+
+
+def metrics_table(summary):
+    """Figures read from the programs' output (exec --metric): median per cell, ratio, better direction."""
+    directions = summary.meta.get("metrics") or {}
+    rows = []
+    for column in summary.metric_columns():
+        name = column[len("metric_"):]
+        for cell in sorted(summary.cells.values(), key=lambda c: (c.workload, c.variant, c.allocator)):
+            if cell.median(column) is not None:
+                ratio = summary.ratio(cell, column)
+                rows.append([name, cell.workload, variant_label(cell.variant, len(summary.hosts) > 1),
+                             cell.allocator, fmt(cell.median(column)), fmt_ratio(ratio[0] if ratio else None),
+                             f"{directions.get(name, 'lower')} is better"])
+    return Table("Program metrics (heapbench exec --metric), medians of ok runs",
+                 ["metric", "program", "variant", "allocator", "median", f"/ {summary.baseline}", "direction"], rows)
 
 
 def hyperfine_table(rows):

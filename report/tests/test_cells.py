@@ -86,6 +86,16 @@ def test_bad_rows():
     assert (cell.workload, reps) == ("w2", [3]), (cell, reps)
 
 
+def test_columns():
+    """Counter columns are those with a value in an ok run; metric_ columns are listed apart."""
+    data = sample()
+    data["runs"][0]["minflt"] = 7
+    data["runs"][0]["metric_score"] = 3.5
+    data["runs"][-1]["cycles"] = 9  # the timed-out run: not a reason to show the counter
+    s = Summary(data)
+    assert s.counter_columns() == ["minflt"] and s.metric_columns() == ["metric_score"], s.counter_columns()
+
+
 def main():
     """Runs every test_ function, prints PASS/FAIL per test; exit 1 on a failure."""
     failed = 0
