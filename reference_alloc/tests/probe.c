@@ -6,6 +6,8 @@
  * malloc. With an argument "double-free-tcache", "double-free-arena" or "bad-pointer" it makes
  * that mistake instead (refmalloc must abort with its message).
  */
+#include "rmtest.h"
+
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,21 +24,6 @@ static void *pr_thread(void *arg)
     pthread_barrier_wait(&pr_barrier);
     free(p);
     return NULL;
-}
-
-/* Counts the <heap> elements of malloc_info. */
-static int pr_arenas(void)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    malloc_info(0, f);
-    fclose(f);
-    int n = 0;
-    for (char *p = buf; (p = strstr(p, "<heap nr=")) != NULL; p++)
-        n++;
-    free(buf);
-    return n;
 }
 
 /* Makes the mistake named by what; returns only if refmalloc did not abort. */
@@ -76,7 +63,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 8; i++)
         m[i] = malloc(64 << 10);
     size_t mapped = mallinfo2().hblks;
-    printf("arenas=%d tcache=%s mmapped=%d perturb=%d\n", pr_arenas(),
+    printf("arenas=%d tcache=%s mmapped=%d perturb=%d\n", rmt_arena_count(),
            before == after ? "cached" : "uncached", mapped > 0, perturb);
     for (int i = 0; i < 8; i++)
         free(m[i]);

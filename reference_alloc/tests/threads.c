@@ -4,6 +4,7 @@
  * can allocate, start a thread and pass the heap checker.
  * Prints PASS/FAIL lines and a summary.
  */
+#include "rmtest.h"
 #include "tcheck.h"
 
 #include <malloc.h>
@@ -18,21 +19,6 @@
 int refmalloc_check_heap(void);
 
 static volatile int th_stop;
-
-/* Counts the <heap> elements of malloc_info: the number of arenas. */
-static int th_arena_count(void)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    malloc_info(0, f);
-    fclose(f);
-    int n = 0;
-    for (char *p = buf; (p = strstr(p, "<heap nr=")) != NULL; p++)
-        n++;
-    free(buf);
-    return n;
-}
 
 /* A short-lived thread: a burst of allocations of mixed sizes, all freed. */
 static void *th_short(void *arg)
@@ -62,10 +48,10 @@ static void th_test_churn(void)
 {
     th_churn(200);
     size_t arena_after_warmup = mallinfo2().arena;
-    int arenas_after_warmup = th_arena_count();
+    int arenas_after_warmup = rmt_arena_count();
     th_churn(2000);
     size_t arena_end = mallinfo2().arena;
-    int arenas_end = th_arena_count();
+    int arenas_end = rmt_arena_count();
     /* at most 8 threads live at once: their arenas plus main, however many threads ran */
     TCHECK("thread churn: at most 9 arenas after 2200 threads (exited threads' arenas reused)",
            arenas_after_warmup <= 9 && arenas_end <= 9);
