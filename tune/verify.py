@@ -85,7 +85,7 @@ def _compare(point, actual, source):
     for knob, value in point:
         got = actual.get(knob.name)
         if got is None:
-            problems.append(f"{knob.name}: {source} does not report it")
+            problems.append(f"{knob.name}: {source} does not list it")
         elif not _same(knob, value, got):
             problems.append(f"{knob.name}={value}: {source} has {got}")
     return problems
@@ -153,8 +153,10 @@ def _verify_refmalloc(point, env):
     if code != 0:
         return [f"/bin/true under refmalloc failed ({code}: {err.strip()[:200]})"], []
     reported = dict(re.findall(r"^refmalloc: glibc\.malloc\.(\w+)=(\S+)", err, re.M))
+    ignored = re.findall(r"^refmalloc: (glibc\.malloc\.\w+: ignored .*)$", err, re.M)
     actual = {k.name: reported.get("arena_max" if k.env else k.name) for k, _ in point}
-    return _compare(point, actual, "refmalloc's report"), ["refmalloc: REFMALLOC_REPORT"]
+    problems = _compare(point, actual, "refmalloc's report")
+    return problems + (ignored if problems else []), ["refmalloc: REFMALLOC_REPORT"]
 
 
 def _verify_jemalloc(point, env):

@@ -36,6 +36,17 @@ def refused(name, family, spec, expect):
     check(name, False, f"{spec!r} was accepted")
 
 
+def _point(family, spec):
+    """(point, its environment) of the point that sets every knob of spec to its first value."""
+    point = tuple((k, v[0]) for k, v in grid.grid_parse(family, spec))
+    return point, knobs.knobs_env(family, point)
+
+
+def verdict(family, library, spec):
+    """verify_point of _point(family, spec) for the allocator family at library."""
+    return verify.verify_point(verify.Target(family, library, family), *_point(family, spec))
+
+
 def test_grid():
     """--grid parsing: names, canonical values, order, and the refusals."""
     g = grid.grid_parse("glibc", "tcache_count=0,7,64;arena_max=1,2,4")
@@ -82,24 +93,13 @@ def test_points():
 
 def test_env():
     """Settings into environment variables, per family."""
-    g = grid.grid_parse("glibc", "arena_max=2;tcache_count=32;MALLOC_ARENA_MAX=4")
-    point = tuple((k, v[0]) for k, v in g)
+    point, _ = _point("glibc", "arena_max=2;tcache_count=32;MALLOC_ARENA_MAX=4")
     check("env-glibc", knobs.knobs_env_text("glibc", point) ==
           "GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.tcache_count=32 MALLOC_ARENA_MAX=4",
           knobs.knobs_env_text("glibc", point))
-    g = grid.grid_parse("jemalloc", "narenas=2;tcache=false")
-    check("env-jemalloc", knobs.knobs_env("jemalloc", tuple((k, v[0]) for k, v in g)) ==
-          {"MALLOC_CONF": "narenas:2,tcache:false"})
-    g = grid.grid_parse("tcmalloc", "release_rate=5;aggressive_decommit=1")
-    check("env-tcmalloc", knobs.knobs_env("tcmalloc", tuple((k, v[0]) for k, v in g)) ==
+    check("env-jemalloc", _point("jemalloc", "narenas=2;tcache=false")[1] == {"MALLOC_CONF": "narenas:2,tcache:false"})
+    check("env-tcmalloc", _point("tcmalloc", "release_rate=5;aggressive_decommit=1")[1] ==
           {"TCMALLOC_RELEASE_RATE": "5", "TCMALLOC_AGGRESSIVE_DECOMMIT": "true"})
-
-
-def verdict(family, library, spec):
-    """verify_point of the single point that sets every knob of spec to its first value."""
-    g = grid.grid_parse(family, spec)
-    point = tuple((k, v[0]) for k, v in g)
-    return verify.verify_point(verify.Target(family, library, family), point, knobs.knobs_env(family, point))
 
 
 def test_verify():
@@ -124,6 +124,13 @@ def test_verify():
     if os.path.exists(lib + "libmimalloc.so.2"):
         ok, why = verdict("mimalloc", lib + "libmimalloc.so.2", "decommit_delay=100")
         check("verify-mimalloc-applied", ok, why)
+    refmalloc = os.path.join(os.path.dirname(TUNE), "build", "lib", "librefmalloc.so")
+    if os.path.exists(refmalloc):
+        ok, why = verify.verify_point(verify.Target("refmalloc", refmalloc, "glibc"), *_point("glibc", "tcache_count=0"))
+        check("verify-refmalloc-applied", ok, why)
+        ok, why = verify.verify_point(verify.Target("refmalloc", refmalloc, "glibc"),
+                                      *_point("glibc", "tcache_count=999999"))
+        check("verify-refmalloc-ignored", not ok and "ignored 999999" in why, why)
     ok, why = verdict("jemalloc", "/nonexistent/libjemalloc.so.2", "narenas=3")
     check("verify-jemalloc-not-loaded", not ok and "printed no stats" in why, why)
 
