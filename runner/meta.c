@@ -41,6 +41,35 @@ static void hb_meta_fact(FILE *f, const char *key, char *value)
     free(value);
 }
 
+/* The argv as a shell line: words with characters outside [A-Za-z0-9_./:=,+-] single-quoted. */
+static char *hb_meta_shell_line(const struct hb_strv *argv)
+{
+    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-";
+    char *line = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&line, &len);
+    if (!f)
+        return hb_xstrdup("heapbench");
+    fputs("heapbench", f);
+    for (size_t i = 0; i < argv->n; i++) {
+        const char *w = argv->v[i];
+        if (*w && strspn(w, safe) == strlen(w)) {
+            fprintf(f, " %s", w);
+            continue;
+        }
+        fputs(" '", f);
+        for (const char *p = w; *p; p++) {
+            if (*p == '\'')
+                fputs("'\\''", f); /* close, escaped quote, reopen */
+            else
+                fputc(*p, f);
+        }
+        fputc('\'', f);
+    }
+    fclose(f);
+    return line;
+}
+
 /* The "allocators" object. */
 static void hb_meta_allocators(FILE *f, const struct hb_matrix *m)
 {
@@ -101,9 +130,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_fact(f, "thp", hb_sys_thp());
     hb_meta_fact(f, "glibc_version", hb_sys_glibc());
     hb_meta_fact(f, "git_commit", hb_sys_git_commit());
-    char *cmdline = hb_strv_join(&o->argv, " ");
-    hb_meta_fact(f, "command_line", hb_xasprintf("heapbench %s", cmdline));
-    free(cmdline);
+    hb_meta_fact(f, "command_line", hb_meta_shell_line(&o->argv));
     hb_meta_list(f, "argv", &o->argv);
     hb_meta_kv(f, "start", meta->start);
     hb_meta_kv(f, "end", meta->end);
