@@ -7,7 +7,8 @@ same-run default, so points from different runs are never compared by absolute f
 
 A measured point is a dict with at least: label, env (the ready-to-paste text), tag (which run
 measured it), time (median s), mem (median KiB of the memory objective), time_samples,
-mem_samples; the default point has env ''.
+mem_samples; the default point has env ''. A point measured in an earlier run keeps that run's
+tag, and is judged against that run's default.
 """
 import math
 import os
@@ -33,34 +34,34 @@ def _finite(value):
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
-def pareto_default_of(point, points):
-    """The default point measured in the same run (tag) as point; None when that run had none."""
-    for p in points:
-        if p["env"] == "" and p["tag"] == point["tag"]:
-            return p
-    return None
+def pareto_defaults(points):
+    """{run tag: the default point measured in that run} of a list of measured points."""
+    return {p["tag"]: p for p in points if p["env"] == ""}
 
 
-def pareto_recommend(points, objective, within, threshold, alpha):
+def pareto_recommend(points, defaults, objective, within, threshold, alpha):
     """The recommendation for one objective of one cell, as a dict.
 
-    objective 'time': the fastest point whose memory is within +within (a fraction) of its
-    default's; 'mem': the smallest point whose time is within +within of its default's.
-    Keys: objective, line (the ready-to-paste settings, or NO_GAIN), label, verdict, change
+    defaults: {run tag: default point} (pareto_defaults), each point is judged against the
+    default of its own run. objective 'time': the fastest point whose memory is within +within
+    (a fraction) of its default's; 'mem': the smallest point whose time is within +within of its default's.
+    Keys: objective, line (the ready-to-paste settings, or NO_GAIN), why (when no point was tested), label, verdict, change
     (relative change of the optimised figure against the default), p, needed_reps (0 when the
     sample sizes were enough for the test to decide).
     """
     key, other = ("time", "mem") if objective == "time" else ("mem", "time")
     fits = []
     for p in points:
-        base = pareto_default_of(p, points)
+        base = defaults.get(p["tag"])
         if p["env"] == "" or base is None or not _finite(p[key]) or not _finite(p[other]):
             continue
         if not base[key] or not base[other] or p[other] > base[other] * (1.0 + within):
             continue
         fits.append((p[key] / base[key], p, base))
     result = {"objective": objective, "line": NO_GAIN, "label": "", "verdict": "", "change": float("nan"),
-              "p": float("nan")}
+              "p": float("nan"), "why": "no measured point fits"}
+    if not any(_finite(p["mem"]) for p in points):
+        result["why"] = "no memory figure in this cell (--memory free needs a workload with a free phase)"
     if not fits:
         return result
     # Among the points within threshold of the best ratio, the one that sets the fewest knobs:
@@ -82,7 +83,7 @@ def pareto_text(recommendation, within):
     what = {"time": f"fastest within +{within * 100:g}% memory",
             "mem": f"smallest within +{within * 100:g}% time"}[recommendation["objective"]]
     if not recommendation["label"]:
-        return f"  {what}: {NO_GAIN} (no measured point fits)"
+        return f"  {what}: {NO_GAIN} ({recommendation['why']})"
     evidence = (f"{recommendation['label']}: {recommendation['change'] * 100:+.1f}% vs default, "
                 f"p={recommendation['p']:.3g}, {recommendation['verdict']}")
     if recommendation.get("needed_reps"):

@@ -128,7 +128,8 @@ class Search:
         self.opts, self.target, self.runner_argv, self.out = opts, target, runner_argv, out
         self.verdicts = {}   # point key -> (applied, reason)
         self.order = []      # points in the order they were first verified
-        self.cells = {}      # cell -> {point key: measured point}
+        self.cells = {}      # cell -> {point key: its latest measured point}
+        self.defaults = {}   # cell -> {run tag: the default point measured in that run}
         self.measured = set()
 
     def key(self, point):
@@ -176,6 +177,8 @@ class Search:
                 record.update(point=point, label=grid.grid_label(point), env=self.env_text(point), phase=tag,
                               mem=record[self.opts.memory], mem_samples=record[self.opts.memory + "_samples"])
                 self.cells.setdefault(cell, {})[self.key(point)] = record
+                if not point:
+                    self.defaults.setdefault(cell, {})[tag] = record
         self.measured |= {self.key(p) for p in applied}
         return applied
 
@@ -184,9 +187,9 @@ class Search:
         out = {}
         for point in points:
             ratios = []
-            for records in self.cells.values():
+            for cell, records in self.cells.items():
                 record = records.get(self.key(point))
-                base = pareto.pareto_default_of(record, list(records.values())) if record else None
+                base = self.defaults[cell].get(record["tag"]) if record else None
                 if record and base and record["time"] and base["time"] and record["mem"] and base["mem"]:
                     ratios.append((record["time"] / base["time"], record["mem"] / base["mem"]))
             if ratios:
@@ -207,11 +210,14 @@ class Search:
 
 
 def tune_rows(search):
-    """(tune.csv rows, tune_front.csv rows, [(cell title, points)]) of a finished search."""
+    """(tune.csv rows, tune_front.csv rows, panels) of a finished search.
+
+    A panel is (cell title, measured points, {tag: default}, front, recommendations).
+    """
     rows, front_rows, panels = [], [], []
     within = search.opts.within / 100.0
     for cell in sorted(search.cells, key=lambda c: (c[0], c[1] or 0, c[2])):
-        records = search.cells[cell]
+        records, defaults = search.cells[cell], search.defaults.get(cell, {})
         points = list(records.values())
         front = pareto.pareto_front(points)
         on_front = {id(p) for p in front}
@@ -226,20 +232,25 @@ def tune_rows(search):
             if record is None:
                 rows.append(base + [""] * 7 + ["no"])
                 continue
-            figures = [record["phase"], record["reps_ok"], record["time"], _whole(record["peak"]),
+            figures = [record["phase"], record["reps_ok"], _secs(record["time"]), _whole(record["peak"]),
                        _whole(record["free"]), _whole(record["faults"]), "yes" if id(record) in on_front else "no"]
             if record["failed"]:
                 base[6] = f"{reason}; {len(record['failed'])} run(s) failed: {record['failed'][0]}"
             rows.append(base + figures)
         for p in front:
-            default = pareto.pareto_default_of(p, points)
-            front_rows.append([workload, threads, params, p["label"], p["env"], p["time"], _whole(p["mem"]),
+            default = defaults.get(p["tag"])
+            front_rows.append([workload, threads, params, p["label"], p["env"], _secs(p["time"]), _whole(p["mem"]),
                                _ratio(p["time"], default and default["time"]),
                                _ratio(p["mem"], default and default["mem"])])
-        recs = [pareto.pareto_recommend(points, obj, within, search.opts.threshold / 100.0, search.opts.alpha)
+        recs = [pareto.pareto_recommend(points, defaults, obj, within, search.opts.threshold / 100.0, search.opts.alpha)
                 for obj in ("time", "mem")]
-        panels.append((_title(cell), points, front, recs))
+        panels.append((_title(cell), points, defaults, front, recs))
     return rows, front_rows, panels
+
+
+def _secs(value):
+    """A time in seconds to the microsecond; None stays None."""
+    return None if value is None else round(value, 6)
 
 
 def _whole(value):
@@ -272,11 +283,11 @@ def tune_write_csv(path, columns, rows):
 def tune_print(panels, search):
     """Prints, per cell, the Pareto front and the two recommendations."""
     mem_name = "peak RSS" if search.opts.memory == "peak" else "RSS after free"
-    for title, points, front, recs in panels:
+    for title, points, defaults, front, recs in panels:
         print(f"{title}: {len(points)} points measured")
         print(f"  Pareto front (median time, median {mem_name}, change vs the same-run default):")
         for p in front:
-            default = pareto.pareto_default_of(p, points)
+            default = defaults.get(p["tag"])
             dt, dm = _ratio(p["time"], default and default["time"]), _ratio(p["mem"], default and default["mem"])
             print(f"    {p['label']:44} {p['time']:9.4f} s {_pct(dt)}  {p['mem'] / 1024:9.2f} MiB {_pct(dm)}")
         for rec in recs:
@@ -316,7 +327,7 @@ def main(argv):
     tune_write_csv(os.path.join(out, "tune.csv"), CSV_COLUMNS, rows)
     tune_write_csv(os.path.join(out, "tune_front.csv"), FRONT_COLUMNS, front_rows)
     if panels:
-        pareto.pareto_plot([(t, pts) for t, pts, _, _ in panels], os.path.join(out, "tune.png"),
+        pareto.pareto_plot([(t, pts) for t, pts, _, _, _ in panels], os.path.join(out, "tune.png"),
                            "peak RSS" if opts.memory == "peak" else "RSS after free")
     tune_print(panels, search)
     print(f"results: {out}")
