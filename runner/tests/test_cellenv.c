@@ -22,6 +22,7 @@ static int count_prefix(const struct hb_strv *envp, const char *prefix, const ch
     return n;
 }
 
+/* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     setenv("LD_PRELOAD", "/inherited/lib.so", 1);

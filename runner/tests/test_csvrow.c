@@ -87,6 +87,7 @@ static void test_json(void)
     free(doc);
 }
 
+/* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     test_roundtrip();

@@ -136,6 +136,7 @@ static void test_matrix(struct hb_registry *reg, struct hb_worklist *wl)
     hb_options_free(&o);
 }
 
+/* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     struct hb_registry reg = {0};

@@ -97,6 +97,7 @@ static void test_metric(void)
     TCHECK("bad name rejected", hb_metric_parse(&m, "a-b=1", err, sizeof err) != 0);
 }
 
+/* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     test_parse();
