@@ -109,9 +109,9 @@ def pareto_plot(cells, path, mem_name):
         front = pareto_front(usable)
         ax.plot([p["time"] for p in front], [p["mem"] / 1024 for p in front], "o-", c="tab:blue", ms=5,
                 label="Pareto front")
-        for p in front:
+        for p in usable:
             ax.annotate(p["label"], (p["time"], p["mem"] / 1024), fontsize=6, xytext=(3, 3),
-                        textcoords="offset points")
+                        textcoords="offset points", color="tab:blue" if p in front else "0.4")
         defaults = [p for p in usable if p["env"] == ""]
         ax.scatter([p["time"] for p in defaults], [p["mem"] / 1024 for p in defaults], marker="*", s=120,
                    c="tab:red", label="default", zorder=3)
