@@ -9,12 +9,16 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Table:
-    """A titled table; flagged holds indices of rows to highlight (failures, flagged cells)."""
+    """A titled table; flagged holds indices of rows to highlight (failures, flagged cells).
+
+    folded: the HTML shows it folded (a click opens it) - for long detail tables only, never failures.
+    """
     title: str
     columns: list
     rows: list
     note: str = ""
     flagged: set = field(default_factory=set)
+    folded: bool = False
 
 
 @dataclass
@@ -26,7 +30,7 @@ class Figure:
 
 @dataclass
 class Section:
-    """A titled part of the report: paragraphs, then tables, then figures."""
+    """A titled part of the report: paragraphs, then figures, then tables."""
     title: str
     text: list = field(default_factory=list)
     tables: list = field(default_factory=list)

@@ -30,19 +30,22 @@ def colours(allocators):
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(allocators)}
 
 
-def grid(count, ncols, width=12.0, row_height=3.2, label_in=LABEL_IN):
+def grid(count, ncols, width=12.0, row_height=3.2, label_in=LABEL_IN, left_in=0.75, legend=True):
     """A figure with count panels on ncols columns, laid out with fixed margins; unused axes are hidden.
 
     row_height is the height of one row in inches including its title and tick labels;
-    label_in is the room under each panel for (possibly rotated) tick labels. Returns (fig, axes list).
+    label_in is the room under each panel for tick labels, left_in the room left of each
+    panel for y tick labels; legend reserves room at the top for shared_legend. Returns (fig, axes list).
     """
     ncols = max(1, min(ncols, count))
     nrows = (count + ncols - 1) // ncols
-    height = row_height * nrows + LEGEND_IN
+    legend_in = LEGEND_IN if legend else 0.0
+    height = row_height * nrows + legend_in
     fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
     panel = row_height - TITLE_IN - label_in
-    fig.subplots_adjust(left=0.75 / width, right=1 - 0.2 / width, top=1 - (LEGEND_IN + TITLE_IN) / height,
-                        bottom=label_in / height, wspace=0.9 / (width / ncols), hspace=(TITLE_IN + label_in) / panel)
+    fig.subplots_adjust(left=left_in / width, right=1 - 0.2 / width, top=1 - (legend_in + TITLE_IN) / height,
+                        bottom=label_in / height, wspace=(left_in + 0.15) / (width / ncols - left_in - 0.15),
+                        hspace=(TITLE_IN + label_in) / panel)
     flat = [ax for row in axes for ax in row]
     for ax in flat[count:]:
         ax.set_visible(False)

@@ -21,6 +21,7 @@ caption { text-align: left; font-weight: bold; padding: .3em 0; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: .9em; color: #555; }
 .toc a { margin-right: 1em; }
+summary { cursor: pointer; color: #035; margin: .4em 0; }
 """
 
 
@@ -45,6 +46,8 @@ def table_html(table):
     if table.note:
         out.append(f"<p>{_esc(table.note)}</p>")
     out.append("</div>")
+    if table.folded:
+        out = [f"<details><summary>{_esc(table.title)} ({len(table.rows)} rows)</summary>"] + out + ["</details>"]
     return "\n".join(out)
 
 
@@ -68,7 +71,7 @@ def render_html(doc, outdir):
     for section in doc.sections:
         out.append(f'<h2 id="{_anchor(section.title)}">{_esc(section.title)}</h2>')
         out += [f"<p>{_esc(p)}</p>" for p in section.text]
-        out += [table_html(t) for t in section.tables]
         out += [figure_html(f, outdir) for f in section.figures]
+        out += [table_html(t) for t in section.tables]
     out.append("</body></html>")
     return "\n".join(out)

@@ -36,8 +36,8 @@ def render_md(doc):
         lines += [f"## {section.title}", ""]
         for para in section.text:
             lines += [para, ""]
-        for table in section.tables:
-            lines += table_md(table)
         for fig in section.figures:
             lines += [f"![{fig.caption}]({fig.path})", "", f"*{fig.caption}*", ""]
+        for table in section.tables:
+            lines += table_md(table)
     return "\n".join(lines)

@@ -14,6 +14,7 @@ import sys
 import hbresults
 import plots_bars
 import plots_counters
+import plots_leaderboard
 import plots_overhead
 import plots_rss
 import plots_scaling
@@ -56,7 +57,8 @@ def failures_section(summary):
 
 def draw_jobs(summary):
     """The PNGs of a report as drawall jobs: (key, draw function, extra args), the slowest first."""
-    jobs = [("rss", plots_rss.draw, ()), ("counters", plots_counters.draw, ())]
+    jobs = [("rss", plots_rss.draw, ()), ("counters", plots_counters.draw, ()),
+            ("leaderboard", plots_leaderboard.draw, ())]
     jobs += [(("bars", w), plots_bars.draw, (w,)) for w in summary.workloads]
     jobs += [("scaling", plots_scaling.draw, ()), ("overhead", plots_overhead.draw, ()), ("sizes", plots_sizes.draw, ())]
     return jobs
@@ -112,9 +114,12 @@ def build(data, outdir):
         notices.append("no allocator has a successful run: no ratios can be given")
     elif summary.baseline != "glibc":
         notices.append(f"glibc has no successful run here: ratios are relative to {summary.baseline}")
-    sections = [header_section(summary), Section("Leaderboard", tables=[tables.leaderboard_table(summary)]),
-                failures_section(summary)]
     pngs = draw_all(summary, outdir, draw_jobs(summary))
+    board = Section("Leaderboard", tables=[tables.leaderboard_table(summary)])
+    if pngs["leaderboard"]:
+        board.figures.append(Figure(pngs["leaderboard"], f"geometric mean over cells of the median relative to "
+                                                         f"{summary.baseline}; lower is better"))
+    sections = [header_section(summary), board, failures_section(summary)]
     sections += workload_sections(summary, pngs) + optional_sections(summary, pngs)
     if summary.metric_columns():
         sections.append(Section("Program metrics", tables=[tables.metrics_table(summary)]))

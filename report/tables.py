@@ -8,6 +8,7 @@ Summary.baseline; '-' means nothing to compare (no ok run on one side, or no bas
 from cells import variant_label
 from document import Table
 
+FOLD_ROWS = 12  # detail tables longer than this are folded in the HTML (failures never are)
 CLASSIC_REQUESTS = (1, 8, 16, 17, 24, 25, 32, 48, 100, 128, 200, 512, 1000, 4096, 16384, 100000, 1000000)
 META_FIELDS = (("host", "host"), ("cpu_model", "CPU"), ("cores", "cores"), ("kernel", "kernel"),
                ("thp", "transparent huge pages"), ("glibc_version", "glibc"), ("git_commit", "heapbench commit"),
@@ -111,7 +112,8 @@ def workload_table(summary, workload):
                          fmt_spread(summary.ratio(cell, "maxrss_kb"))])
     return Table(f"{workload}: every cell", ["variant", "allocator", "runs", "median wall (s)",
                                              f"time / {summary.baseline} (min-max)", "median peak RSS (MiB)",
-                                             f"RSS / {summary.baseline} (min-max)"], rows, flagged=flagged)
+                                             f"RSS / {summary.baseline} (min-max)"], rows, flagged=flagged,
+                 folded=len(rows) > FOLD_ROWS)
 
 
 def failures_table(summary):
@@ -142,7 +144,7 @@ def scaling_table(summary, groups):
             rows.append([workload, " ".join(x for x in (params, env) if x), str(t)] +
                         [fmt(summary.throughput(cells[a])) if a in cells else "-" for a in summary.allocators])
     return Table("Thread scaling: throughput (ops/s, median)", ["workload", "params/env", "threads"] +
-                 list(summary.allocators), rows)
+                 list(summary.allocators), rows, folded=len(rows) > FOLD_ROWS)
 
 
 def overhead_table(summary, workloads):
@@ -160,7 +162,7 @@ def overhead_table(summary, workloads):
                                  fmt_ratio(rss_kb * 1024.0 / live) if live else "-"])
     return Table("Memory overhead by phase (medians of ok runs)",
                  ["workload", "variant", "phase", "allocator", "RSS (MiB)", "live requested (MiB)", "RSS / live"],
-                 rows)
+                 rows, folded=len(rows) > FOLD_ROWS)
 
 
 def sizes_table(curves, allocators):

@@ -186,7 +186,7 @@ def fx_generate(out, big):
             if name in ("free-all", "trim") and allocator != "glibc":
                 rss_kb = int(rss_kb * (0.05 if allocator == "jemalloc" else 0.4))
             phases.append([1, RUN_ID, run] + key + [name, round(share * wall, 6), ops * threads, live, rss_kb])
-        if workload == "sizes" and rep == 1:
+        if workload == "sizes" and (big or rep == 1):  # the runner keeps every rep; the small fixture one
             sizes.extend([1, RUN_ID, run, allocator, r, fx_usable(style, r)] for r in fx_sizes_requests())
     os.makedirs(out, exist_ok=True)
     fx_write_csv(os.path.join(out, "runs.csv"), RUNS_COLUMNS, runs)
