@@ -14,8 +14,13 @@ def scaling_groups(summary):
     for (host, workload, threads, params, env) in summary.by_variant:
         groups.setdefault((workload, host, params, env), set()).add(threads)
     order = {w: i for i, w in enumerate(summary.workloads)}
-    return [(w, h, p, e, sorted(t)) for (w, h, p, e), t in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0]))
-            if len(t) >= 2]
+    seen = summary.first_seen
+
+    def key(item):
+        """Matrix order: workload, host, env, params."""
+        workload, host, params, env = item[0]
+        return order[workload], host, seen[env], seen[params]
+    return [(w, h, p, e, sorted(t)) for (w, h, p, e), t in sorted(groups.items(), key=key) if len(t) >= 2]
 
 
 def draw(summary, outdir):
@@ -42,5 +47,6 @@ def draw(summary, outdir):
         extra = " ".join(x for x in (host if len(summary.hosts) > 1 else "", params, env) if x)
         ax.set_title(f"{workload} {extra}".strip())
         ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(plotlib.ticker.EngFormatter())
     plotlib.shared_legend(fig, axes)
     return plotlib.save(fig, outdir, "thread-scaling.png")
