@@ -231,3 +231,18 @@ class Summary:
 def geomean(values):
     """Geometric mean of positive numbers, None for an empty list."""
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def series(rows, key, x, y):
+    """Rows grouped by row[key] -> (x array, y array) sorted by x; rows with a non-numeric x or y are skipped."""
+    groups = {}
+    for row in rows:
+        if isinstance(row.get(x), (int, float)) and isinstance(row.get(y), (int, float)):
+            xs, ys = groups.setdefault(row[key], ([], []))
+            xs.append(row[x])
+            ys.append(row[y])
+    out = {}
+    for name, (xs, ys) in groups.items():
+        order = np.argsort(xs, kind="stable")
+        out[name] = (np.asarray(xs, dtype=float)[order], np.asarray(ys, dtype=float)[order])
+    return out

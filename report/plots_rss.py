@@ -8,23 +8,14 @@ the panel title names that variant, so the reader knows what is shown.
 import numpy as np
 
 import plotlib
-from cells import variant_label
+from cells import series, variant_label
 
 FEW_SAMPLES = 20  # timelines shorter than this get a marker on each sample (a lone sample is no line)
 
 
 def timelines(rss_rows):
     """run number -> (t array, rss_kb array), samples in time order."""
-    runs = {}
-    for row in rss_rows:
-        runs.setdefault(row["run"], ([], []))
-        runs[row["run"]][0].append(row["t"])
-        runs[row["run"]][1].append(row["rss_kb"])
-    out = {}
-    for run, (ts, kbs) in runs.items():
-        order = np.argsort(ts)
-        out[run] = (np.asarray(ts, dtype=float)[order], np.asarray(kbs, dtype=float)[order])
-    return out
+    return series(rss_rows, "run", "t", "rss_kb")
 
 
 def representative_run(cell, lines):

@@ -5,9 +5,8 @@ workload is deterministic, repetitions are identical); requests are sorted; the 
 is usable/request on a log request axis (1 = no waste), the right panel the usable size
 itself for small requests (the size-class staircase).
 """
-import numpy as np
-
 import plotlib
+from cells import series
 
 ZOOM_MAX = 512
 
@@ -18,17 +17,8 @@ def size_curves(summary):
     for row in summary.data["sizes"]:
         if isinstance(row.get("request"), (int, float)) and isinstance(row.get("usable"), (int, float)):
             first[row["allocator"]] = min(first.get(row["allocator"], row["run"]), row["run"])
-    curves = {}
-    for row in summary.data["sizes"]:
-        if first.get(row["allocator"]) == row["run"] and row["request"] and row["request"] > 0:
-            curves.setdefault(row["allocator"], ([], []))
-            curves[row["allocator"]][0].append(row["request"])
-            curves[row["allocator"]][1].append(row["usable"])
-    out = {}
-    for alloc, (req, usable) in curves.items():
-        order = np.argsort(req)
-        out[alloc] = (np.asarray(req, dtype=float)[order], np.asarray(usable, dtype=float)[order])
-    return out
+    rows = [r for r in summary.data["sizes"] if first.get(r["allocator"]) == r["run"] and (r["request"] or 0) > 0]
+    return series(rows, "allocator", "request", "usable")
 
 
 def draw(summary, outdir):
