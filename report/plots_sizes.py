@@ -27,7 +27,7 @@ def draw(summary, outdir):
     if not curves:
         return None
     allocs = [a for a in summary.allocators if a in curves] + sorted(set(curves) - set(summary.allocators))
-    colours = plotlib.colours(allocs)
+    colours = plotlib.colours(summary.allocators + [a for a in allocs if a not in summary.allocators])
     fig, (left, right) = plotlib.grid(2, 2, width=12, row_height=3.8)
     for alloc in allocs:
         req, usable = curves[alloc]
