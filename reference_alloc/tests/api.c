@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int refmalloc_check_heap(void);
@@ -173,18 +174,28 @@ static void api_realloc_inplace(void)
     free(guard);
 }
 
-/* The program moves the break itself between allocations (by odd amounts too): the heap must
- * carry on in new segments, keep every block intact and pass the checker. */
+/* The program moves the break itself between allocations (by odd amounts too), then blocks it
+ * with a mapping: the heap must carry on in new brk segments, then in mmap'd ones, keep every
+ * block intact and pass the checker. */
 static void api_brk_moved(void)
 {
-    char *blocks[12];
+    char *blocks[24];
     int intact = 1;
     for (int i = 0; i < 12; i++) {
         blocks[i] = malloc(90000);
         memset(blocks[i], i, 90000);
         sbrk(i % 2 ? 12345 : 8192); /* someone else's memory, never given back */
     }
-    for (int i = 0; i < 12; i++) {
+    uintptr_t brk_now = ((uintptr_t)sbrk(0) + 4095) & ~(uintptr_t)4095;
+    void *wall = mmap((void *)brk_now, 1 << 20, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    for (int i = 12; i < 24; i++) {
+        blocks[i] = malloc(90000);
+        memset(blocks[i], i, 90000);
+    }
+    TCHECK("brk blocked by a mapping: malloc still works (mmap'd segments)",
+           wall != MAP_FAILED && blocks[23] != NULL && sbrk(0x10000) == (void *)-1);
+    for (int i = 0; i < 24; i++) {
         intact &= blocks[i][0] == i && blocks[i][89999] == i;
         free(blocks[i]);
     }
