@@ -89,7 +89,7 @@ static int hbprobe_defines(const struct link_map *m, const char *name)
         count = sysv[1];
     }
     for (uint32_t i = first; i < first + count; i++)
-        if (syms[i].st_shndx != SHN_UNDEF && ELFW(ST_TYPE)(syms[i].st_info) != STT_NOTYPE &&
+        if (syms[i].st_shndx != SHN_UNDEF && ELF64_ST_TYPE(syms[i].st_info) != STT_NOTYPE &&
             strcmp(strs + syms[i].st_name, name) == 0)
             return 1;
     return 0;
