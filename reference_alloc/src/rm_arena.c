@@ -88,9 +88,9 @@ static void rm_fence_old_top(rm_arena *a, rm_chunk *t)
     rm_int_free(a, t);
 }
 
-/* Starts a new segment of a at base (len bytes, kind RM_SEG_*; first_extra bytes after the
- * header are reserved, e.g. for the arena struct) and makes its space the new top, leaving the
- * old top behind a fence. Returns the segment. */
+/* Writes the header of a new segment of a at base (len bytes usable, reserved bytes mapped,
+ * kind RM_SEG_*; first_extra bytes after the header are kept, e.g. for the arena struct).
+ * Returns the segment; rm_seg_adopt then makes it the arena's newest. */
 static rm_seg *rm_seg_start(rm_arena *a, void *base, size_t len, size_t reserved, int kind,
                             size_t first_extra)
 {

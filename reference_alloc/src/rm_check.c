@@ -115,6 +115,8 @@ static void rm_check_arena(rm_arena *a)
     for (rm_seg *s = a->seg; s; s = s->prev) {
         if (s->arena != a)
             rm_bad("segment names another arena", s);
+        if (s->reserved && s->size > s->reserved)
+            rm_bad("segment larger than its mapping", s);
         nfree += rm_check_segment(a, s);
         held += s->size;
     }

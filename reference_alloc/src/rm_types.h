@@ -88,9 +88,8 @@ typedef struct rm_seg {
     struct rm_seg *prev; /* older segment of the same arena, or NULL */
     size_t size;         /* bytes in use from the segment start (incl. header, top, fence) */
     size_t first;        /* offset of the first chunk */
-    size_t reserved;     /* bytes mapped (thread heaps: RM_HEAP_MAX; brk: 0 = unbounded) */
+    size_t reserved;     /* bytes mapped, size never exceeds it (brk segments: 0 = unbounded) */
     int kind;            /* RM_SEG_BRK, RM_SEG_MMAP or RM_SEG_HEAP */
-    int pad;
 } rm_seg;
 enum { RM_SEG_BRK = 1, RM_SEG_MMAP, RM_SEG_HEAP };
 
@@ -157,6 +156,7 @@ static inline rm_chunk *rm_next(const rm_chunk *c) { return rm_at(c, rm_csize(c)
 /* User pointer of c, and back. */
 static inline void *rm_mem(const rm_chunk *c) { return (char *)c + RM_HDR; }
 static inline rm_chunk *rm_chunk_of(const void *p) { return (rm_chunk *)((char *)p - RM_HDR); }
+/* Whether c has a mapping of its own; whether c is a fence (the 16-byte end of a segment). */
 static inline int rm_is_mmapped(const rm_chunk *c) { return (c->size & RM_M) != 0; }
 static inline int rm_is_fence(const rm_chunk *c) { return rm_csize(c) == RM_FENCE; }
 /* Whether c (not top, not a fence) is in use: the P bit of the chunk above. */
@@ -174,6 +174,7 @@ static inline size_t rm_usable(const rm_chunk *c)
 {
     return rm_csize(c) - (rm_is_mmapped(c) ? 2 * RM_SIZE_SZ : RM_SIZE_SZ);
 }
+/* Whether chunk size s belongs to a small bin (exact class) rather than a large one. */
 static inline int rm_in_smallbin(size_t s) { return s < RM_MIN_LARGE; }
 /* The bin of a free chunk of size s (glibc's smallbin_index / largebin_index_64). */
 static inline unsigned rm_bin_index(size_t s)
@@ -194,7 +195,6 @@ static inline unsigned rm_bin_index(size_t s)
 }
 /* The tcache bin of chunk size s (may be >= rm_mp.tcache_bins: then not cached). */
 static inline size_t rm_tcache_index(size_t s) { return (s - RM_MIN_CHUNK) / RM_ALIGN; }
-static inline int rm_bin_empty(rm_arena *a, unsigned i) { return a->bins[i].fd == &a->bins[i]; }
 
 /* ---- cross-file contract ---- */
 
@@ -202,6 +202,7 @@ static inline int rm_bin_empty(rm_arena *a, unsigned i) { return a->bins[i].fd =
 extern rm_params rm_mp;
 void rm_init(void);                  /* idempotent, survives re-entry from what it calls */
 extern volatile int rm_ready;        /* 2 once rm_init finished its core part */
+/* Initialises refmalloc unless done: the one check on every entry point. */
 static inline void rm_ensure_init(void)
 {
     if (__builtin_expect(rm_ready != 2, 0))
