@@ -3,7 +3,7 @@ a lot, of small and large objects (pymalloc serves objects up to 512 bytes, the 
 test serves everything bigger: dict tables, list buffers, big strings and bytes).
 
 Always holds: deterministic (fixed seed), prints one line `checksum N` that depends only on
-the work done, and takes about 0.6 s of CPU under glibc.
+the work done, and takes about a second of CPU under glibc (exec/README.md).
 """
 import json
 import random
