@@ -2,7 +2,7 @@
 
 Always holds: a point is a tuple of (Knob, canonical value) pairs in catalogue order, each knob
 at most once; () is the default point (nothing set) and comes first in every list this module
-returns; no list holds the same point twice; a budget caps a list's length, default included.
+returns; no list holds the same point twice; a budget caps the distinct points measured, default included.
 """
 import itertools
 import math
@@ -51,8 +51,14 @@ def grid_label(point):
 
 
 def grid_singles(grid):
-    """The default point, then each knob alone at each of its values."""
-    return grid_unique([()] + [((knob, v),) for knob, values in grid for v in values])
+    """The default point, then each knob alone at each of its values.
+
+    Round-robin over the knobs (every knob's first value, then every knob's second, ...), so
+    that a budget that cuts the list still tries every knob.
+    """
+    longest = max((len(values) for _, values in grid), default=0)
+    return grid_unique([()] + [((knob, values[i]),) for i in range(longest) for knob, values in grid
+                               if i < len(values)])
 
 
 def grid_full(grid):
@@ -105,15 +111,27 @@ def grid_unique(points):
     """The points in order without repeats (a point is equal to another with the same pairs)."""
     seen, out = set(), []
     for point in points:
-        key = tuple((k.name, v) for k, v in point)
+        key = grid_key(point)
         if key not in seen:
             seen.add(key)
             out.append(point)
     return out
 
 
-def grid_budget(points, budget):
-    """The first budget points (the default point always among them); all when budget is None."""
+def grid_budget(points, measured, budget):
+    """The points a phase may measure: the default, those measured already (re-measured for
+    comparison, they cost nothing new), and the first fresh ones while fewer than budget
+    distinct points have been measured in all. measured: keys (grid_key) of measured points;
+    budget None: all points.
+    """
     if budget is None:
         return list(points)
-    return list(points)[:max(1, budget)]
+    room = budget - len(set(measured) | {()})  # the default always counts
+    fresh = [grid_key(p) for p in points if p and grid_key(p) not in measured]
+    keep = set(fresh[:max(0, room)])
+    return [p for p in points if not p or grid_key(p) in measured or grid_key(p) in keep]
+
+
+def grid_key(point):
+    """Identity of a point: its (knob name, value) pairs."""
+    return tuple((k.name, v) for k, v in point)

@@ -134,7 +134,7 @@ class Search:
 
     def key(self, point):
         """Identity of a point (its settings)."""
-        return tuple((k.name, v) for k, v in point)
+        return grid.grid_key(point)
 
     def env_text(self, point):
         """The point's settings as the runner's --env text (the ready-to-paste line)."""
@@ -158,13 +158,9 @@ class Search:
     def phase(self, tag, points):
         """Verifies points, keeps the budget, measures them in one runner invocation; returns the measured ones."""
         applied = self.verify(grid.grid_unique([()] + list(points)))
-        if self.opts.budget is not None:
-            room = self.opts.budget - len(self.measured)
-            fresh = [p for p in applied if self.key(p) not in self.measured]
-            keep = {self.key(p) for p in fresh[:max(0, room)]}
-            applied = [p for p in applied if self.key(p) in self.measured or self.key(p) in keep or not p]
-        if len(applied) < 2:
-            return []
+        applied = grid.grid_budget(applied, self.measured, self.opts.budget)
+        if len(applied) < 2 or all(self.key(p) in self.measured for p in applied):
+            return []  # nothing new to learn (budget spent, or every point measured already)
         envs = [self.env_text(p) for p in applied]
         results = measure.measure_points(self.runner_argv, envs, os.path.join(self.out, tag),
                                          verify.verify_clean_env())
@@ -183,17 +179,28 @@ class Search:
         return applied
 
     def scores(self, points):
-        """{point: (time ratio, memory ratio)}: geometric means over cells against the same-run default."""
+        """{point: (time ratio, memory ratio)}: geometric means over cells against the same-run default.
+
+        An objective in which the point is not a significant improvement (hbstats, in at least
+        one cell) scores 1.0, like the default: on a noisy machine a median that is lower by
+        chance must not earn the value a place in the combinations.
+        """
         out = {}
         for point in points:
-            ratios = []
+            ratios, significant = [], [False, False]
             for cell, records in self.cells.items():
                 record = records.get(self.key(point))
                 base = self.defaults[cell].get(record["tag"]) if record else None
-                if record and base and record["time"] and base["time"] and record["mem"] and base["mem"]:
-                    ratios.append((record["time"] / base["time"], record["mem"] / base["mem"]))
+                if not (record and base and record["time"] and base["time"] and record["mem"] and base["mem"]):
+                    continue
+                ratios.append((record["time"] / base["time"], record["mem"] / base["mem"]))
+                for i, key in enumerate(("time", "mem")):
+                    test = pareto.hbstats.compare_samples(base[key + "_samples"], record[key + "_samples"],
+                                                          self.opts.threshold / 100.0, self.opts.alpha)
+                    significant[i] |= test["verdict"] == pareto.hbstats.IMPROVEMENT
             if ratios:
-                out[point] = tuple(math.exp(sum(math.log(r[i]) for r in ratios) / len(ratios)) for i in (0, 1))
+                out[point] = tuple(math.exp(sum(math.log(r[i]) for r in ratios) / len(ratios)) if significant[i]
+                                   else 1.0 for i in (0, 1))
         return out
 
     def run(self, the_grid):

@@ -73,8 +73,8 @@ def test_points():
     g = grid.grid_parse("glibc", "arena_max=1,2;tcache_count=0,7,64;MALLOC_ARENA_MAX=2")
     singles = grid.grid_singles(g)
     check("singles", [grid.grid_label(p) for p in singles] ==
-          ["default", "arena_max=1", "arena_max=2", "tcache_count=0", "tcache_count=7", "tcache_count=64",
-           "MALLOC_ARENA_MAX=2"], repr([grid.grid_label(p) for p in singles]))
+          ["default", "arena_max=1", "tcache_count=0", "MALLOC_ARENA_MAX=2", "arena_max=2", "tcache_count=7",
+           "tcache_count=64"], repr([grid.grid_label(p) for p in singles]))
     check("full", len(grid.grid_full(g)) == 1 + 2 * 3 * 1, str(len(grid.grid_full(g))))
     by = {grid.grid_label(p): p for p in singles}
     scores = {by["arena_max=1"]: (1.2, 0.5), by["arena_max=2"]: (1.05, 0.7), by["tcache_count=0"]: (1.5, 0.6),
@@ -88,7 +88,12 @@ def test_points():
     check("combos-pairs", combos[:5] == ["default", "tcache_count=64 MALLOC_ARENA_MAX=2", "tcache_count=0 MALLOC_ARENA_MAX=2",
                                          "arena_max=1 tcache_count=64", "arena_max=1 tcache_count=0"], repr(combos))
     check("combos-count", len(combos) == 1 + 4, repr(combos))  # the arena_max+alias triple is left out
-    check("budget", [grid.grid_label(p) for p in grid.grid_budget(singles, 2)] == ["default", "arena_max=1"])
+    labels = lambda pts: [grid.grid_label(p) for p in pts]  # noqa: E731
+    check("budget", labels(grid.grid_budget(singles, set(), 3)) == ["default", "arena_max=1", "tcache_count=0"])
+    measured = {grid.grid_key(p) for p in singles[:3]}
+    check("budget-remeasure-free", labels(grid.grid_budget(singles, measured, 4)) ==
+          ["default", "arena_max=1", "tcache_count=0", "MALLOC_ARENA_MAX=2"], labels(grid.grid_budget(singles, measured, 4)))
+    check("budget-none", len(grid.grid_budget(singles, measured, None)) == len(singles))
 
 
 def test_env():
