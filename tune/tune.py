@@ -18,6 +18,7 @@ import csv
 import datetime
 import math
 import os
+import signal
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,7 +56,9 @@ def tune_args(argv):
     """(options, command) of the command line; command is the list after '--' ([] without)."""
     split = argv.index("--") if "--" in argv else len(argv)
     parser = TuneParser(prog="heapbench tune", description="Sweep an allocator's knobs, verify each setting "
-                        "took effect, and find the best trade-off of time against memory.")
+                        "took effect, and find the best trade-off of time against memory.",
+                        epilog="heapbench tune [options] -- CMD ARGS... tunes any program (through heapbench "
+                        "exec). Doc with measured figures: tune/README.md")
     parser.add_argument("-a", dest="allocator", default="glibc", help="allocator from allocators/registry.tsv")
     parser.add_argument("-w", dest="workloads", help="workloads, comma separated (or give -- CMD ARGS)")
     parser.add_argument("--grid", help="knobs and values: 'arena_max=1,2,4;tcache_count=0,7,64'")
@@ -308,6 +311,7 @@ def _pct(ratio):
 
 def main(argv):
     """Entry point of `heapbench tune`; returns the exit code."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `heapbench tune ... | head` ends quietly
     opts, command = tune_args(argv)
     target = tune_allocator(opts.allocator)
     family = "glibc" if target.is_refmalloc() else target.family
