@@ -113,14 +113,17 @@ def ci_confirm(args, settings, baseline, suspects, out_dir):
 
 def ci_verdicts(screen, confirmed):
     """Final rows: screening rows, each suspect replaced by its batch-2 row (REGRESSION only if
-    confirmed, else SAME noted 'not confirmed')."""
+    confirmed, SAME noted 'not confirmed' if not, UNKNOWN if the re-run gave no figure)."""
     for row in screen["rows"]:
         again = confirmed.get((row["label"], row["metric"]))
         if row["verdict"] == "IMPROVEMENT":
             row["note"] = "batch 1 only, not corrected for multiple tests"
-        if row["verdict"] != "REGRESSION" or again is None:
+        if row["verdict"] != "REGRESSION":
             continue
         first = f"batch 1 {row['change'] * 100:+.1f}% p={row['p']:.3g}"
+        if again is None:
+            row.update(verdict="UNKNOWN", note=f"suspect ({first}) but its re-run produced no result")
+            continue
         row.update(again)
         if again["verdict"] != "REGRESSION":
             row["verdict"] = "SAME"
