@@ -9,8 +9,9 @@ whether each target of issue 2 was met; runner/bench/README.md records them with
   /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
 
 (a) overhead: `heapbench run` (wall_s of runs.csv) vs `/usr/bin/time -v` (its elapsed time),
-    plus the workload's own phase time under both (in-process, independent of either timer);
-    target: medians within 2%.
+    plus CPU time and the workload's own phase time under both (in-process, independent of
+    either timer), each with a paired Wilcoxon test (scipy) saying whether the difference is
+    more than noise; target: medians within 2%.
 (b) the runner's own peak RSS during a --quick run over every allocator: VmHWM of the heapbench
     process sampled from /proc, and /usr/bin/time's figure (which also covers the children, so
     it is an upper bound); target < 16 MiB.
@@ -25,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import scipy.stats
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "report"))
@@ -86,6 +89,10 @@ def compare_line(label, unit, hb, tv, target):
     d = (m_hb / m_tv - 1) * 100
     goal = f" (target |d| < {target}%: {verdict(abs(d) < target)})" if target else ""
     print(f"    {label:<13} median: heapbench run {m_hb:.3f} {unit}, /usr/bin/time -v {m_tv:.3f} {unit} -> {d:+.2f}%{goal}")
+    diffs = [a - b for a, b in zip(hb, tv)]
+    if len(diffs) >= 6 and any(diffs):  # is the difference more than noise? paired, order-alternated
+        p = scipy.stats.wilcoxon(hb, tv).pvalue
+        print(f"    {'':<13} paired Wilcoxon p = {p:.3f} ({'a real difference' if p < 0.05 else 'not distinguishable from noise'} at 5%)")
 
 
 def bench_overhead(tmp, params, pairs):
