@@ -55,6 +55,17 @@ static void hb_env_base(const struct hb_strv *words, struct hb_strv *envp)
             hb_strv_push(envp, *e);
 }
 
+/* The library to preload first for a: the allocator's own; for glibc, the C library itself when
+ * the probe is preloaded (commands and programs, which may be linked with another allocator,
+ * like Debian's redis-server with libjemalloc: glibc's malloc must then come first in the
+ * lookup order); NULL for glibc workloads (nothing preloaded). */
+static const char *hb_cell_first_lib(const struct hb_alloc *a, const char *probe)
+{
+    if (!a->system)
+        return a->lib;
+    return probe ? hb_registry_expected(a) : NULL;
+}
+
 /* The measured process's environment. */
 void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char *probe, struct hb_strv *envp)
 {
@@ -63,7 +74,7 @@ void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char
     if (g->wl->kind == HB_WL_PROGRAM)
         hb_program_env(g->wl->prog, &words);
     hb_env_base(&words, envp);
-    const char *lib = a->system ? NULL : a->lib;
+    const char *lib = hb_cell_first_lib(a, probe);
     if (lib && probe)
         hb_strv_pushf(envp, "LD_PRELOAD=%s %s", lib, probe);
     else if (lib || probe)

@@ -2,8 +2,9 @@
  *
  * Always holds: the child's environment is the runner's environ, minus any inherited
  * LD_PRELOAD / HEAPBENCH_PHASE_FD and the names the cell's env set overrides, plus
- * LD_PRELOAD=<allocator lib> (and the probe for programs and commands; nothing for glibc
- * workloads), HEAPBENCH_PHASE_FD=3, HEAPBENCH_PROBE_PPID=<runner pid> when the probe is
+ * LD_PRELOAD=<allocator lib> (then the probe for programs and commands, where glibc's "lib" is
+ * the C library itself, so that it serves malloc even in a program linked with another
+ * allocator; nothing for glibc workloads), HEAPBENCH_PHASE_FD=3, HEAPBENCH_PROBE_PPID=<runner pid> when the probe is
  * preloaded (so only the measured process reports, not its children) and the env set's words.
  */
 #ifndef HEAPBENCH_CELLENV_H

@@ -4,7 +4,8 @@
 # "preload had no effect" and never measured; a failing command's exit status is recorded;
 # program definitions: setup in results/<id>/work/NAME, the command without a shell, cleanup,
 # a server program with ready/driver steps is stopped after its driver, and a program whose
-# requirement is missing is skipped with the apt-get line.
+# requirement is missing is skipped with the apt-get line; prog:redis (linked with libjemalloc)
+# is served by glibc in its glibc cell, since the C library is preloaded first there.
 source runner/tests/rtlib.bash
 
 "$HB" exec -a glibc,jemalloc -n 2 --warmup 0 --metric 'items=made ([0-9]+) items,higher' -o "$RT_TMP/py" -- \
@@ -38,6 +39,18 @@ fi
 rt_check "a failing command: status failed, its exit code kept, served_by from the parent only" "$RT_TMP/x" '
 r = runs[0]
 assert r["status"] == "failed" and r["exit_code"] == 7 and r["served_by"], r'
+
+if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+    "$HB" run -w prog:redis -a glibc -n 1 --warmup 0 -o "$RT_TMP/redis" >/dev/null 2>&1
+    rt_check "prog:redis under glibc (linked with libjemalloc): libc.so.6 preloaded first, ok, served by libc" "$RT_TMP/redis" '
+import os
+r = runs[0]
+assert r["status"] == "ok", (r["status"], r["reason"])
+assert os.path.realpath(r["served_by"]) == os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6"), r["served_by"]
+assert r["metric_rps"] > 0, r["metric_rps"]'
+else
+    t_fail "prog:redis under glibc is served by libc" "redis-server/redis-benchmark missing (run make deps)"
+fi
 
 root=$(rt_fake_root "glibc | - | libc6 | glibc | glibc | default
 jemalloc | /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 | libjemalloc2 | dpkg:libjemalloc2 | jemalloc | default" "")

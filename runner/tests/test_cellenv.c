@@ -1,6 +1,7 @@
 /* test_cellenv.c - unit tests of the argv and envp of a measured process (runner/cellenv.c):
  * inherited LD_PRELOAD/HEAPBENCH_PHASE_FD dropped, env-set names override, the allocator (and
- * the probe for commands) preloaded, nothing preloaded for glibc workloads.
+ * the probe for commands) preloaded, nothing preloaded for glibc workloads, libc.so.6 then the
+ * probe for glibc commands.
  * Always holds: expectations follow from the environment and cells set up here.
  */
 #include <stdlib.h>
@@ -76,7 +77,11 @@ int main(void)
     TCHECK("command: probe told the runner's pid", count_prefix(&envp, "HEAPBENCH_PROBE_PPID=", &v) == 1 && strcmp(v, pid) == 0);
     hb_strv_free(&envp);
     hb_cell_envp(&gc, &glibc, "/p/probe.so", &envp);
-    TCHECK("command under glibc: the probe alone", count_prefix(&envp, "LD_PRELOAD=", &v) == 1 && strcmp(v, "/p/probe.so") == 0);
+    char want[4096];
+    snprintf(want, sizeof want, "%s /p/probe.so", hb_registry_expected(&glibc));
+    TCHECK("command under glibc: the C library (absolute libc.so.6 path), then the probe",
+           count_prefix(&envp, "LD_PRELOAD=", &v) == 1 && strcmp(v, want) == 0 && v[0] == '/' &&
+               strstr(v, "/libc.so.6 /p/probe.so"));
     hb_strv_free(&envp);
     hb_strv_free(&argv);
     hb_strv_free(&cmd.command);
