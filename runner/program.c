@@ -36,6 +36,17 @@ static char **hb_program_field(struct hb_program *p, const char *key)
     return NULL;
 }
 
+/* 1 when the required program req can be run: a name with a '/' must be an executable regular
+ * file (access X_OK), a bare name an executable regular file on PATH. */
+static int hb_program_installed(const char *req)
+{
+    char found[PATH_MAX];
+    struct stat st;
+    if (strchr(req, '/'))
+        return stat(req, &st) == 0 && S_ISREG(st.st_mode) && access(req, X_OK) == 0;
+    return hb_resolve_program(req, getenv("PATH"), found, sizeof found) == 0;
+}
+
 /* Parses key = value lines into p. */
 int hb_program_parse(struct hb_program *p, const char *name, const char *text, char *err, size_t errlen)
 {
@@ -73,9 +84,8 @@ int hb_program_parse(struct hb_program *p, const char *name, const char *text, c
         snprintf(err, errlen, "no 'command = ...' line");
         rc = -1;
     }
-    char found[PATH_MAX];
     for (size_t i = 0; rc == 0 && i < p->requires.n && !p->missing; i++)
-        if (hb_resolve_program(p->requires.v[i], getenv("PATH"), found, sizeof found) != 0)
+        if (!hb_program_installed(p->requires.v[i]))
             p->missing = hb_xstrdup(p->requires.v[i]);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* program.h - real-program workloads: exec/programs/<name>.prog definitions (key = value lines).
  *
  * Always holds: a loaded hb_program has a command; missing is NULL exactly when every program
- * named in requires is on PATH (otherwise its cells are skipped, never run).
+ * named in requires is on PATH, or for a path with a '/' is executable (otherwise its cells
+ * are skipped, never run).
  */
 #ifndef HEAPBENCH_PROGRAM_H
 #define HEAPBENCH_PROGRAM_H
@@ -14,7 +15,7 @@ struct hb_program {
     char *name;
     char *description, *package, *setup, *command, *ready, *driver, *cleanup, *metric;
     struct hb_strv requires;
-    char *missing;     /* first required program not on PATH, or NULL */
+    char *missing;     /* first required program not on PATH (not executable), or NULL */
     char *workdir;     /* set by hb_program_setup() */
     int port;          /* HB_PORT, set by hb_program_setup() */
     int setup_done;
