@@ -17,6 +17,10 @@ import hbresults  # noqa: E402  (report/hbresults.py, the shared reader of resul
 FREE_PHASE_PREFIXES = ("free",)  # phases.csv phase names that end with the memory given back (free-all, free)
 
 
+class MeasureUsageError(Exception):
+    """The runner refused the options tune passed on (exit 2); its own message says which."""
+
+
 def measure_env_key(env_text):
     """Order-free key of an environment word list ('A=1 B=2' == 'B=2 A=1')."""
     return tuple(sorted(env_text.split()))
@@ -27,7 +31,8 @@ def measure_points(runner_argv, envs, out_dir, clean_env):
 
     runner_argv: [heapbench, 'run', options...] or [heapbench, 'exec', options..., '--', CMD...]
     (the --env and -o options go before '--'). The runner's output goes to stderr. Raises
-    hbresults.ResultsError when the runner left no readable results.
+    MeasureUsageError when the runner refuses the options (exit 2), hbresults.ResultsError when
+    it left no readable results.
     """
     argv = list(runner_argv)
     split = argv.index("--") if "--" in argv else len(argv)
@@ -35,6 +40,8 @@ def measure_points(runner_argv, envs, out_dir, clean_env):
     argv = argv[:split] + extra + argv[split:]
     print("tune: " + " ".join(_quote(a) for a in argv), file=sys.stderr, flush=True)
     code = subprocess.run(argv, env=clean_env, stdout=sys.stderr).returncode
+    if code == 2:
+        raise MeasureUsageError("the runner refused these options (its message is above); fix them and re-run tune")
     if code not in (0, 1):
         raise hbresults.ResultsError(f"the runner exited {code} (see its message above); fix that and re-run tune")
     return hbresults.load(out_dir)

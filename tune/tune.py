@@ -331,6 +331,9 @@ def main(argv):
     search = Search(opts, target, tune_runner_argv(opts, target, command), out)
     try:
         search.run(the_grid)
+    except measure.MeasureUsageError as err:
+        print(f"heapbench tune: {err}", file=sys.stderr)
+        return 2
     except measure.hbresults.ResultsError as err:
         print(f"heapbench tune: {err}", file=sys.stderr)
         return 1
