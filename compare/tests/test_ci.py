@@ -10,6 +10,9 @@ import subprocess
 import tempfile
 import unittest
 
+import ci
+import hbstats
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.join(os.path.dirname(HERE), "ci.py")
 
@@ -84,6 +87,17 @@ class CiTest(unittest.TestCase):
         proc = self.ci(machine=1.4, host="slow-host", seed=5)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertEqual(self.ci("--absolute", machine=1.4, host="slow-host").returncode, 2)
+
+    def test_confirm_reps_can_reach_alpha(self):
+        """Batch 2 gets the fewest reps (>= batch 1's) with which Holm over m suspects can reach alpha."""
+        for m in (1, 3, 4, 10, 40):
+            for n_base in (3, 5, 8):
+                suspects = [{"metric": "wall_s", "n_base": n_base}] * m
+                n = ci.ci_confirm_reps(suspects, 5, 0.05)
+                if n < ci.MAX_CONFIRM_REPS:
+                    self.assertLessEqual(hbstats.hbstats_min_p(n_base, n), 0.05 / m, (m, n_base, n))
+                if n > 5:
+                    self.assertGreater(hbstats.hbstats_min_p(n_base, n - 1), 0.05 / m, (m, n_base, n))
 
     def test_missing_baseline_exits_2(self):
         """No baseline directory: exit 2 with one line saying so."""
