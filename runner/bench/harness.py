@@ -16,7 +16,9 @@ whether each target of issue 2 was met; runner/bench/README.md records them with
     process sampled from /proc, and /usr/bin/time's figure (which also covers the children, so
     it is an upper bound); target < 16 MiB.
 (c) repeatability: three separate `heapbench run -n REPS` of one cell; spread of the median wall
-    time (target < 5%) and of the median max RSS (target < 1%) across the three.
+    time (target < 5%) and of the median max RSS (target < 1%) across the three. Done for the
+    thread-churn cell (CPU-bound, ~1.6 MB RSS) and for MEMORY_CELL (~64 MB), because a 1.6 MB
+    process's RSS moves by whole pages of libc that the page cache holds or not.
 """
 import argparse
 import os
@@ -37,6 +39,7 @@ HB = os.path.join(ROOT, "build", "heapbench")
 WORKLOAD = "thread-churn"
 WL_BIN = os.path.join(ROOT, "build", "workloads", WORKLOAD)
 TIME = "/usr/bin/time"
+MEMORY_CELL = ("list", "--alloc=malloc --nodes=2000000")  # ~64 MB live: RSS repeatability beyond a few pages
 
 
 def die(msg):
@@ -45,10 +48,10 @@ def die(msg):
     sys.exit(2)
 
 
-def hb_run(outdir, params, reps, extra=()):
-    """Runs `heapbench run` on one glibc cell into outdir; returns the loaded results dict."""
-    cmd = [HB, "run", "-w", WORKLOAD, "-a", "glibc", "-t", "1", "-p", params, "-n", str(reps),
-           "--warmup", "0" if reps == 1 else "1", "-o", outdir, *extra]
+def hb_run(outdir, workload, params, reps):
+    """Runs `heapbench run` on one glibc cell (1 thread) into outdir; returns the loaded results."""
+    cmd = [HB, "run", "-w", workload, "-a", "glibc", "-t", "1", "-p", params, "-n", str(reps),
+           "--warmup", "0" if reps == 1 else "1", "-o", outdir]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     res = hbresults.load(outdir)
     bad = [r for r in res["runs"] if r["status"] != "ok"]
@@ -102,7 +105,7 @@ def bench_overhead(tmp, params, pairs):
     for i in range(pairs):
         for side in ((0, 1) if i % 2 == 0 else (1, 0)):
             if side == 0:
-                run = hb_run(os.path.join(tmp, f"ovh-{i}"), params, 1)
+                run = hb_run(os.path.join(tmp, f"ovh-{i}"), WORKLOAD, params, 1)
                 hb_wall.append(run["runs"][0]["wall_s"])
                 hb_cpu.append(run["runs"][0]["user_s"] + run["runs"][0]["sys_s"])
                 hb_phase.append(sum(p["seconds"] for p in run["phases"]))
@@ -156,15 +159,15 @@ def bench_runner_rss(tmp):
         print(f"    /usr/bin/time -v max RSS {m.group(1)} kB (includes the measured children: an upper bound)")
 
 
-def bench_repeat(tmp, params, reps):
+def bench_repeat(tmp, workload, params, reps):
     """(c): three separate runs of one cell; spread of their median wall and max RSS."""
     walls, rsss = [], []
     for i in range(3):
-        runs = hb_run(os.path.join(tmp, f"rep-{i}"), params, reps)["runs"]
+        runs = hb_run(os.path.join(tmp, f"rep-{workload}-{i}"), workload, params, reps)["runs"]
         walls.append(statistics.median(r["wall_s"] for r in runs))
         rsss.append(statistics.median(r["maxrss_kb"] for r in runs))
     sw, sr = spread(walls), spread(rsss)
-    print(f"(c) repeatability, 3 separate runs of -n {reps} (+1 warm-up):")
+    print(f"(c) repeatability of `{workload} {params}`, 3 separate runs of -n {reps} (+{0 if reps == 1 else 1} warm-up):")
     print(f"    median wall {', '.join(f'{w:.3f}' for w in walls)} s -> spread {sw:.2f}% "
           f"(target < 5%: {verdict(sw < 5)})")
     print(f"    median maxrss {', '.join(str(int(r)) for r in rsss)} kB -> spread {sr:.2f}% "
@@ -192,7 +195,8 @@ def main():
         bench_overhead(tmp, params, args.pairs)
         if not args.skip_rss:
             bench_runner_rss(tmp)
-        bench_repeat(tmp, params, args.reps)
+        bench_repeat(tmp, WORKLOAD, params, args.reps)
+        bench_repeat(tmp, *MEMORY_CELL, args.reps)
     print(f"# done, loadavg {' '.join(open('/proc/loadavg').read().split()[:3])}")
 
 
