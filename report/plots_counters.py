@@ -11,6 +11,10 @@ import plotlib
 
 # In the table only: page_faults is minflt + majflt again, nvcsw/nivcsw are context_switches split.
 NOT_DRAWN = ("page_faults", "nvcsw", "nivcsw")
+TITLES = {"minflt": "minor page faults (minflt)", "majflt": "major page faults (majflt)",
+          "task_clock_ms": "task clock (CPU ms)", "context_switches": "context switches",
+          "cpu_migrations": "CPU migrations", "cache_misses": "cache misses", "branch_misses": "branch misses",
+          "dtlb_load_misses": "dTLB load misses"}
 
 
 def _panel(ax, summary, column, colours):
@@ -29,7 +33,7 @@ def _panel(ax, summary, column, colours):
     ax.set_ylim(bottom=0)
     ax.set_xticks(np.arange(len(workloads)))
     ax.set_xticklabels(workloads, rotation=30, ha="right")
-    ax.set_title(f"{column} / {summary.baseline} (geomean over variants)")
+    ax.set_title(f"{TITLES.get(column, column)} / {summary.baseline} (geomean over variants)")
 
 
 def comparable_columns(summary):
