@@ -86,6 +86,10 @@ def hbcompare_run(base, new, metrics=hbcells.DEFAULT_METRICS, thresholds=None, a
     _check_hosts(pairs, metrics, relative)
     ref = reference if relative else None
     if relative:
+        for data in (base, new):
+            if not any(r.get("allocator") == reference for r in data["runs"]):
+                raise HbCompareError(f"{data['dir']}: no {reference} runs, and --relative divides by them; "
+                                     f"include {reference} in the run (-a ...,{reference}) or drop --relative")
         pairs = [p for p in pairs if p[0][1] != reference]
     rows = []
     for metric in metrics:

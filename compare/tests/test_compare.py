@@ -149,6 +149,15 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(bad, {("batch", "mimalloc", "wall_s"), ("batch", "mimalloc", "maxrss_kb")})
         self.assertIn("every run ended crashed", proc.stdout)
 
+    def test_relative_without_reference_exits_2(self):
+        """--relative on runs without glibc cells: exit 2 saying to add glibc."""
+        cells = {k: v for k, v in matrix(1).items() if k[1] != "glibc"}
+        hbfixture.fixture_write(self.base, cells)
+        hbfixture.fixture_write(self.new, cells)
+        proc = run_compare(self.base, self.new, "--relative")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("no glibc runs", proc.stderr)
+
     def test_two_reps_unknown(self):
         """2 reps per side: every verdict UNKNOWN, exit 0, stderr says how many reps are needed."""
         hbfixture.fixture_write(self.base, matrix(1, reps=2))
