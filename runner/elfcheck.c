@@ -123,6 +123,7 @@ static int hb_elf_impossible_at(const char *path, char *why, size_t why_len, int
     return impossible;
 }
 
+/* 1 with why when LD_PRELOAD cannot act on the program path (a name is looked up in PATH). */
 int hb_preload_impossible(const char *path, char *why, size_t why_len)
 {
     char found[4096];
@@ -134,6 +135,7 @@ int hb_preload_impossible(const char *path, char *why, size_t why_len)
     return hb_elf_impossible_at(path, why, why_len, 0);
 }
 
+/* 1 when path is a preloadable shared library of our class and machine, else 0 with why. */
 int hb_is_shared_object(const char *path, char *why, size_t why_len)
 {
     struct hb_elf_info info;

@@ -113,6 +113,7 @@ static int hb_grow(void **buf, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+/* envp's PATH, else the runner's (launch.h). */
 const char *hb_env_path(char *const *envp)
 {
     for (; envp && *envp; envp++)
@@ -121,6 +122,7 @@ const char *hb_env_path(char *const *envp)
     return getenv("PATH");
 }
 
+/* execvp()'s lookup of name in path_var, done before fork (launch.h). */
 int hb_resolve_program(const char *name, const char *path_var, char *out, size_t out_len)
 {
     if (strchr(name, '/')) {
@@ -407,6 +409,7 @@ static void hb_run_close(struct hb_run *r)
     hb_perf_close(&r->perf);
 }
 
+/* Runs and measures one process; 0 when started, -1 with res->reason when not (launch.h). */
 int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
 {
     static struct hb_run r; /* static: big path buffer; hb_launch is not reentrant anyway */
@@ -462,6 +465,7 @@ out:
     return rc;
 }
 
+/* Async-signal-safe: SIGKILL to the measured group and any driver helper (launch.h). */
 void hb_launch_interrupt(void)
 {
     pid_t g = hb_launch_pgid;
@@ -471,6 +475,7 @@ void hb_launch_interrupt(void)
     hb_driver_interrupt();
 }
 
+/* Frees the timeline and phase text of res; safe to call twice (launch.h). */
 void hb_result_free(struct hb_result *res)
 {
     free(res->rss);

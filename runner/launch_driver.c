@@ -84,6 +84,7 @@ static int hb_driver_wait(struct hb_driver *d, int kill_it)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Kills and reaps a helper still running (launch_driver.h). */
 void hb_driver_reap(struct hb_driver *d)
 {
     hb_driver_wait(d, 1);
@@ -119,6 +120,7 @@ static void hb_driver_run(struct hb_driver *d)
         hb_driver_fail(d, d->fail);
 }
 
+/* Starts driving a just-released server: first ready check, or the driver (launch_driver.h). */
 void hb_driver_begin(struct hb_driver *d, const struct hb_launch_spec *spec, pid_t server)
 {
     memset(d, 0, sizeof *d);
@@ -135,6 +137,7 @@ void hb_driver_begin(struct hb_driver *d, const struct hb_launch_spec *spec, pid
         hb_driver_run(d);
 }
 
+/* Advances the state machine READY -> RUN -> STOP at time now (launch_driver.h). */
 void hb_driver_step(struct hb_driver *d, double now, int aux_ended)
 {
     int aux_rc = aux_ended ? hb_driver_wait(d, 0) : -1;
@@ -172,6 +175,7 @@ void hb_driver_step(struct hb_driver *d, double now, int aux_ended)
     }
 }
 
+/* 1 when the driver decides the server's status and reason (launch_driver.h). */
 int hb_driver_verdict(const struct hb_driver *d, struct hb_result *res)
 {
     if (d->state == HB_DRV_STOP && res->signal == SIGTERM) /* stopped by us after its driver */
@@ -191,6 +195,7 @@ int hb_driver_verdict(const struct hb_driver *d, struct hb_result *res)
     return 1;
 }
 
+/* Async-signal-safe: SIGKILL to the running helper's group (launch_driver.h). */
 void hb_driver_interrupt(void)
 {
     pid_t g = hb_driver_aux_pgid;

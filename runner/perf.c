@@ -114,12 +114,14 @@ static int hb_perf_open_one(int i, pid_t pid, int on_exec)
     return (int)fd;
 }
 
+/* Opens every counter on pid, enabled at its exec; unavailable ones get fd -1 (perf.h). */
 void hb_perf_open(struct hb_perf *p, pid_t pid)
 {
     for (int i = 0; i < HB_CTR_COUNT; i++)
         p->fd[i] = hb_perf_open_one(i, pid, 1);
 }
 
+/* {value, enabled, running} -> reported figure, -1 when it never counted (perf.h). */
 int hb_perf_scale(enum hb_counter c, const uint64_t v[3], double *out)
 {
     if (v[1] == 0 || v[2] == 0)
@@ -131,6 +133,7 @@ int hb_perf_scale(enum hb_counter c, const uint64_t v[3], double *out)
     return 0;
 }
 
+/* Final values into res->counter/counter_ok; never-counted ones unavailable (perf.h). */
 void hb_perf_read(const struct hb_perf *p, struct hb_result *res)
 {
     for (int i = 0; i < HB_CTR_COUNT; i++) {
@@ -148,6 +151,7 @@ void hb_perf_read(const struct hb_perf *p, struct hb_result *res)
     }
 }
 
+/* Closes every open counter (perf.h). */
 void hb_perf_close(struct hb_perf *p)
 {
     for (int i = 0; i < HB_CTR_COUNT; i++) {
@@ -157,6 +161,7 @@ void hb_perf_close(struct hb_perf *p)
     }
 }
 
+/* Opens and closes each counter on the runner itself to fill hb_counter_reason (launch.h). */
 void hb_perf_probe(void)
 {
     for (int i = 0; i < HB_CTR_COUNT; i++) {

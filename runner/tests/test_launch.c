@@ -331,6 +331,7 @@ static void tl_test_perf_deny(void)
     hb_result_free(&r);
 }
 
+/* Child mode when given a mode argument; else runs every test and prints the closing count. */
 int main(int argc, char **argv)
 {
     if (argc > 1)

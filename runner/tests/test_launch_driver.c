@@ -115,6 +115,7 @@ static void td_test_timeout(const char *dir)
     hb_result_free(&r);
 }
 
+/* Runs every driver-mode test (as a subreaper) and prints the closing count. */
 int main(void)
 {
     const char *dir = tl_tmpdir();

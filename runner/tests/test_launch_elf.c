@@ -96,6 +96,7 @@ static void te_test_shared_object(void)
                                           !strcmp(why, "cannot open /nonexistent/lib.so: No such file or directory"));
 }
 
+/* Runs every elfcheck test in a temporary directory and prints the closing count. */
 int main(void)
 {
     const char *dir = tl_tmpdir();

@@ -26,7 +26,7 @@ static void tn_count(void)
         atomic_fetch_add(tn_child_calls, 1);
 }
 
-/* The interposed allocator: count, then forward to glibc. */
+/* The interposed allocator (malloc, calloc, realloc, free): count, then forward to glibc. */
 void *malloc(size_t n)
 {
     tn_count();
@@ -57,6 +57,7 @@ static void tn_on_fork_child(void)
     tn_in_forked_child = 1;
 }
 
+/* With an argument: the exec'd child (prints it). Else: self-check, then the launch checks. */
 int main(int argc, char **argv)
 {
     if (argc > 1) /* the exec'd child: print something and exit */

@@ -39,6 +39,7 @@ static void tp_test_deny(void)
     unsetenv("HEAPBENCH_PERF_DENY");
 }
 
+/* Runs the perf arithmetic and deny-list tests and prints the closing count. */
 int main(void)
 {
     tp_test_scale();
