@@ -222,6 +222,55 @@ def test_pareto():
             check("plot-png", fh.read(8) == b"\x89PNG\r\n\x1a\n")
 
 
+# Frees 1000 blocks of argv[1] bytes and prints how many of them malloc kept cached (in use per
+# mallinfo2: the tcache holds freed chunks as in use), then whether a 100 MiB block was mmapped.
+GLIBC_PROBE = """
+import ctypes, sys
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+libc.mallinfo2.restype = Info
+ptrs = [0] * 1000
+base = libc.mallinfo2().uordblks
+for i in range(1000):
+    ptrs[i] = libc.malloc(int(sys.argv[1]))
+total = libc.mallinfo2().uordblks
+for p in ptrs:
+    libc.free(p)
+cached = 1000 - (total - libc.mallinfo2().uordblks) / ((total - base) / 1000)
+mmapped = libc.mallinfo2().hblks
+libc.malloc(100 << 20)
+print(round(cached), libc.mallinfo2().hblks - mmapped)
+"""
+
+
+def glibc_probe(tunables, size):
+    """(blocks of size kept cached after free, mmapped chunks after a 100 MiB malloc) under GLIBC_TUNABLES."""
+    env = dict(verify.verify_clean_env(), GLIBC_TUNABLES=tunables)
+    out = subprocess.run(["/usr/bin/python3", "-c", GLIBC_PROBE, str(size)], env=env, capture_output=True,
+                         text=True).stdout.split()
+    return (int(out[0]), int(out[1])) if len(out) == 2 else (None, None)
+
+
+def test_glibc_facts():
+    """The limits knobs.py relies on, checked against this machine's glibc (not only its loader)."""
+    t = "glibc.malloc."
+    cached, _ = glibc_probe(t + "tcache_count=65535", 100)
+    check("glibc-tcache_count-65535-applied", cached is not None and cached > 900, f"cached {cached}")
+    cached, _ = glibc_probe(t + "tcache_count=65536", 100)
+    check("glibc-tcache_count-65536-ignored", cached is not None and cached < 100, f"cached {cached}")
+    cached, _ = glibc_probe(t + "tcache_count=65535:" + t + "tcache_max=64", 100)
+    check("glibc-tcache_max-64-applied", cached is not None and cached < 100, f"cached {cached}")
+    cached, _ = glibc_probe(t + "tcache_count=65535:" + t + "tcache_max=1500", 1400)
+    check("glibc-tcache_max-1500-ignored", cached is not None and cached < 100, f"cached {cached}")
+    _, mmapped = glibc_probe(t + "mmap_threshold=1073741824", 100)
+    check("glibc-mmap_threshold-1G-applied", mmapped == 0, f"{mmapped} mmapped chunks")
+    _, mmapped = glibc_probe("", 100)
+    check("glibc-mmap-default", mmapped == 1, f"{mmapped} mmapped chunks")
+
+
 def test_cli_refusal():
     """tune.py refuses bad knobs and values with exit 2 and one line naming the valid ones."""
     env = dict(os.environ, HEAPBENCH_BIN="/nonexistent/heapbench")
@@ -239,5 +288,6 @@ def test_cli_refusal():
 
 
 if __name__ == "__main__":
-    for test in (test_grid, test_points, test_env, test_verify, test_measure, test_pareto, test_cli_refusal):
+    for test in (test_grid, test_points, test_env, test_verify, test_glibc_facts, test_measure, test_pareto,
+                 test_cli_refusal):
         test()
