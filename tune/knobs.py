@@ -28,6 +28,7 @@ class Knob:
 
     def __init__(self, family, name, kind, default, candidates, doc, lo=0, hi=U64_MAX,
                  malloc_max=None, choices=None, env=None):
+        """A knob; its candidates are parsed here, so a bad catalogue entry fails at import."""
         self.family, self.name, self.kind, self.doc = family, name, kind, doc
         self.lo, self.hi, self.malloc_max, self.choices = lo, hi, malloc_max, choices
         self.env = env

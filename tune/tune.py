@@ -91,7 +91,7 @@ def tune_args(argv):
 
 
 def tune_allocator(name):
-    """verify.Target of a registry allocator; exits 2 for an unknown name or a missing library."""
+    """verify.VerifyTarget of a registry allocator; exits 2 for an unknown name or a missing library."""
     path = os.path.join(ROOT, "allocators", "registry.tsv")
     names = []
     with open(path) as fh:
@@ -103,11 +103,11 @@ def tune_allocator(name):
             if fields[0] != name:
                 continue
             if fields[1] == "-":
-                return verify.Target(name, None, fields[4])
+                return verify.VerifyTarget(name, None, fields[4])
             for lib in fields[1].split(":"):
                 lib = os.path.join(ROOT, lib) if lib.startswith("build/") else lib
                 if os.path.exists(lib):
-                    return verify.Target(name, lib, fields[4])
+                    return verify.VerifyTarget(name, lib, fields[4])
             tune_usage_error(f"allocator {name}: none of {fields[1]} exists; run 'make deps' (or 'make') first")
     tune_usage_error(f"unknown allocator '{name}'; valid: {', '.join(names)}")
 
@@ -124,10 +124,11 @@ def tune_runner_argv(opts, target, command):
     return argv + (["--"] + command if command else [])
 
 
-class Search:
+class TuneSearch:
     """The state of one tune: what was verified, what was measured, in which phase."""
 
     def __init__(self, opts, target, runner_argv, out):
+        """A search with nothing verified or measured yet; out is the tune's output directory."""
         self.opts, self.target, self.runner_argv, self.out = opts, target, runner_argv, out
         self.verdicts = {}   # point key -> (applied, reason)
         self.order = []      # points in the order they were first verified
@@ -328,7 +329,7 @@ def main(argv):
         tune_usage_error(f"{BIN} is missing; run 'make' first")
     out = opts.out or os.path.join(ROOT, "results", "tune-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(out, exist_ok=True)
-    search = Search(opts, target, tune_runner_argv(opts, target, command), out)
+    search = TuneSearch(opts, target, tune_runner_argv(opts, target, command), out)
     try:
         search.run(the_grid)
     except measure.MeasureUsageError as err:

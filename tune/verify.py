@@ -32,10 +32,11 @@ TCMALLOC_PROBE = ("import ctypes,sys\nlib=ctypes.CDLL(None)\nfor name in sys.arg
                   " print(name, v.value if ok else 'none')\n")
 
 
-class Target:
+class VerifyTarget:
     """What is tuned: allocator name, its library (None: the system's glibc), its knob family."""
 
     def __init__(self, name, library, family):
+        """name: registry name; library: path preloaded (None: nothing); family: knob family."""
         self.name, self.library, self.family = name, library, family
 
     def is_refmalloc(self):

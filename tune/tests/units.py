@@ -44,7 +44,7 @@ def _point(family, spec):
 
 def verdict(family, library, spec):
     """verify_point of _point(family, spec) for the allocator family at library."""
-    return verify.verify_point(verify.Target(family, library, family), *_point(family, spec))
+    return verify.verify_point(verify.VerifyTarget(family, library, family), *_point(family, spec))
 
 
 def test_grid():
@@ -131,9 +131,9 @@ def test_verify():
         check("verify-mimalloc-applied", ok, why)
     refmalloc = os.path.join(os.path.dirname(TUNE), "build", "lib", "librefmalloc.so")
     if os.path.exists(refmalloc):
-        ok, why = verify.verify_point(verify.Target("refmalloc", refmalloc, "glibc"), *_point("glibc", "tcache_count=0"))
+        ok, why = verify.verify_point(verify.VerifyTarget("refmalloc", refmalloc, "glibc"), *_point("glibc", "tcache_count=0"))
         check("verify-refmalloc-applied", ok, why)
-        ok, why = verify.verify_point(verify.Target("refmalloc", refmalloc, "glibc"),
+        ok, why = verify.verify_point(verify.VerifyTarget("refmalloc", refmalloc, "glibc"),
                                       *_point("glibc", "tcache_count=999999"))
         check("verify-refmalloc-ignored", not ok and "ignored 999999" in why, why)
     ok, why = verdict("jemalloc", "/nonexistent/libjemalloc.so.2", "narenas=3")
