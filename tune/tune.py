@@ -31,9 +31,9 @@ import verify  # noqa: E402
 
 ROOT = os.environ.get("HEAPBENCH_ROOT") or os.path.dirname(HERE)
 BIN = os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")
-CSV_COLUMNS = ["schema", "workload", "threads", "params", "point", "settings", "applied", "reason", "phase",
+CSV_COLUMNS = ["schema", "workload", "threads", "params", "allocator", "point", "settings", "applied", "reason", "phase",
                "reps_ok", "median_time_s", "peak_rss_kb", "rss_after_free_kb", "page_faults", "on_front"]
-FRONT_COLUMNS = ["schema", "workload", "threads", "params", "point", "settings", "median_time_s",
+FRONT_COLUMNS = ["schema", "workload", "threads", "params", "allocator", "point", "settings", "median_time_s",
                  "memory_kb", "time_vs_default", "memory_vs_default"]
 
 
@@ -238,19 +238,20 @@ def tune_rows(search):
             record = records.get(search.key(point))
             if applied and record is None:
                 continue
-            base = [workload, threads, params, grid.grid_label(point), search.env_text(point),
+            base = [workload, threads, params, search.target.name, grid.grid_label(point), search.env_text(point),
                     "yes" if applied else "not applied", reason]
             if record is None:
-                rows.append(base + [""] * 7 + ["no"])
+                rows.append(base + [""] * 6 + ["no"])  # no phase, reps or figures; not on the front
                 continue
             figures = [record["phase"], record["reps_ok"], _secs(record["time"]), _whole(record["peak"]),
                        _whole(record["free"]), _whole(record["faults"]), "yes" if id(record) in on_front else "no"]
             if record["failed"]:
-                base[6] = f"{reason}; {len(record['failed'])} run(s) failed: {record['failed'][0]}"
+                base[7] = f"{reason}; {len(record['failed'])} run(s) failed: {record['failed'][0]}"
             rows.append(base + figures)
         for p in front:
             default = defaults.get(p["tag"])
-            front_rows.append([workload, threads, params, p["label"], p["env"], _secs(p["time"]), _whole(p["mem"]),
+            front_rows.append([workload, threads, params, search.target.name, p["label"], p["env"], _secs(p["time"]),
+                               _whole(p["mem"]),
                                _ratio(p["time"], default and default["time"]),
                                _ratio(p["mem"], default and default["mem"])])
         recs = [pareto.pareto_recommend(points, defaults, obj, within, search.opts.threshold / 100.0, search.opts.alpha)
