@@ -3,7 +3,7 @@ a lot, of small and large objects (pymalloc serves objects up to 512 bytes, the 
 test serves everything bigger: dict tables, list buffers, big strings and bytes).
 
 Always holds: deterministic (fixed seed), prints one line `checksum N` that depends only on
-the work done, and takes about a second of CPU under glibc (exec/README.md).
+the work done, and takes about half a second of CPU under glibc (exec/README.md).
 """
 import json
 import random
@@ -38,7 +38,7 @@ def main():
     rng = random.Random(1)
     checksum = 0
     for _ in range(2):
-        records = build_records(rng, 12000)
+        records = build_records(rng, 6000)
         text = json.dumps(records)
         back = json.loads(text)
         groups = {}
@@ -46,7 +46,7 @@ def main():
             groups.setdefault(len(r["tags"]) % 17, []).append(r["name"])
         checksum += len(text) + sum(len(v) for v in groups.values())
         del records, back, groups, text
-    checksum += churn(rng, 40000)
+    checksum += churn(rng, 20000)
     print("checksum", checksum)
 
 
