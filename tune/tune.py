@@ -79,7 +79,7 @@ def tune_args(argv):
     parser.add_argument("-p", "--params", action="append", default=[], help="param set, passed to the runner")
     parser.add_argument("--pin", help="CPU list, passed to the runner")
     parser.add_argument("--timeout", help="seconds per run, passed to the runner")
-    opts = parser.parse_args(argv[:split])
+    opts = parser.parse_args(tune_join_params(argv[:split]))
     command = argv[split + 1:]
     if opts.workloads and command:
         parser.error("give either -w WORKLOADS or -- CMD, not both")
@@ -88,6 +88,19 @@ def tune_args(argv):
     if opts.reps < 1 or not 0 < opts.alpha < 1 or opts.within < 0 or opts.threshold < 0:
         parser.error("-n must be >= 1, --alpha in (0,1), --within and --threshold >= 0")
     return opts, command
+
+
+def tune_join_params(argv):
+    """argv with every '-p ARGS' / '--params ARGS' joined into one word, so that ARGS may start with '-'."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in ("-p", "--params") and i + 1 < len(argv):
+            out.append(f"--params={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
 
 
 def tune_allocator(name):

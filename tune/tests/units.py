@@ -18,6 +18,7 @@ import grid  # noqa: E402
 import knobs  # noqa: E402
 import measure  # noqa: E402
 import pareto  # noqa: E402
+import tune  # noqa: E402
 import verify  # noqa: E402
 
 
@@ -271,6 +272,14 @@ def test_glibc_facts():
     check("glibc-mmap-default", mmapped == 1, f"{mmapped} mmapped chunks")
 
 
+def test_cli_params():
+    """-p takes its argument literally, even when it starts with '-'."""
+    opts, command = tune.tune_args(["-p", "--mode=loop", "--params", "--ops=5 --mode=batch", "--",
+                                    "/bin/true", "-p"])
+    check("cli-params-literal", opts.params == ["--mode=loop", "--ops=5 --mode=batch"] and command == ["/bin/true", "-p"],
+          repr((opts.params, command)))
+
+
 def test_cli_refusal():
     """tune.py refuses bad knobs and values with exit 2 and one line naming the valid ones."""
     env = dict(os.environ, HEAPBENCH_BIN="/nonexistent/heapbench")
@@ -289,5 +298,5 @@ def test_cli_refusal():
 
 if __name__ == "__main__":
     for test in (test_grid, test_points, test_env, test_verify, test_glibc_facts, test_measure, test_pareto,
-                 test_cli_refusal):
+                 test_cli_params, test_cli_refusal):
         test()
