@@ -4,7 +4,7 @@ Usage: /usr/bin/python3 exec/hyperfine.py RESULTS_DIR   (run by `heapbench exec 
 
 Rebuilds the measured command from meta.json (argv after `--`), each cell's environment set
 from runs.csv and each allocator's LD_PRELOAD from meta.json (allocator library, then the
-probe, as heapbench does; the probe alone for glibc), then runs hyperfine ONCE over all of
+probe, as heapbench does; libc.so.6 then the probe for glibc), then runs hyperfine ONCE over all of
 them: no shell (-N), one warm-up, as many runs as heapbench's reps, one parameter list
 `{preload}` over the allocators, JSON export to RESULTS_DIR/hyperfine.json. Writes
 RESULTS_DIR/hyperfine.csv:
@@ -56,9 +56,11 @@ def hf_command(meta):
 
 
 def hf_preload(meta, allocator, probe):
-    """The LD_PRELOAD value heapbench used for allocator: its library then the probe (':'-joined)."""
+    """The LD_PRELOAD value heapbench used for allocator: its library then the probe (':'-joined);
+    for glibc its path is libc.so.6, which heapbench preloads first in command cells too
+    (runner/cellenv.c), so that glibc serves a program linked with another allocator."""
     info = meta.get("allocators", {}).get(allocator, {})
-    if not info.get("preloaded") or not info.get("path"):
+    if not info.get("path"):
         return probe
     return f"{info['path']}:{probe}"
 
