@@ -9,6 +9,7 @@
  * arenas, then the thread leaves its arena; later frees in that thread bypass the cache.
  */
 #include "rm_types.h"
+#include "interpose.h"
 
 #include <string.h>
 
@@ -36,7 +37,8 @@ static void rm_tcache_flush(rm_tcache *tc)
     }
 }
 
-/* The pthread key destructor: returns the cache (and the cache's own chunk), then the arena. */
+/* The pthread key destructor: returns the cache, then the cache's own chunk (through the whole
+ * free path: it may be a mapped chunk), then the arena. */
 static void rm_tcache_thread_exit(void *unused)
 {
     (void)unused;
@@ -45,11 +47,7 @@ static void rm_tcache_thread_exit(void *unused)
     rm_tc = NULL;
     if (tc) {
         rm_tcache_flush(tc);
-        rm_chunk *c = rm_chunk_of(tc);
-        rm_arena *a = rm_chunk_arena(c);
-        int locked = rm_lock(a);
-        rm_int_free(a, c);
-        rm_unlock(a, locked);
+        ip_backend_free(tc);
     }
     rm_arena_detach();
 }
