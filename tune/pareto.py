@@ -2,7 +2,8 @@
 
 Always holds: the front holds exactly the points no other point beats in both time and memory
 (ties in both keep both); a recommendation is made only when hbstats' test says the point
-beats the default measured in the same run (verdict IMPROVEMENT); every ratio is against that
+beats the default measured in the same run (verdict IMPROVEMENT), and stands only when an
+independent run confirms it (pareto_confirm); every ratio is against that
 same-run default, so points from different runs are never compared by absolute figures.
 
 A measured point is a dict with at least: label, env (the ready-to-paste text), tag (which run
@@ -45,7 +46,8 @@ def pareto_recommend(points, defaults, objective, within, threshold, alpha):
     defaults: {run tag: default point} (pareto_defaults), each point is judged against the
     default of its own run. objective 'time': the fastest point whose memory is within +within
     (a fraction) of its default's; 'mem': the smallest point whose time is within +within of its default's.
-    Keys: objective, line (the ready-to-paste settings, or NO_GAIN), why (when no point was tested), label, verdict, change
+    Keys: objective, line (the ready-to-paste settings, or NO_GAIN), why (when no point was tested), label,
+    env (the tested point's settings), verdict, change
     (relative change of the optimised figure against the default), p, needed_reps (0 when the
     sample sizes were enough for the test to decide).
     """
@@ -71,11 +73,28 @@ def pareto_recommend(points, defaults, objective, within, threshold, alpha):
     _, best, best_default = fits[simplest[2]]
     test = hbstats.compare_samples(best_default[key + "_samples"], best[key + "_samples"], threshold, alpha,
                                    lower_is_better=True)
-    result.update(label=best["label"], verdict=test["verdict"], change=test["change"], p=test["p"],
-                  needed_reps=test["needed_reps"])
+    result.update(label=best["label"], env=best["env"], verdict=test["verdict"], change=test["change"],
+                  p=test["p"], needed_reps=test["needed_reps"])
     if test["verdict"] == hbstats.IMPROVEMENT:
         result["line"] = best["env"]
     return result
+
+
+def pareto_confirm(recommendation, base, new, threshold, alpha):
+    """Re-tests a recommendation on an independent run: base and new are that run's default and point.
+
+    Adds confirm_verdict, confirm_change, confirm_p; the line becomes NO_GAIN unless the
+    independent run also gives IMPROVEMENT (a missing measurement does not confirm).
+    """
+    key = recommendation["objective"]
+    if base is None or new is None:
+        recommendation.update(confirm_verdict="not measured", confirm_change=float("nan"), confirm_p=float("nan"))
+    else:
+        test = hbstats.compare_samples(base[key + "_samples"], new[key + "_samples"], threshold, alpha,
+                                       lower_is_better=True)
+        recommendation.update(confirm_verdict=test["verdict"], confirm_change=test["change"], confirm_p=test["p"])
+    if recommendation["confirm_verdict"] != hbstats.IMPROVEMENT:
+        recommendation["line"] = NO_GAIN
 
 
 def pareto_text(recommendation, within):
@@ -88,6 +107,9 @@ def pareto_text(recommendation, within):
                 f"p={recommendation['p']:.3g}, {recommendation['verdict']}")
     if recommendation.get("needed_reps"):
         evidence += f"; the test needs -n {recommendation['needed_reps']} or more to decide"
+    if "confirm_verdict" in recommendation:
+        evidence += (f"; independent re-run: {recommendation['confirm_change'] * 100:+.1f}%, "
+                     f"p={recommendation['confirm_p']:.3g}, {recommendation['confirm_verdict']}")
     return f"  {what}: {recommendation['line']}    ({evidence})"
 
 

@@ -4,13 +4,16 @@ Always holds: every knob and value is checked before anything runs (exit 2 namin
 ones); every point is verified (verify.py) before it is measured, and a point that did not take
 effect is written as `not applied` and never measured or recommended; the points of one search
 phase are measured in one interleaved runner invocation with the default point; a
-recommendation is printed only when hbstats' test says it beats the same-run default.
+recommendation is printed only when hbstats' test says it beats the same-run default, in the
+search and again in an independent confirmation run.
 
 Search (grid.py): each knob alone from the defaults (phase 1), then the combinations of each
 knob's best two or three values, re-measured with the default and those single-knob points
 (phase 2); --full measures the whole grid at once; --budget caps the measured points.
+Every recommendation is then re-tested on a fresh run of the default and the recommended points
+(confirm/), since the search's own test favours the point it selected as the best of many.
 Writes into the output directory: tune.csv, tune_front.csv, tune.png, and the runner's result
-directories phase1/, phase2/ (or full/). Prints the fronts, the recommendations and, last,
+directories phase1/, phase2/ (or full/), confirm/. Prints the fronts, the recommendations and, last,
 `results: DIR`.
 """
 import argparse
@@ -178,22 +181,50 @@ class TuneSearch:
         applied = grid.grid_budget(applied, self.measured, self.opts.budget)
         if len(applied) < 2 or all(self.key(p) in self.measured for p in applied):
             return []  # nothing new to learn (budget spent, or every point measured already)
-        envs = [self.env_text(p) for p in applied]
+        for cell, records in self.measure(tag, applied).items():
+            for key, record in records.items():
+                self.cells.setdefault(cell, {})[key] = record
+                if not record["point"]:
+                    self.defaults.setdefault(cell, {})[tag] = record
+        self.measured |= {self.key(p) for p in applied}
+        return applied
+
+    def measure(self, tag, points):
+        """{cell: {point key: measured point}} of one runner invocation (in out/tag) over verified points."""
+        envs = [self.env_text(p) for p in points]
         results = measure.measure_points(self.runner_argv, envs, os.path.join(self.out, tag),
                                          verify.verify_clean_env())
-        by_env = {measure.measure_env_key(self.env_text(p)): p for p in applied}
-        for cell, points in measure.measure_cells(results, tag).items():
-            for env_key, record in points.items():
+        by_env = {measure.measure_env_key(self.env_text(p)): p for p in points}
+        cells = {}
+        for cell, records in measure.measure_cells(results, tag).items():
+            for env_key, record in records.items():
                 point = by_env.get(env_key)
                 if point is None:
                     continue
                 record.update(point=point, label=grid.grid_label(point), env=self.env_text(point), phase=tag,
                               mem=record[self.opts.memory], mem_samples=record[self.opts.memory + "_samples"])
-                self.cells.setdefault(cell, {})[self.key(point)] = record
-                if not point:
-                    self.defaults.setdefault(cell, {})[tag] = record
-        self.measured |= {self.key(p) for p in applied}
-        return applied
+                cells.setdefault(cell, {})[self.key(point)] = record
+        return cells
+
+    def confirm(self, panels):
+        """Re-tests every recommendation on a fresh, independent run of the default and the recommended points.
+
+        The search chose each recommended point because its median was the best of many, which
+        makes its first test optimistic; a second run that nobody selected on is not. A
+        recommendation stands only if this run confirms it (pareto.pareto_confirm).
+        """
+        wanted = {rec["env"] for panel in panels for rec in panel["recs"] if rec["line"] != pareto.NO_GAIN}
+        points = [()] + [p for p in self.order if p and self.env_text(p) in wanted]
+        if len(points) < 2:
+            return
+        cells = self.measure("confirm", points)
+        for panel in panels:
+            fresh = cells.get(panel["cell"], {})
+            for rec in panel["recs"]:
+                if rec["line"] != pareto.NO_GAIN:
+                    point = next(p for p in points if self.env_text(p) == rec["env"])
+                    pareto.pareto_confirm(rec, fresh.get(()), fresh.get(self.key(point)),
+                                          self.opts.threshold / 100.0, self.opts.alpha)
 
     def scores(self, points):
         """{point: (time ratio, memory ratio)}: geometric means over cells against the same-run default.
@@ -236,11 +267,11 @@ class TuneSearch:
 def tune_rows(search):
     """(tune.csv rows, tune_front.csv rows, panels) of a finished search.
 
-    A panel is (cell title, measured points, {tag: default}, front, recommendations).
+    A panel is a dict: cell, title, points (measured), defaults ({tag: default}), front, recs.
     """
     rows, front_rows, panels = [], [], []
     within = search.opts.within / 100.0
-    for cell in sorted(search.cells, key=lambda c: (c[0], c[1] or 0, c[2])):
+    for cell in sorted(search.cells, key=tune_cell_order):
         records, defaults = search.cells[cell], search.defaults.get(cell, {})
         points = list(records.values())
         front = pareto.pareto_front(points)
@@ -269,8 +300,14 @@ def tune_rows(search):
                                _ratio(p["mem"], default and default["mem"])])
         recs = [pareto.pareto_recommend(points, defaults, obj, within, search.opts.threshold / 100.0, search.opts.alpha)
                 for obj in ("time", "mem")]
-        panels.append((_title(cell), points, defaults, front, recs))
+        panels.append({"cell": cell, "title": _title(cell), "points": points, "defaults": defaults,
+                       "front": front, "recs": recs})
     return rows, front_rows, panels
+
+
+def tune_cell_order(cell):
+    """Sort key of cells: workload, thread count, params."""
+    return (cell[0], cell[1] or 0, cell[2])
 
 
 def _secs(value):
@@ -308,14 +345,15 @@ def tune_write_csv(path, columns, rows):
 def tune_print(panels, search):
     """Prints, per cell, the Pareto front and the two recommendations."""
     mem_name = "peak RSS" if search.opts.memory == "peak" else "RSS after free"
-    for title, points, defaults, front, recs in panels:
-        print(f"{title}: {len(points)} points measured")
+    for panel in panels:
+        points, defaults = panel["points"], panel["defaults"]
+        print(f"{panel['title']}: {len(points)} points measured")
         print(f"  Pareto front (median time, median {mem_name}, change vs the same-run default):")
-        for p in front:
+        for p in panel["front"]:
             default = defaults.get(p["tag"])
             dt, dm = _ratio(p["time"], default and default["time"]), _ratio(p["mem"], default and default["mem"])
             print(f"    {p['label']:44} {p['time']:9.4f} s {_pct(dt)}  {p['mem'] / 1024:9.2f} MiB {_pct(dm)}")
-        for rec in recs:
+        for rec in panel["recs"]:
             print(pareto.pareto_text(rec, search.opts.within / 100.0))
 
 
@@ -353,10 +391,17 @@ def main(argv):
         print(f"heapbench tune: {err}", file=sys.stderr)
         return 1
     rows, front_rows, panels = tune_rows(search)
+    try:
+        search.confirm(panels)
+    except (measure.MeasureUsageError, measure.hbresults.ResultsError) as err:
+        print(f"heapbench tune: the confirmation run failed ({err}); no recommendation stands", file=sys.stderr)
+        for panel in panels:
+            for rec in panel["recs"]:
+                rec["line"] = pareto.NO_GAIN
     tune_write_csv(os.path.join(out, "tune.csv"), CSV_COLUMNS, rows)
     tune_write_csv(os.path.join(out, "tune_front.csv"), FRONT_COLUMNS, front_rows)
     if panels:
-        pareto.pareto_plot([(t, pts) for t, pts, _, _, _ in panels], os.path.join(out, "tune.png"),
+        pareto.pareto_plot([(panel["title"], panel["points"]) for panel in panels], os.path.join(out, "tune.png"),
                            "peak RSS" if opts.memory == "peak" else "RSS after free")
     tune_print(panels, search)
     print(f"results: {out}")
