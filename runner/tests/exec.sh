@@ -5,7 +5,8 @@
 # program definitions: setup in results/<id>/work/NAME, the command without a shell, cleanup,
 # a server program with ready/driver steps is stopped after its driver, and a program whose
 # requirement is missing is skipped with the apt-get line; prog:redis (linked with libjemalloc)
-# is served by glibc in its glibc cell, since the C library is preloaded first there.
+# is served by glibc in its glibc cell, since the C library is preloaded first there (as an
+# exec command shows in its LD_PRELOAD).
 source runner/tests/rtlib.bash
 
 "$HB" exec -a glibc,jemalloc -n 2 --warmup 0 --metric 'items=made ([0-9]+) items,higher' -o "$RT_TMP/py" -- \
@@ -39,6 +40,12 @@ fi
 rt_check "a failing command: status failed, its exit code kept, served_by from the parent only" "$RT_TMP/x" '
 r = runs[0]
 assert r["status"] == "failed" and r["exit_code"] == 7 and r["served_by"], r'
+
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/pre" -- sh -c 'echo "PRELOAD=$LD_PRELOAD"' >/dev/null 2>&1
+libc=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["allocators"]["glibc"]["path"])' "$RT_TMP/pre/meta.json")
+t_check "exec under glibc: LD_PRELOAD is the registry's libc.so.6 path, then the probe" \
+    grep -qx "PRELOAD=$libc $RT_TMP/root/build/lib/libhbprobe.so" "$RT_TMP/pre/logs/1.log"
+t_check "glibc's path in meta.json is an absolute libc.so.6" test "${libc:0:1}${libc##*/}" = /libc.so.6
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
     "$HB" run -w prog:redis -a glibc -n 1 --warmup 0 -o "$RT_TMP/redis" >/dev/null 2>&1
