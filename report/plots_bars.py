@@ -2,10 +2,11 @@
 
 Always holds: one PNG per workload (draw is called per workload) with two panels (wall
 time, peak RSS); a bar is the median over ok runs divided by the baseline cell's median,
-its whisker the min..max of the runs on the same scale; a cell without ok runs gets an 'x' at 1.0 instead of a bar, so a
-failure is visible, never a silent gap. The y axis turns logarithmic beyond 5x. Variant labels
-are one word per line, never rotated (rotated labels ran off the figure), without the words all
-variants share (those are in the title); the panels are stacked when the labels need the width.
+its whisker the min..max of the runs on the same scale; a cell without ok runs gets an 'x'
+at 1.0 instead of a bar, so a failure is visible, never a silent gap. The y axis turns
+logarithmic beyond 5x. Variant labels are one word per line, never rotated (rotated labels
+ran off the figure), without the words all variants share (those are in the title); the
+panels are stacked when the labels need the width.
 """
 import re
 
