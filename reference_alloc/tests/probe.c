@@ -45,8 +45,15 @@ static int pr_mistake(const char *what)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1)
+    if (argc > 1) {
+        if (strcmp(argv[1], "double-free-tcache") && strcmp(argv[1], "double-free-arena") &&
+            strcmp(argv[1], "bad-pointer")) {
+            fprintf(stderr, "refmalloc-probe: unknown mistake '%s'; give double-free-tcache, "
+                            "double-free-arena or bad-pointer\n", argv[1]);
+            return 2;
+        }
         return pr_mistake(argv[1]);
+    }
     unsigned char *volatile fresh = malloc(64);
     int perturb = fresh[0];
     pthread_t t[8];
