@@ -16,6 +16,7 @@ from matplotlib import ticker  # noqa: E402
 from matplotlib.collections import PolyCollection  # noqa: E402
 
 DPI = 90
+PNG_LEVEL = 3        # zlib level of the PNGs: 30% less encoding time than the default 6, files ~8% bigger
 PALETTE = plt.get_cmap("tab10").colors
 LEGEND_IN = 0.45     # inches above the panels for the shared legend
 TITLE_IN = 0.35      # inches above each panel for its title
@@ -86,7 +87,7 @@ def log_ratio_axis(ax):
 
 def save(fig, outdir, name):
     """Writes fig as outdir/name (a .png), closes it and returns name."""
-    fig.savefig(os.path.join(outdir, name), dpi=DPI)
+    fig.savefig(os.path.join(outdir, name), dpi=DPI, pil_kwargs={"compress_level": PNG_LEVEL})
     plt.close(fig)
     return name
 
