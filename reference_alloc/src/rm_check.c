@@ -4,6 +4,7 @@
  * Always true: an arena is checked under its lock; only the calling thread's tcache is checked
  * (other threads' caches change without locks); a problem is reported on stderr as
  * "refmalloc: check: <what> at 0x<addr>" and counted; the checker itself never aborts.
+ * Fastbin chunks are checked by rm_fast_check (rm_fast.c), which knows their lists.
  */
 #include "rm_types.h"
 
@@ -120,6 +121,7 @@ static void rm_check_arena(rm_arena *a)
         nfree += rm_check_segment(a, s);
         held += s->size;
     }
+    rm_check_errors += rm_fast_check(a);
     if (rm_check_bins(a) != nfree)
         rm_bad("free chunks in segments and in bins differ", a);
     if (held > a->system_mem)

@@ -4,8 +4,10 @@
  * Always true: the caller holds a's lock (rm_lock); every chunk header written here carries
  * the arena's A bit; a chunk handed out has the P bit of its upper neighbour set; a freed
  * chunk is merged with free neighbours before it is binned, so no two free chunks touch.
- * Order of malloc: exact small bin, unsorted pass (exact fits returned, the rest binned),
- * best fit in the request's large bin, the next non-empty bin above, the top, then the OS.
+ * Order of malloc: fastbin, exact small bin, unsorted pass (exact fits returned, the rest
+ * binned), best fit in the request's large bin, the next non-empty bin above, the top; with fast
+ * chunks pending they are consolidated and the search repeated; then the OS. Large requests
+ * consolidate the fastbins first.
  */
 #include "rm_types.h"
 
@@ -74,20 +76,30 @@ static void *rm_unsorted_pass(rm_arena *a, size_t nb)
  * chunk of its own when needed; returns the user pointer, NULL when the OS refuses. */
 void *rm_int_malloc(rm_arena *a, size_t nb)
 {
-    rm_chunk *c;
+    rm_chunk *c = rm_fast_take(a, nb);
+    if (c)
+        return rm_mem(c);
     if (rm_in_smallbin(nb) && (c = rm_bin_take_small(a, nb)) != NULL) {
         rm_next(c)->size |= RM_P;
         return rm_mem(c);
     }
-    void *p = rm_unsorted_pass(a, nb);
-    if (p)
-        return p;
-    if (!rm_in_smallbin(nb) && (c = rm_bin_take_best_large(a, nb)) != NULL)
-        return rm_use(a, c, nb, 0);
-    if ((c = rm_bin_take_above(a, rm_bin_index(nb))) != NULL)
-        return rm_use(a, c, nb, rm_in_smallbin(nb));
-    if (a->top && rm_csize(a->top) >= nb + RM_MIN_CHUNK)
-        return rm_use_top(a, nb);
+    if (!rm_in_smallbin(nb) && a->have_fast)
+        rm_fast_consolidate(a);
+    for (;;) {
+        void *p = rm_unsorted_pass(a, nb);
+        if (p)
+            return p;
+        if (!rm_in_smallbin(nb) && (c = rm_bin_take_best_large(a, nb)) != NULL)
+            return rm_use(a, c, nb, 0);
+        if ((c = rm_bin_take_above(a, rm_bin_index(nb))) != NULL)
+            return rm_use(a, c, nb, rm_in_smallbin(nb));
+        if (a->top && rm_csize(a->top) >= nb + RM_MIN_CHUNK)
+            return rm_use_top(a, nb);
+        if (!a->have_fast)
+            break;
+        rm_fast_consolidate(a); /* merged fast chunks may now fit: one more pass */
+    }
+    void *p;
     if (nb >= rm_mp.mmap_threshold && (p = rm_mmap_alloc(nb)) != NULL)
         return p;
     if (rm_arena_grow(a, nb))
@@ -95,23 +107,14 @@ void *rm_int_malloc(rm_arena *a, size_t nb)
     return rm_mmap_alloc(nb);
 }
 
-/* Returns in-use chunk c of arena a to the arena: coalesces it with free neighbours and puts
- * the result in the unsorted bin or into the top; may trim the top. Aborts on the corruption
- * checks glibc makes here (double free, bad neighbour). */
-void rm_int_free(rm_arena *a, rm_chunk *c)
+/* Merges in-use chunk c of arena a with its free neighbours and puts the result in the unsorted
+ * bin, or into the top when it touches it; returns the size of the merged chunk. */
+size_t rm_chunk_coalesce(rm_arena *a, rm_chunk *c)
 {
     size_t size = rm_csize(c);
     size_t abit = rm_abit(a);
-    if (c == a->top)
-        rm_fatal("double free or corruption (top)");
     rm_chunk *next = rm_at(c, size);
-    if (!(next->size & RM_P))
-        rm_fatal("double free or corruption (!prev)");
     size_t nextsize = rm_csize(next);
-    if (nextsize < RM_FENCE || nextsize >= a->system_mem)
-        rm_fatal("free(): invalid next size (normal)");
-    if (rm_mp.perturb)
-        memset(rm_mem(c), (int)rm_mp.perturb, size - RM_HDR);
     if (!(c->size & RM_P)) {
         size_t prevsize = c->prev_size;
         rm_chunk *prev = rm_at(c, (size_t)0 - prevsize);
@@ -137,8 +140,34 @@ void rm_int_free(rm_arena *a, rm_chunk *c)
         c->size = size | RM_P | abit;
         a->top = c;
     }
-    if (size >= RM_CONSOLIDATE_TRIM && rm_csize(a->top) >= rm_mp.trim_threshold)
-        rm_trim_top(a, rm_mp.top_pad);
+    return size;
+}
+
+/* Returns in-use chunk c of arena a to the arena: onto its fastbin when small enough, else
+ * merged with its free neighbours (rm_chunk_coalesce); a large result may trim the top.
+ * Aborts on the corruption checks glibc makes here (double free, bad neighbour). */
+void rm_int_free(rm_arena *a, rm_chunk *c)
+{
+    size_t size = rm_csize(c);
+    if (c == a->top)
+        rm_fatal("double free or corruption (top)");
+    rm_chunk *next = rm_at(c, size);
+    if (!(next->size & RM_P))
+        rm_fatal("double free or corruption (!prev)");
+    size_t nextsize = rm_csize(next);
+    if (nextsize < RM_FENCE || nextsize >= a->system_mem)
+        rm_fatal("free(): invalid next size (normal)");
+    if (rm_mp.perturb)
+        memset(rm_mem(c), (int)rm_mp.perturb, size - RM_HDR);
+    if (rm_fast_put(a, c))
+        return;
+    size = rm_chunk_coalesce(a, c);
+    if (size >= RM_CONSOLIDATE_TRIM) {
+        if (a->have_fast)
+            rm_fast_consolidate(a);
+        if (rm_csize(a->top) >= rm_mp.trim_threshold)
+            rm_trim_top(a, rm_mp.top_pad);
+    }
 }
 
 /* Cuts in-use chunk c down to nb bytes, freeing the tail when it can form a chunk. */

@@ -19,6 +19,8 @@ rm_params rm_mp = {
     .trim_threshold = RM_TRIM_THRESHOLD,
     .top_pad = RM_TOP_PAD,
     .mmap_max = RM_MMAP_MAX,
+    .mxfast = RM_MXFAST,
+    .max_fast = 144, /* rm_request2size(RM_MXFAST) */
 };
 volatile int rm_ready;
 

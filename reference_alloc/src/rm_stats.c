@@ -33,6 +33,8 @@ void rm_stats_arena(rm_arena *a, rm_arena_stats *out)
         out->free_chunks += out->bin_count[i];
         out->free_bytes += out->bin_bytes[i];
     }
+    rm_fast_stats(a, &out->fast_chunks, &out->fast_bytes);
+    out->free_bytes += out->fast_bytes;
     out->inuse = out->system > out->free_bytes ? out->system - out->free_bytes : 0;
 }
 
@@ -55,6 +57,8 @@ struct mallinfo2 ip_backend_mallinfo2(void)
         rm_stats_locked(a, &st);
         mi.arena += st.system;
         mi.ordblks += st.free_chunks;
+        mi.smblks += st.fast_chunks;
+        mi.fsmblks += st.fast_bytes;
         mi.fordblks += st.free_bytes;
         mi.uordblks += st.inuse;
         if (a == &rm_main_arena)
@@ -105,10 +109,10 @@ void ip_backend_stats(void)
     rm_stats_line("max mmap bytes  ", rm_mp.max_mmapped_mem);
 }
 
-/* Writes the free-chunk totals of a <heap> or of the whole document. */
-static void rm_info_totals(FILE *fp, size_t chunks, size_t bytes)
+/* Writes the free-chunk totals (fastbins, then the rest) of a <heap> or of the document. */
+static void rm_info_totals(FILE *fp, size_t fast_chunks, size_t fast_bytes, size_t chunks, size_t bytes)
 {
-    fprintf(fp, "<total type=\"fast\" count=\"0\" size=\"0\"/>\n");
+    fprintf(fp, "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n", fast_chunks, fast_bytes);
     fprintf(fp, "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n", chunks, bytes);
 }
 
@@ -130,7 +134,7 @@ int ip_backend_info(int options, FILE *fp)
     rm_ensure_init();
     static rm_arena_stats st; /* large: kept off the stack; guarded by rm_info_lock */
     static pthread_mutex_t rm_info_lock = PTHREAD_MUTEX_INITIALIZER;
-    size_t chunks = 0, bytes = 0, system = 0, max = 0;
+    size_t chunks = 0, bytes = 0, fchunks = 0, fbytes = 0, system = 0, max = 0;
     pthread_mutex_lock(&rm_info_lock);
     fprintf(fp, "<malloc version=\"1\">\n");
     for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
@@ -142,16 +146,18 @@ int ip_backend_info(int options, FILE *fp)
                         i == RM_UNSORTED ? "unsorted" : "size", st.bin_min[i], st.bin_max[i],
                         st.bin_bytes[i], st.bin_count[i]);
         fprintf(fp, "</sizes>\n");
-        rm_info_totals(fp, st.free_chunks, st.free_bytes);
+        rm_info_totals(fp, st.fast_chunks, st.fast_bytes, st.free_chunks, st.free_bytes - st.fast_bytes);
         rm_info_system(fp, st.system, st.max_system);
         fprintf(fp, "</heap>\n");
         chunks += st.free_chunks;
-        bytes += st.free_bytes;
+        bytes += st.free_bytes - st.fast_bytes;
+        fchunks += st.fast_chunks;
+        fbytes += st.fast_bytes;
         system += st.system;
         max += st.max_system;
     }
     pthread_mutex_unlock(&rm_info_lock);
-    rm_info_totals(fp, chunks, bytes);
+    rm_info_totals(fp, fchunks, fbytes, chunks, bytes);
     fprintf(fp, "<total type=\"mmap\" count=\"%zu\" size=\"%zu\"/>\n", rm_mp.n_mmaps, rm_mp.mmapped_mem);
     rm_info_system(fp, system, max);
     fprintf(fp, "</malloc>\n");

@@ -51,10 +51,12 @@ static int rm_trim_chunk(rm_chunk *c)
     return 1;
 }
 
-/* malloc_trim for one arena: trims the top to pad, then releases whole free pages inside every
+/* malloc_trim for one arena: consolidates the fastbins, trims the top to pad, then releases whole free pages inside every
  * binned chunk. Returns 1 when anything was released. */
 int rm_trim_arena(rm_arena *a, size_t pad)
 {
+    if (a->have_fast)
+        rm_fast_consolidate(a);
     int released = rm_trim_top(a, pad);
     for (unsigned i = RM_UNSORTED; i < RM_NBINS; i++) {
         rm_chunk *b = &a->bins[i];

@@ -1,6 +1,6 @@
 /* rm_tunables.c - glibc's malloc tunables, read under glibc's names and ranges: GLIBC_TUNABLES
  * (glibc.malloc.arena_max, arena_test, tcache_count, tcache_max, mmap_threshold,
- * trim_threshold, top_pad, mmap_max, perturb), the environment aliases (MALLOC_ARENA_MAX,
+ * trim_threshold, top_pad, mmap_max, perturb, mxfast), the environment aliases (MALLOC_ARENA_MAX,
  * MALLOC_ARENA_TEST, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_,
  * MALLOC_MMAP_MAX_, MALLOC_PERTURB_) and mallopt.
  *
@@ -40,6 +40,7 @@ static rm_tunable rm_tunables[] = {
     {"top_pad", "MALLOC_TOP_PAD_", M_TOP_PAD, 0, (size_t)-1, &rm_mp.top_pad, 0, 0},
     {"mmap_max", "MALLOC_MMAP_MAX_", M_MMAP_MAX, 0, 0x7fffffff, &rm_mp.mmap_max, 0, 0},
     {"perturb", "MALLOC_PERTURB_", M_PERTURB, 0, 0xff, &rm_mp.perturb, 0, 0},
+    {"mxfast", NULL, M_MXFAST, 0, RM_MXFAST_MAX, &rm_mp.mxfast, 0, 0},
 };
 #define RM_NTUNABLES (sizeof rm_tunables / sizeof rm_tunables[0])
 
@@ -111,6 +112,8 @@ static int rm_tunable_set(rm_tunable *t, size_t v, int from)
         rm_mp.no_dyn_threshold = 1;
     if (t->field == &rm_mp.tcache_max)
         rm_tunables_set_tcache_max(v);
+    if (t->field == &rm_mp.mxfast) /* glibc: 0 leaves no chunk size small enough */
+        rm_mp.max_fast = v ? rm_request2size(v) : 0;
     return 1;
 }
 
@@ -187,13 +190,10 @@ void rm_tunables_report(void)
     }
 }
 
-/* mallopt: glibc's parameters with glibc's ranges; 1 when applied, 0 when refused. M_MXFAST is
- * accepted and has no effect (refmalloc has no fastbins). */
+/* mallopt: glibc's parameters with glibc's ranges; 1 when applied, 0 when refused. */
 int ip_backend_mallopt(int param, int value)
 {
     rm_ensure_init();
-    if (param == M_MXFAST)
-        return value >= 0 && value <= 160;
     for (size_t i = 0; i < RM_NTUNABLES; i++) {
         rm_tunable *t = &rm_tunables[i];
         if (t->mallopt == param && param != 0)

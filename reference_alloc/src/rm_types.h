@@ -8,7 +8,8 @@
  *   - no two free chunks are adjacent (free always coalesces), and top is never in a bin;
  *   - a free chunk that is not top is in exactly one bin: the unsorted bin, or the small bin
  *     of its exact size, or the large bin of its size range (large bins sorted by size);
- *   - chunks handed to the thread cache (tcache) count as in use for the arena;
+ *   - chunks handed to the thread cache (tcache) or sitting in a fastbin count as in use for
+ *     their neighbours (the P bit above them stays set);
  *   - mapped chunks (M bit) live alone in their own mapping and belong to no arena;
  *   - chunks of a thread arena (A bit) live in a heap aligned to RM_HEAP_MAX, whose first
  *     word names the arena, so the arena of any chunk is found with one mask.
@@ -63,6 +64,12 @@ typedef struct rm_chunk {
 #define RM_UNSORTED 1
 #define RM_MIN_LARGE ((size_t)1024)
 #define RM_UNSORTED_MAX_ITERS 10000
+/* Fastbins: singly-linked LIFO lists of chunks of 32 .. 176 bytes freed without coalescing (they
+ * stay "in use" for their neighbours) until a large request, a failed search or a trim
+ * consolidates them. */
+#define RM_NFASTBINS 10
+#define RM_MXFAST ((size_t)128)     /* default largest request kept in a fastbin */
+#define RM_MXFAST_MAX ((size_t)160) /* glibc's MAX_FAST_SIZE on 64-bit */
 
 /* ---- sizes and defaults (glibc's, for 64-bit) ---- */
 #define RM_HEAP_MAX ((size_t)64 << 20)          /* a thread heap: size and alignment */
@@ -101,6 +108,8 @@ typedef struct rm_arena {
     rm_chunk *top;           /* the free chunk at the end of the newest segment */
     rm_chunk *last_remainder; /* most recent split remainder (small requests reuse it) */
     uint64_t binmap[2];      /* bit i set => bin i may be non-empty (never clear while used) */
+    rm_chunk *fastbins[RM_NFASTBINS]; /* LIFO lists of small chunks freed without merging */
+    int have_fast;           /* some fastbin may be non-empty */
     rm_chunk bins[RM_NBINS]; /* sentinels: bins[i].fd = first (largest), bins[i].bk = last */
     rm_seg *seg;             /* newest segment */
     struct rm_arena *next;
@@ -140,6 +149,8 @@ typedef struct rm_params {
     size_t top_pad;
     size_t mmap_max;
     size_t perturb;
+    size_t mxfast;         /* bytes: largest request freed to a fastbin */
+    size_t max_fast;       /* derived: largest chunk size in a fastbin (0: none) */
     int no_dyn_threshold;  /* set when the user fixed mmap or trim threshold */
     size_t narenas;        /* arenas created, under rm_list_lock */
     size_t n_mmaps, max_n_mmaps, mmapped_mem, max_mmapped_mem;
@@ -195,6 +206,8 @@ static inline unsigned rm_bin_index(size_t s)
 }
 /* The tcache bin of chunk size s (may be >= rm_mp.tcache_bins: then not cached). */
 static inline size_t rm_tcache_index(size_t s) { return (s - RM_MIN_CHUNK) / RM_ALIGN; }
+/* The fastbin of chunk size s (meaningful for s <= RM_MIN_CHUNK + 16 * (RM_NFASTBINS - 1)). */
+static inline size_t rm_fast_index(size_t s) { return (s - RM_MIN_CHUNK) / RM_ALIGN; }
 
 /* ---- cross-file contract ---- */
 
@@ -241,6 +254,14 @@ rm_chunk *rm_bin_take_above(rm_arena *a, unsigned idx);
 /* rm_chunk.c - malloc/free/realloc/memalign inside one locked arena */
 void *rm_int_malloc(rm_arena *a, size_t nb);
 void rm_int_free(rm_arena *a, rm_chunk *c);
+size_t rm_chunk_coalesce(rm_arena *a, rm_chunk *c); /* merged size */
+
+/* rm_fast.c - fastbins (arena locked) */
+int rm_fast_put(rm_arena *a, rm_chunk *c);      /* 1 when c went onto its fastbin */
+rm_chunk *rm_fast_take(rm_arena *a, size_t nb); /* a chunk of exactly nb, or NULL */
+void rm_fast_consolidate(rm_arena *a);          /* merges every fast chunk into the bins */
+void rm_fast_stats(rm_arena *a, size_t *chunks, size_t *bytes);
+int rm_fast_check(rm_arena *a);                 /* problems found (reported on stderr) */
 int rm_int_grow_inplace(rm_arena *a, rm_chunk *c, size_t nb);
 void *rm_int_memalign(rm_arena *a, size_t align, size_t nb);
 
@@ -296,6 +317,7 @@ int refmalloc_check_heap(void) __attribute__((visibility("default")));
 /* rm_stats.c */
 typedef struct rm_arena_stats {
     size_t system, max_system, inuse, free_bytes, free_chunks, top;
+    size_t fast_chunks, fast_bytes;                  /* in fastbins (part of free_bytes) */
     size_t bin_count[RM_NBINS], bin_bytes[RM_NBINS]; /* free chunks per bin */
     size_t bin_min[RM_NBINS], bin_max[RM_NBINS];     /* their smallest and largest size */
 } rm_arena_stats;

@@ -1,0 +1,86 @@
+/* rm_fast.c - fastbins: small freed chunks (up to mxfast bytes requested, 128 by default) kept
+ * in LIFO lists without coalescing, handed back to exact-size requests, and merged into the
+ * normal bins ("consolidated") before a large request, before the arena grows, and on trims.
+ *
+ * Always true (the caller holds the arena lock): a fastbin chunk keeps the P bit of the chunk
+ * above it set, so for its neighbours it is in use; fastbin i holds only chunks of size
+ * 32 + 16 i; a chunk is never on a fastbin twice in a row (the "fasttop" double-free check);
+ * have_fast is set whenever some fastbin may be non-empty.
+ */
+#include "rm_types.h"
+
+/* Pushes chunk c onto its fastbin if it is small enough; returns 1 when it did. */
+int rm_fast_put(rm_arena *a, rm_chunk *c)
+{
+    size_t size = rm_csize(c);
+    if (size > rm_mp.max_fast)
+        return 0;
+    rm_chunk **head = &a->fastbins[rm_fast_index(size)];
+    if (*head == c)
+        rm_fatal("double free or corruption (fasttop)");
+    c->fd = *head;
+    *head = c;
+    a->have_fast = 1;
+    return 1;
+}
+
+/* Pops a chunk of exactly nb bytes from its fastbin, or NULL. */
+rm_chunk *rm_fast_take(rm_arena *a, size_t nb)
+{
+    if (nb > rm_mp.max_fast)
+        return NULL;
+    rm_chunk **head = &a->fastbins[rm_fast_index(nb)];
+    rm_chunk *c = *head;
+    if (!c)
+        return NULL;
+    if (rm_csize(c) != nb)
+        rm_fatal("malloc(): memory corruption (fast)");
+    *head = c->fd;
+    return c;
+}
+
+/* Empties every fastbin, merging each chunk with its free neighbours into the normal bins. */
+void rm_fast_consolidate(rm_arena *a)
+{
+    a->have_fast = 0;
+    for (size_t i = 0; i < RM_NFASTBINS; i++) {
+        rm_chunk *c = a->fastbins[i];
+        a->fastbins[i] = NULL;
+        while (c) {
+            rm_chunk *next = c->fd;
+            rm_chunk_coalesce(a, c);
+            c = next;
+        }
+    }
+}
+
+/* Counts the chunks and bytes held in a's fastbins. */
+void rm_fast_stats(rm_arena *a, size_t *chunks, size_t *bytes)
+{
+    *chunks = *bytes = 0;
+    for (size_t i = 0; i < RM_NFASTBINS; i++)
+        for (rm_chunk *c = a->fastbins[i]; c; c = c->fd) {
+            (*chunks)++;
+            *bytes += rm_csize(c);
+        }
+}
+
+/* Checks every fastbin chunk: alignment, the size of its bin, still "in use" for its
+ * neighbours; a list longer than the arena could hold is reported as a cycle. */
+int rm_fast_check(rm_arena *a)
+{
+    int errors = 0;
+    size_t limit = a->system_mem / RM_MIN_CHUNK + 1;
+    for (size_t i = 0; i < RM_NFASTBINS; i++) {
+        size_t n = 0;
+        for (rm_chunk *c = a->fastbins[i]; c; c = c->fd) {
+            if (++n > limit || ((uintptr_t)c & (RM_ALIGN - 1)) || rm_csize(c) != RM_MIN_CHUNK + RM_ALIGN * i ||
+                !rm_inuse(c) || !a->have_fast) {
+                rm_os_write("refmalloc: check: bad fastbin chunk\n");
+                errors++;
+                break;
+            }
+        }
+    }
+    return errors;
+}
