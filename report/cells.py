@@ -60,10 +60,10 @@ def _order(preferred, seen):
     return first + sorted(set(seen) - set(first))
 
 
-def variant_label(variant, multi_host=False, threads=True):
+def variant_label(variant, multi_host=False):
     """Short text naming a variant inside one workload: threads ('4T'), params, env (and host when several)."""
-    host, _, count, params, env = variant
-    parts = ([f"{count}T"] if threads else []) + ([params] if params else []) + ([env] if env else [])
+    host, _, threads, params, env = variant
+    parts = [f"{threads}T"] + ([params] if params else []) + ([env] if env else [])
     if multi_host:
         parts.insert(0, host)
     return " ".join(parts)
