@@ -23,31 +23,44 @@ class ResultsError(Exception):
 
 
 def _number(text):
-    if text is None or text == "":
+    """A CSV field as int (no '.' or exponent) or float; None when empty; the text itself when not a number."""
+    if not text:
         return None
     try:
         value = float(text)
     except ValueError:
         return text
-    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
+    if value.is_integer() and "." not in text and "e" not in text and "E" not in text:
+        return int(text)
+    return value
 
 
 def read_csv(path, required=True):
-    """Rows of one results CSV as dicts; [] when the file is absent and not required."""
+    """Rows of one results CSV as dicts; [] when the file is absent and not required.
+
+    Text columns (TEXT_COLUMNS) stay strings ("" when empty); every other column becomes a
+    number, or None when empty. Every row must carry this code's schema.
+    """
     if not os.path.exists(path):
         if required:
             raise ResultsError(f"{path}: missing; is this a heapbench results directory (results/<run-id>/)?")
         return []
-    rows = []
     with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames is None or reader.fieldnames[0] != "schema":
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if not header or header[0] != "schema":
             raise ResultsError(f"{path}: no 'schema' header column; not a heapbench results file")
-        for row in reader:
-            if row.get("schema") != str(SCHEMA):
-                raise ResultsError(f"{path}: schema {row.get('schema')!r}, this heapbench reads schema {SCHEMA}; "
+        convert = [None if name in TEXT_COLUMNS else _number for name in header]
+        schema = str(SCHEMA)
+        rows = []
+        for fields in reader:
+            if not fields:
+                continue
+            if fields[0] != schema:
+                raise ResultsError(f"{path}: schema {fields[0]!r}, this heapbench reads schema {SCHEMA}; "
                                    "re-run the benchmark with this version or use the matching heapbench")
-            rows.append({k: (v or "") if k in TEXT_COLUMNS else _number(v) for k, v in row.items()})
+            rows.append({name: (conv(value) if conv else value)
+                         for name, conv, value in zip(header, convert, fields)})
     return rows
 
 
