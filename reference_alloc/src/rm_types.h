@@ -5,7 +5,8 @@
  *   - every chunk address and every chunk size is a multiple of RM_ALIGN (16), sizes >= 32;
  *   - a chunk's P bit says whether the chunk just below it is in use; when it is clear, the
  *     prev_size word holds that free neighbour's size (its "foot");
- *   - no two free chunks are adjacent (free always coalesces), and top is never in a bin;
+ *   - no two free chunks are adjacent (free coalesces; fastbin chunks count as in use), and
+ *     top is never in a bin;
  *   - a free chunk that is not top is in exactly one bin: the unsorted bin, or the small bin
  *     of its exact size, or the large bin of its size range (large bins sorted by size);
  *   - chunks handed to the thread cache (tcache) or sitting in a fastbin count as in use for
