@@ -72,15 +72,33 @@ static void *rm_unsorted_pass(rm_arena *a, size_t nb)
     return NULL;
 }
 
+/* After a fastbin or small-bin hit for size nb: moves more chunks of that size from the same
+ * bin into this thread's cache while it has room (glibc does the same), so the next requests
+ * of that size take no lock. Moved chunks are in use for the arena. */
+static void rm_stash(rm_arena *a, size_t nb, int from_fast)
+{
+    for (size_t room = rm_tcache_room(nb); room > 0; room--) {
+        rm_chunk *c = from_fast ? rm_fast_take(a, nb) : rm_bin_take_small(a, nb);
+        if (!c)
+            return;
+        if (!from_fast)
+            rm_next(c)->size |= RM_P;
+        rm_tcache_keep(c);
+    }
+}
+
 /* Allocates a chunk of nb bytes (a request2size result) from arena a, growing it or mapping a
  * chunk of its own when needed; returns the user pointer, NULL when the OS refuses. */
 void *rm_int_malloc(rm_arena *a, size_t nb)
 {
     rm_chunk *c = rm_fast_take(a, nb);
-    if (c)
+    if (c) {
+        rm_stash(a, nb, 1);
         return rm_mem(c);
+    }
     if (rm_in_smallbin(nb) && (c = rm_bin_take_small(a, nb)) != NULL) {
         rm_next(c)->size |= RM_P;
+        rm_stash(a, nb, 0);
         return rm_mem(c);
     }
     if (!rm_in_smallbin(nb) && a->have_fast)

@@ -103,6 +103,16 @@ void *rm_tcache_take(size_t nb)
     return e;
 }
 
+/* How many more chunks of size nb this thread's cache would take now (0 without a cache). */
+size_t rm_tcache_room(size_t nb)
+{
+    rm_tcache *tc = rm_tc;
+    size_t i = rm_tcache_index(nb);
+    if (!tc || i >= rm_mp.tcache_bins || tc->counts[i] >= rm_mp.tcache_count)
+        return 0;
+    return rm_mp.tcache_count - tc->counts[i];
+}
+
 /* e carries the key: aborts if it is really in bin i already (a double free). */
 static void rm_tcache_double_free_scan(rm_tcache *tc, size_t i, rm_tentry *e)
 {

@@ -299,6 +299,7 @@ int rm_trim_arena(rm_arena *a, size_t pad);
 extern uintptr_t rm_tcache_key;
 void *rm_tcache_take(size_t nb);       /* NULL when the bin is empty or there is no tcache */
 int rm_tcache_keep(rm_chunk *c);       /* 1 when c went into the cache */
+size_t rm_tcache_room(size_t nb);      /* free slots for chunks of size nb in this thread's cache */
 void rm_tcache_thread_start(void);     /* registers the exit hook; no-op if done */
 void rm_tcache_init_once(void);        /* creates the key; called by rm_init */
 int rm_tcache_check(void);             /* checks this thread's cache; errors counted */
