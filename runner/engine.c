@@ -157,6 +157,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         return 0;
     }
     struct hb_strv argv = {0}, envp = {0}, driver = {0}, ready = {0}, denv = {0};
+    if (e->o->wrap) /* the wrapper first (--wrap, --count-instructions), then the cell's own argv */
+        hb_strv_split(&argv, e->o->wrap, " \t", 0);
     hb_cell_argv(g, e->m->quick, &argv);
     hb_cell_envp(g, a, g->wl->kind == HB_WL_BINARY ? NULL : e->probe, &envp);
     char *log = rep > 0 ? hb_xasprintf("%s/logs/%zu.log", e->r->dir, run)

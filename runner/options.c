@@ -9,11 +9,18 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
-    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE
+    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS
 };
+
+/* --count-instructions: callgrind counts the instructions each process executes (deterministic
+ * where wall time is not: machines without hardware counters, noisy CI), read into
+ * metric_instructions from the line "==PID== Collected : N" it writes to the run's log. */
+#define HB_INSTR_WRAP "valgrind --tool=callgrind --callgrind-out-file=/dev/null"
+#define HB_INSTR_METRIC "instructions=Collected : ([0-9]+)"
 
 static const char hb_usage_measure[] =
     "  -a, --allocators A1,A2   allocators to run (default: every 'default' one of the registry)\n"
@@ -28,6 +35,9 @@ static const char hb_usage_measure[] =
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
     "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
     "      --metric NAME=REGEX[,higher]  read a figure from each run's output into metric_NAME\n"
+    "      --wrap 'CMD ARGS'    run every measured process under CMD (e.g. 'taskset -c 1')\n"
+    "      --count-instructions count each process's instructions with valgrind's callgrind into\n"
+    "                           metric_instructions (deterministic; times and RSS are then valgrind's)\n"
     "  -h, --help               this text\n";
 
 /* Prints the usage of cmd. */
@@ -168,6 +178,19 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_SHARD: hb_opt_shard(o, val); break;
     case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
+    case OPT_WRAP:
+        if (!*val)
+            hb_usage("--wrap: empty command; e.g. --wrap 'taskset -c 1'");
+        free(o->wrap);
+        o->wrap = hb_xstrdup(val);
+        break;
+    case OPT_INSTRUCTIONS:
+        if (access("/usr/bin/valgrind", X_OK) != 0)
+            hb_usage("--count-instructions needs valgrind: apt-get install valgrind");
+        free(o->wrap);
+        o->wrap = hb_xstrdup(HB_INSTR_WRAP);
+        hb_strv_push(&o->metrics, HB_INSTR_METRIC);
+        break;
     default: return 0;
     }
     return 1;
@@ -188,6 +211,8 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"interval", required_argument, 0, OPT_INTERVAL},
         {"resume", required_argument, 0, OPT_RESUME}, {"shard", required_argument, 0, OPT_SHARD},
         {"metric", required_argument, 0, OPT_METRIC}, {"hyperfine", no_argument, 0, OPT_HYPERFINE},
+        {"wrap", required_argument, 0, OPT_WRAP},
+        {"count-instructions", no_argument, 0, OPT_INSTRUCTIONS},
         {0, 0, 0, 0}};
     static const char *const only_run = "tp";
     memset(o, 0, sizeof *o);
@@ -234,6 +259,7 @@ void hb_options_free(struct hb_options *o)
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         hb_strv_free(lists[i]);
     free(o->pin_text);
+    free(o->wrap);
     free(o->outdir);
     free(o->resume);
 }

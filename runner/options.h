@@ -37,6 +37,7 @@ struct hb_options {
     int shard_i, shard_n;        /* --shard i/N (1/1 without) */
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
+    char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
     struct hb_strv command;      /* exec: CMD ARGS... */
 };
 
