@@ -39,6 +39,9 @@ def ci_parser():
         parser.add_argument(opt, action="append", default=[], help="passed to 'run' for batch 1")
     for opt in ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"):
         parser.add_argument(opt, action="append", default=[], help="passed to 'run' for both batches")
+    parser.add_argument("--count-instructions", action="store_true",
+                        help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
+                             "a deterministic metric to gate on (--metric metric_instructions)")
     compare.compare_options(parser, gate=True)
     return parser
 
@@ -57,6 +60,8 @@ def ci_run(args, out_dir, matrix_words, reps):
     binary = os.environ.get("HEAPBENCH_BIN") or os.path.join(hbcli.ROOT, "build", "heapbench")
     cmd = [binary, "run", "--quick", "-n", str(reps), "-o", out_dir] + matrix_words
     cmd += _passed(args, ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"))
+    if args.count_instructions:
+        cmd.append("--count-instructions")
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
     print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
     try:
