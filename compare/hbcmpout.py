@@ -5,13 +5,14 @@ are written to a temporary name and renamed (a reader never sees half a file); t
 has one <testcase> per row, a <failure> exactly for REGRESSION and <skipped> for UNKNOWN, and
 the Markdown escapes the characters that would break its table.
 """
-import csv
 import io
 import math
 import os
 import xml.etree.ElementTree as ET
 
+import hbcli  # noqa: F401  (puts report/ on sys.path)
 import hbcompare
+import hbresults
 
 SIGN = {"REGRESSION": "!!", "IMPROVEMENT": "++", "SAME": "  ", "UNKNOWN": "??"}
 
@@ -77,12 +78,8 @@ def hbcmpout_table(result):
 
 def hbcmpout_csv(result, path):
     """Writes compare.csv (schema column first, like every heapbench CSV; columns hbcompare.COLUMNS)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(("schema",) + hbcompare.COLUMNS)
-    for row in result["rows"]:
-        writer.writerow([1] + [row[c] for c in hbcompare.COLUMNS])
-    _atomic_write(path, buf.getvalue())
+    hbresults.write_csv(path, ("schema",) + hbcompare.COLUMNS,
+                        ([1] + [row[c] for c in hbcompare.COLUMNS] for row in result["rows"]))
 
 
 def _md_escape(text):

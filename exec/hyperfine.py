@@ -18,7 +18,6 @@ when |diff_pct| > 5, `failed` when hyperfine saw a non-zero exit, else `ok`. hyp
 written to a temporary name and renamed. Exit 0 on success, 1 when hyperfine is missing or
 fails, 2 on a usage error or a directory that is not a heapbench exec results directory.
 """
-import csv
 import json
 import os
 import shlex
@@ -134,16 +133,6 @@ def hf_rows(run_id, cells, templates, hf_json):
     return rows
 
 
-def hf_write_csv(path, rows):
-    """Writes hyperfine.csv complete under a temporary name, then renames it into place."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(HF_COLUMNS)
-        writer.writerows(rows)
-    os.replace(tmp, path)
-
-
 def main(args):
     """Times RESULTS_DIR's cells with hyperfine and writes hyperfine.json and hyperfine.csv."""
     if len(args) != 1 or args[0].startswith("-"):
@@ -157,7 +146,7 @@ def main(args):
     cells = hf_cells(data, os.path.join(hf_root(), "build", "lib", "libhbprobe.so"))
     out_csv = os.path.join(args[0], "hyperfine.csv")
     if not cells:
-        hf_write_csv(out_csv, [])
+        hbresults.write_csv(out_csv, HF_COLUMNS, [])
         print("hyperfine.py: no cell has an ok run; nothing timed (hyperfine.csv has only its header)",
               file=sys.stderr)
         return 0
@@ -167,7 +156,7 @@ def main(args):
     hf_json = hf_run(sorted(set(templates.values())), preloads, int(meta.get("reps") or 5),
                      os.path.join(args[0], "hyperfine.json"))
     rows = hf_rows(meta.get("run_id", ""), cells, templates, hf_json)
-    hf_write_csv(out_csv, rows)
+    hbresults.write_csv(out_csv, HF_COLUMNS, rows)
     flagged = sum(1 for r in rows if r[-1] != "ok")
     print(f"hyperfine.py: {len(rows)} cells timed, {flagged} flagged (medians differ by more than "
           f"{HF_LIMIT_PCT:g}% or failed): {out_csv}", file=sys.stderr)

@@ -64,6 +64,19 @@ def read_csv(path, required=True):
     return rows
 
 
+def write_csv(path, header, rows):
+    """Writes a results CSV whole: header (its first column "schema") and rows, under a temporary
+    name then renamed into place, so a reader never sees half a file. None is written as ""."""
+    if not header or header[0] != "schema":
+        raise ValueError(f"{path}: a heapbench CSV starts with the 'schema' column")
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(["" if v is None else v for v in row] for row in rows)
+    os.replace(tmp, path)
+
+
 def load(directory):
     """Loads meta.json and every CSV of a results directory into a dict.
 

@@ -17,7 +17,6 @@ directories phase1/, phase2/ (or full/), confirm/. Prints the fronts, the recomm
 `results: DIR`.
 """
 import argparse
-import csv
 import datetime
 import math
 import os
@@ -331,17 +330,6 @@ def _title(cell):
     return f"{workload} t={threads} {params}".strip()
 
 
-def tune_write_csv(path, columns, rows):
-    """Writes a CSV with a header, schema 1 first, under a temporary name then renamed."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(columns)
-        for row in rows:
-            writer.writerow(["1"] + ["" if v is None else v for v in row])
-    os.replace(tmp, path)
-
-
 def tune_print(panels, search):
     """Prints, per cell, the Pareto front and the two recommendations."""
     mem_name = "peak RSS" if search.opts.memory == "peak" else "RSS after free"
@@ -398,8 +386,8 @@ def main(argv):
         for panel in panels:
             for rec in panel["recs"]:
                 rec["line"] = pareto.NO_GAIN
-    tune_write_csv(os.path.join(out, "tune.csv"), CSV_COLUMNS, rows)
-    tune_write_csv(os.path.join(out, "tune_front.csv"), FRONT_COLUMNS, front_rows)
+    measure.hbresults.write_csv(os.path.join(out, "tune.csv"), CSV_COLUMNS, ([1] + r for r in rows))
+    measure.hbresults.write_csv(os.path.join(out, "tune_front.csv"), FRONT_COLUMNS, ([1] + r for r in front_rows))
     if panels:
         pareto.pareto_plot([(panel["title"], panel["points"]) for panel in panels], os.path.join(out, "tune.png"),
                            "peak RSS" if opts.memory == "peak" else "RSS after free")
