@@ -8,6 +8,7 @@ sizes: request, usable). Always holds: a spec is measured reps times per cell; a
 not run (allocator missing, failed run) simply has no ok rows, and the claim says so.
 """
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -129,11 +130,9 @@ def measure(spec, reps, use_runner):
 
 
 def median(values):
-    """Median of a non-empty list of numbers; None for an empty one."""
-    v = sorted(values)
-    if not v:
-        return None
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    """Median of a list of numbers; None for an empty one."""
+    values = list(values)
+    return statistics.median(values) if values else None
 
 
 def pick(rows, table, field, **where):
