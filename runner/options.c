@@ -19,7 +19,8 @@ enum {
 /* --count-instructions: callgrind counts the instructions each process executes (deterministic
  * where wall time is not: machines without hardware counters, noisy CI), read into
  * metric_instructions from the line "==PID== Collected : N" it writes to the run's log. */
-#define HB_INSTR_WRAP "valgrind --tool=callgrind --callgrind-out-file=/dev/null"
+#define HB_INSTR_VALGRIND "/usr/bin/valgrind" /* Debian's valgrind package */
+#define HB_INSTR_WRAP HB_INSTR_VALGRIND " --tool=callgrind --callgrind-out-file=/dev/null"
 #define HB_INSTR_METRIC "instructions=Collected : ([0-9]+)"
 
 static const char hb_usage_measure[] =
@@ -185,7 +186,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         o->wrap = hb_xstrdup(val);
         break;
     case OPT_INSTRUCTIONS:
-        if (access("/usr/bin/valgrind", X_OK) != 0)
+        if (access(HB_INSTR_VALGRIND, X_OK) != 0)
             hb_usage("--count-instructions needs valgrind: apt-get install valgrind");
         free(o->wrap);
         o->wrap = hb_xstrdup(HB_INSTR_WRAP);
