@@ -34,6 +34,8 @@ const char *const hb_status_names[] = {"ok", "failed", "timeout", "crashed", "sk
 static volatile sig_atomic_t hb_launch_pgid;        /* measured child's group, 0 when none */
 static volatile sig_atomic_t hb_launch_interrupted; /* hb_launch_interrupt() hit this launch */
 
+void (*hb_launch_before_release)(pid_t pid); /* test seam (launch.h); NULL in the CLI */
+
 /* What the child reports on the error pipe when it cannot reach execve. */
 enum hb_child_stage { HB_STAGE_AFFINITY, HB_STAGE_REDIRECT, HB_STAGE_CHDIR, HB_STAGE_EXEC };
 struct hb_child_error {
@@ -385,8 +387,12 @@ static int hb_run_release(struct hb_run *r)
     }
     snprintf(statm, sizeof statm, "/proc/%d/statm", (int)r->pid);
     r->statm_fd = hb_fd_high(open(statm, O_RDONLY | O_CLOEXEC));
+    if (hb_launch_before_release)
+        hb_launch_before_release(r->pid);
     r->t0 = hb_now();
-    if (write(r->release_fd, "g", 1) != 1) {
+    /* EPIPE: the child failed before its release (affinity, redirect, chdir) and has exited;
+     * its reason is on the error pipe, which the loop reads like any other outcome. */
+    if (write(r->release_fd, "g", 1) != 1 && errno != EPIPE) {
         snprintf(r->res->reason, sizeof r->res->reason, "cannot release the child: %s", strerror(errno));
         return -1;
     }
@@ -413,6 +419,7 @@ static void hb_run_close(struct hb_run *r)
 int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
 {
     static struct hb_run r; /* static: big path buffer; hb_launch is not reentrant anyway */
+    signal(SIGPIPE, SIG_IGN); /* writes to a child that already died give EPIPE, never kill us */
     memset(res, 0, sizeof *res);
     memset(&r, 0, sizeof r);
     r.spec = spec, r.res = res;

@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define HB_PHASE_FD_CHILD 3 /* fd number of the phase pipe in the child */
 
@@ -93,6 +94,10 @@ void hb_perf_probe(void);
  * (whatever its outcome, see res->status), -1 with res->reason set and nothing left allocated in
  * res (hb_result_free() is then optional) when it could not be started. */
 int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res);
+
+/* Test seam: when set, called with the child's pid just before the release byte is written
+ * (a test waits there for a child that fails before release to exit). NULL in the CLI. */
+extern void (*hb_launch_before_release)(pid_t pid);
 
 /* Async-signal-safe: kills the process group of the child being measured (SIGINT handling). */
 void hb_launch_interrupt(void);

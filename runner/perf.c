@@ -103,6 +103,8 @@ static int hb_perf_open_one(int i, pid_t pid, int on_exec)
         a.exclude_kernel = a.exclude_hv = 1;
         fd = syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     }
+    if (fd < 0 && errno == ESRCH) /* the child already died (failed before release): not the counter's fault */
+        return -1;
     if (fd < 0) {
         char why[160];
         int err = errno;

@@ -5,6 +5,7 @@
  */
 #include "runcmd.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,7 @@ static void hb_runctx_hyperfine(const struct hb_runctx *c)
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL); /* hb_launch() ignores it in the runner */
         setenv("HEAPBENCH_ROOT", hb_root(), 1);
         execv(argv[0], argv);
         _exit(127);

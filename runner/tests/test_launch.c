@@ -277,6 +277,36 @@ static void tl_test_redirect(void)
     hb_result_free(&r);
 }
 
+/* Seam: waits until the child has exited (it failed before its release), without reaping it. */
+static void tl_wait_child_exit(pid_t pid)
+{
+    siginfo_t si;
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+        ;
+}
+
+/* A child that fails before release (here: chdir) has exited when the release byte is written:
+ * that write gets EPIPE and must neither kill the runner (SIGPIPE) nor hide the child's reason.
+ * The seam makes the race certain, 200 times over. */
+static void tl_test_release_after_child_died(void)
+{
+    struct hb_result r;
+    char *argv[] = {(char *)tl_self(), "hello", NULL};
+    struct hb_launch_spec s = tl_spec(argv, 5);
+    int right = 0;
+    s.cwd = "/nonexistent-hb-dir";
+    signal(SIGPIPE, SIG_DFL); /* as a fresh process has it: hb_launch must cope by itself */
+    hb_launch_before_release = tl_wait_child_exit;
+    for (int i = 0; i < 200; i++) {
+        int rc = hb_launch(&s, &r);
+        right += rc == -1 && r.status == HB_FAILED && strstr(r.reason, "cannot chdir") != NULL;
+        hb_result_free(&r);
+    }
+    hb_launch_before_release = NULL;
+    printf("# release after the child died: %d/200 reported 'cannot chdir'\n", right);
+    TCHECK("release: a child dead before release is a failed row, 200 times, no SIGPIPE", right == 200);
+}
+
 /* Programs that cannot be started: -1, failed, "cannot exec X: why". */
 static void tl_test_exec_errors(void)
 {
@@ -347,6 +377,7 @@ int main(int argc, char **argv)
     tl_test_rss();
     tl_test_redirect();
     tl_test_exec_errors();
+    tl_test_release_after_child_died();
     tl_test_resolve();
     tl_test_perf_deny();
     char cmd[128];
