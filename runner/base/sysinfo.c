@@ -8,49 +8,38 @@
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "spawner.h"
 #include "util.h"
 
-/* Runs argv with stdout on a pipe; returns all it printed ("" when it failed). */
+/* Runs argv with stdout on a pipe (spawner.c); returns all it printed ("" when it failed). */
 char *hb_capture_all(char *const argv[])
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return hb_xstrdup("");
+    struct hb_spawn sp = {.argv = argv, .out_fd = fds[1], .err_null = 1};
+    pid_t pid = 0;
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGPIPE, SIG_DFL); /* hb_launch() ignores it in the runner */
-        int null = open("/dev/null", O_RDWR);
-        dup2(fds[1], 1);
-        if (null >= 0)
-            dup2(null, 2);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
+    int started = hb_spawn_start(&sp, &pid) == 0;
     close(fds[1]);
     size_t len = 0, cap = 4096;
     char *buf = hb_xmalloc(cap);
     ssize_t got;
-    while (pid > 0 && (got = read(fds[0], buf + len, cap - 1 - len)) > 0) {
+    while (started && (got = read(fds[0], buf + len, cap - 1 - len)) > 0) {
         len += (size_t)got;
         if (cap - 1 - len == 0)
             buf = hb_xrealloc(buf, cap *= 2);
     }
     close(fds[0]);
-    int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
     buf[len] = '\0';
-    if (pid <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (!started || hb_spawn_wait(pid) != 0)
         buf[0] = '\0';
     return buf;
 }

@@ -45,7 +45,7 @@ char *hb_strv_join(const struct hb_strv *sv, const char *sep);
 /* Frees every string and the vector; leaves sv empty. */
 void hb_strv_free(struct hb_strv *sv);
 
-/* Reads the next line of a '|'-separated table (registry.tsv, LIST) from text at *pos,
+/* Reads the next line of a '|'-separated table (registry.txt, LIST) from text at *pos,
  * skipping blank lines and '#' comments: its trimmed fields replace *fields, *line is its
  * 1-based number. Returns 0, or -1 at the end of text. */
 int hb_table_next(const char *text, size_t *pos, size_t *line, struct hb_strv *fields);

@@ -1,11 +1,9 @@
 /* main.c - build/heapbench: dispatches the subcommands (run, exec, list in C; report, compare,
- * ci, merge, tune in Python under /usr/bin/python3).
+ * ci, merge, tune in Python under /usr/bin/python3, through python.c's table).
  *
  * Always holds: an unknown subcommand or a missing one exits 2 with one line; the Python
- * subcommands get HEAPBENCH_ROOT and HEAPBENCH_BIN in their environment.
+ * subcommands get HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH in their environment (python.h).
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +11,7 @@
 
 #include "list.h"
 #include "options.h"
+#include "python.h"
 #include "runcmd.h"
 #include "util.h"
 
@@ -20,37 +19,9 @@
 #define HB_VERSION "dev"
 #endif
 
-#define HB_PYTHON "/usr/bin/python3"
-
-/* Replaces the process with /usr/bin/python3 ROOT/script args...; exits 2 when impossible. */
-static int hb_exec_python(const char *script, int argc, char **argv)
-{
-    if (access(HB_PYTHON, X_OK) != 0)
-        hb_usage("%s is missing; run make deps (it installs python3 and the report's libraries)", HB_PYTHON);
-    char *path = hb_root_path(script);
-    if (access(path, R_OK) != 0)
-        hb_usage("%s: %s is not there yet; this checkout lacks that part of heapbench", argv[0], path);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    setenv("HEAPBENCH_ROOT", hb_root(), 1);
-    setenv("HEAPBENCH_BIN", exe, 1);
-    char **args = hb_xcalloc((size_t)argc + 2, sizeof *args);
-    args[0] = HB_PYTHON;
-    args[1] = path;
-    for (int i = 1; i < argc; i++)
-        args[i + 1] = argv[i];
-    fflush(NULL);
-    execv(HB_PYTHON, args);
-    hb_fatal("cannot run %s: %s", HB_PYTHON, strerror(errno));
-}
-
 /* Dispatches argv[1]. */
 int main(int argc, char **argv)
 {
-    static const struct { const char *name, *script; } py[] = {
-        {"report", "report/report.py"}, {"compare", "compare/compare.py"}, {"ci", "compare/ci.py"},
-        {"merge", "compare/merge.py"},  {"tune", "tune/tune.py"}};
     if (argc < 2)
         hb_usage("no command given; try heapbench run --quick, or heapbench --help");
     const char *cmd = argv[1];
@@ -68,9 +39,8 @@ int main(int argc, char **argv)
         return hb_cmd_run(HB_CMD_EXEC, argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
         return hb_cmd_list(argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof py / sizeof *py; i++)
-        if (strcmp(cmd, py[i].name) == 0)
-            return hb_exec_python(py[i].script, argc - 1, argv + 1);
+    if (hb_python_is_subcommand(cmd))
+        hb_python_exec(argc - 1, argv + 1);
     hb_usage("unknown command '%s'; valid: run, exec, list, report, compare, ci, merge, tune (see heapbench --help)",
              cmd);
 }

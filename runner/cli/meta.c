@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "launch.h"
+#include "perf.h"
 #include "sysinfo.h"
 
 /* Writes "key": "value", (value NULL -> null). */

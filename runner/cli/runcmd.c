@@ -5,16 +5,14 @@
  */
 #include "runcmd.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "engine.h"
-#include "launch.h"
+#include "perf.h"
 #include "meta.h"
+#include "python.h"
 #include "resume.h"
 #include "sysinfo.h"
 
@@ -88,26 +86,14 @@ static void hb_runctx_matrix(struct hb_runctx *c)
             hb_runctx_metric(c, c->m.g[g].wl->prog->metric);
 }
 
-/* Runs exec/hyperfine.py on the results (exec --hyperfine); its failure is only reported. */
+/* Runs exec's hyperfine step on the results (exec --hyperfine); its failure is only reported. */
 static void hb_runctx_hyperfine(const struct hb_runctx *c)
 {
-    char *script = hb_root_path("exec/hyperfine.py");
-    char *argv[] = {"/usr/bin/python3", script, c->r.dir, NULL};
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGPIPE, SIG_DFL); /* hb_launch() ignores it in the runner */
-        setenv("HEAPBENCH_ROOT", hb_root(), 1);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "heapbench: %s %s failed (status %d); the heapbench results are complete\n", script,
-                c->r.dir, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    free(script);
+    char *args[] = {c->r.dir, NULL};
+    int rc = hb_python_run("hyperfine", args);
+    if (rc != 0)
+        fprintf(stderr, "heapbench: the hyperfine step on %s failed (status %d); the heapbench results are complete\n",
+                c->r.dir, rc);
 }
 
 /* The subcommand. */

@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "elfcheck.h"
+#include "resolve.h"
 
 #if defined(__x86_64__)
 #define HB_ELF_MACHINE EM_X86_64

@@ -25,11 +25,10 @@
 #include "launch.h"
 #include "launch_driver.h"
 #include "perf.h"
+#include "resolve.h"
 
 #define HB_LAUNCH_FD_MIN 10   /* runner-side fds of a launch are moved at or above this */
 #define HB_LAUNCH_DRAIN_S 1.0 /* how long leftover writers may hold the phase pipe */
-
-const char *const hb_status_names[] = {"ok", "failed", "timeout", "crashed", "skipped"};
 
 static volatile sig_atomic_t hb_launch_pgid;        /* measured child's group, 0 when none */
 static volatile sig_atomic_t hb_launch_interrupted; /* hb_launch_interrupt() hit this launch */
@@ -115,41 +114,6 @@ static int hb_grow(void **buf, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-/* envp's PATH, else the runner's (launch.h). */
-const char *hb_env_path(char *const *envp)
-{
-    for (; envp && *envp; envp++)
-        if (strncmp(*envp, "PATH=", 5) == 0)
-            return *envp + 5;
-    return getenv("PATH");
-}
-
-/* execvp()'s lookup of name in path_var, done before fork (launch.h). */
-int hb_resolve_program(const char *name, const char *path_var, char *out, size_t out_len)
-{
-    if (strchr(name, '/')) {
-        if ((size_t)snprintf(out, out_len, "%s", name) >= out_len)
-            return errno = ENAMETOOLONG, -1;
-        return 0;
-    }
-    int err = ENOENT;
-    if (!path_var || !*path_var)
-        path_var = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *p = path_var; *name; p++) {
-        size_t len = strcspn(p, ":");
-        struct stat st;
-        if ((size_t)snprintf(out, out_len, "%.*s/%s", (int)(len ? len : 1), len ? p : ".", name) < out_len &&
-            stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (access(out, X_OK) == 0)
-                return 0;
-            err = EACCES;
-        }
-        p += len;
-        if (!*p)
-            break;
-    }
-    return errno = err, -1;
-}
 
 /* The child between fork and execve: only async-signal-safe calls on prepared data. On any
  * failure it writes {stage, errno} to the error pipe and exits 127. Never returns. */
@@ -400,8 +364,11 @@ static int hb_run_release(struct hb_run *r)
     r->deadline = r->spec->timeout_s > 0 ? r->spec->timeout_s : INFINITY;
     r->next_sample = r->spec->interval_ms > 0 ? r->spec->interval_ms / 1000.0 : INFINITY;
     r->driving = r->spec->driver_argv != NULL;
-    if (r->driving)
-        hb_driver_begin(&r->drv, r->spec, r->pid);
+    if (r->driving) {
+        const struct hb_launch_spec *s = r->spec;
+        struct hb_driver_spec ds = {s->driver_argv, s->ready_argv, s->driver_envp, s->stdout_path, s->ready_timeout_s};
+        hb_driver_begin(&r->drv, &ds, r->pid);
+    }
     return 0;
 }
 
@@ -480,14 +447,4 @@ void hb_launch_interrupt(void)
     if (g > 0)
         kill(-g, SIGKILL);
     hb_driver_interrupt();
-}
-
-/* Frees the timeline and phase text of res; safe to call twice (launch.h). */
-void hb_result_free(struct hb_result *res)
-{
-    free(res->rss);
-    free(res->phase_text);
-    res->rss = NULL;
-    res->phase_text = NULL;
-    res->rss_len = res->phase_len = 0;
 }

@@ -10,18 +10,17 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawner.h"
+
 #define HB_DRV_READY_S 10.0      /* default time a server gets to become ready */
 #define HB_DRV_READY_RETRY_S 0.1 /* pause between two ready_argv attempts */
 #define HB_DRV_TERM_GRACE_S 5.0  /* SIGTERM -> SIGKILL delay when stopping a server */
-
-extern char **environ;
 
 static volatile sig_atomic_t hb_driver_aux_pgid; /* running helper's group, 0 when none */
 
@@ -30,27 +29,10 @@ static volatile sig_atomic_t hb_driver_aux_pgid; /* running helper's group, 0 wh
  * Returns 0, or -1 with d->fail set. */
 static int hb_driver_spawn(struct hb_driver *d, char *const *argv, char *const *envp, const char *out_path)
 {
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_t fa;
-    sigset_t none, dfl;
-    char path[4096];
-    int rc = hb_resolve_program(argv[0], hb_env_path(envp), path, sizeof path) != 0 ? errno : 0;
-    sigemptyset(&none);
-    sigfillset(&dfl);
-    posix_spawnattr_init(&at);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &dfl);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0); /* helpers never read input */
-    if (out_path) {
-        posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    }
-    if (!rc)
-        rc = posix_spawn(&d->aux_pid, path, &fa, &at, argv, envp ? envp : environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    /* helpers never read input; their output is appended to out_path with stderr */
+    struct hb_spawn sp = {.argv = argv, .envp = envp, .in_path = "/dev/null", .out_path = out_path,
+                          .err_to_out = out_path != NULL, .new_group = 1};
+    int rc = hb_spawn_start(&sp, &d->aux_pid);
     if (!rc && (d->aux_pidfd = pidfd_open(d->aux_pid, 0)) < 0) {
         rc = errno;
         kill(d->aux_pid, SIGKILL);
@@ -105,7 +87,7 @@ static void hb_driver_fail(struct hb_driver *d, const char *why)
 /* Runs one ready check (output discarded); gives up on failure to start it. */
 static void hb_driver_check_ready(struct hb_driver *d)
 {
-    if (hb_driver_spawn(d, d->spec->ready_argv, d->spec->driver_envp, "/dev/null") != 0)
+    if (hb_driver_spawn(d, d->spec.ready_argv, d->spec.driver_envp, "/dev/null") != 0)
         hb_driver_fail(d, d->fail);
     else
         d->wake = d->ready_deadline;
@@ -116,15 +98,15 @@ static void hb_driver_run(struct hb_driver *d)
 {
     d->state = HB_DRV_RUN;
     d->wake = INFINITY;
-    if (hb_driver_spawn(d, d->spec->driver_argv, d->spec->driver_envp, d->spec->stdout_path) != 0)
+    if (hb_driver_spawn(d, d->spec.driver_argv, d->spec.driver_envp, d->spec.stdout_path) != 0)
         hb_driver_fail(d, d->fail);
 }
 
 /* Starts driving a just-released server: first ready check, or the driver (launch_driver.h). */
-void hb_driver_begin(struct hb_driver *d, const struct hb_launch_spec *spec, pid_t server)
+void hb_driver_begin(struct hb_driver *d, const struct hb_driver_spec *spec, pid_t server)
 {
     memset(d, 0, sizeof *d);
-    d->spec = spec;
+    d->spec = *spec;
     d->server = server;
     d->aux_pidfd = -1;
     d->driver_rc = -1;
@@ -187,7 +169,7 @@ int hb_driver_verdict(const struct hb_driver *d, struct hb_result *res)
     else if (d->state == HB_DRV_READY || d->state == HB_DRV_RUN)
         snprintf(res->reason, sizeof res->reason, "server exited before its driver finished");
     else if (d->driver_rc > 0)
-        snprintf(res->reason, sizeof res->reason, "driver %s exited with status %d", d->spec->driver_argv[0],
+        snprintf(res->reason, sizeof res->reason, "driver %s exited with status %d", d->spec.driver_argv[0],
                  d->driver_rc);
     else
         return 0;

@@ -1,4 +1,4 @@
-/* launch_driver.h - driver mode of hb_launch() (internal to launch.c): a measured server program
+/* launch_driver.h - driver mode of hb_launch() (used by launch.c only): a measured server program
  * is polled with ready_argv until ready, exercised by driver_argv, then stopped with SIGTERM.
  *
  * Always holds: at most one helper program (ready check or driver) runs at a time, in its own
@@ -10,14 +10,23 @@
 
 #include <sys/types.h>
 
-#include "launch.h"
+#include "record.h"
+
+/* The helper programs of a server (copied from launch.h's struct hb_launch_spec, same meaning). */
+struct hb_driver_spec {
+    char *const *driver_argv;
+    char *const *ready_argv;   /* NULL: no ready check */
+    char *const *driver_envp;  /* environment of both helpers (not preloaded) */
+    const char *stdout_path;   /* where the driver's output is appended (NULL: inherited) */
+    double ready_timeout_s;    /* <= 0: 10 s */
+};
 
 /* Where a server stands. */
 enum hb_drv_state { HB_DRV_READY, HB_DRV_RUN, HB_DRV_STOP, HB_DRV_DONE };
 
 /* One server's driver. Times are seconds since the server was released. */
 struct hb_driver {
-    const struct hb_launch_spec *spec;
+    struct hb_driver_spec spec;
     pid_t server;          /* the measured process (leader of its group) */
     enum hb_drv_state state;
     pid_t aux_pid;         /* the running ready check or driver, 0 when none */
@@ -29,7 +38,7 @@ struct hb_driver {
 };
 
 /* Starts driving server (just released, time 0): the first ready check, or the driver. */
-void hb_driver_begin(struct hb_driver *d, const struct hb_launch_spec *spec, pid_t server);
+void hb_driver_begin(struct hb_driver *d, const struct hb_driver_spec *spec, pid_t server);
 
 /* Advances the driver at time now; aux_ended: aux_pidfd became readable. */
 void hb_driver_step(struct hb_driver *d, double now, int aux_ended);

@@ -16,11 +16,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-const char *const hb_counter_names[HB_CTR_COUNT] = {
-    "task_clock_ms", "page_faults",  "context_switches", "cpu_migrations",   "cycles",
-    "instructions",  "cache_misses", "branch_misses",    "dtlb_load_misses",
-};
-
 const char *hb_counter_reason[HB_CTR_COUNT];
 
 /* type/config of each counter, in enum hb_counter order */
@@ -163,7 +158,7 @@ void hb_perf_close(struct hb_perf *p)
     }
 }
 
-/* Opens and closes each counter on the runner itself to fill hb_counter_reason (launch.h). */
+/* Opens and closes each counter on the runner itself to fill hb_counter_reason (perf.h). */
 void hb_perf_probe(void)
 {
     for (int i = 0; i < HB_CTR_COUNT; i++) {

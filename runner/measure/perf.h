@@ -1,4 +1,4 @@
-/* perf.h - the runner's perf_event_open counters on one measured child (internal to launch.c).
+/* perf.h - the runner's perf_event_open counters on one measured child (opened and read by launch.c; hb_perf_probe() and hb_counter_reason for meta.json).
  *
  * Always holds: a counter is reported (counter_ok=1) only when it was opened AND actually
  * counted (time_enabled and time_running > 0); anything else leaves counter_ok=0 and a reason
@@ -13,7 +13,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launch.h"
+#include "record.h"
+
+/* Why each unavailable counter is unavailable, filled by the first hb_perf_open() (or hb_perf_probe())
+ * e.g. "unavailable: ENOENT (the hardware does not expose this event)". NULL when available. */
+extern const char *hb_counter_reason[HB_CTR_COUNT];
+
+/* Probes which counters this machine can open (on the runner itself); fills hb_counter_reason. */
+void hb_perf_probe(void);
 
 /* The open counters of one child: fd[i] is -1 for an unavailable counter. */
 struct hb_perf {

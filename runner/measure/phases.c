@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* Parses every record of text. */
-void hb_report_parse(const char *text, struct hb_report *rep)
+void hb_phase_parse(const char *text, struct hb_phase_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     struct hb_strv lines = {0};
@@ -38,12 +38,11 @@ void hb_report_parse(const char *text, struct hb_report *rep)
 }
 
 /* Checks served_by and verify of an exited-0 run. */
-void hb_report_judge(const struct hb_report *rep, const struct hb_alloc *alloc, struct hb_result *res)
+void hb_phase_judge(const struct hb_phase_report *rep, const char *expected, struct hb_result *res)
 {
     if (res->status != HB_OK)
         return;
     char real[PATH_MAX];
-    const char *expected = hb_registry_expected(alloc);
     if (!rep->served_by) {
         res->status = HB_FAILED;
         snprintf(res->reason, sizeof res->reason, "workload did not report served_by");
@@ -58,7 +57,7 @@ void hb_report_judge(const struct hb_report *rep, const struct hb_alloc *alloc, 
 }
 
 /* Frees the parsed records. */
-void hb_report_free(struct hb_report *rep)
+void hb_phase_report_free(struct hb_phase_report *rep)
 {
     for (size_t i = 0; i < rep->nph; i++) {
         struct hb_phase *p = &rep->ph[i];

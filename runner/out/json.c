@@ -1,11 +1,13 @@
-/* json.c - JSON string writing and reading for meta.json (see json.h).
+/* json.c - JSON string writing for meta.json, and reading meta.json back with cJSON (see json.h).
  *
- * Always holds: hb_json_str() and the string reader are inverses for every string.
+ * Always holds: hb_json_str() and the cJSON reader are inverses for every string.
  */
 #include "json.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 /* Quoted, escaped string. */
 void hb_json_str(FILE *out, const char *s)
@@ -26,68 +28,33 @@ void hb_json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* Parses the JSON string starting at the quote *pp; advances past it. NULL when malformed. */
-static char *hb_json_read_string(const char **pp)
+/* The top-level value of key in text, parsed by cJSON; *root gets the tree to delete. */
+static const cJSON *hb_json_top(const char *text, const char *key, cJSON **root)
 {
-    const char *p = *pp;
-    if (*p != '"')
-        return NULL;
-    size_t cap = strlen(p) + 1, len = 0;
-    char *out = hb_xmalloc(cap);
-    for (p++; *p && *p != '"'; p++) {
-        if (*p == '\\' && p[1]) {
-            p++;
-            if (*p == 'u') {
-                unsigned code = 0;
-                sscanf(p + 1, "%4x", &code);
-                out[len++] = (char)code;
-                p += 4;
-                continue;
-            }
-            out[len++] = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
-        } else {
-            out[len++] = *p;
-        }
-    }
-    out[len] = '\0';
-    *pp = *p ? p + 1 : p;
-    return out;
+    *root = text ? cJSON_Parse(text) : NULL;
+    return cJSON_IsObject(*root) ? cJSON_GetObjectItemCaseSensitive(*root, key) : NULL;
 }
 
-/* Start of the value of "key": ..., or NULL. */
-static const char *hb_json_value(const char *text, const char *key)
-{
-    char *needle = hb_xasprintf("\"%s\":", key);
-    const char *p = strstr(text, needle);
-    if (p)
-        p += strlen(needle);
-    free(needle);
-    while (p && (*p == ' ' || *p == '\n'))
-        p++;
-    return p;
-}
-
-/* String value of a top-level key. */
+/* The string value of a top-level key (json.h). */
 char *hb_json_get_str(const char *text, const char *key)
 {
-    const char *p = hb_json_value(text, key);
-    return p ? hb_json_read_string(&p) : NULL;
+    cJSON *root;
+    const cJSON *v = hb_json_top(text, key, &root);
+    char *s = cJSON_IsString(v) ? hb_xstrdup(v->valuestring) : NULL;
+    cJSON_Delete(root);
+    return s;
 }
 
-/* Array-of-strings value of a top-level key. */
+/* The strings of a top-level array (json.h). */
 int hb_json_get_strv(const char *text, const char *key, struct hb_strv *out)
 {
-    const char *p = hb_json_value(text, key);
-    if (!p || *p != '[')
-        return -1;
-    for (p++;;) {
-        while (*p == ' ' || *p == ',' || *p == '\n')
-            p++;
-        char *s = hb_json_read_string(&p);
-        if (!s)
-            break;
-        hb_strv_push(out, s);
-        free(s);
-    }
-    return 0;
+    cJSON *root;
+    const cJSON *v = hb_json_top(text, key, &root);
+    const cJSON *item;
+    int rc = cJSON_IsArray(v) ? 0 : -1;
+    cJSON_ArrayForEach(item, v)
+        if (cJSON_IsString(item))
+            hb_strv_push(out, item->valuestring);
+    cJSON_Delete(root);
+    return rc;
 }

@@ -1,8 +1,8 @@
 /* json.h - the little JSON the runner needs: writing strings, reading back top-level values of
- * its own meta.json (for --resume).
+ * meta.json (for --resume) through cJSON (libcjson).
  *
  * Always holds: hb_json_str() output is valid JSON for any byte string (control characters
- * escaped as \u00XX); the readers only understand documents written by meta.c.
+ * escaped as \u00XX); the readers accept any JSON document (a malformed one reads as absent).
  */
 #ifndef HEAPBENCH_JSON_H
 #define HEAPBENCH_JSON_H

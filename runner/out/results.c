@@ -14,38 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
 #include "sysinfo.h"
-
-const char *const hb_runs_columns[] = {
-    "schema", "run_id", "host", "run", "workload", "allocator", "threads", "params", "env", "rep",
-    "status", "reason", "exit_code", "signal", "wall_s", "user_s", "sys_s", "maxrss_kb", "minflt",
-    "majflt", "nvcsw", "nivcsw", "served_by", NULL};
-
-static const char *const hb_file_names[HB_NFILES] = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv"};
-
-static const char *const hb_headers[HB_NFILES] = {
-    NULL, /* runs.csv: built from hb_runs_columns, the counters and the metrics */
-    "schema,run_id,run,workload,allocator,threads,params,env,rep,phase,seconds,ops,live_bytes,rss_kb\n",
-    "schema,run_id,run,t,rss_kb\n",
-    "schema,run_id,run,allocator,request,usable\n"};
-
-/* The runs.csv header line. */
-static char *hb_runs_header(const struct hb_strv *metric_names)
-{
-    struct hb_csv row = {0};
-    for (size_t i = 0; hb_runs_columns[i]; i++)
-        hb_csv_str(&row, hb_runs_columns[i]);
-    for (int c = 0; c < HB_CTR_COUNT; c++)
-        hb_csv_str(&row, hb_counter_names[c]);
-    for (size_t i = 0; metric_names && i < metric_names->n; i++) {
-        char *col = hb_xasprintf("metric_%s", metric_names->v[i]);
-        hb_csv_str(&row, col);
-        free(col);
-    }
-    hb_csv_end(&row);
-    return row.buf;
-}
 
 /* Path inside the directory. */
 char *hb_results_path(const struct hb_results *r, const char *name)
@@ -57,7 +26,7 @@ char *hb_results_path(const struct hb_results *r, const char *name)
 static void hb_results_open_files(struct hb_results *r)
 {
     for (int f = 0; f < HB_NFILES; f++) {
-        char *path = hb_results_path(r, hb_file_names[f]);
+        char *path = hb_results_path(r, hb_columns_file(f));
         r->fd[f] = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (r->fd[f] < 0)
             hb_usage("cannot open %s: %s; give a writable results directory", path, strerror(errno));
@@ -109,15 +78,13 @@ void hb_results_create(struct hb_results *r, const char *outdir, const struct hb
         }
         free(results);
     }
-    char *runs_header = hb_runs_header(metric_names);
     for (int f = 0; f < HB_NFILES; f++) {
-        char *path = hb_results_path(r, hb_file_names[f]);
-        const char *h = f == HB_RUNS ? runs_header : hb_headers[f];
+        char *path = hb_results_path(r, hb_columns_file(f));
+        char *h = hb_columns_header(f, metric_names);
         if (hb_write_file_atomic(path, h, strlen(h)) != 0)
             hb_usage("cannot write %s: %s; choose a writable output directory with -o DIR", path, strerror(errno));
-        free(path);
+        free(path), free(h);
     }
-    free(runs_header);
     char *logs = hb_results_path(r, "logs"), *work = hb_results_path(r, "work");
     if (hb_mkdir_ok(logs) != 0 || hb_mkdir_ok(work) != 0)
         hb_usage("cannot create %s: %s; choose a writable output directory with -o DIR", logs, strerror(errno));

@@ -8,10 +8,9 @@
 #ifndef HEAPBENCH_RESULTS_H
 #define HEAPBENCH_RESULTS_H
 
+#include "columns.h"
 #include "csvrow.h"
 #include "util.h"
-
-enum hb_csv_file { HB_RUNS, HB_PHASES, HB_RSS, HB_SIZES, HB_NFILES };
 
 struct hb_results {
     char *dir;       /* the results directory (as given or results/<run-id>) */
@@ -20,11 +19,8 @@ struct hb_results {
     int fd[HB_NFILES];
 };
 
-/* Header names of the fixed runs.csv columns, then the perf counters (launch.h order). */
-extern const char *const hb_runs_columns[];
-
 /* Creates a new results directory: outdir, or $ROOT/results/<YYYYMMDD-HHMMSS>-<host>[-N].
- * metric_names adds the metric_<NAME> columns to runs.csv. Exits 2 with one line when the
+ * The headers come from columns.h; metric_names adds the metric_<NAME> columns to runs.csv. Exits 2 with one line when the
  * directory cannot be created or written. */
 void hb_results_create(struct hb_results *r, const char *outdir, const struct hb_strv *metric_names);
 

@@ -10,8 +10,7 @@
 #include <unistd.h>
 
 #include "launch.h"
-
-extern char **environ;
+#include "spawner.h"
 
 /* Builds the group's argv. */
 void hb_cell_argv(const struct hb_group *g, int quick, struct hb_strv *argv)
@@ -35,26 +34,6 @@ void hb_cell_argv(const struct hb_group *g, int quick, struct hb_strv *argv)
     }
 }
 
-/* 1 when entry NAME=... names one of the words' NAMEs. */
-static int hb_env_overridden(const char *entry, const struct hb_strv *words)
-{
-    size_t len = strcspn(entry, "=");
-    for (size_t i = 0; i < words->n; i++)
-        if (strncmp(words->v[i], entry, len) == 0 && words->v[i][len] == '=')
-            return 1;
-    return 0;
-}
-
-/* environ minus the overridden names and our own variables. */
-static void hb_env_base(const struct hb_strv *words, struct hb_strv *envp)
-{
-    char *names[] = {"LD_PRELOAD=", "HEAPBENCH_PHASE_FD=", "HEAPBENCH_PROBE_PPID=", NULL};
-    const struct hb_strv ours = {names, 3, 3};
-    for (char **e = environ; *e; e++)
-        if (!hb_env_overridden(*e, &ours) && !hb_env_overridden(*e, words))
-            hb_strv_push(envp, *e);
-}
-
 /* The library to preload first for a: the allocator's own; for glibc, the C library itself when
  * the probe is preloaded (commands and programs, which may be linked with another allocator,
  * like Debian's redis-server with libjemalloc: glibc's malloc must then come first in the
@@ -73,7 +52,7 @@ void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char
     hb_strv_split(&words, g->env, " \t", 0);
     if (g->wl->kind == HB_WL_PROGRAM)
         hb_program_env(g->wl->prog, &words);
-    hb_env_base(&words, envp);
+    hb_spawn_clean_env(&words, envp);
     const char *lib = hb_cell_first_lib(a, probe);
     if (lib && probe)
         hb_strv_pushf(envp, "LD_PRELOAD=%s %s", lib, probe);
@@ -92,7 +71,7 @@ void hb_cell_plain_envp(const struct hb_program *p, struct hb_strv *envp)
     struct hb_strv words = {0};
     if (p)
         hb_program_env(p, &words);
-    hb_env_base(&words, envp);
+    hb_spawn_clean_env(&words, envp);
     hb_strv_extend(envp, &words);
     hb_strv_free(&words);
 }

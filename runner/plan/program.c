@@ -9,20 +9,17 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "cellenv.h"
-#include "launch.h"
+#include "resolve.h"
+#include "spawner.h"
 
 /* The member of p that holds key, or NULL for an unknown key. */
 static char **hb_program_field(struct hb_program *p, const char *key)
@@ -189,33 +186,23 @@ static int hb_free_port(void)
     return port;
 }
 
-/* Runs script with /bin/sh -c in p's workdir, output to workdir/logname; returns the exit status
- * (-1 when it could not run or was killed). */
+/* Runs script with /bin/sh -c in p's workdir (not preloaded, with p's HB_* variables), output
+ * to workdir/logname; returns the exit status (-1 when it could not run, 128+N when signal N
+ * killed it). */
 static int hb_program_sh(const struct hb_program *p, const char *script, const char *logname)
 {
-    struct hb_strv env = {0};
-    hb_cell_plain_envp(p, &env);
+    struct hb_strv words = {0}, env = {0};
+    hb_program_env(p, &words);
+    hb_spawn_clean_env(&words, &env);
+    hb_strv_extend(&env, &words);
     char *log = hb_xasprintf("%s/%s", p->workdir, logname);
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+    struct hb_spawn sp = {.argv = argv, .envp = env.v, .cwd = p->workdir, .out_path = log, .err_to_out = 1};
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGPIPE, SIG_DFL); /* hb_launch() ignores it in the runner */
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        if (chdir(p->workdir) == 0)
-            execve(argv[0], argv, env.v);
-        _exit(127);
-    }
-    int status = 0;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    int rc = hb_spawn_run(&sp);
     free(log);
-    hb_strv_free(&env);
-    return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    hb_strv_free(&words), hb_strv_free(&env);
+    return rc;
 }
 
 /* mkdir -p of path. */

@@ -1,4 +1,4 @@
-/* registry.c - parses allocators/registry.tsv, resolves libraries, reads versions and hashes.
+/* registry.c - parses allocators/registry.txt, resolves libraries, reads versions and hashes.
  *
  * Always holds: a non-system allocator is found only when its library path exists; the
  * path stored is the realpath, so served_by (also realpath'd) can be compared with strcmp.
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "elfcheck.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -67,7 +67,7 @@ int hb_registry_parse(struct hb_registry *reg, const char *text, char *err, size
 /* Loads the project's registry file or exits 1. */
 void hb_registry_load(struct hb_registry *reg)
 {
-    char *path = hb_root_path("allocators/registry.tsv");
+    char *path = hb_root_path("allocators/registry.txt");
     char *text = hb_read_file(path, NULL);
     char err[256];
     if (!text)

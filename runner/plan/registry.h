@@ -1,4 +1,4 @@
-/* registry.h - the allocators a run can use: allocators/registry.tsv plus --allocator NAME=PATH.
+/* registry.h - the allocators a run can use: allocators/registry.txt plus --allocator NAME=PATH.
  *
  * Always holds: an hb_alloc with system=1 preloads nothing (glibc); otherwise found=1 means
  * lib is an existing path (realpath'd) and found=0 means none of the candidates exists
@@ -32,7 +32,7 @@ struct hb_registry {
  * project root. Returns 0, or -1 with err set to "line N: what is wrong". */
 int hb_registry_parse(struct hb_registry *reg, const char *text, char *err, size_t errlen);
 
-/* Loads $ROOT/allocators/registry.tsv; exits 1 with a message when unreadable or malformed. */
+/* Loads $ROOT/allocators/registry.txt; exits 1 with a message when unreadable or malformed. */
 void hb_registry_load(struct hb_registry *reg);
 
 /* Adds (or replaces) an allocator from --allocator NAME=PATH; exits 2 when PATH is not a

@@ -35,14 +35,14 @@ rt_usage() {
 }
 
 # rt_fake_root REGISTRY LIST: a project root in $RT_TMP/fake holding a copy of heapbench, the
-# real libraries and thread-churn, and the given registry.tsv and LIST texts; prints its path.
+# real libraries and thread-churn, and the given registry.txt and LIST texts; prints its path.
 rt_fake_root() {
     local root=$RT_TMP/fake
     mkdir -p "$root/build/workloads" "$root/allocators" "$root/workloads"
     cp "$PWD/build/heapbench" "$root/build/heapbench"
     ln -s "$PWD/build/lib" "$root/build/lib"
     ln -s "$PWD/build/workloads/thread-churn" "$root/build/workloads/thread-churn"
-    printf '%s\n' "$1" > "$root/allocators/registry.tsv"
+    printf '%s\n' "$1" > "$root/allocators/registry.txt"
     printf '%s\n' "$2" > "$root/workloads/LIST"
     echo "$root"
 }
@@ -53,7 +53,7 @@ mkdir -p "$RT_TMP/root/build" "$RT_TMP/root/allocators" "$RT_TMP/root/workloads"
 cp build/heapbench "$RT_TMP/root/build/heapbench"
 ln -s "$PWD/build/lib" "$RT_TMP/root/build/lib"
 ln -s "$PWD/build/workloads" "$RT_TMP/root/build/workloads"
-cp allocators/registry.tsv "$RT_TMP/root/allocators/"
+cp allocators/registry.txt "$RT_TMP/root/allocators/"
 cp workloads/LIST "$RT_TMP/root/workloads/"
 [ -d exec ] && ln -s "$PWD/exec" "$RT_TMP/root/exec"
 HB=$RT_TMP/root/build/heapbench

@@ -1,4 +1,4 @@
-/* test_launch_elf.c - tests elfcheck.c: hb_preload_impossible() on dynamic, static, set-id, script
+/* test_elfcheck.c - tests elfcheck.c: hb_preload_impossible() on dynamic, static, set-id, script
  * and foreign-class programs, and hb_is_shared_object() on libraries and non-libraries.
  * Always holds: the static program is really built here with `gcc -static` (SKIP line when gcc or
  * libc.a is missing); the set-id case really is a set-uid file owned by another user. */
@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "tcheck.h"
+#include "elfcheck.h"
 #include "test_launch_util.h"
 
 /* Writes text to path with the given mode; returns 0 or -1. */

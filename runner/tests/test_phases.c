@@ -1,12 +1,12 @@
-/* test_report.c - unit tests of the phase-protocol parser, the served_by/verify judge and the
- * --metric extraction (runner/phases.c, runner/metric.c).
+/* test_phases.c - unit tests of the phase-protocol parser and the served_by/verify judge
+ * (runner/measure/phases.c).
  * Always holds: the expected verdicts follow from the records and allocators built here.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "metric.h"
 #include "phases.h"
+#include "registry.h"
 #include "sysinfo.h"
 #include "tcheck.h"
 
@@ -22,8 +22,8 @@ static struct hb_result exited_ok(void)
 /* Parsing every record kind. */
 static void test_parse(void)
 {
-    struct hb_report rep;
-    hb_report_parse("served_by\t/x/lib.so\n"
+    struct hb_phase_report rep;
+    hb_phase_parse("served_by\t/x/lib.so\n"
                     "phase\tbuild\t0.5\t100\t4096\t2000\n"
                     "garbage line\n"
                     "size\t1\t24\n"
@@ -35,7 +35,7 @@ static void test_parse(void)
                                       strcmp(rep.ph[0].live_bytes, "4096") == 0);
     TCHECK("size record kept as request, usable", rep.sizes.n == 2 && strcmp(rep.sizes.v[1], "24") == 0);
     TCHECK("verify ok is not a failure", !rep.verify_failed);
-    hb_report_free(&rep);
+    hb_phase_report_free(&rep);
 }
 
 /* The judge: served_by missing, wrong, right; verify fail; non-ok kept. */
@@ -44,57 +44,39 @@ static void test_judge(void)
     char *libc = hb_sys_libc_path();
     struct hb_alloc glibc = {.name = "glibc", .system = 1, .found = 1};
     struct hb_alloc sh = {.name = "sh", .found = 1, .lib = "/usr/bin/dash"};
-    struct hb_report rep;
+    struct hb_phase_report rep;
     struct hb_result r = exited_ok();
 
-    hb_report_parse("phase\tx\t1\t1\t1\t1\n", &rep);
-    hb_report_judge(&rep, &glibc, &r);
+    hb_phase_parse("phase\tx\t1\t1\t1\t1\n", &rep);
+    hb_phase_judge(&rep, hb_registry_expected(&glibc), &r);
     TCHECK("no served_by -> failed", r.status == HB_FAILED && strcmp(r.reason, "workload did not report served_by") == 0);
-    hb_report_free(&rep);
+    hb_phase_report_free(&rep);
 
     char *text = hb_xasprintf("served_by\t%s\n", libc);
-    hb_report_parse(text, &rep);
+    hb_phase_parse(text, &rep);
     r = exited_ok();
-    hb_report_judge(&rep, &glibc, &r);
+    hb_phase_judge(&rep, hb_registry_expected(&glibc), &r);
     TCHECK("libc serving glibc -> ok", r.status == HB_OK);
     r = exited_ok();
-    hb_report_judge(&rep, &sh, &r);
+    hb_phase_judge(&rep, hb_registry_expected(&sh), &r);
     TCHECK("libc serving a preloaded allocator -> failed", r.status == HB_FAILED);
     TCHECK("reason says LD_PRELOAD had no effect and names both",
            strncmp(r.reason, "LD_PRELOAD had no effect: malloc served by ", 43) == 0 && strstr(r.reason, libc) &&
                strstr(r.reason, "expected /usr/bin/dash"));
     r = exited_ok();
     r.status = HB_CRASHED;
-    hb_report_judge(&rep, &sh, &r);
+    hb_phase_judge(&rep, hb_registry_expected(&sh), &r);
     TCHECK("a crashed run stays crashed", r.status == HB_CRASHED);
-    hb_report_free(&rep);
+    hb_phase_report_free(&rep);
     free(text);
 
-    hb_report_parse("served_by\t/bin/sh\nverify\tfail\tchecksum 3 != 4\n", &rep);
+    hb_phase_parse("served_by\t/bin/sh\nverify\tfail\tchecksum 3 != 4\n", &rep);
     r = exited_ok();
-    hb_report_judge(&rep, &sh, &r);
+    hb_phase_judge(&rep, hb_registry_expected(&sh), &r);
     TCHECK("served_by through a symlink matches; verify fail -> failed",
            r.status == HB_FAILED && strcmp(r.reason, "verify failed: checksum 3 != 4") == 0);
-    hb_report_free(&rep);
+    hb_phase_report_free(&rep);
     free(libc);
-}
-
-/* --metric parsing and extraction. */
-static void test_metric(void)
-{
-    struct hb_metric m;
-    char err[256];
-    double v = 0;
-    TCHECK("metric with group and direction", hb_metric_parse(&m, "rps=([0-9.]+) requests per second,higher", err, sizeof err) == 0);
-    TCHECK("direction higher", m.higher == 1 && strcmp(m.name, "rps") == 0);
-    TCHECK("first group extracted", hb_metric_extract(&m, "x\nSET: 1234.5 requests per second\nGET: 99 requests per second\n", &v) == 1 && v == 1234.5);
-    TCHECK("no match -> not found", hb_metric_extract(&m, "nothing here", &v) == 0);
-    hb_metric_free(&m);
-    TCHECK("whole match without a group", hb_metric_parse(&m, "n=[0-9]+", err, sizeof err) == 0 &&
-                                            hb_metric_extract(&m, "took 42 ms", &v) == 1 && v == 42 && !m.higher);
-    hb_metric_free(&m);
-    TCHECK("bad regex rejected", hb_metric_parse(&m, "x=([0-9]", err, sizeof err) != 0 && strstr(err, "regular"));
-    TCHECK("bad name rejected", hb_metric_parse(&m, "a-b=1", err, sizeof err) != 0);
 }
 
 /* Runs every check above; the exit status says whether one failed. */
@@ -102,6 +84,5 @@ int main(void)
 {
     test_parse();
     test_judge();
-    test_metric();
     return tcheck_summary();
 }

@@ -1,4 +1,4 @@
-/* test_launch_perf.c - tests perf.c's arithmetic and probe on their own: multiplexing scale,
+/* test_perf.c - tests perf.c's arithmetic and probe on their own: multiplexing scale,
  * never-counted counters, the task-clock unit, and the HEAPBENCH_PERF_DENY list parsing.
  * Always holds: the expected figures are computed here from the inputs, so a wrong scale fails;
  * this covers the multiplexed path that a VM without hardware counters never takes. */
