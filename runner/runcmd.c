@@ -88,16 +88,17 @@ static void hb_runctx_matrix(struct hb_runctx *c)
             hb_runctx_metric(c, c->m.g[g].wl->prog->metric);
 }
 
-/* Runs exec/hyperfine.py on the results (exec --hyperfine); its failure is only reported. */
+/* Runs python3 -m heapbench.hyperfine on the results (exec --hyperfine); its failure is only reported. */
 static void hb_runctx_hyperfine(const struct hb_runctx *c)
 {
-    char *script = hb_root_path("exec/hyperfine.py");
-    char *argv[] = {"/usr/bin/python3", script, c->r.dir, NULL};
+    char *pylib = hb_root_path("pylib");
+    char *argv[] = {"/usr/bin/python3", "-P", "-m", "heapbench.hyperfine", c->r.dir, NULL};
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
         signal(SIGPIPE, SIG_DFL); /* hb_launch() ignores it in the runner */
         setenv("HEAPBENCH_ROOT", hb_root(), 1);
+        setenv("PYTHONPATH", pylib, 1);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -105,9 +106,9 @@ static void hb_runctx_hyperfine(const struct hb_runctx *c)
     if (pid > 0)
         waitpid(pid, &status, 0);
     if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "heapbench: %s %s failed (status %d); the heapbench results are complete\n", script,
+        fprintf(stderr, "heapbench: %s %s failed (status %d); the heapbench results are complete\n", argv[3],
                 c->r.dir, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    free(script);
+    free(pylib);
 }
 
 /* The subcommand. */

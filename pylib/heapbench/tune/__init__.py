@@ -1,0 +1,1 @@
+"""heapbench.tune - `heapbench tune`: allocator knobs swept, verified and measured, the Pareto front."""
