@@ -6,7 +6,7 @@ workload binary with the same arguments; A/B runs are interleaved (order alterna
 machine drift hits both sides alike. Nothing here is a pass/fail test: it prints the figures and
 whether each target of issue 2 was met; runner/bench/README.md records them with their date.
 
-  /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
+  PYTHONPATH=pylib /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
 
 (a) overhead: `heapbench run` (wall_s of runs.csv) vs `/usr/bin/time -v` (its elapsed time),
     plus CPU time and the workload's own phase time under both (in-process, independent of
@@ -31,9 +31,9 @@ import time
 
 import scipy.stats
 
+from heapbench import results
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "report"))
-import hbresults  # noqa: E402  (the shared reader of results directories)
 
 HB = os.path.join(ROOT, "build", "heapbench")
 WORKLOAD = "thread-churn"
@@ -53,7 +53,7 @@ def hb_run(outdir, workload, params, reps):
     cmd = [HB, "run", "-w", workload, "-a", "glibc", "-t", "1", "-p", params, "-n", str(reps),
            "--warmup", "0" if reps == 1 else "1", "-o", outdir]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    res = hbresults.load(outdir)
+    res = results.load(outdir)
     bad = [r for r in res["runs"] if r["status"] != "ok"]
     if bad:
         die(f"{outdir}: run not ok ({bad[0]['reason']}); fix the runner or workload first")
@@ -151,7 +151,7 @@ def bench_runner_rss(tmp):
         time.sleep(0.02)
     err = p.stderr.read()
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
-    rows = len(hbresults.load(out)["runs"])
+    rows = len(results.load(out)["runs"])
     print(f"(b) runner RSS over a --quick {WORKLOAD} run on every allocator ({rows} rows):")
     print(f"    heapbench VmHWM (sampled every 20 ms) {hwm} kB = {hwm / 1024:.1f} MiB "
           f"(target < 16 MiB: {verdict(0 < hwm < 16 * 1024)})")
