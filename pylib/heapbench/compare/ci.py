@@ -23,6 +23,7 @@ from heapbench.compare import compare
 
 BASELINE_FILES = ("meta.json", "runs.csv", "phases.csv", "sizes.csv")  # rss.csv: a timeline, not compared
 MAX_CONFIRM_REPS = 30
+RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
 
 
 def ci_parser():
@@ -32,16 +33,17 @@ def ci_parser():
     parser.add_argument("--baseline", default=os.path.join(cli.ROOT, "results", "baseline"),
                         help="baseline results directory (default results/baseline)")
     parser.add_argument("--update-baseline", action="store_true", help="replace the baseline with this run")
-    parser.add_argument("--out", metavar="DIR", help="where the batches go (default results/ci-<time>)")
-    parser.add_argument("-n", "--reps", type=int, default=5, help="reps of batch 1 (default 5)")
+    cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])
+    cli.add_option(parser, "reps", "reps of batch 1 (default 5)", type=int, default=5)
     parser.add_argument("--absolute", action="store_true", help="compare raw figures, not ratios to glibc")
-    for opt in ("-w", "-a", "-t", "-p", "--env"):
-        parser.add_argument(opt, action="append", default=[], help="passed to 'run' for batch 1")
+    for concept in ("workloads", "allocators", "threads", "params"):
+        cli.add_option(parser, concept, "passed to 'run' for batch 1", action="append", default=[])
+    parser.add_argument("--env", action="append", default=[], metavar="'K=V K2=V2'", help="passed to 'run' for batch 1")
     for opt in ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"):
         parser.add_argument(opt, action="append", default=[], help="passed to 'run' for both batches")
     parser.add_argument("--count-instructions", action="store_true",
                         help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
-                             "a deterministic metric to gate on (--metric metric_instructions)")
+                             "a deterministic metric to gate on (--metrics metric_instructions)")
     compare.compare_options(parser, gate=True)
     return parser
 
@@ -50,7 +52,7 @@ def _passed(args, names):
     """The run options named in names, as argv words, from the parsed ci options."""
     words = []
     for name in names:
-        for value in getattr(args, name.lstrip("-").replace("-", "_")):
+        for value in getattr(args, RUN_SHORT.get(name) or name.lstrip("-").replace("-", "_")):
             words += [name, value]
     return words
 
@@ -146,9 +148,9 @@ def main(argv):
         parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
     args.relative = not args.absolute
     settings = compare.compare_settings(parser, args)
-    out_dir = args.out or os.path.join(cli.ROOT, "results", time.strftime("ci-%Y%m%d-%H%M%S"))
+    out_dir = args.output or os.path.join(cli.ROOT, "results", time.strftime("ci-%Y%m%d-%H%M%S"))
     matrix = _passed(args, ("-w", "-t", "-p", "--env"))
-    allocators = ",".join(args.a)
+    allocators = ",".join(args.allocators)
     if allocators and args.relative and settings["reference"] not in allocators.split(","):
         allocators += "," + settings["reference"]
     matrix += ["-a", allocators] if allocators else []
@@ -162,7 +164,7 @@ def main(argv):
     new = compare.compare_load(parser, batch1)
     try:
         screen = verdicts.run(baseline, new, holm=False, **settings)
-    except verdicts.HbCompareError as err:
+    except verdicts.CompareError as err:
         cli.usage_exit(parser.prog, str(err))
     suspects = [r for r in screen["rows"] if r["verdict"] == "REGRESSION"]
     print(f"ci: batch 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)

@@ -6,6 +6,7 @@ Holm's correction and beyond the threshold), 2 on a usage error or results that 
 compared (another schema, not a results directory, absolute times of different hosts);
 compare.csv is written to NEW (or --out) on every comparison that ran.
 """
+import argparse
 import os
 import sys
 
@@ -19,8 +20,9 @@ from heapbench import results
 def compare_options(parser, gate=False):
     """Adds the comparison options shared by `compare` and `ci` to an argparse parser
     (gate=True: without --relative, which `ci` has on by default and turns off with --absolute)."""
-    parser.add_argument("--metric", default=",".join(cells.DEFAULT_METRICS),
+    parser.add_argument("--metrics", default=",".join(cells.DEFAULT_METRICS), metavar="M1,M2",
                         help="comma-separated runs.csv columns to compare (default %(default)s)")
+    parser.add_argument("--metric", dest="metrics", help=argparse.SUPPRESS)  # the older spelling
     parser.add_argument("--threshold", help="minimum change that counts: '5%%' for every metric or "
                         "'wall_s=3%%,maxrss_kb=1%%' (default 5%% time, 10%% memory, 2%% deterministic with --relative)")
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)")
@@ -37,9 +39,9 @@ def compare_options(parser, gate=False):
 
 def compare_settings(parser, args):
     """The keyword arguments of hbcompare_run() from parsed options (usage errors exit 2)."""
-    metrics = cli.split_list(args.metric)
+    metrics = cli.split_list(args.metrics)
     if not metrics:
-        parser.error("--metric is empty; name at least one runs.csv column, e.g. wall_s")
+        parser.error("--metrics is empty; name at least one runs.csv column, e.g. wall_s")
     if not 0 < args.alpha < 1:
         parser.error(f"--alpha {args.alpha} is not between 0 and 1; use e.g. 0.05")
     try:
@@ -79,16 +81,16 @@ def main(argv):
                                description="Compare two results directories cell by cell.")
     parser.add_argument("base", metavar="BASE", help="results directory of the reference run")
     parser.add_argument("new", metavar="NEW", help="results directory of the run under test")
-    parser.add_argument("--out", metavar="DIR", help="where compare.csv goes (default NEW)")
+    cli.add_option(parser, "output", "where compare.csv goes (default NEW)", aliases=["--out"])
     compare_options(parser)
     args = parser.parse_args(argv)
     settings = compare_settings(parser, args)
     base, new = compare_load(parser, args.base), compare_load(parser, args.new)
     try:
         result = verdicts.run(base, new, **settings)
-    except verdicts.HbCompareError as err:
+    except verdicts.CompareError as err:
         cli.usage_exit(parser.prog, str(err))
-    out_dir = args.out or args.new
+    out_dir = args.output or args.new
     os.makedirs(out_dir, exist_ok=True)
     compare_write(args, result, out_dir)
     return 1 if verdicts.count(result, "REGRESSION") else 0

@@ -29,7 +29,7 @@ MODES = ("absolute", "relative")
 
 def quality_run(binary, out, args, params):
     """One `heapbench run` of the quality cells (glibc and ALLOCATOR x the param sets) into out; loaded."""
-    cmd = [binary, "run", "-w", args.workload, "-a", f"glibc,{args.allocator}", "-t", "1", "-n", str(args.reps),
+    cmd = [binary, "run", "-w", args.workloads, "-a", f"glibc,{args.judge}", "-t", "1", "-n", str(args.reps),
            "--interval", "0", "-o", out]
     if args.instructions:  # deterministic counts: a warm-up has nothing to warm
         cmd += ["--count-instructions", "--warmup", "0"]
@@ -53,7 +53,7 @@ def quality_verdicts(base, new, args, metrics):
     for mode in MODES:
         result = verdicts.run(base, new, metrics=metrics, alpha=args.alpha, relative=mode == "relative")
         for r in result["rows"]:
-            if r["allocator"] == args.allocator:
+            if r["allocator"] == args.judge:
                 out[(mode, r["metric"])] = (r["verdict"], r["change"])
     return out
 
@@ -82,40 +82,42 @@ def main(argv):
     parser = cli.ArgParser(prog="compare/quality", allow_abbrev=False,
                                description="Measure false alarms and detection of heapbench compare.")
     parser.add_argument("--pairs", type=int, default=20, help="rounds (default 20)")
-    parser.add_argument("--reps", type=int, default=5, help="reps per run (default 5, the runner's default)")
-    parser.add_argument("--workload", default="thread-churn")
-    parser.add_argument("--allocator", default="jemalloc", help="allocator whose cell is judged (default jemalloc)")
-    parser.add_argument("--params", default="--mode=loop", help="params besides --ops (default %(default)s)")
+    cli.add_option(parser, "reps", "reps per run (default 5, the runner's default)", type=int, default=5)
+    cli.add_option(parser, "workloads", "the one workload measured (default thread-churn)", default="thread-churn",
+                   aliases=["--workload"])
+    parser.add_argument("--judge", default="jemalloc", metavar="A", help="allocator whose cell is judged (default jemalloc)")
+    cli.add_option(parser, "params", "params besides --ops (default %(default)s)", default="--mode=loop")
     parser.add_argument("--ops", type=int, default=1000000, help="--ops of the base cell (~0.2 s CPU)")
     parser.add_argument("--slowdown", type=float, default=0.10, help="extra work of the slow cell (default 0.10)")
-    parser.add_argument("--metric", default=None,
+    parser.add_argument("--metrics", default=None, metavar="M1,M2",
                         help="metrics to judge (default wall_s,task_clock_ms; metric_instructions with --instructions)")
     parser.add_argument("--instructions", action="store_true",
                         help="run the cells under --count-instructions (callgrind) and judge metric_instructions")
     parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--out", default=os.path.join("/tmp", f"hb-quality-{os.getpid()}"))
+    cli.add_option(parser, "output", "where the rounds' results go (default /tmp/hb-quality-PID)",
+                   default=os.path.join("/tmp", f"hb-quality-{os.getpid()}"), aliases=["--out"])
     parser.add_argument("--power", action="store_true", help="only the synthetic power table (seconds, no runs)")
     args = parser.parse_args(argv)
     if args.power:
         return quality_power(args)
     binary = cli.binary()
-    if args.metric is None:
-        args.metric = "metric_instructions" if args.instructions else "wall_s,task_clock_ms"
-    metrics = cli.split_list(args.metric)
+    if args.metrics is None:
+        args.metrics = "metric_instructions" if args.instructions else "wall_s,task_clock_ms"
+    metrics = cli.split_list(args.metrics)
     p_base = f"{args.params} --ops={args.ops}".strip()
     p_slow = f"{args.params} --ops={round(args.ops * (1 + args.slowdown))}".strip()
     keys = [(mode, m) for mode in MODES for m in metrics]
     false_alarms, detected = dict.fromkeys(keys, 0), dict.fromkeys(keys, 0)
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.output, exist_ok=True)
     started = time.time()
-    print(f"# {args.pairs} rounds, {args.workload} {p_base} vs {p_slow}, {args.allocator} judged (glibc the "
+    print(f"# {args.pairs} rounds, {args.workloads} {p_base} vs {p_slow}, {args.judge} judged (glibc the "
           f"reference), {args.reps} reps, alpha {args.alpha}, load average {os.getloadavg()[0]:.1f}")
     for i in range(1, args.pairs + 1):
-        run_a = quality_run(binary, f"{args.out}/r{i}-a", args, (p_base, p_slow))
-        run_b = quality_run(binary, f"{args.out}/r{i}-b", args, (p_base, p_slow))
-        base = quality_view(run_a, {"glibc": p_base, args.allocator: p_base}, p_base)
-        same = quality_view(run_b, {"glibc": p_base, args.allocator: p_base}, p_base)
-        slow = quality_view(run_b, {"glibc": p_base, args.allocator: p_slow}, p_base)
+        run_a = quality_run(binary, f"{args.output}/r{i}-a", args, (p_base, p_slow))
+        run_b = quality_run(binary, f"{args.output}/r{i}-b", args, (p_base, p_slow))
+        base = quality_view(run_a, {"glibc": p_base, args.judge: p_base}, p_base)
+        same = quality_view(run_b, {"glibc": p_base, args.judge: p_base}, p_base)
+        slow = quality_view(run_b, {"glibc": p_base, args.judge: p_slow}, p_base)
         null, shift = quality_verdicts(base, same, args, metrics), quality_verdicts(base, slow, args, metrics)
         words = []
         for key in keys:

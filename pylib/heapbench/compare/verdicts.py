@@ -1,7 +1,7 @@
 """verdicts.py - the comparison of two loaded results directories: one verdict per cell and metric.
 
 Always holds: cells are matched by heapbench.compare.cells (never across hosts for absolute machine-speed
-metrics: that raises HbCompareError unless relative); within one metric the p-values of all
+metrics: that raises CompareError unless relative); within one metric the p-values of all
 compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
 whose suspects must then be confirmed on fresh data); a verdict other than SAME needs both
 significance and a change beyond the metric's threshold (stats.stats_verdict).
@@ -10,7 +10,7 @@ from heapbench.compare import cells
 from heapbench import stats
 
 
-class HbCompareError(Exception):
+class CompareError(Exception):
     """A comparison that cannot be made as asked (message says what to do); exit 2."""
 
 
@@ -25,19 +25,19 @@ def known_metrics(data):
 
 
 def _check_metrics(metrics, base, new):
-    """Raises HbCompareError for a metric column absent from either runs.csv, or a perf counter
+    """Raises CompareError for a metric column absent from either runs.csv, or a perf counter
     that was unavailable (all empty) in either run - with the reason meta.json gives."""
     for data in (base, new):
         known = known_metrics(data)
         if data["runs"] and known:
             unknown = [m for m in metrics if m not in known]
             if unknown:
-                raise HbCompareError(f"{data['dir']}: no column {', '.join(unknown)} in runs.csv; "
-                                     f"pick --metric from: {', '.join(known)}")
+                raise CompareError(f"{data['dir']}: no column {', '.join(unknown)} in runs.csv; "
+                                     f"pick --metrics from: {', '.join(known)}")
         for metric in metrics:
             why = data["meta"].get("counters", {}).get(metric, "ok")
             if why != "ok" and all(r.get(metric) is None for r in data["runs"]):
-                raise HbCompareError(f"{data['dir']}: counter {metric} was not measured ({why}); "
+                raise CompareError(f"{data['dir']}: counter {metric} was not measured ({why}); "
                                      "pick another --metric, e.g. task_clock_ms or minflt")
 
 
@@ -49,12 +49,12 @@ def higher_metrics(base, new):
 
 
 def _check_hosts(pairs, metrics, relative):
-    """Raises HbCompareError when absolute machine-speed metrics would be compared across hosts."""
+    """Raises CompareError when absolute machine-speed metrics would be compared across hosts."""
     crossing = sorted({(b, n) for _, b, n in pairs if b != n})
     timed = [m for m in metrics if cells.is_time(m)]
     if crossing and timed and not relative:
         b, n = crossing[0]
-        raise HbCompareError(f"BASE ran on host {b!r} and NEW on {n!r}: absolute {', '.join(timed)} of "
+        raise CompareError(f"BASE ran on host {b!r} and NEW on {n!r}: absolute {', '.join(timed)} of "
                              "different hosts are not comparable; add --relative (ratio to glibc in the "
                              "same run) or compare memory metrics only")
 
@@ -88,7 +88,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
     if relative:
         for data in (base, new):
             if not any(r.get("allocator") == reference for r in data["runs"]):
-                raise HbCompareError(f"{data['dir']}: no {reference} runs, and --relative divides by them; "
+                raise CompareError(f"{data['dir']}: no {reference} runs, and --relative divides by them; "
                                      f"include {reference} in the run (-a ...,{reference}) or drop --relative")
         pairs = [p for p in pairs if p[0][1] != reference]
     rows = []
