@@ -11,7 +11,7 @@ import sys
 
 ROOT = os.environ.get("HEAPBENCH_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# Option names shared with `heapbench run` (runner/options.c): concept -> (short, long, metavar).
+# Option names shared with `heapbench run` (runner/options.c): concept -> (short or None, long, metavar).
 VOCABULARY = {
     "output": ("-o", "--output", "DIR"),
     "allocators": ("-a", "--allocators", "A1,A2"),
@@ -19,6 +19,12 @@ VOCABULARY = {
     "threads": ("-t", "--threads", "1,2,4"),
     "reps": ("-n", "--reps", "N"),
     "params": ("-p", "--params", "'ARGS'"),
+    "env": (None, "--env", "'K=V K2=V2'"),
+    "warmup": (None, "--warmup", "N"),
+    "pin": (None, "--pin", "CPUS"),
+    "timeout": (None, "--timeout", "S"),
+    "allocator": (None, "--allocator", "NAME=/path/lib.so"),
+    "workload_bin": (None, "--workload-bin", "NAME=PATH"),
 }
 
 
@@ -35,7 +41,8 @@ def add_option(parser, concept, help_text, aliases=(), **kwargs):
     accepted with the same meaning but left out of --help. Returns the argparse action."""
     short, long_name, metavar = VOCABULARY[concept]
     kwargs.setdefault("metavar", metavar)
-    action = parser.add_argument(short, long_name, dest=concept, help=help_text, **kwargs)
+    flags = [f for f in (short, long_name) if f]
+    action = parser.add_argument(*flags, dest=concept, help=help_text, **kwargs)
     for alias in aliases:
         parser.add_argument(alias, dest=concept, help=argparse.SUPPRESS,
                             **{k: v for k, v in kwargs.items() if k not in ("default", "metavar")})

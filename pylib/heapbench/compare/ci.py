@@ -38,9 +38,9 @@ def ci_parser():
     parser.add_argument("--absolute", action="store_true", help="compare raw figures, not ratios to glibc")
     for concept in ("workloads", "allocators", "threads", "params"):
         cli.add_option(parser, concept, "passed to 'run' for batch 1", action="append", default=[])
-    parser.add_argument("--env", action="append", default=[], metavar="'K=V K2=V2'", help="passed to 'run' for batch 1")
-    for opt in ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"):
-        parser.add_argument(opt, action="append", default=[], help="passed to 'run' for both batches")
+    cli.add_option(parser, "env", "passed to 'run' for batch 1", action="append", default=[])
+    for concept in ("allocator", "workload_bin", "pin", "timeout", "warmup"):
+        cli.add_option(parser, concept, "passed to 'run' for both batches", action="append", default=[])
     parser.add_argument("--count-instructions", action="store_true",
                         help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
                              "a deterministic metric to gate on (--metrics metric_instructions)")

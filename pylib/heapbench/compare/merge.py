@@ -141,7 +141,7 @@ def main(argv):
     parser = cli.ArgParser(prog="heapbench merge", allow_abbrev=False,
                                description="Merge the shards of one matrix (run --shard i/N) into one results directory.")
     parser.add_argument("dirs", nargs="+", metavar="DIR", help="shard results directories")
-    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="merged results directory to write")
+    cli.add_option(parser, "output", "merged results directory to write", required=True)
     args = parser.parse_args(argv)
     if len(set(map(os.path.realpath, args.dirs))) != len(args.dirs):
         parser.error("the same directory is given twice; give each shard once")

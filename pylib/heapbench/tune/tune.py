@@ -64,11 +64,11 @@ def tune_args(argv):
     cli.add_option(parser, "threads", "thread counts, passed to the runner")
     cli.add_option(parser, "reps", type=int, default=5, help_text="repetitions per point (5: the fewest "
                         "with which the test can reach alpha 0.05)")
-    parser.add_argument("--warmup", help="warm-up runs, passed to the runner")
+    cli.add_option(parser, "warmup", "warm-up runs, passed to the runner")
     parser.add_argument("--quick", action="store_true", help="the workloads' quick parameters")
     cli.add_option(parser, "params", "param set, passed to the runner; repeat for more", action="append", default=[])
-    parser.add_argument("--pin", help="CPU list, passed to the runner")
-    parser.add_argument("--timeout", help="seconds per run, passed to the runner")
+    cli.add_option(parser, "pin", "CPU list, passed to the runner")
+    cli.add_option(parser, "timeout", "seconds per run, passed to the runner")
     opts = parser.parse_args(tune_join_params(argv[:split]))
     command = argv[split + 1:]
     if opts.workloads and command:
