@@ -23,6 +23,11 @@ def _fmt(x, unit="", digits=2):
     return "n/a" if x is None else f"{x:.{digits}f}{unit}"
 
 
+def _verdict(measured, holds, yes, no):
+    """A judge's answer: (measured, holds, why) with why = yes when the claim holds, else no."""
+    return measured, holds, yes if holds else no
+
+
 def judge_churn_scaling(rows):
     """glibc churn time at 8 vs 1 thread for the same total work, against ideal scaling on this
     machine's cores: the claim (8 threads 5x slower) holds when 8 threads are >= 4x slower than ideal."""
@@ -32,11 +37,11 @@ def judge_churn_scaling(rows):
     ratio = _ratio(t8, t1)
     slowdown = ratio / ideal if ratio is not None else None
     holds = slowdown is not None and slowdown >= 4.0
-    return (f"glibc, same total work: 1 thread {_fmt(t1, ' s', 3)}, 8 threads {_fmt(t8, ' s', 3)} (x{_fmt(ratio)}; "
-            f"ideal on {os.cpu_count()} cores x{_fmt(ideal)}, so {_fmt(slowdown)}x slower than ideal)",
-            holds, "glibc 2.36 gives each thread its own tcache and arena, so 8 threads on 2 cores just share the "
-                   "cores; the 5x came from an older glibc on 16 vCPUs" if not holds else
-            "threads contend on glibc's arenas as claimed")
+    return _verdict(f"glibc, same total work: 1 thread {_fmt(t1, ' s', 3)}, 8 threads {_fmt(t8, ' s', 3)} "
+                    f"(x{_fmt(ratio)}; ideal on {os.cpu_count()} cores x{_fmt(ideal)}, so {_fmt(slowdown)}x slower "
+                    "than ideal)", holds, yes="threads contend on glibc's arenas as claimed",
+                    no="glibc 2.36 gives each thread its own tcache and arena, so 8 threads on 2 cores just share "
+                       "the cores; the 5x came from an older glibc on 16 vCPUs")
 
 
 def judge_churn_32(rows):
@@ -47,9 +52,9 @@ def judge_churn_32(rows):
     best = min(fast) if fast else None
     ratio = _ratio(g, best)
     holds = ratio is not None and ratio >= 5.0
-    return (f"32 threads: glibc {_fmt(g, ' s', 3)}, best of {'/'.join(FAST)} {_fmt(best, ' s', 3)}: x{_fmt(ratio)}",
-            holds, "the gap needs many cores and an older glibc; on 2 cores with glibc 2.36 tcache it is small"
-            if not holds else "glibc is far slower at 32 threads as claimed")
+    return _verdict(f"32 threads: glibc {_fmt(g, ' s', 3)}, best of {'/'.join(FAST)} {_fmt(best, ' s', 3)}: "
+                    f"x{_fmt(ratio)}", holds, yes="glibc is far slower at 32 threads as claimed",
+                    no="the gap needs many cores and an older glibc; on 2 cores with glibc 2.36 tcache it is small")
 
 
 def judge_frag(rows):
@@ -59,11 +64,11 @@ def judge_frag(rows):
     trim = pick(r, "phases", "rss_kb", allocator="glibc", phase="trim")
     half = pick(r, "phases", "rss_kb", allocator="glibc", phase="free-half")
     holds = after is not None and after >= 150 * 1024
-    return (f"glibc RSS: half freed {_fmt(half and half / 1024, ' MiB', 1)}, all freed "
-            f"{_fmt(after and after / 1024, ' MiB', 1)}, after trim {_fmt(trim and trim / 1024, ' MiB', 1)}",
-            holds, "freeing every block coalesces them into the top chunk, which glibc trims (M_TRIM_THRESHOLD); "
-                   "the RSS only stays while every other block is held (free-half)" if not holds else
-            "RSS stays after everything is freed, as claimed")
+    return _verdict(f"glibc RSS: half freed {_fmt(half and half / 1024, ' MiB', 1)}, all freed "
+                    f"{_fmt(after and after / 1024, ' MiB', 1)}, after trim {_fmt(trim and trim / 1024, ' MiB', 1)}",
+                    holds, yes="RSS stays after everything is freed, as claimed",
+                    no="freeing every block coalesces them into the top chunk, which glibc trims "
+                       "(M_TRIM_THRESHOLD); the RSS only stays while every other block is held (free-half)")
 
 
 def judge_parser_nodes(rows):
