@@ -11,7 +11,6 @@ Always holds: only `ok` runs count; a cell missing for either allocator is liste
 exit 0 when every bar is met, 1 when one is not, 2 on a usage error.
 """
 import math
-import os
 import statistics
 import sys
 

@@ -1,6 +1,7 @@
 """results.py - reads and writes heapbench results directories (docs/DATA.md, schema 1); the cell key and grouping.
 
-The one place on the Python side that knows the file layout (runs, phases, rss, sizes CSVs, meta.json). load() checks that the
+The one place on the Python side that knows the file layout (runs, phases, rss, sizes CSVs, meta.json).
+Always holds: load() checks that the
 directory is a results directory of the schema this code reads, and raises ResultsError
 with a message that says what is wrong and what to do; callers print it and exit 2.
 Rows come back as dicts of strings, with numeric columns converted (empty -> None).

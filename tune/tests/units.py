@@ -8,7 +8,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 from heapbench import cli, results

@@ -10,7 +10,6 @@ import math
 import os
 import xml.etree.ElementTree as ET
 
-from heapbench import cli
 from heapbench.compare import verdicts
 from heapbench import results
 

@@ -6,7 +6,6 @@ comparable with each other; results are read only through heapbench.results; a m
 point carries the run's tag so later comparisons stay within one run. Runs whose status is not
 `ok` never enter a median.
 """
-import os
 import statistics
 import subprocess
 import sys

@@ -16,7 +16,6 @@ Writes into the output directory: tune.csv, tune_front.csv, tune.png, and the ru
 directories phase1/, phase2/ (or full/), confirm/. Prints the fronts, the recommendations and, last,
 `results: DIR`.
 """
-import argparse
 import datetime
 import math
 import os
