@@ -38,7 +38,7 @@ def compare_options(parser, gate=False):
 
 
 def compare_settings(parser, args):
-    """The keyword arguments of hbcompare_run() from parsed options (usage errors exit 2)."""
+    """The keyword arguments of verdicts.run() from parsed options (usage errors exit 2)."""
     metrics = cli.split_list(args.metrics)
     if not metrics:
         parser.error("--metrics is empty; name at least one runs.csv column, e.g. wall_s")

@@ -1,4 +1,4 @@
-"""output.py - writes a hbcompare result: stdout table, compare.csv, Markdown summary, JUnit XML.
+"""output.py - writes a verdicts.run() result: stdout table, compare.csv, Markdown summary, JUnit XML.
 
 Always holds: every writer shows every row (cell x metric) and the missing/extra cells; files
 are written to a temporary name and renamed (a reader never sees half a file); the JUnit file

@@ -210,7 +210,7 @@ def hyperfine_table(rows):
         return None
     out, flagged = [], set()
     for row in rows:
-        if row.get("flag") not in (None, "", "ok"):  # exec/hyperfine.py writes ok, differs or failed
+        if row.get("flag") not in (None, "", "ok"):  # heapbench.hyperfine writes ok, differs or failed
             flagged.add(len(out))
         out.append([row.get("workload", ""), row.get("allocator", ""), row.get("params", ""), row.get("env", ""),
                     fmt(row.get("hyperfine_median_s")), fmt(row.get("heapbench_median_s")),

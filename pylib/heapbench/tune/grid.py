@@ -7,7 +7,7 @@ returns; no list holds the same point twice; a budget caps the distinct points m
 import itertools
 import math
 
-from heapbench.tune import knobs as hbknobs
+from heapbench.tune import knobs
 
 # Knobs that set the same thing and are never combined by the default search (both set is the
 # explicit grid's business; verify.py then reports which of them glibc used).
@@ -21,15 +21,15 @@ def grid_parse(family, spec):
     with a message that says what is valid.
     """
     if spec is None:
-        return [(k, list(k.candidates)) for k in hbknobs.knobs_family(family)]
+        return [(k, list(k.candidates)) for k in knobs.knobs_family(family)]
     grid, seen = [], set()
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         name, eq, values = part.partition("=")
         if not eq:
-            raise hbknobs.KnobError(f"--grid item '{part}' has no '='; write name=v1,v2 (e.g. arena_max=1,2,4)")
-        knob = hbknobs.knobs_find(family, name.strip())
+            raise knobs.KnobError(f"--grid item '{part}' has no '='; write name=v1,v2 (e.g. arena_max=1,2,4)")
+        knob = knobs.knobs_find(family, name.strip())
         if knob.name in seen:
-            raise hbknobs.KnobError(f"--grid names {knob.name} twice; give each knob once")
+            raise knobs.KnobError(f"--grid names {knob.name} twice; give each knob once")
         seen.add(knob.name)
         parsed = []
         for value in filter(None, (v.strip() for v in values.split(","))):
@@ -37,11 +37,11 @@ def grid_parse(family, spec):
             if canon not in parsed:
                 parsed.append(canon)
         if not parsed:
-            raise hbknobs.KnobError(f"--grid item '{part}' lists no value; write {knob.name}=v1,v2")
+            raise knobs.KnobError(f"--grid item '{part}' lists no value; write {knob.name}=v1,v2")
         grid.append((knob, parsed))
     if not grid:
-        raise hbknobs.KnobError("--grid is empty; write e.g. 'arena_max=1,2,4;tcache_count=0,7,64'")
-    order = {id(k): i for i, k in enumerate(hbknobs.knobs_family(family))}
+        raise knobs.KnobError("--grid is empty; write e.g. 'arena_max=1,2,4;tcache_count=0,7,64'")
+    order = {id(k): i for i, k in enumerate(knobs.knobs_family(family))}
     return sorted(grid, key=lambda item: order[id(item[0])])
 
 

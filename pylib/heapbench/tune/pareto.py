@@ -1,7 +1,7 @@
 """pareto.py - the time/memory trade-off of measured points: the Pareto front, the recommendations, the scatter.
 
 Always holds: the front holds exactly the points no other point beats in both time and memory
-(ties in both keep both); a recommendation is made only when hbstats' test says the point
+(ties in both keep both); a recommendation is made only when heapbench.stats' test says the point
 beats the default measured in the same run (verdict IMPROVEMENT), and stands only when an
 independent run confirms it (pareto_confirm); every ratio is against that
 same-run default, so points from different runs are never compared by absolute figures.

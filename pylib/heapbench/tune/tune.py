@@ -4,7 +4,7 @@ Always holds: every knob and value is checked before anything runs (exit 2 namin
 ones); every point is verified (verify.py) before it is measured, and a point that did not take
 effect is written as `not applied` and never measured or recommended; the points of one search
 phase are measured in one interleaved runner invocation with the default point; a
-recommendation is printed only when hbstats' test says it beats the same-run default, in the
+recommendation is printed only when heapbench.stats' test says it beats the same-run default, in the
 search and again in an independent confirmation run.
 
 Search (grid.py): each knob alone from the defaults (phase 1), then the combinations of each
@@ -204,7 +204,7 @@ class TuneSearch:
     def scores(self, points):
         """{point: (time ratio, memory ratio)}: geometric means over cells against the same-run default.
 
-        An objective in which the point is not a significant improvement (hbstats, in at least
+        An objective in which the point is not a significant improvement (heapbench.stats, in at least
         one cell) scores 1.0, like the default: on a noisy machine a median that is lower by
         chance must not earn the value a place in the combinations.
         """
