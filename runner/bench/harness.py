@@ -20,7 +20,6 @@ whether each target of issue 2 was met; runner/bench/README.md records them with
     thread-churn cell (CPU-bound, ~1.6 MB RSS) and for MEMORY_CELL (~64 MB), because a 1.6 MB
     process's RSS moves by whole pages of libc that the page cache holds or not.
 """
-import argparse
 import os
 import re
 import statistics
@@ -31,7 +30,7 @@ import time
 
 import scipy.stats
 
-from heapbench import results
+from heapbench import cli, results
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -176,7 +175,7 @@ def bench_repeat(tmp, workload, params, reps):
 
 def main():
     """Parses the options, checks the prerequisites, runs (a), (b), (c)."""
-    ap = argparse.ArgumentParser(description="measure the heapbench harness (overhead, RSS, repeatability)")
+    ap = cli.ArgParser(prog="harness.py", description="measure the heapbench harness (overhead, RSS, repeatability)")
     ap.add_argument("--pairs", type=int, default=10, help="interleaved pairs for the overhead (default 10)")
     ap.add_argument("--ops", type=int, default=3000000, help="thread-churn --ops per run (default 3000000)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions per repeatability run (default 5)")
