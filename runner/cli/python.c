@@ -1,7 +1,9 @@
 /* python.c - starts the Python programs of heapbench (see python.h).
  *
- * Always holds: a target ending in ".py" is a script path relative to the project root; any
- * other target is a module name run as `python3 -m MODULE` (found through PYTHONPATH).
+ * Always holds: every target is a module of the heapbench package (pylib/heapbench), run as
+ * `python3 -P -m MODULE` with PYTHONPATH=<root>/pylib first: the one place that puts the package
+ * on Python's path (-P: never the current directory). A module whose file is missing under
+ * <root>/pylib is a one-line usage error naming that file.
  */
 #include "python.h"
 
@@ -24,8 +26,9 @@ static const struct {
     const char *name, *target;
     int subcommand; /* 1: `heapbench NAME` runs it; 0: used by the runner itself */
 } hb_python_table[] = {
-    {"report", "report/report.py", 1}, {"compare", "compare/compare.py", 1}, {"ci", "compare/ci.py", 1},
-    {"merge", "compare/merge.py", 1},  {"tune", "tune/tune.py", 1},          {"hyperfine", "exec/hyperfine.py", 0},
+    {"report", "heapbench.report", 1},       {"compare", "heapbench.compare", 1},
+    {"ci", "heapbench.compare.ci", 1},       {"merge", "heapbench.compare.merge", 1},
+    {"tune", "heapbench.tune", 1},           {"hyperfine", "heapbench.hyperfine", 0},
 };
 
 /* The table's target of name, or NULL. */
@@ -66,24 +69,41 @@ static void hb_python_envp(struct hb_strv *envp)
     hb_strv_pushf(envp, "PYTHONPATH=%s/pylib%s%s", hb_root(), old && *old ? ":" : "", old && *old ? old : "");
 }
 
-/* argv of python3 running name's target with args (exits 2 when something is missing). */
+/* The file under the root that holds module (pylib/a/b.py, else pylib/a/b/__main__.py), or NULL. */
+static char *hb_python_module_file(const char *module)
+{
+    char *rel = hb_xasprintf("pylib/%s", module);
+    for (char *p = rel; *p; p++)
+        if (*p == '.')
+            *p = '/';
+    const char *const forms[] = {"%s.py", "%s/__main__.py"};
+    for (size_t i = 0; i < 2; i++) {
+        char *file = hb_xasprintf(forms[i], rel);
+        char *path = hb_root_path(file);
+        free(file);
+        if (access(path, R_OK) == 0)
+            return free(rel), path;
+        free(path);
+    }
+    free(rel);
+    return NULL;
+}
+
+/* argv of python3 running name's module with args (exits 2 when something is missing). */
 static void hb_python_argv(const char *name, char *const args[], struct hb_strv *argv)
 {
-    const char *target = hb_python_target(name);
+    const char *module = hb_python_target(name);
     if (access(HB_PYTHON, X_OK) != 0)
         hb_usage("%s is missing; run make deps (it installs python3 and the report's libraries)", HB_PYTHON);
-    size_t len = strlen(target);
+    char *file = hb_python_module_file(module);
+    if (!file)
+        hb_usage("%s: module %s is not under %s/pylib; this checkout lacks that part of heapbench", name, module,
+                 hb_root());
+    free(file);
     hb_strv_push(argv, HB_PYTHON);
-    if (len > 3 && strcmp(target + len - 3, ".py") == 0) {
-        char *path = hb_root_path(target);
-        if (access(path, R_OK) != 0)
-            hb_usage("%s: %s is not there yet; this checkout lacks that part of heapbench", name, path);
-        hb_strv_push(argv, path);
-        free(path);
-    } else {
-        hb_strv_push(argv, "-m");
-        hb_strv_push(argv, target);
-    }
+    hb_strv_push(argv, "-P");
+    hb_strv_push(argv, "-m");
+    hb_strv_push(argv, module);
     for (size_t i = 0; args && args[i]; i++)
         hb_strv_push(argv, args[i]);
 }

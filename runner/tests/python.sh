@@ -5,9 +5,9 @@
 source runner/tests/rtlib.bash
 
 root=$RT_TMP/py
-mkdir -p "$root/build" "$root/report"
+mkdir -p "$root/build" "$root/pylib/heapbench/report"
 cp build/heapbench "$root/build/heapbench"
-cat > "$root/report/report.py" <<'PY'
+cat > "$root/pylib/heapbench/report/__main__.py" <<'PY'
 import os, sys
 print("args", sys.argv[1:])
 print("root", os.environ["HEAPBENCH_ROOT"])
@@ -21,15 +21,15 @@ root $root
 bin $root/build/heapbench
 path $root/pylib:/elsewhere
 sys.path has pylib True"
-if [ "$out" = "$want" ]; then t_pass "report runs report/report.py with its args, root, bin and PYTHONPATH"
-else t_fail "report runs report/report.py with its args, root, bin and PYTHONPATH" "$out"; fi
+if [ "$out" = "$want" ]; then t_pass "report runs -m heapbench.report with its args, root, bin and PYTHONPATH"
+else t_fail "report runs -m heapbench.report with its args, root, bin and PYTHONPATH" "$out"; fi
 
 out=$(env -u PYTHONPATH "$root/build/heapbench" report x 2>&1 | grep '^path')
 [ "$out" = "path $root/pylib" ] && t_pass "without an inherited PYTHONPATH it is <root>/pylib alone" ||
     t_fail "without an inherited PYTHONPATH it is <root>/pylib alone" "$out"
 
 out=$("$root/build/heapbench" compare a b 2>&1); rc=$?
-if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && [[ $out == *"compare/compare.py is not there yet"* ]]; then
+if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && [[ $out == *"module heapbench.compare is not under"* ]]; then
     t_pass "a missing Python program: exit 2, one line naming it"
 else t_fail "a missing Python program: exit 2, one line naming it" "rc=$rc $out"; fi
 t_summary

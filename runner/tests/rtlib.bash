@@ -1,20 +1,19 @@
 # rtlib.bash - shared helpers of the runner's integration tests (sourced by runner/tests/*.sh).
 # Always holds: every test works in its own temporary directory, removed on exit; results are
-# checked through report/hbresults.py (the project's one reader of results directories).
+# checked through heapbench.results (pylib/, the project's one Python reader of results directories).
 source scripts/testlib.sh
 RT_TMP=$(mktemp -d /tmp/hb-runner-test.XXXXXX)
 trap 'rm -rf "$RT_TMP"' EXIT
 
-# rt_check NAME DIR PYCODE: loads DIR with hbresults.load() as d (runs = d["runs"], meta =
+# rt_check NAME DIR PYCODE: loads DIR with results.load() (heapbench.results) as d (runs = d["runs"], meta =
 # d["meta"]) and runs PYCODE; PASS when no assertion fails, FAIL with the assertion otherwise.
 rt_check() {
     local name=$1 dir=$2 code=$3 out
     local prelude='import sys
-sys.path.insert(0, "report")
-import hbresults
-d = hbresults.load(sys.argv[1])
+from heapbench import results
+d = results.load(sys.argv[1])
 runs, meta = d["runs"], d["meta"]'
-    if out=$(/usr/bin/python3 -c "$prelude
+    if out=$(PYTHONPATH=$PWD/pylib /usr/bin/python3 -c "$prelude
 $code" "$dir" 2>&1); then
         t_pass "$name"
     else
