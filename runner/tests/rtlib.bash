@@ -55,4 +55,5 @@ ln -s "$PWD/build/workloads" "$RT_TMP/root/build/workloads"
 cp allocators/registry.txt "$RT_TMP/root/allocators/"
 cp workloads/LIST "$RT_TMP/root/workloads/"
 [ -d exec ] && ln -s "$PWD/exec" "$RT_TMP/root/exec"
+ln -s "$PWD/pylib" "$RT_TMP/root/pylib" # the Python package heapbench hands over to (exec --hyperfine, report, ...)
 HB=$RT_TMP/root/build/heapbench
