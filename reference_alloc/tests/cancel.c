@@ -2,6 +2,8 @@
  * malloc_info writes leaves no lock behind, and malloc_stats cannot be cut short by a cancel.
  * Each scenario blocks the printing thread on a full pipe, so the cancel always lands inside the
  * call; each runs in a child with a deadline (rmbounded.h): a hang is a FAIL line.
+ * Always holds: the cancelled thread is always blocked in write(2) (the pipe is full before it
+ * starts), so the outcome does not depend on timing; stderr is restored before the check ends.
  * Prints PASS/FAIL lines and a summary.
  */
 #include "rmbounded.h"

@@ -2,6 +2,9 @@
  * single-threaded program is inside fork (200 times in a row), and glibc bug 19431's three-way
  * cycle of fork, fflush(NULL) and getdelim (which reallocs under a FILE lock).
  * Each scenario runs in a child with a deadline (rmbounded.h): a deadlock is a FAIL line.
+ * Always holds: every scenario runs in its own child with a deadline, which only detects a hang:
+ * the checks count events (forks made, forks hit by the handler), not time; every process it
+ * forks exits at once and is reaped.
  * Prints PASS/FAIL lines and a summary.
  */
 #include "rmbounded.h"

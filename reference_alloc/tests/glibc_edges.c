@@ -2,6 +2,8 @@
  * errno after a failed posix_memalign (also under RLIMIT_AS), mallopt's return values and the
  * effect of M_TRIM_THRESHOLD=-1, and a 2^63 alignment (ENOMEM, not EINVAL).
  * Each check runs in its own child process (rmbounded.h), so settings do not leak between them.
+ * Always holds: the expected answers are glibc 2.36's (read from its malloc.c and checked with
+ * its own tests); each check that changes a setting runs in a child of its own.
  * Prints PASS/FAIL lines and a summary.
  */
 #include "rmbounded.h"
