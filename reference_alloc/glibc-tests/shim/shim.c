@@ -74,12 +74,22 @@ void support_test_verify_exit_impl(int status, const char *file, int line, const
     support_exit_failure_impl(status, file, line, "not true: %s", expr);
 }
 
+/* Formats v as signed when it is negative, else as unsigned. */
+static const char *hb_num(char *buf, size_t len, long long v, int neg)
+{
+    if (neg)
+        snprintf(buf, len, "%lld", v);
+    else
+        snprintf(buf, len, "%llu", (unsigned long long)v);
+    return buf;
+}
+
 void support_test_compare_failure(const char *file, int line, const char *left, long long lv,
                                   int lneg, const char *right, long long rv, int rneg)
 {
-    support_print_failure_impl(file, line, "numeric comparison failure: %s = %lld%s, %s = %lld%s",
-                               left, lv, lneg ? "" : " (as unsigned)", right, rv,
-                               rneg ? "" : " (as unsigned)");
+    char a[32], b[32];
+    support_print_failure_impl(file, line, "numeric comparison failure: %s = %s, %s = %s", left,
+                               hb_num(a, sizeof a, lv, lneg), right, hb_num(b, sizeof b, rv, rneg));
 }
 
 void support_test_compare_blob(const void *a, unsigned long alen, const void *b,

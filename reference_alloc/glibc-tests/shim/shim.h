@@ -56,13 +56,14 @@ void support_test_compare_blob(const void *a, unsigned long alen, const void *b,
 #define TEST_VERIFY_EXIT(expr)                                                               \
     ({ if (!(expr)) support_test_verify_exit_impl(1, __FILE__, __LINE__, #expr); (void)0; })
 /* Integer comparison that is right across signedness (a negative value never equals an
- * unsigned one), as glibc's TEST_COMPARE. */
+ * unsigned one), as glibc's TEST_COMPARE. "x < 1 && x != 0" is "x < 0" written so that it
+ * draws no always-false warning for an unsigned type. */
 #define TEST_COMPARE(left, right)                                                            \
     ({                                                                                       \
         __typeof__(left) hb_l = (left);                                                      \
         __typeof__(right) hb_r = (right);                                                    \
-        int hb_ln = hb_l < (__typeof__(left))1 && hb_l != 0 && (__typeof__(left))-1 < 1;     \
-        int hb_rn = hb_r < (__typeof__(right))1 && hb_r != 0 && (__typeof__(right))-1 < 1;   \
+        int hb_ln = hb_l < (__typeof__(left))1 && hb_l != 0;                                 \
+        int hb_rn = hb_r < (__typeof__(right))1 && hb_r != 0;                               \
         if (hb_ln != hb_rn || (long long)hb_l != (long long)hb_r)                            \
             support_test_compare_failure(__FILE__, __LINE__, #left, (long long)hb_l, hb_ln,  \
                                          #right, (long long)hb_r, hb_rn);                    \
