@@ -27,7 +27,7 @@ $(RM_LIB): $(RM_OBJ)
 	$(CC) $(RM_CFLAGS) -shared -Wl,-z,now -o $@ $^ -lpthread
 
 # Test programs link the library directly (its malloc replaces libc's for the whole process).
-$(B)/tests/refmalloc-%: reference_alloc/tests/%.c reference_alloc/tests/rmtest.h $(RM_LIB) scripts/tcheck.h | $(B)/.dir
+$(B)/tests/refmalloc-%: reference_alloc/tests/%.c reference_alloc/tests/rmtest.h reference_alloc/tests/rmbounded.h $(RM_LIB) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Iscripts -o $@ $< -L$(B)/lib -Wl,-rpath,$(ROOT)/$(B)/lib -lrefmalloc -lpthread
 
 # The libFuzzer target (clang from Debian's clang package, a test dependency). refmalloc's sources

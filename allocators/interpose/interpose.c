@@ -5,8 +5,10 @@
  *   realloc(NULL, n) == malloc(n); realloc(p, 0) frees p and returns NULL;
  *   calloc/reallocarray/pvalloc overflow -> NULL with ENOMEM;
  *   memalign/aligned_alloc round a non-power-of-two alignment up to the next power of two;
+ *   an alignment above 2^63 is EINVAL, a satisfiable one too large for the address space ENOMEM;
  *   posix_memalign rejects alignments that are not a power-of-two multiple of sizeof(void *)
- *   with EINVAL and leaves *pp untouched on any error.
+ *   with EINVAL and leaves *pp untouched on any error; when it fails for lack of memory errno
+ *   is ENOMEM too (glibc's malloc sets it; programs and glibc's tests read it).
  */
 #include "interpose.h"
 
@@ -151,11 +153,11 @@ IP_EXPORT void *memalign(size_t align, size_t n)
     if (align <= IP_MIN_ALIGN)
         return malloc(n);
     size_t a = ip_pow2_ceil(align);
-    if (a == 0 || a > IP_MAX_REQUEST) {
+    if (a == 0) { /* above 2^63: no power of two can hold it */
         errno = EINVAL;
         return NULL;
     }
-    if (n > IP_MAX_REQUEST - a) {
+    if (a > IP_MAX_REQUEST || n > IP_MAX_REQUEST - a) {
         errno = ENOMEM;
         return NULL;
     }
@@ -170,10 +172,9 @@ IP_EXPORT int posix_memalign(void **pp, size_t align, size_t n)
         return EINVAL;
     int saved = errno;
     void *p = memalign(align, n);
-    int err = p ? 0 : errno;
+    if (!p) /* errno stays ENOMEM, as glibc leaves it */
+        return errno ? errno : (errno = ENOMEM);
     errno = saved;
-    if (!p)
-        return err ? err : ENOMEM;
     *pp = p;
     return 0;
 }

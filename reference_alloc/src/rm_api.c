@@ -1,7 +1,8 @@
 /* rm_api.c - refmalloc's front door: the ip_backend_* contract of allocators/interpose/interpose.h
  * built from the thread cache, the arenas and the mapped chunks.
  *
- * Always true: the fast paths (tcache hit on malloc, tcache room on free) take no lock; every
+ * Always true: the fast paths (tcache hit on malloc, tcache room on free) take no lock; calloc
+ * never takes from the tcache (as glibc 2.36); every
  * arena operation runs under that arena's lock (rm_lock); a NULL result sets errno to ENOMEM;
  * a pointer given back is checked (alignment, size) before anything is written through it.
  */
@@ -44,13 +45,13 @@ void *ip_backend_malloc(size_t n)
     return p;
 }
 
-/* calloc: like malloc, but a fresh mapping is already zero and is not cleared again. */
+/* calloc: from the arena (glibc 2.36's calloc does not take from the tcache either); a fresh
+ * mapping is already zero and is not cleared again. */
 void *ip_backend_calloc(size_t total)
 {
     rm_ensure_init();
-    size_t nb = rm_request2size(total);
-    void *p = rm_tcache_take(nb);
-    if (!p && (p = rm_from_arena(0, nb)) == NULL)
+    void *p = rm_from_arena(0, rm_request2size(total));
+    if (!p)
         return NULL;
     if (!rm_is_mmapped(rm_chunk_of(p)))
         memset(p, 0, total);

@@ -123,6 +123,7 @@ static rm_chunk *rm_main_grow(rm_arena *a, size_t nb)
 {
     size_t want = nb + RM_MIN_CHUNK + rm_mp.top_pad;
     rm_chunk *t = a->top;
+    int brk_refused = 0; /* the break could not grow: a new brk segment cannot either */
     if (t && a->seg->kind == RM_SEG_BRK) {
         char *end = (char *)t + rm_csize(t);
         if (rm_os_sbrk(0) == end) {
@@ -133,10 +134,11 @@ static rm_chunk *rm_main_grow(rm_arena *a, size_t nb)
                 rm_arena_account(a, incr);
                 return t;
             }
+            brk_refused = 1;
         }
     }
     size_t len = rm_page_up(want + sizeof(rm_seg) + RM_FENCE + 2 * RM_ALIGN);
-    char *cur = rm_os_sbrk(0);
+    char *cur = brk_refused ? NULL : rm_os_sbrk(0);
     if (cur && ((uintptr_t)cur & (RM_ALIGN - 1)))
         rm_os_sbrk((intptr_t)(RM_ALIGN - ((uintptr_t)cur & (RM_ALIGN - 1))));
     void *base = cur ? rm_os_sbrk((intptr_t)len) : NULL;

@@ -118,11 +118,12 @@ void *rm_int_malloc(rm_arena *a, size_t nb)
         rm_fast_consolidate(a); /* merged fast chunks may now fit: one more pass */
     }
     void *p;
-    if (nb >= rm_mp.mmap_threshold && (p = rm_mmap_alloc(nb)) != NULL)
+    int tried_mmap = nb >= rm_mp.mmap_threshold; /* as glibc's sysmalloc: never map twice */
+    if (tried_mmap && (p = rm_mmap_alloc(nb)) != NULL)
         return p;
     if (rm_arena_grow(a, nb))
         return rm_use_top(a, nb);
-    return rm_mmap_alloc(nb);
+    return tried_mmap ? NULL : rm_mmap_alloc(nb);
 }
 
 /* Merges in-use chunk c of arena a with its free neighbours and puts the result in the unsorted

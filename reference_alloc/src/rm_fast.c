@@ -5,7 +5,8 @@
  * Always true (the caller holds the arena lock): a fastbin chunk keeps the P bit of the chunk
  * above it set, so for its neighbours it is in use; fastbin i holds only chunks of size
  * 32 + 16 i; a chunk is never on a fastbin twice in a row (the "fasttop" double-free check);
- * have_fast is set whenever some fastbin may be non-empty.
+ * have_fast is set whenever some fastbin may be non-empty; a misaligned link (a use after
+ * free wrote over it) aborts before it is followed, with glibc's message.
  */
 #include "rm_types.h"
 
@@ -33,6 +34,8 @@ rm_chunk *rm_fast_take(rm_arena *a, size_t nb)
     rm_chunk *c = *head;
     if (!c)
         return NULL;
+    if ((uintptr_t)c & (RM_ALIGN - 1))
+        rm_fatal("malloc(): unaligned fastbin chunk detected 2");
     if (rm_csize(c) != nb)
         rm_fatal("malloc(): memory corruption (fast)");
     *head = c->fd;
@@ -47,6 +50,8 @@ void rm_fast_consolidate(rm_arena *a)
         rm_chunk *c = a->fastbins[i];
         a->fastbins[i] = NULL;
         while (c) {
+            if ((uintptr_t)c & (RM_ALIGN - 1))
+                rm_fatal("malloc_consolidate(): unaligned fastbin chunk detected");
             rm_chunk *next = c->fd;
             rm_chunk_coalesce(a, c);
             c = next;

@@ -1,9 +1,12 @@
 /* rm_stats.c - what the heap looks like from outside: mallinfo2, malloc_stats (glibc's text,
  * written with write(2)) and malloc_info (glibc's XML, one <heap> per arena).
  *
- * Always true: figures of an arena are gathered under its lock into an rm_arena_stats and
- * printed after the lock is released (printing to a FILE may call malloc); "in use" counts
- * chunk bytes including headers and chunks held in thread caches, as glibc's figures do.
+ * Always true: figures of an arena are gathered under its lock into an rm_arena_stats on the
+ * caller's stack (about 4 KiB, as glibc's malloc_info) and printed after the lock is released
+ * (printing to a FILE may call malloc); no lock is held across a cancellation point, so a
+ * thread cancelled while printing leaves nothing locked; malloc_stats runs with cancellation
+ * disabled (as glibc), so its output is never cut short; "in use" counts chunk bytes including
+ * headers and chunks held in thread caches, as glibc's figures do.
  */
 #include "rm_types.h"
 #include "interpose.h"
@@ -84,12 +87,14 @@ static void rm_stats_line(const char *label, size_t value)
     rm_os_write(buf);
 }
 
-/* malloc_stats: per-arena system and in-use bytes, then totals, on stderr. */
+/* malloc_stats: per-arena system and in-use bytes, then totals, on stderr; not cancellable. */
 void ip_backend_stats(void)
 {
     rm_arena_stats st;
     size_t system = 0, inuse = 0;
+    int cancel_state;
     rm_ensure_init();
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
         char head[32];
         char *p = rm_fmt_str(head, head + sizeof head - 2, "Arena ");
@@ -107,6 +112,7 @@ void ip_backend_stats(void)
     rm_stats_line("in use bytes    ", inuse + rm_mp.mmapped_mem);
     rm_stats_line("max mmap regions", rm_mp.max_n_mmaps);
     rm_stats_line("max mmap bytes  ", rm_mp.max_mmapped_mem);
+    pthread_setcancelstate(cancel_state, NULL);
 }
 
 /* Writes the free-chunk totals (fastbins, then the rest) of a <heap> or of the document. */
@@ -132,10 +138,8 @@ int ip_backend_info(int options, FILE *fp)
         return -1;
     }
     rm_ensure_init();
-    static rm_arena_stats st; /* large: kept off the stack; guarded by rm_info_lock */
-    static pthread_mutex_t rm_info_lock = PTHREAD_MUTEX_INITIALIZER;
+    rm_arena_stats st;
     size_t chunks = 0, bytes = 0, fchunks = 0, fbytes = 0, system = 0, max = 0;
-    pthread_mutex_lock(&rm_info_lock);
     fprintf(fp, "<malloc version=\"1\">\n");
     for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
         rm_stats_locked(a, &st);
@@ -156,7 +160,6 @@ int ip_backend_info(int options, FILE *fp)
         system += st.system;
         max += st.max_system;
     }
-    pthread_mutex_unlock(&rm_info_lock);
     rm_info_totals(fp, fchunks, fbytes, chunks, bytes);
     fprintf(fp, "<total type=\"mmap\" count=\"%zu\" size=\"%zu\"/>\n", rm_mp.n_mmaps, rm_mp.mmapped_mem);
     rm_info_system(fp, system, max);

@@ -6,7 +6,9 @@
  *
  * Always true: parsing never allocates (the environment is read in place); an out-of-range or
  * malformed value is ignored, as glibc does; aliases are read first and GLIBC_TUNABLES wins;
- * setting mmap_threshold or trim_threshold turns the dynamic threshold off. With
+ * setting mmap_threshold, trim_threshold, top_pad or mmap_max turns the dynamic threshold off
+ * (as glibc's do_set_* functions do); mallopt answers
+ * as glibc 2.36 does and clamps a value beyond refmalloc's range instead of refusing it. With
  * REFMALLOC_REPORT=1 every value in force is written to stderr at start-up, one per line:
  *     refmalloc: glibc.malloc.<name>=<value> (from GLIBC_TUNABLES|<alias>|mallopt|default)
  * and every ignored setting as
@@ -37,8 +39,9 @@ static rm_tunable rm_tunables[] = {
      &rm_mp.mmap_threshold, 1, 0},
     {"trim_threshold", "MALLOC_TRIM_THRESHOLD_", M_TRIM_THRESHOLD, 0, (size_t)-1,
      &rm_mp.trim_threshold, 1, 0},
-    {"top_pad", "MALLOC_TOP_PAD_", M_TOP_PAD, 0, (size_t)-1, &rm_mp.top_pad, 0, 0},
-    {"mmap_max", "MALLOC_MMAP_MAX_", M_MMAP_MAX, 0, 0x7fffffff, &rm_mp.mmap_max, 0, 0},
+    /* glibc's do_set_top_pad and do_set_mmaps_max also stop the dynamic threshold */
+    {"top_pad", "MALLOC_TOP_PAD_", M_TOP_PAD, 0, RM_TOP_PAD_MAX, &rm_mp.top_pad, 1, 0},
+    {"mmap_max", "MALLOC_MMAP_MAX_", M_MMAP_MAX, 0, 0x7fffffff, &rm_mp.mmap_max, 1, 0},
     {"perturb", "MALLOC_PERTURB_", M_PERTURB, 0, 0xff, &rm_mp.perturb, 0, 0},
     {"mxfast", NULL, M_MXFAST, 0, RM_MXFAST_MAX, &rm_mp.mxfast, 0, 0},
 };
@@ -190,14 +193,44 @@ void rm_tunables_report(void)
     }
 }
 
-/* mallopt: glibc's parameters with glibc's ranges; 1 when applied, 0 when refused. */
+/* The tunable set by mallopt parameter param, or NULL. */
+static rm_tunable *rm_tunable_of_mallopt(int param)
+{
+    for (size_t i = 0; i < RM_NTUNABLES; i++)
+        if (rm_tunables[i].mallopt == param && param != 0)
+            return &rm_tunables[i];
+    return NULL;
+}
+
+/* The value glibc 2.36 stores for mallopt(param of t, value): a negative int becomes a huge
+ * size_t (M_TRIM_THRESHOLD,-1 turns trimming off), except that a negative M_MMAP_MAX means no
+ * mapped chunks (glibc compares it as an int) and M_PERTURB keeps the low byte (memset does);
+ * clamped to refmalloc's range of the tunable (README: the differences table). */
+static size_t rm_mallopt_value(const rm_tunable *t, int value)
+{
+    size_t v = (size_t)(long)value;
+    if (t->field == &rm_mp.perturb)
+        v = (size_t)value & 0xff;
+    else if (t->field == &rm_mp.mmap_max && value < 0)
+        v = 0;
+    if (v < t->min)
+        v = t->min;
+    return v > t->max ? t->max : v;
+}
+
+/* mallopt with glibc 2.36's answers: 1 for every parameter and value (unknown parameters and
+ * M_CHECK_ACTION are accepted and ignored, M_ARENA_MAX / M_ARENA_TEST <= 0 are ignored), except
+ * M_MXFAST outside 0..160, which is refused with 0. */
 int ip_backend_mallopt(int param, int value)
 {
     rm_ensure_init();
-    for (size_t i = 0; i < RM_NTUNABLES; i++) {
-        rm_tunable *t = &rm_tunables[i];
-        if (t->mallopt == param && param != 0)
-            return value >= 0 && rm_tunable_set(t, (size_t)value, RM_FROM_MALLOPT);
-    }
-    return 0;
+    rm_tunable *t = rm_tunable_of_mallopt(param);
+    if (!t)
+        return 1;
+    if (t->field == &rm_mp.mxfast)
+        return value >= 0 && rm_tunable_set(t, (size_t)value, RM_FROM_MALLOPT);
+    if ((t->field == &rm_mp.arena_max || t->field == &rm_mp.arena_test) && value <= 0)
+        return 1;
+    rm_tunable_set(t, rm_mallopt_value(t, value), RM_FROM_MALLOPT);
+    return 1;
 }

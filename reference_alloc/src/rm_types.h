@@ -78,6 +78,7 @@ typedef struct rm_chunk {
 #define RM_MMAP_THRESHOLD_MAX ((size_t)32 << 20) /* dynamic threshold ceiling, HEAP_MAX/2 */
 #define RM_TRIM_THRESHOLD ((size_t)128 << 10)
 #define RM_TOP_PAD ((size_t)128 << 10)
+#define RM_TOP_PAD_MAX ((size_t)1 << 30)     /* larger pads are not honoured (growth sums stay small) */
 #define RM_MMAP_MAX ((size_t)65536)
 #define RM_ARENA_TEST ((size_t)8)
 #define RM_TCACHE_BINS 64                    /* chunk sizes 32 .. 1040 */

@@ -1,16 +1,21 @@
 /* stress.c - randomised multi-threaded stress test of refmalloc (linked against it): threads
  * malloc/calloc/realloc/memalign/free blocks of mixed sizes, hand some blocks to other threads
  * through a shared mailbox (cross-thread frees), check every block's contents before freeing
- * it, run the heap checker while running and at the end, and end with no leak.
+ * it, run the heap checker while running and at the end, and end with no leak. Meanwhile one
+ * thread forks (each child allocates and runs the heap checker) and one starts threads that it
+ * cancels inside malloc_info (blocked writing to a full pipe), then calls malloc_info itself.
  * Usage: refmalloc-stress [threads] [ops per thread]. Prints PASS/FAIL lines and a summary.
  */
 #include "tcheck.h"
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int refmalloc_check_heap(void);
 
@@ -161,6 +166,98 @@ static void *st_thread(void *arg)
     return NULL;
 }
 
+/* ---- alongside the workers: forks, and cancellations inside malloc_info ---- */
+
+/* Enough rounds to meet every phase of the workers, few enough that forks (which copy the
+ * address space while every arena is locked) do not dominate the run. */
+#define ST_MAX_FORKS 60
+#define ST_MAX_CANCELS 600
+static volatile int st_done;                  /* the workers have finished */
+static int st_forks, st_fork_bad;             /* forks made; children that failed */
+static int st_cancels, st_cancel_bad, st_info_bad;
+
+/* In a fork child (only the forking thread left): allocate, free, check the heap. */
+static int st_child_ok(void)
+{
+    void *p[64];
+    for (int i = 0; i < 64; i++)
+        if ((p[i] = malloc((size_t)i * 97 + 1)) == NULL)
+            return 0;
+    for (int i = 0; i < 64; i++)
+        free(p[i]);
+    return refmalloc_check_heap() == 0;
+}
+
+/* Forks while the workers allocate, until they are done (at most ST_MAX_FORKS times). */
+static void *st_forker(void *arg)
+{
+    (void)arg;
+    do { /* at least once, even if the workers finish first */
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(st_child_ok() ? 0 : 1);
+        int status = -1;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+            st_fork_bad++;
+        st_forks++;
+        usleep(20000); /* spread the forks over the run */
+    } while (!__atomic_load_n(&st_done, __ATOMIC_ACQUIRE) && st_forks < ST_MAX_FORKS);
+    return NULL;
+}
+
+static void *st_info_victim(void *fp)
+{
+    malloc_info(0, fp);
+    return NULL;
+}
+
+/* A FILE on a pipe that is full and never read: every write to it blocks. */
+static FILE *st_dead_end(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return NULL;
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    char block[4096];
+    memset(block, '.', sizeof block);
+    while (write(fds[1], block, sizeof block) > 0 || write(fds[1], block, 1) > 0)
+        ;
+    fcntl(fds[1], F_SETFL, 0);
+    FILE *fp = fdopen(fds[1], "w");
+    if (fp)
+        setvbuf(fp, NULL, _IONBF, 0);
+    return fp;
+}
+
+/* Cancels threads blocked inside malloc_info, each time followed by a malloc_info of its own
+ * (which would hang if the cancelled thread had left a lock behind). */
+static void *st_canceller(void *arg)
+{
+    (void)arg;
+    FILE *fp = st_dead_end();
+    if (!fp) {
+        st_cancel_bad++;
+        return NULL;
+    }
+    do { /* at least once, even if the workers finish first */
+        pthread_t t;
+        void *ret = NULL;
+        pthread_create(&t, NULL, st_info_victim, fp);
+        pthread_cancel(t);
+        pthread_join(t, &ret);
+        st_cancel_bad += ret != PTHREAD_CANCELED;
+        st_cancels++;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        st_info_bad += malloc_info(0, mem) != 0;
+        fclose(mem);
+        st_info_bad += strstr(buf, "</malloc>") == NULL;
+        free(buf);
+    } while (!__atomic_load_n(&st_done, __ATOMIC_ACQUIRE) && st_cancels < ST_MAX_CANCELS);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 4;
@@ -170,11 +267,16 @@ int main(int argc, char **argv)
         return 2;
     }
     struct mallinfo2 before = mallinfo2();
-    pthread_t tid[64];
+    pthread_t tid[64], forker, canceller;
     for (int i = 0; i < threads; i++)
         pthread_create(&tid[i], NULL, st_thread, (void *)(uintptr_t)i);
+    pthread_create(&forker, NULL, st_forker, NULL);
+    pthread_create(&canceller, NULL, st_canceller, NULL);
     for (int i = 0; i < threads; i++)
         pthread_join(tid[i], NULL);
+    __atomic_store_n(&st_done, 1, __ATOMIC_RELEASE);
+    pthread_join(forker, NULL);
+    pthread_join(canceller, NULL);
     while (st_mail_count)
         st_free_mail();
     struct mallinfo2 after = mallinfo2();
@@ -182,6 +284,11 @@ int main(int argc, char **argv)
     TCHECK("stress: no allocation failed", st_null == 0);
     TCHECK("stress: heap checker passed while threads ran", st_check_failed == 0);
     TCHECK("stress: heap checker passes at the end", refmalloc_check_heap() == 0);
+    printf("note: %d forks, %d cancellations inside malloc_info\n", st_forks, st_cancels);
+    TCHECK("stress: forks while threads allocate: every child allocated and passed the heap checker",
+           st_forks > 0 && st_fork_bad == 0);
+    TCHECK("stress: threads cancelled inside malloc_info; malloc_info still works after each",
+           st_cancels > 0 && st_cancel_bad == 0 && st_info_bad == 0);
     /* the exited threads returned their caches; only the main thread's may hold chunks, plus
      * glibc's own records of the exited threads (its stack cache keeps their TLS vectors) */
     size_t held_before = before.uordblks + before.hblkhd, held_after = after.uordblks + after.hblkhd;
