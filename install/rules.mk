@@ -9,7 +9,6 @@
 # new library in build/lib/ or a new workload is installed with no change here; `make` renders every
 # install/man/*.scd into build/man/ (scdoc), so a broken page breaks the build.
 
-PREFIX  ?= /usr/local
 DESTDIR ?=
 
 # Needed to render the manual page (`make`), build the package (`make deb`) and check it (lintian).
