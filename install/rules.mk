@@ -11,8 +11,9 @@
 
 DESTDIR ?=
 
-# Needed to render the manual page (`make`), build the package (`make deb`) and check it (lintian).
-TEST_PKGS += scdoc debhelper lintian
+# scdoc renders the manual page (`make`); debhelper builds the package and lintian checks it (`make deb`).
+BUILD_PKGS += scdoc
+TEST_PKGS  += debhelper lintian
 
 MAN_SRC   := $(wildcard install/man/*.scd)
 MAN_PAGES := $(patsubst install/man/%.scd,$(B)/man/%,$(MAN_SRC))
