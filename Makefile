@@ -22,10 +22,18 @@ DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2
 BUILD_PKGS := libcjson-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time glibc-source
 
+# What the binary says it is (runner/base/version.h): the version of debian/changelog's first entry;
+# the commit it is built from (.hb-commit, which make deb writes into its copy of the tree, else
+# git, with "-dirty" when tracked files differ from it); the prefix it is installed under.
+HB_VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+HB_COMMIT  := $(shell cat .hb-commit 2>/dev/null || { c=$$(git rev-parse HEAD 2>/dev/null) && \
+                { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; } && echo $$c; } || echo unknown)
+PREFIX     ?= /usr/local
+
 ALL        :=
 TEST_BUILD :=
 
-.PHONY: all deps test bench clean
+.PHONY: all deps test bench clean FORCE
 all:
 
 include $(sort $(wildcard */rules.mk))

@@ -11,7 +11,7 @@ RUNNER_HDR   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.h))
 RUNNER_OBJ   := $(patsubst runner/%.c,$(B)/obj/runner/%.o,$(RUNNER_SRC))
 RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ))
 RUNNER_TESTS := $(patsubst runner/tests/%.c,$(B)/tests/runner-%,$(wildcard runner/tests/*.c))
-RUNNER_DEFS  := -DHB_VERSION='"0.1.0"'
+RUNNER_DEFS  :=
 RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS))
 RUNNER_LIBS  := -lcjson -lm -lpthread
 
@@ -27,3 +27,14 @@ $(B)/heapbench: $(RUNNER_OBJ)
 
 $(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) $(RUNNER_INC) -Iscripts -o $@ $< $(RUNNER_LIB) $(RUNNER_LIBS)
+
+# version.c alone gets the version, the commit and the prefix (Makefile), and is rebuilt when one of
+# them changes: $(B)/gen/version holds the three and is rewritten only when they differ.
+$(B)/gen/version: FORCE | $(B)/.dir
+	@mkdir -p $(dir $@)
+	@echo '$(HB_VERSION) $(HB_COMMIT) $(PREFIX)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(B)/obj/runner/base/version.o: $(B)/gen/version
+$(B)/obj/runner/base/version.o: RUNNER_DEFS += -DHB_VERSION='"$(HB_VERSION)"' -DHB_COMMIT='"$(HB_COMMIT)"' \
+                                               -DHB_PREFIX='"$(PREFIX)"'

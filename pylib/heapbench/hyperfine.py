@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import sys
 
-from heapbench import cli, results
+from heapbench import cli, layout, results
 
 HF_COLUMNS = ["schema", "run_id", "workload", "allocator", "params", "env",
               "hyperfine_median_s", "heapbench_median_s", "diff_pct", "flag"]
@@ -136,7 +136,7 @@ def main(args):
         hf_usage(str(err))
     meta = data["meta"]
     command = hf_command(meta)
-    cells = hf_cells(data, os.path.join(cli.ROOT, "build", "lib", "libhbprobe.so"))
+    cells = hf_cells(data, layout.path("build/lib/libhbprobe.so"))
     out_csv = os.path.join(args[0], "hyperfine.csv")
     if not cells:
         results.write_csv(out_csv, HF_COLUMNS, [])

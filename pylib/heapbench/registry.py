@@ -8,7 +8,7 @@ The runner (C) has its own reader; both follow docs/DATA.md.
 import os
 from dataclasses import dataclass
 
-from heapbench import cli
+from heapbench import layout
 from heapbench.table import read_table
 
 FIELDS = 6
@@ -29,10 +29,10 @@ class Allocator:
 
 
 def registry_path(root=None):
-    """Path of the registry file under root (default: the project root)."""
-    base = os.path.join(root or cli.ROOT, "allocators")
-    found = [os.path.join(base, n) for n in NAMES if os.path.exists(os.path.join(base, n))]
-    return found[0] if found else os.path.join(base, NAMES[0])
+    """Path of the registry file under root (default: where heapbench's layout puts it)."""
+    candidates = [os.path.join(root, "allocators", n) if root else layout.path("allocators/" + n) for n in NAMES]
+    found = [c for c in candidates if os.path.exists(c)]
+    return found[0] if found else candidates[0]
 
 
 def resolve(libraries, root=None):
@@ -40,7 +40,7 @@ def resolve(libraries, root=None):
     if libraries == "-":
         return ""
     for lib in libraries.split(":"):
-        path = lib if os.path.isabs(lib) else os.path.join(root or cli.ROOT, lib)
+        path = os.path.join(root, lib) if root else layout.path(lib)
         if os.path.exists(path):
             return path
     return None

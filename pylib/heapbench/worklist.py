@@ -7,7 +7,7 @@ follow docs/DATA.md.
 import os
 from dataclasses import dataclass
 
-from heapbench import cli
+from heapbench import layout
 from heapbench.table import read_table
 
 FIELDS = 5
@@ -24,8 +24,8 @@ class Workload:
 
 
 def list_path(root=None):
-    """Path of workloads/LIST under root (default: the project root)."""
-    return os.path.join(root or cli.ROOT, "workloads", "LIST")
+    """Path of workloads/LIST under root (default: where heapbench's layout puts it)."""
+    return os.path.join(root, "workloads", "LIST") if root else layout.path("workloads/LIST")
 
 
 def read_list(root=None):

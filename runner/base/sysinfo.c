@@ -120,18 +120,6 @@ char *hb_sys_libc_path(void)
     return hb_xstrdup("libc.so.6");
 }
 
-/* The project's HEAD commit ("unknown" outside a git checkout). */
-char *hb_sys_git_commit(void)
-{
-    char *argv[] = {"git", "-C", (char *)hb_root(), "rev-parse", "HEAD", NULL};
-    char *commit = hb_capture(argv);
-    if (!*commit) {
-        free(commit);
-        return hb_xstrdup("unknown");
-    }
-    return commit;
-}
-
 /* Local time as 2026-11-30T05:25:01+0000. */
 char *hb_sys_now_iso(void)
 {

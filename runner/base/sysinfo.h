@@ -19,7 +19,6 @@ char *hb_sys_kernel(void);      /* uname release */
 char *hb_sys_thp(void);         /* the [selected] word of transparent_hugepage/enabled */
 char *hb_sys_glibc(void);       /* gnu_get_libc_version() */
 char *hb_sys_libc_path(void);   /* realpath of the libc.so.6 this runner uses */
-char *hb_sys_git_commit(void);  /* git rev-parse HEAD in the project root */
 char *hb_sys_now_iso(void);     /* current local time, ISO-8601 with offset */
 
 #endif

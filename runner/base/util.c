@@ -232,33 +232,6 @@ void hb_strv_free(struct hb_strv *sv)
     sv->n = sv->cap = 0;
 }
 
-/* Root = dirname(dirname(realpath(/proc/self/exe))), computed once. */
-const char *hb_root(void)
-{
-    static char root[PATH_MAX];
-    if (!root[0]) {
-        ssize_t n = readlink("/proc/self/exe", root, sizeof root - 1);
-        if (n <= 0)
-            hb_fatal("cannot read /proc/self/exe: %s", strerror(errno));
-        root[n] = '\0';
-        for (int up = 0; up < 2; up++) {
-            char *slash = strrchr(root, '/');
-            if (slash == root || !slash)
-                slash = root + 1;
-            *slash = '\0';
-        }
-    }
-    return root;
-}
-
-/* Resolves a registry/LIST path against the root unless it is absolute. */
-char *hb_root_path(const char *rel)
-{
-    if (rel[0] == '/')
-        return hb_xstrdup(rel);
-    return hb_xasprintf("%s/%s", hb_root(), rel);
-}
-
 /* Whole-string non-negative integer. */
 int hb_parse_int(const char *s, int *out)
 {

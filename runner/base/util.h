@@ -53,13 +53,6 @@ int hb_table_next(const char *text, size_t *pos, size_t *line, struct hb_strv *f
 /* Copy of s without leading/trailing blanks (space, tab, CR, LF). */
 char *hb_trim_dup(const char *s);
 
-/* The project root: the parent of the directory that holds the running executable
- * (DATA.md: build/heapbench -> root). Computed once; never NULL. */
-const char *hb_root(void);
-
-/* Path relative to the root when rel starts with "build/" or is not absolute; new string. */
-char *hb_root_path(const char *rel);
-
 /* Parses a whole string as a non-negative int / double; 0 on success, -1 when malformed. */
 int hb_parse_int(const char *s, int *out);
 int hb_parse_double(const char *s, double *out);

@@ -14,10 +14,8 @@
 #include "python.h"
 #include "runcmd.h"
 #include "util.h"
+#include "version.h"
 
-#ifndef HB_VERSION
-#define HB_VERSION "dev"
-#endif
 
 /* Dispatches argv[1]. */
 int main(int argc, char **argv)
@@ -26,7 +24,7 @@ int main(int argc, char **argv)
         hb_usage("no command given; try heapbench run --quick, or heapbench --help");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-        printf("heapbench %s\n", HB_VERSION);
+        printf("heapbench %s (commit %s)\n", hb_version(), hb_commit());
         return 0;
     }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {

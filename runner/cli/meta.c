@@ -12,6 +12,7 @@
 #include "json.h"
 #include "perf.h"
 #include "sysinfo.h"
+#include "version.h"
 
 /* Writes "key": "value", (value NULL -> null). */
 static void hb_meta_kv(FILE *f, const char *key, const char *value)
@@ -129,7 +130,8 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_fact(f, "kernel", hb_sys_kernel());
     hb_meta_fact(f, "thp", hb_sys_thp());
     hb_meta_fact(f, "glibc_version", hb_sys_glibc());
-    hb_meta_fact(f, "git_commit", hb_sys_git_commit());
+    hb_meta_kv(f, "heapbench_version", hb_version());
+    hb_meta_kv(f, "git_commit", hb_commit());
     hb_meta_fact(f, "command_line", hb_meta_shell_line(&o->argv));
     hb_meta_list(f, "argv", &o->argv);
     hb_meta_kv(f, "start", meta->start);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "spawner.h"
+#include "layout.h"
 #include "util.h"
 
 #define HB_PYTHON "/usr/bin/python3"
@@ -52,21 +53,27 @@ int hb_python_is_subcommand(const char *name)
 /* The runner's environment with HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH set. */
 static void hb_python_envp(struct hb_strv *envp)
 {
-    static const char *const ours[] = {"HEAPBENCH_ROOT=", "HEAPBENCH_BIN=", "PYTHONPATH="};
+    static const char *const ours[] = {"HEAPBENCH_ROOT=", "HEAPBENCH_BIN=", "PYTHONPATH=", "HEAPBENCH_LAYOUT=",
+                                       "HEAPBENCH_RESULTS="};
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     const char *old = getenv("PYTHONPATH");
     for (char **e = environ; *e; e++) {
         int mine = 0;
-        for (size_t i = 0; i < 3; i++)
+        for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
             mine |= strncmp(*e, ours[i], strlen(ours[i])) == 0;
         if (!mine)
             hb_strv_push(envp, *e);
     }
     hb_strv_pushf(envp, "HEAPBENCH_ROOT=%s", hb_root());
     hb_strv_pushf(envp, "HEAPBENCH_BIN=%s", exe);
-    hb_strv_pushf(envp, "PYTHONPATH=%s/pylib%s%s", hb_root(), old && *old ? ":" : "", old && *old ? old : "");
+    char *pylib = hb_root_path("pylib"), *results = hb_results_dir();
+    hb_strv_pushf(envp, "PYTHONPATH=%s%s%s", pylib, old && *old ? ":" : "", old && *old ? old : "");
+    hb_strv_pushf(envp, "HEAPBENCH_RESULTS=%s", results);
+    if (hb_layout_file())
+        hb_strv_pushf(envp, "HEAPBENCH_LAYOUT=%s", hb_layout_file());
+    free(pylib), free(results);
 }
 
 /* The file under the root that holds module (pylib/a/b.py, else pylib/a/b/__main__.py), or NULL. */
@@ -96,9 +103,10 @@ static void hb_python_argv(const char *name, char *const args[], struct hb_strv 
     if (access(HB_PYTHON, X_OK) != 0)
         hb_usage("%s is missing; run make deps (it installs python3 and the report's libraries)", HB_PYTHON);
     char *file = hb_python_module_file(module);
-    if (!file)
-        hb_usage("%s: module %s is not under %s/pylib; this checkout lacks that part of heapbench", name, module,
-                 hb_root());
+    if (!file) {
+        char *pylib = hb_root_path("pylib");
+        hb_usage("%s: module %s is not under %s; this heapbench lacks that part", name, module, pylib);
+    }
     free(file);
     hb_strv_push(argv, HB_PYTHON);
     hb_strv_push(argv, "-P");

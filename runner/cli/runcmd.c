@@ -14,6 +14,7 @@
 #include "meta.h"
 #include "python.h"
 #include "resume.h"
+#include "layout.h"
 #include "sysinfo.h"
 
 /* All the state of one run. */

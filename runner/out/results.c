@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "sysinfo.h"
 
 /* Path inside the directory. */
@@ -61,7 +62,7 @@ void hb_results_create(struct hb_results *r, const char *outdir, const struct hb
         const char *base = strrchr(r->dir, '/');
         r->run_id = hb_xstrdup(base && base[1] ? base + 1 : r->dir);
     } else {
-        char *results = hb_root_path("results");
+        char *results = hb_results_dir();
         if (hb_mkdir_ok(results) != 0)
             hb_usage("cannot create %s: %s; choose an output directory with -o DIR", results, strerror(errno));
         for (int n = 1; !r->dir; n++) {
@@ -117,7 +118,7 @@ int hb_results_append(struct hb_results *r, enum hb_csv_file f, struct hb_csv *r
 /* results/latest -> the directory, via a temporary link renamed over it. */
 void hb_results_link_latest(const struct hb_results *r)
 {
-    char *results = hb_root_path("results");
+    char *results = hb_results_dir();
     char real[PATH_MAX], realres[PATH_MAX];
     if (hb_mkdir_ok(results) != 0 || !realpath(r->dir, real) || !realpath(results, realres)) {
         fprintf(stderr, "heapbench: could not update %s/latest: %s\n", results, strerror(errno));

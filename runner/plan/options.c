@@ -32,7 +32,7 @@ static const char hb_usage_measure[] =
     "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"
     "      --timeout S          kill a process (group) after S seconds (default 300)\n"
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
-    "  -o, --output DIR         results directory (default results/<run-id>)\n"
+    "  -o, --output DIR         results directory (default results/<run-id>, see heapbench --help)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
     "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
     "      --metric NAME=REGEX[,higher]  read a figure from each run's output into metric_NAME\n"
@@ -74,7 +74,10 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  exec      benchmark any command: heapbench exec [options] -- CMD ARGS...\n"
                      "  list      show allocators and workloads\n"
                      "  report DIR | compare BASE NEW | ci | merge DIR... | tune ...   analysis (Python)\n"
-                     "  --version print the version\n");
+                     "  --version print the version and the commit it was built from\n"
+                     "Results go to results/<run-id>/ (and results/latest) under $HEAPBENCH_RESULTS when\n"
+                     "set; else, installed, under ./results of the current directory (never into the\n"
+                     "install prefix); else, run from a source tree, under that tree's results/.\n");
         break;
     }
 }

@@ -13,7 +13,9 @@
 
 #include "elfcheck.h"
 #include "sysinfo.h"
+#include "layout.h"
 #include "util.h"
+#include "version.h"
 
 /* Picks the first existing candidate of a (':'-separated, root-relative) and sets found/lib. */
 static void hb_registry_resolve(struct hb_alloc *a)
@@ -139,7 +141,7 @@ void hb_registry_identify(struct hb_alloc *a)
     } else if (strcmp(a->version_how, "glibc") == 0) {
         a->version = hb_sys_glibc();
     } else if (strcmp(a->version_how, "git") == 0) {
-        a->version = hb_sys_git_commit();
+        a->version = hb_xstrdup(hb_commit());
     } else {
         a->version = hb_xstrdup("");
     }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "sysinfo.h"
 
 /* Appends a zeroed workload named name and returns it. */
@@ -56,7 +57,9 @@ int hb_worklist_parse(struct hb_worklist *wl, const char *text, char *err, size_
             rc = -1;
         } else {
             struct hb_workload *w = hb_worklist_append(wl, f.v[0], HB_WL_BINARY);
-            w->bin = hb_xasprintf("%s/build/workloads/%s", hb_root(), f.v[0]);
+            char *rel = hb_xasprintf("build/workloads/%s", f.v[0]);
+            w->bin = hb_root_path(rel);
+            free(rel);
             hb_worklist_params(&w->params, f.v[2]);
             hb_worklist_params(&w->quick_params, f.v[3]);
             w->description = hb_xstrdup(f.v[4]);

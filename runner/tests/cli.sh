@@ -34,7 +34,9 @@ for sub in run exec list; do
     out=$("$HB" "$sub" --help); rc=$?
     if [ $rc -eq 0 ] && [[ $out == "usage: heapbench $sub"* ]]; then t_pass "$sub --help"; else t_fail "$sub --help" "exit $rc"; fi
 done
-t_check "--version" bash -c '"$1" --version | grep -qx "heapbench [0-9.]*"' _ "$HB"
+version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+t_check "--version: debian/changelog's version and the commit built from" \
+    bash -c '"$1" --version | grep -Eqx "heapbench $2 \(commit ([0-9a-f]{40}(-dirty)?|unknown)\)"' _ "$HB" "$version"
 
 list=$("$HB" list)
 t_check "list shows glibc as found" grep -Eq '^  glibc +found +default +libc6' <<<"$list"

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from heapbench import cli
+from heapbench import cli, layout
 from heapbench.compare import verdicts
 from heapbench import results
 from heapbench import stats
@@ -30,7 +30,7 @@ def ci_parser():
     """The argparse parser of `heapbench ci`."""
     parser = cli.ArgParser(prog="heapbench ci", allow_abbrev=False,
                                description="Run the quick matrix and gate it against a baseline.")
-    parser.add_argument("--baseline", default=os.path.join(cli.ROOT, "results", "baseline"),
+    parser.add_argument("--baseline", default=os.path.join(layout.results_dir(), "baseline"),
                         help="baseline results directory (default results/baseline)")
     parser.add_argument("--update-baseline", action="store_true", help="replace the baseline with this run")
     cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])
@@ -148,7 +148,7 @@ def main(argv):
         parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
     args.relative = not args.absolute
     settings = compare.compare_settings(parser, args)
-    out_dir = args.output or os.path.join(cli.ROOT, "results", time.strftime("ci-%Y%m%d-%H%M%S"))
+    out_dir = args.output or os.path.join(layout.results_dir(), time.strftime("ci-%Y%m%d-%H%M%S"))
     matrix = _passed(args, ("-w", "-t", "-p", "--env"))
     allocators = ",".join(args.allocators)
     if allocators and args.relative and settings["reference"] not in allocators.split(","):

@@ -27,7 +27,7 @@ from heapbench.tune import knobs
 from heapbench.tune import measure
 from heapbench.tune import pareto
 from heapbench.tune import verify
-from heapbench import cli, registry
+from heapbench import cli, layout, registry
 
 CSV_COLUMNS = ["schema", "workload", "threads", "params", "allocator", "point", "settings", "applied", "reason", "phase",
                "reps_ok", "median_time_s", "peak_rss_kb", "rss_after_free_kb", "page_faults", "on_front"]
@@ -343,7 +343,7 @@ def main(argv):
         tune_usage_error(str(err))
     if not os.access(cli.binary(), os.X_OK):
         tune_usage_error(f"{cli.binary()} is missing; run 'make' first")
-    out = opts.output or os.path.join(cli.ROOT, "results", "tune-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    out = opts.output or os.path.join(layout.results_dir(), "tune-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(out, exist_ok=True)
     search = TuneSearch(opts, target, tune_runner_argv(opts, target, command), out)
     try:

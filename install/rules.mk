@@ -1,0 +1,39 @@
+# install/rules.mk - renders the manual page and installs heapbench the Debian way.
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   everything of install/LAYOUT under $(DESTDIR)$(PREFIX)
+#   make uninstall [PREFIX=...] [DESTDIR=]        removes exactly what install wrote (its MANIFEST)
+#   make deb                                      the .deb through dpkg-buildpackage, into build/deb/
+#   make deb-test                                 builds the .deb, extracts it, runs it outside the tree
+#
+# Always holds: what is installed is decided by install/LAYOUT alone (install/stage reads it), so a
+# new library in build/lib/ or a new workload is installed with no change here; `make` renders every
+# install/man/*.scd into build/man/ (scdoc), so a broken page breaks the build.
+
+DESTDIR ?=
+
+# scdoc renders the manual page (`make`); debhelper builds the package and lintian checks it (`make deb`).
+BUILD_PKGS += scdoc
+TEST_PKGS  += debhelper lintian
+
+MAN_SRC   := $(wildcard install/man/*.scd)
+MAN_PAGES := $(patsubst install/man/%.scd,$(B)/man/%,$(MAN_SRC))
+
+ALL += $(MAN_PAGES)
+
+.PHONY: install uninstall deb deb-test
+
+$(B)/man/%: install/man/%.scd | $(B)/.dir
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@.tmp && mv $@.tmp $@
+
+install: all
+	@install/stage install '$(DESTDIR)' '$(PREFIX)'
+
+uninstall:
+	@install/stage uninstall '$(DESTDIR)' '$(PREFIX)'
+
+deb:
+	@install/make-deb
+
+deb-test:
+	@install/tests/deb-test
