@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     long long rounds = wl_arg("rounds"), reps = wl_arg("sweep-reps");
     size_t k = (size_t)wl_arg("blocks"), n = (size_t)wl_arg("size");
     size_t sweep_max = (size_t)wl_arg("sweep-max");
-    struct wl_heap h = {0, 0};
+    struct wl_heap h = {0};
 
     double t0 = wl_now();
     long f1 = mt_rounds(&h, 1, k, n);
