@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,14 +34,6 @@ static struct wl_param oc_params[] = {
 
 static struct wl_prog oc_prog =
     WL_PROG("os-costs", "micro-costs: a syscall, sbrk(16), malloc(16), RSS after sbrk of 1 GiB, faults per 256 MiB touched", oc_params);
-
-/* Minor page faults of this process so far. */
-static long oc_minflt(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_minflt;
-}
 
 /* Puts the break back to base when it stands exactly `added` bytes above it (nobody else moved it). */
 static void oc_restore_break(char *base, intptr_t added)
@@ -116,11 +107,11 @@ static unsigned long long oc_touch(long long mib)
     char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return 1;
-    long f0 = oc_minflt();
+    long f0 = wl_minflt();
     double t0 = wl_now();
     for (size_t off = 0; off < bytes; off += 4096)
         ((volatile char *)m)[off] = 1;
-    long faults = oc_minflt() - f0;
+    long faults = wl_minflt() - f0;
     wl_phase("touch", t0, (uint64_t)faults, 0);
     munmap(m, bytes);
     return 0;
