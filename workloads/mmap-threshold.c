@@ -16,7 +16,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 
 #define MT_MAX_BLOCKS 4096
 
@@ -31,27 +30,19 @@ static struct wl_param mt_params[] = {
 static struct wl_prog mt_prog =
     WL_PROG("mmap-threshold", "200 KiB alloc/free rounds and a 64 KiB..64 MiB sweep: first vs later rounds", mt_params);
 
-/* Minor page faults of this process so far. */
-static long mt_faults(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_minflt;
-}
-
 /* Runs `rounds` rounds of k blocks of n bytes (alloc and touch all, then check and free all);
  * returns the minor faults they took. */
 static long mt_rounds(struct wl_heap *h, long long rounds, size_t k, size_t n)
 {
     void *blk[MT_MAX_BLOCKS];
-    long before = mt_faults();
+    long before = wl_minflt();
     for (long long r = 0; r < rounds; r++) {
         for (size_t i = 0; i < k; i++)
             blk[i] = wl_heap_alloc(h, n, i + 1);
         for (size_t i = 0; i < k; i++)
             wl_heap_free(h, blk[i], n, i + 1);
     }
-    return mt_faults() - before;
+    return wl_minflt() - before;
 }
 
 /* Rounds 1, 2, 3..R, then the sweep, then verify (with the fault counts as detail). */
@@ -62,7 +53,7 @@ int main(int argc, char **argv)
     long long rounds = wl_arg("rounds"), reps = wl_arg("sweep-reps");
     size_t k = (size_t)wl_arg("blocks"), n = (size_t)wl_arg("size");
     size_t sweep_max = (size_t)wl_arg("sweep-max");
-    struct wl_heap h = {0, 0};
+    struct wl_heap h = {0};
 
     double t0 = wl_now();
     long f1 = mt_rounds(&h, 1, k, n);

@@ -5,13 +5,18 @@
  * 30 files), one reset between files stays flat. --scale is the per-mille of a day file per file
  * (1000 = 2.3 M lines), so the default run stays small.
  * Variants (--alloc): malloc (one malloc per node, a file's trees freed at the file's end),
- * arena (an arena per file, freed at its end), reset (one arena reset between files), noreset
- * (one arena never reset). Phases: `file-<i>` per file (parse seconds of that file, nodes,
- * live bytes and RSS after the file's end-of-file release), `parse` (all files), `free`.
+ * arena (an arena per file, freed at its end), reset (one arena reset between files: --keep=all
+ * keeps every block for reuse, --keep=first frees all but the first block, as the article's
+ * reset does), noreset (one arena never reset). --block sets the arena's block size.
+ * The parse hashes every node once (the aggregation); --recheck=yes walks every file's trees a
+ * second time before release, to check them (the article's loop has no such walk).
+ * Phases: `file-<i>` per file (parse seconds of that file, nodes, live bytes and RSS after the
+ * file's end-of-file release), `parse` (all files), `warm` (files 2..N: the first file pays
+ * for the heap's growth and page faults, the later ones reuse it), `free`.
  * Always holds: live_bytes = bytes requested from malloc and held (nodes or arena blocks, plus
- * the text buffer); each file's trees are walked again before release and must give the same
- * node count and checksum as the parse (verify fails otherwise); the checksum depends only on
- * --seed and the sizes, never on the variant. */
+ * the text buffer); with --recheck=yes each file's trees are walked again before release and
+ * must give the same node count and checksum as the parse (verify fails otherwise); the checksum
+ * depends only on --seed and the sizes, never on the variant. */
 #include "wl_arena.h"
 #include "wl_args.h"
 #include "wl_phase.h"
@@ -29,6 +34,9 @@ static struct wl_param ps_params[] = {
     WL_WORD("alloc", "malloc", "malloc|arena|reset|noreset", "how nodes are allocated and released"),
     WL_INT("scale", "25", "2", 1, 100000, "lines per file in per-mille of a 2.3 M-line day file"),
     WL_INT("files", "4", "2", 1, 100000, "files generated and parsed one after the other"),
+    WL_INT("block", "65536", NULL, 4096, 1LL << 34, "arena block size in bytes"),
+    WL_WORD("keep", "all", "all|first", "reset variant: blocks a reset keeps (all, or the first as the article)"),
+    WL_WORD("recheck", "yes", "yes|no", "walk every file's trees again before release to check them"),
 };
 
 static struct wl_prog ps_prog =
@@ -53,6 +61,7 @@ struct ps_state {
     struct wl_arena arena;
     uint64_t node_bytes; /* malloc mode: requested bytes of the nodes held */
     unsigned long long nodes, bad;
+    int keep_first, recheck; /* --keep=first, --recheck=yes */
 };
 
 static const char *const ps_levels[] = {"INFO", "WARN", "ERROR", "DEBUG"};
@@ -223,22 +232,31 @@ static uint64_t ps_parse_file(struct ps_state *st, const char *text, size_t len,
     return sum;
 }
 
-/* Walks every retained tree again (sum of line hashes must match) and releases by the strategy. */
-static void ps_end_file(struct ps_state *st, struct ps_node *roots, uint64_t sum, unsigned long long nodes)
+/* Walks every retained tree again: 1 when the sum of line hashes and the node count match. */
+static int ps_recheck(const struct ps_node *roots, uint64_t sum, unsigned long long nodes)
 {
     uint64_t again = 0;
     unsigned long long count = 0;
-    for (struct ps_node *r = roots; r; r = r->next) {
+    for (struct ps_node *r = (struct ps_node *)roots; r; r = r->next) {
         struct ps_node *saved = r->next;
         r->next = NULL;
         again += ps_hash(r, &count);
         r->next = saved;
     }
-    st->bad += again != sum || count != nodes;
+    return again == sum && count == nodes;
+}
+
+/* Rechecks the trees (--recheck=yes) and releases them by the strategy. */
+static void ps_end_file(struct ps_state *st, struct ps_node *roots, uint64_t sum, unsigned long long nodes)
+{
+    if (st->recheck)
+        st->bad += !ps_recheck(roots, sum, nodes);
     if (st->mode == PS_MALLOC)
         ps_free_tree(st, roots);
     else if (st->mode == PS_ARENA)
         wl_arena_free(&st->arena);
+    else if (st->mode == PS_RESET && st->keep_first)
+        wl_arena_reset_first(&st->arena);
     else if (st->mode == PS_RESET)
         wl_arena_reset(&st->arena);
 }
@@ -255,11 +273,11 @@ int main(int argc, char **argv)
     wl_args_parse(&ps_prog, argc, argv);
     wl_served_by();
     static const char *const modes[] = {"malloc", "arena", "reset", "noreset"};
-    struct ps_state st = {PS_MALLOC, {0}, 0, 0, 0};
+    struct ps_state st = {PS_MALLOC, {0}, 0, 0, 0, wl_word("keep")[0] == 'f', wl_word("recheck")[0] == 'y'};
     for (int m = 0; m < 4; m++)
         if (strcmp(wl_word("alloc"), modes[m]) == 0)
             st.mode = (enum ps_mode)m;
-    wl_arena_init(&st.arena, 64 * 1024);
+    wl_arena_init(&st.arena, (size_t)wl_arg("block"));
     unsigned long long lines = PS_DAY_LINES * (unsigned long long)wl_arg("scale") / 1000;
     long long files = wl_arg("files");
     struct wl_rng r;
@@ -268,7 +286,8 @@ int main(int argc, char **argv)
     size_t cap = 0;
     unsigned long long ts = 1700000000, total_nodes = 0;
     uint64_t checksum = 0;
-    double parse_s = 0;
+    double parse_s = 0, first_s = 0;
+    unsigned long long first_nodes = 0;
 
     for (long long f = 1; f <= files; f++) {
         size_t len = ps_gen_file(&buf, &cap, lines, &r, &ts);
@@ -282,11 +301,16 @@ int main(int argc, char **argv)
         char name[32];
         snprintf(name, sizeof name, "file-%lld", f);
         parse_s += wl_phase(name, t0, st.nodes - before, ps_live(&st, cap)) - t0;
+        if (f == 1) {
+            first_s = parse_s;
+            first_nodes = st.nodes - before;
+        }
         checksum = checksum * 1099511628211ULL + sum;
         total_nodes += st.nodes - before;
     }
     double now = wl_now();
-    double t0 = wl_phase("parse", now - parse_s, total_nodes, ps_live(&st, cap));
+    wl_phase("parse", now - parse_s, total_nodes, ps_live(&st, cap));
+    double t0 = wl_phase("warm", now - (parse_s - first_s), total_nodes - first_nodes, ps_live(&st, cap));
     wl_arena_free(&st.arena);
     free(buf);
     wl_phase("free", t0, (unsigned long long)files, 0);

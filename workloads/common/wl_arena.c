@@ -69,12 +69,31 @@ void wl_arena_reset(struct wl_arena *a)
     a->ptr = a->end = NULL;
 }
 
+/* Frees the blocks of the chain from b on; returns the bytes they held. */
+static uint64_t wl_arena_free_chain(struct wl_arena_block *b)
+{
+    uint64_t bytes = 0;
+    for (struct wl_arena_block *next; b; b = next) {
+        next = b->next;
+        bytes += sizeof *b + b->size;
+        free(b);
+    }
+    return bytes;
+}
+
+/* Keeps the first block, frees the rest, rewinds. */
+void wl_arena_reset_first(struct wl_arena *a)
+{
+    if (a->first) {
+        a->held -= wl_arena_free_chain(a->first->next);
+        a->first->next = NULL;
+    }
+    wl_arena_reset(a);
+}
+
 /* Frees the chain and returns to the empty state. */
 void wl_arena_free(struct wl_arena *a)
 {
-    for (struct wl_arena_block *b = a->first, *next; b; b = next) {
-        next = b->next;
-        free(b);
-    }
+    wl_arena_free_chain(a->first);
     wl_arena_init(a, a->block_size);
 }

@@ -2,7 +2,8 @@
  * Always holds: allocations are aligned to WL_ARENA_ALIGN (by mask) and never freed one by one;
  * a->held is the sum of the sizes of the blocks requested from malloc and still held (the
  * arena's live bytes); wl_arena_reset rewinds to the first block and keeps every block for
- * reuse; wl_arena_free returns every block to malloc. */
+ * reuse; wl_arena_reset_first rewinds and frees every block but the first; wl_arena_free
+ * returns every block to malloc. */
 #ifndef WL_ARENA_H
 #define WL_ARENA_H
 
@@ -29,6 +30,9 @@ void *wl_arena_alloc(struct wl_arena *a, size_t n);
 
 /* Forgets every allocation, keeps the blocks: the next allocations reuse them. */
 void wl_arena_reset(struct wl_arena *a);
+
+/* Forgets every allocation, frees every block but the first, which the next allocations reuse. */
+void wl_arena_reset_first(struct wl_arena *a);
 
 /* Frees every block; the arena is empty and usable again. */
 void wl_arena_free(struct wl_arena *a);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define WL_RECORD_MAX 512
@@ -63,6 +64,14 @@ uint64_t wl_rss_kb(void)
     if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
         return 0;
     return (uint64_t)resident * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* ru_minflt of RUSAGE_SELF. */
+long wl_minflt(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
 }
 
 /* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its object. */

@@ -26,4 +26,7 @@ int wl_verify(int ok, const char *detail);
 /* Resident set size of this process in KiB, from /proc/self/statm (0 if unreadable). */
 uint64_t wl_rss_kb(void);
 
+/* Minor page faults of this process so far (getrusage). */
+long wl_minflt(void);
+
 #endif

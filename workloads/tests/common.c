@@ -74,6 +74,11 @@ static void test_arena(void)
     uint64_t held = ar.held;
     wl_arena_reset(&ar);
     TCHECK("arena: reset reuses the first block", wl_arena_alloc(&ar, 3) == first && ar.held == held);
+    for (int i = 0; i < 100; i++)
+        wl_arena_alloc(&ar, 1000);
+    wl_arena_reset_first(&ar);
+    TCHECK("arena: reset_first keeps only the first block and reuses it",
+           ar.held >= 4096 && ar.held < 4096 + 64 && wl_arena_alloc(&ar, 3) == first);
     wl_arena_free(&ar);
     TCHECK("arena: free releases every block", ar.held == 0 && ar.first == NULL);
 }
@@ -81,7 +86,7 @@ static void test_arena(void)
 /* live goes up and down by the requested size; a damaged block is counted bad. */
 static void test_heap(void)
 {
-    struct wl_heap h = {0, 0};
+    struct wl_heap h = {0};
     void *a = wl_heap_alloc(&h, 100, 1);
     void *b = wl_heap_alloc(&h, 5000, 2);
     TCHECK("heap: live is the sum of requested sizes", h.live == 5100 && h.bad == 0);
@@ -90,6 +95,11 @@ static void test_heap(void)
     wl_heap_free(&h, a, 100, 1);
     TCHECK("heap: live back to 0, the damaged block counted bad", h.live == 0 && h.bad == 1);
     TCHECK("heap: malloc_trim found through dlsym under glibc", wl_trim(0) >= 0);
+    struct wl_heap u = {0, 0, 1};
+    unsigned char *c = wl_heap_alloc(&u, 64, 3);
+    memset(c, 0xa5, 64);
+    wl_heap_free(&u, c, 64, 3);
+    TCHECK("heap: untouched blocks are counted but neither filled nor checked", u.live == 0 && u.bad == 0);
 }
 
 /* The shares of a total add up to it and differ by at most one. */

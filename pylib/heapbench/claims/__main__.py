@@ -1,16 +1,21 @@
-"""check-claims (python3 -m heapbench.claims) - checks every published claim of workloads/CLAIMS.md on this machine and prints the table.
+"""check-claims (python3 -m heapbench.claims) - checks every published claim of workloads/CLAIMS.md on this machine and prints the tables.
 
 Usage: workloads/check-claims [-n N] [--only ID[,ID]]
 Always holds: cells are measured through `build/heapbench run` and read back with
-heapbench.results; the table has one row per claim: the claim, the command that checks it,
-what was measured, holds or not, and why. Exit 0 whatever the verdicts (a claim not holding is
-a finding, not an error); 2 on a usage error (one line).
+heapbench.results; one markdown table per article, one row per claim: the claim, the article's
+setup, our experiment (the exact commands), the remaining differences, what was measured here,
+holds or not. A cell several claims read is measured once. Exit 0 whatever the verdicts (a
+claim not holding is a finding, not an error); 2 on a usage error (one line).
 """
 import sys
+import time
 
 from heapbench import cli
 from heapbench.claims import measure
-from heapbench.claims.claims import CLAIMS
+from heapbench.claims.claims import ARTICLES, CLAIMS
+
+HEADER = ("| claim | article's setup | our experiment | remaining differences | measured here | holds |\n"
+          "| --- | --- | --- | --- | --- | --- |")
 
 
 def positive(text):
@@ -24,7 +29,8 @@ def parse_args(argv):
     """(reps, only set or None) from argv; a usage error exits 2 with one line."""
     parser = cli.ArgParser(prog="check-claims", allow_abbrev=False,
                            description="Check every published claim of workloads/CLAIMS.md on this machine.")
-    cli.add_option(parser, "reps", "runs per cell (default 3; the median is used)", type=positive, default=3)
+    cli.add_option(parser, "reps", "runs per cell where the claim does not fix it (default 3; the median is used)",
+                   type=positive, default=3)
     parser.add_argument("--only", metavar="ID[,ID]", help="check only these claims (ids as in the table)")
     args = parser.parse_args(argv)
     only = set(cli.split_list(args.only)) if args.only else None
@@ -34,20 +40,39 @@ def parse_args(argv):
     return args.reps, only
 
 
+def cell(text):
+    """Table-safe text: no pipe or newline breaks the row."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def row(c, reps, prev=None):
+    """One claim measured, judged and formatted as a table row; a setup, command or difference the
+    previous row (prev) already shows is written "as above"."""
+    measured, holds, detail = c["judge"]([measure.measure(spec, reps) for spec in c["specs"]])
+    cmds = "<br>".join(f"`{measure.command(spec, reps)}`" for spec in c["specs"])
+    if prev is not None and prev["specs"] == c["specs"] and cmds:
+        cmds = "same cells"
+    same = {k: prev is not None and prev[k] == c[k] for k in ("setup", "diff")}
+    setup, diff = ("as above" if same[k] else cell(c[k]) for k in ("setup", "diff"))
+    verdict = "-" if holds is None else ("yes" if holds else "no")
+    verdict += f" ({detail})" if detail else ""
+    return (f"| **{c['id']}**: {cell(c['text'])} | {setup} | {cmds}{'; ' if cmds else ''}{cell(c['how'])} "
+            f"| {diff} | {cell(measured)} | {verdict} |")
+
+
 def main(argv):
-    """Measures each selected claim's cells, judges it, prints the markdown table."""
+    """Measures each selected claim's cells, judges it, prints one table per article."""
     reps, only = parse_args(argv)
-    print(f"measured via build/heapbench run, {reps} runs per cell, medians", file=sys.stderr)
-    print("| claim | command | measured here | holds | why |")
-    print("| --- | --- | --- | --- | --- |")
-    for c in CLAIMS:
-        if only and c["id"] not in only:
+    start = time.monotonic()
+    print(f"measured via build/heapbench run, {reps} runs per cell unless a claim fixes it, medians", file=sys.stderr)
+    for article, title in ARTICLES.items():
+        chosen = [c for c in CLAIMS if c["article"] == article and (not only or c["id"] in only)]
+        if not chosen:
             continue
-        rows = [measure.measure(spec, reps) for spec in c["specs"]]
-        measured, holds, why = c["judge"](rows)
-        cmd = "<br>".join(measure.command(spec, reps) for spec in c["specs"])
-        print(f"| **{c['id']}**: {c['text']} | `{cmd}` | {measured} | {'yes' if holds else 'no'} | {why} |",
-              flush=True)
+        print(f"\n## {title}\n\n{HEADER}", flush=True)
+        for prev, c in zip([None] + chosen, chosen):
+            print(row(c, reps, prev), flush=True)
+    print(f"check-claims: {time.monotonic() - start:.0f} s", file=sys.stderr)
     return 0
 
 

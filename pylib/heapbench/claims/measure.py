@@ -1,12 +1,17 @@
 """measure.py - measures the cells a claim needs with `heapbench run` and picks figures out of the results files.
 
-A spec is (workload, allocators, threads or None, params list, env string). The rows come back as
-heapbench.results.load() gives them: {"runs": [...], "phases": [...], "sizes": [...], ...}.
-Always holds: every cell is measured by the runner (build/heapbench run, reps times per cell)
-and read back only through heapbench.results; a figure is a median over the runs whose status
-is ok (phases and sizes of a run count only when the run was ok); a cell that did not run
-(allocator missing, failed run) simply has no ok rows, and the claim says so.
+A Spec names one `heapbench run`: workload, allocators, threads (None: the workload's own),
+params (one -p each), envs (one --env each), and optionally reps/warmup (None: the command's
+--reps and the runner's default warm-up) and wrap (a --wrap command; "{dir}" in it is the run's
+temporary directory, whose other files come back in rows["files"]).
+The rows come back as heapbench.results.load() gives them: {"runs": [...], "phases": [...],
+"sizes": [...], ..., "files": {name: text}}.
+Always holds: every cell is measured by the runner (build/heapbench run) into a temporary
+directory that is removed afterwards, and read back only through heapbench.results; a Spec is
+measured once per check-claims run however many claims read it; a figure is a median over the
+runs whose status is ok; a cell that did not run has no ok rows, and the claim says n/a.
 """
+import collections
 import os
 import shutil
 import statistics
@@ -16,42 +21,70 @@ import tempfile
 
 from heapbench import cli, results
 
-EMPTY = {"runs": [], "phases": [], "sizes": []}
+EMPTY = {"runs": [], "phases": [], "sizes": [], "files": {}}
+
+Spec = collections.namedtuple("Spec", "workload allocators threads params envs reps warmup wrap",
+                              defaults=(None, (), (), None, None, None))
+
+_CACHE = {}
 
 
 def run_argv(spec, reps):
     """The `heapbench run` arguments (after 'run', without -o) that measure spec."""
-    workload, allocators, threads, params, env = spec
-    argv = ["-w", workload, "-a", ",".join(allocators), "-n", str(reps)]
-    argv += ["-t", ",".join(str(t) for t in threads)] if threads else []
-    for p in params:
+    argv = ["-w", spec.workload, "-a", ",".join(spec.allocators), "-n", str(spec.reps or reps)]
+    argv += ["--warmup", str(spec.warmup)] if spec.warmup is not None else []
+    argv += ["-t", ",".join(str(t) for t in spec.threads)] if spec.threads else []
+    for p in spec.params:
         argv += ["-p", p]
-    return argv + (["--env", env] if env else [])
+    for e in spec.envs:
+        argv += ["--env", e]
+    return argv
 
 
 def command(spec, reps):
-    """The `heapbench run` command line that measures spec (shown in the claims table)."""
-    workload, allocators, threads, params, env = spec
-    cmd = f"build/heapbench run -w {workload} -a {','.join(allocators)} -n {reps}"
-    cmd += f" -t {','.join(str(t) for t in threads)}" if threads else ""
-    cmd += "".join(f" -p '{p}'" for p in params if p)
-    return cmd + (f" --env '{env}'" if env else "")
+    """The `heapbench run` command line that measures spec (shown in the claims table): the values
+    of -p, --env and --wrap quoted, the wrapper's temporary directory left out."""
+    argv = run_argv(spec, reps) + (["--wrap", spec.wrap.replace("{dir}/", "")] if spec.wrap else [])
+    words = [f"'{a}'" if prev in ("-p", "--env", "--wrap") else a for prev, a in zip([""] + argv, argv)]
+    return "build/heapbench run " + " ".join(words)
+
+
+def _extra_files(out):
+    """{name: text} of the files a wrapper left in the temporary directory out."""
+    files = {}
+    for name in os.listdir(out):
+        path = os.path.join(out, name)
+        if os.path.isfile(path):
+            with open(path, errors="replace") as fh:
+                files[name] = fh.read()
+    return files
 
 
 def measure(spec, reps):
-    """The rows of spec, measured reps times per cell by one `heapbench run` into a temporary
-    results directory (removed afterwards); EMPTY, with a line on stderr, when it gave no results."""
+    """The rows of spec, measured by one `heapbench run` (cached per spec and reps); EMPTY, with a
+    line on stderr, when it gave no results."""
+    key = (repr(spec), reps)
+    if key not in _CACHE:
+        _CACHE[key] = _measure(spec, reps)
+    return _CACHE[key]
+
+
+def _measure(spec, reps):
+    """One `heapbench run` of spec into a temporary directory, loaded and removed."""
     out = tempfile.mkdtemp(prefix="hb-claims-")
     try:
         argv = [cli.binary(), "run"] + run_argv(spec, reps) + ["-o", os.path.join(out, "r")]
+        argv += ["--wrap", spec.wrap.replace("{dir}", out)] if spec.wrap else []
         proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if proc.returncode == 2:
             cli.usage_exit("check-claims", f"heapbench run refused {' '.join(argv[2:])}: {proc.stderr.strip()}")
         try:
-            return results.load(os.path.join(out, "r"))
+            rows = results.load(os.path.join(out, "r"))
         except results.ResultsError as err:
             print(f"check-claims: heapbench run gave no results ({err})", file=sys.stderr)
             return EMPTY
+        rows["files"] = _extra_files(out)
+        return rows
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -67,5 +100,5 @@ def pick(rows, table, field, **where):
     ok = {r["run"] for r in results.ok_runs(rows["runs"])}
     vals = [r[field] for r in rows[table]
             if r["run"] in ok and r.get(field) is not None
-            and all(str(r.get(k)) == str(v) for k, v in where.items())]
+            and all(str(r.get(k) or "") == str(v) for k, v in where.items())]
     return median(vals)
