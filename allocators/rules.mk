@@ -29,3 +29,12 @@ $(TEACH_LIBS): $(B)/lib/lib%.so: $(TEACH_OBJDIR)/%.o $(TEACH_OBJDIR)/sys.o $(TEA
 
 $(B)/tests/allocators-teach: allocators/tests/teach_check.c scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Iscripts -o $@ $< -lpthread
+
+# The allocator-statistics library (allocators/stats/): build/lib/libhbstats.so, preloaded beside
+# an allocator; only heapbench_allocstat is exported (-fvisibility=hidden, HBS_EXPORT).
+HBSTATS_SRC := $(wildcard allocators/stats/*.c)
+HBSTATS_LIB := $(B)/lib/libhbstats.so
+ALL += $(HBSTATS_LIB)
+
+$(HBSTATS_LIB): $(HBSTATS_SRC) allocators/stats/hbstats.h | $(B)/.dir
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $(HBSTATS_SRC) -ldl
