@@ -38,3 +38,16 @@ ALL += $(HBSTATS_LIB)
 
 $(HBSTATS_LIB): $(HBSTATS_SRC) allocators/stats/hbstats.h | $(B)/.dir
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $(HBSTATS_SRC) -ldl
+
+# The huge-page mode launcher (allocators/thp/): build/hb-thp MODE ... -- CMD.
+HBTHP_BIN := $(B)/hb-thp
+ALL += $(HBTHP_BIN)
+
+$(HBTHP_BIN): allocators/thp/hb-thp.c allocators/thp/thp.c allocators/thp/thp.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Iallocators/thp -o $@ allocators/thp/hb-thp.c allocators/thp/thp.c
+
+# Unit tests of the huge-page modes and the AnonHugePages parser.
+TEST_BUILD += $(B)/tests/allocators-thp
+
+$(B)/tests/allocators-thp: allocators/tests/thp_check.c allocators/thp/thp.c allocators/thp/thp.h $(HBSTATS_SRC) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Iallocators/thp -Iallocators/stats -Iscripts -o $@ allocators/tests/thp_check.c allocators/thp/thp.c $(HBSTATS_SRC) -ldl

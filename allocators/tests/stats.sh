@@ -1,4 +1,5 @@
 # allocators/tests/stats.sh - tests of the allocator-statistics library (build/lib/libhbstats.so), sourced by allocators/tests/run.
+# shellcheck shell=bash
 # Runs `frag --quick` (20,000 x 1 KiB: 20,480,000 live bytes after `alloc`, half after
 # `free-half`, none after `free-all`) under every installed allocator of the registry with the
 # library preloaded beside it, and checks the allocstat records: the API expected for that
