@@ -10,8 +10,10 @@
  * sometimes replaces it), and 2% of requests add a long-lived object released --keep-cycles
  * later. Phases per cycle N: `cN-load` (end of load, no request in flight), `cN-trim` (with
  * --trim=1: after malloc_trim(0)), `cN-idle-<mark>` at +0.1 s, +1 s, +5 s, +15 s of idle (those
- * inside --idle-ms) and at its end; finally `free-all`. --long is the full form (8 cycles of
- * 10 s load + 15 s idle, ~200 s).
+ * inside --idle-ms) and at its end; finally `free-all`. Idle means no allocator call at all,
+ * unless --idle-rate serves a trickle of requests (health checks) that lets allocators whose
+ * purging is driven by their own calls act. --long is the full form (8 cycles of 10 s load +
+ * 15 s idle, ~200 s).
  * Always holds: the allocation sequence depends only on --seed and the parameters, never on
  * timing (pacing only sleeps); live_bytes is the sum of requested sizes held; an idle mark is
  * written no earlier than its offset after the end of the load record; every block is checked
@@ -40,6 +42,7 @@ static struct wl_param sv_params[] = {
     WL_INT("sessions", "8000", "1000", 1, 10000000, "session cache capacity (LRU eviction)"),
     WL_INT("keep-cycles", "3", NULL, 1, 100000, "cycles a long-lived object lives (those still held go at free-all)"),
     WL_INT("trim", "0", NULL, 0, 1, "1: malloc_trim(0) at the start of every idle (phase cN-trim)"),
+    WL_INT("idle-rate", "0", NULL, 0, 100000000, "requests per second during idle (0: none; e.g. 10 health checks)"),
 };
 
 static struct wl_prog sv_prog = WL_PROG_LONG("server", "paced load then idle, in cycles: RSS given back after idle, drift over cycles",
@@ -258,9 +261,25 @@ static void sv_load(struct sv_state *st, uint32_t c, uint64_t n, double rate, do
     sv_release_kept(st, c);
 }
 
-/* The idle of cycle c from idle_start: optional malloc_trim, then a record at each mark. Returns t0. */
+/* Waits until the mark at idle_start + mark_s, serving the idle requests scheduled before it
+ * (request k at idle_start + k / rate; *k counts them over the idle); returns how many it served. */
+static uint64_t sv_trickle(struct sv_state *st, uint32_t c, double idle_start, double mark_s, uint64_t *k)
+{
+    double rate = (double)wl_arg("idle-rate");
+    uint64_t served = 0;
+    for (; rate > 0 && (double)*k / rate < mark_s; (*k)++, served++) {
+        sv_sleep_until(idle_start + (double)*k / rate);
+        sv_request(st, c);
+    }
+    sv_sleep_until(idle_start + mark_s);
+    return served;
+}
+
+/* The idle of cycle c from idle_start: optional malloc_trim, then a record at each mark (ops: the
+ * idle requests served since the previous record). Returns t0. */
 static double sv_idle(struct sv_state *st, uint32_t c, double idle_start, double t0)
 {
+    uint64_t k = 0;
     static const long marks_ms[] = {100, 1000, 5000, 15000};
     long idle_ms = (long)wl_arg("idle-ms");
     char name[64];
@@ -274,12 +293,12 @@ static double sv_idle(struct sv_state *st, uint32_t c, double idle_start, double
         long m = last ? idle_ms : marks_ms[i];
         if (m <= 0)
             break;
-        sv_sleep_until(idle_start + (double)m / 1000);
+        uint64_t served = sv_trickle(st, c, idle_start, (double)m / 1000, &k);
         if (m % 1000)
             snprintf(name, sizeof name, "c%u-idle-%.1fs", c, (double)m / 1000);
         else
             snprintf(name, sizeof name, "c%u-idle-%lds", c, m / 1000);
-        t0 = wl_phase(name, t0, 0, st->h.live);
+        t0 = wl_phase(name, t0, served, st->h.live);
         if (last)
             break;
     }
