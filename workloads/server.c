@@ -330,9 +330,11 @@ static int sv_setup(struct sv_state *st, uint64_t per_cycle, uint64_t cycles)
     return 1;
 }
 
-/* Frees every session and long-lived object still held. */
+/* Frees every request in flight (idle requests), session and long-lived object still held. */
 static void sv_free_all(struct sv_state *st)
 {
+    for (size_t i = 0; i < st->nreq; i++)
+        sv_complete(st, &st->req[i]);
     for (size_t i = 0; i < st->nsess; i++)
         sv_drop(st, &st->sess[i].o);
     sv_release_kept(st, UINT32_MAX);
