@@ -16,8 +16,9 @@
  * 15 s idle, ~200 s).
  * Always holds: the allocation sequence depends only on --seed and the parameters, never on
  * timing (pacing only sleeps); live_bytes is the sum of requested sizes held; an idle mark is
- * written no earlier than its offset after the end of the load record; every block is checked
- * before it is freed. */
+ * written no earlier than its offset after the end of the load record, and the durations of a
+ * cycle's trim and idle marks add up exactly to the time since then (wl_phase_mark); every block
+ * is checked before it is freed. */
 #include "wl_args.h"
 #include "wl_heap.h"
 #include "wl_phase.h"
@@ -276,9 +277,10 @@ static uint64_t sv_trickle(struct sv_state *st, uint32_t c, double idle_start, d
 }
 
 /* The idle of cycle c from idle_start: optional malloc_trim, then a record at each mark (ops: the
- * idle requests served since the previous record). Returns t0. */
-static double sv_idle(struct sv_state *st, uint32_t c, double idle_start, double t0)
+ * idle requests served since the previous record), each mark's duration chained on the previous one's end. */
+static void sv_idle(struct sv_state *st, uint32_t c, double idle_start)
 {
+    double t0 = idle_start;
     uint64_t k = 0;
     static const long marks_ms[] = {100, 1000, 5000, 15000};
     long idle_ms = (long)wl_arg("idle-ms");
@@ -286,7 +288,7 @@ static double sv_idle(struct sv_state *st, uint32_t c, double idle_start, double
     if (wl_arg("trim")) {
         int ok = wl_trim(0) >= 0;
         snprintf(name, sizeof name, "c%u-trim", c);
-        t0 = wl_phase(name, t0, (uint64_t)ok, st->h.live);
+        t0 = wl_phase_mark(name, t0, (uint64_t)ok, st->h.live);
     }
     for (size_t i = 0; i <= sizeof marks_ms / sizeof marks_ms[0]; i++) {
         int last = i == sizeof marks_ms / sizeof marks_ms[0] || marks_ms[i] >= idle_ms;
@@ -298,11 +300,10 @@ static double sv_idle(struct sv_state *st, uint32_t c, double idle_start, double
             snprintf(name, sizeof name, "c%u-idle-%.1fs", c, (double)m / 1000);
         else
             snprintf(name, sizeof name, "c%u-idle-%lds", c, m / 1000);
-        t0 = wl_phase(name, t0, served, st->h.live);
+        t0 = wl_phase_mark(name, t0, served, st->h.live);
         if (last)
             break;
     }
-    return t0;
 }
 
 /* Allocates the bookkeeping (not counted as live: it is the server's own structure). */
@@ -357,7 +358,8 @@ int main(int argc, char **argv)
         sv_load(&st, c, per_cycle, rate, t0);
         snprintf(name, sizeof name, "c%u-load", c);
         t0 = wl_phase(name, t0, per_cycle, st.h.live);
-        t0 = sv_idle(&st, c, t0, t0);
+        sv_idle(&st, c, t0);
+        t0 = wl_now();
     }
     sv_free_all(&st);
     wl_phase("free-all", t0, 0, st.h.live);

@@ -83,15 +83,29 @@ void wl_served_by(void)
     wl_record("served_by\t%s\n", path);
 }
 
-/* Duration is measured up to the moment the record is formatted; returns that moment. */
-double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
+/* Writes the record of a phase that ended now (then the statistics, if any); returns now. */
+static double wl_phase_end(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
 {
     double now = wl_now();
     wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, now - t0, (unsigned long long)ops,
               (unsigned long long)live_bytes, (unsigned long long)wl_rss_kb());
     if (wl_allocstat)
         wl_allocstat(wl_phase_fd(), name);
+    return now;
+}
+
+/* Duration is measured up to the moment the record is formatted; returns the time after writing
+ * it, so the record (and the statistics) count in no phase. */
+double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
+{
+    wl_phase_end(name, t0, ops, live_bytes);
     return wl_now();
+}
+
+/* Returns the end of the phase itself (see wl_phase.h). */
+double wl_phase_mark(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
+{
+    return wl_phase_end(name, t0, ops, live_bytes);
 }
 
 /* One `size` record. */
