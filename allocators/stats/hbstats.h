@@ -28,7 +28,4 @@ void hbs_read_mallinfo2(const struct hbs_out *o, void *fn);
 /* Emits AnonHugePages of /proc/self/smaps_rollup (api smaps_rollup, layer hugepages). */
 void hbs_read_smaps(const struct hbs_out *o);
 
-/* AnonHugePages in KiB from the text of a smaps_rollup file; -1 when the line is absent. */
-long long hbs_anon_huge_kb(const char *text);
-
 #endif

@@ -1,22 +1,12 @@
 /* hbstats_smaps.c - anonymous huge pages of this process, from /proc/self/smaps_rollup (see hbstats.h).
- * Always holds: read with open/read into a stack buffer (no malloc, no stdio); the kernel walks
+ * Always holds: read with open/read into a stack buffer (no malloc, no stdio), parsed by
+ * runner/base/thp.c (the one AnonHugePages parser, compiled into this library); the kernel walks
  * the page tables for this file, so it is read at phase ends only. */
 #include "hbstats.h"
+#include "thp.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-
-/* The number after "AnonHugePages:" at the start of a line, in kB; -1 when there is no such line. */
-long long hbs_anon_huge_kb(const char *text)
-{
-    static const char key[] = "AnonHugePages:";
-    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-        if (strncmp(p, key, sizeof key - 1) == 0)
-            return strtoll(p + sizeof key - 1, NULL, 10);
-    return -1;
-}
 
 /* Emits AnonHugePages in bytes, or empty with the reason. */
 void hbs_read_smaps(const struct hbs_out *o)
@@ -28,7 +18,7 @@ void hbs_read_smaps(const struct hbs_out *o)
     if (fd >= 0)
         close(fd);
     buf[n > 0 ? n : 0] = '\0';
-    long long kb = hbs_anon_huge_kb(buf);
+    long long kb = hb_thp_anon_huge_kb(buf);
     if (kb < 0)
         hbs_emit(&k, "AnonHugePages", "hugepages", 0, "no AnonHugePages in /proc/self/smaps_rollup (kernel older than 4.14?)");
     else

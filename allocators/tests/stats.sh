@@ -111,7 +111,7 @@ else
             [ -n "$lib" ] || continue
         fi
         stats_one "$name" "$lib"
-    done < <(grep -v '^[[:space:]]*#' allocators/registry.tsv | grep '|')
+    done < <(grep -v '^[[:space:]]*#' allocators/registry.txt | grep '|')
     # Standalone: without the library a workload writes no allocstat record.
     "$FRAG" --quick >"$TMP/nostats" 2>&1
     expect_eq "stats: none without the library" "$(grep -c '^allocstat' "$TMP/nostats")" 0

@@ -1,5 +1,5 @@
-/* thp_check.c - unit tests of allocators/thp/thp.c (the huge-page modes and switches) and of the
- * stats library's AnonHugePages parser (allocators/stats/hbstats_smaps.c).
+/* thp_check.c - unit tests of runner/base/thp.c: the huge-page modes, the allocators' switches
+ * and the AnonHugePages parser.
  * Always holds: pure functions only (no process state changed, no file read); every check
  * compares against a value a broken mapping would not give. Prints PASS/FAIL lines and
  * "N passed, N failed" (scripts/tcheck.h). */
@@ -7,8 +7,6 @@
 #include "thp.h"
 
 #include <string.h>
-
-long long hbs_anon_huge_kb(const char *text);
 
 /* 1 when s is a and both are non-NULL, or both NULL. */
 static int same(const char *s, const char *a)
@@ -61,9 +59,9 @@ static void test_in_effect(void)
 /* AnonHugePages is found at a line start only. */
 static void test_smaps(void)
 {
-    TCHECK("smaps: AnonHugePages read", hbs_anon_huge_kb("Rss: 10 kB\nAnonHugePages:    2048 kB\nShmem: 0 kB\n") == 2048);
-    TCHECK("smaps: absent gives -1", hbs_anon_huge_kb("Rss: 10 kB\nShmemPmdMapped: 0 kB\n") == -1);
-    TCHECK("smaps: not inside another line", hbs_anon_huge_kb("XAnonHugePages: 5 kB\n") == -1);
+    TCHECK("smaps: AnonHugePages read", hb_thp_anon_huge_kb("Rss: 10 kB\nAnonHugePages:    2048 kB\nShmem: 0 kB\n") == 2048);
+    TCHECK("smaps: absent gives -1", hb_thp_anon_huge_kb("Rss: 10 kB\nShmemPmdMapped: 0 kB\n") == -1);
+    TCHECK("smaps: not inside another line", hb_thp_anon_huge_kb("XAnonHugePages: 5 kB\n") == -1);
 }
 
 int main(void)

@@ -4,6 +4,7 @@
 #include "thp.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,8 +24,10 @@ static const struct hb_thp_switch hb_thp_switches[] = {
     {"glibc", "GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=1", ':'},
     {"jemalloc", "MALLOC_CONF", "thp:never", "thp:always", ','},
     {"mimalloc", "MIMALLOC_LARGE_OS_PAGES", "0", "1", 0},
-    {"tbb", "TBB_MALLOC_USE_HUGE_PAGES", "0", "1", 0},
 };
+/* tbbmalloc has TBB_MALLOC_USE_HUGE_PAGES, but it acts only when the system mode is `always` or
+ * hugetlb pages are reserved (measured: 0 huge pages under `always` on a madvise system), so it
+ * is no per-process switch and is left out. */
 
 int hb_thp_parse(const char *word)
 {
@@ -102,4 +105,13 @@ const char *hb_thp_in_effect(int mode, int sys, const char *family, int preloade
     if (mode == HB_THP_ALWAYS && hb_thp_switch_of(family, preloaded))
         return "always";
     return "madvise";
+}
+
+long long hb_thp_anon_huge_kb(const char *text)
+{
+    static const char key[] = "AnonHugePages:";
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, key, sizeof key - 1) == 0)
+            return strtoll(p + sizeof key - 1, NULL, 10);
+    return -1;
 }

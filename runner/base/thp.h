@@ -1,9 +1,11 @@
-/* thp.h - the transparent-huge-page mode of one process: never, madvise or always, and how each allocator is switched.
+/* thp.h - the transparent-huge-page mode of one process: never, madvise or always, how each allocator is switched, and AnonHugePages.
  * Always holds: `never` is enforced by the kernel (prctl(PR_SET_THP_DISABLE) in the process before
  * exec; inherited, so the other modes clear it); `madvise` changes nothing (each allocator's own
  * default under the system setting); `always` also turns on the allocator's own switch where it
  * has one. The mode in effect is computed, never assumed: the kernel cannot widen a process
- * beyond the system setting, and an allocator without a switch cannot ask for huge pages. */
+ * beyond the system setting, and an allocator without a switch cannot ask for huge pages.
+ * Depends on nothing but libc: also compiled into build/hb-thp (allocators/thp/) and the
+ * statistics library (allocators/stats/). */
 #ifndef HB_THP_H
 #define HB_THP_H
 
@@ -36,5 +38,9 @@ int hb_thp_prctl(int mode);
 
 /* The mode actually in effect for a process started with mode under system setting sys. */
 const char *hb_thp_in_effect(int mode, int sys, const char *family, int preloaded);
+
+/* AnonHugePages in KiB from the text of a smaps or smaps_rollup file (the first line that starts
+ * with it); -1 when there is none. */
+long long hb_thp_anon_huge_kb(const char *text);
 
 #endif
