@@ -4,7 +4,8 @@
 # glibc through mallinfo2, empty values with a reason for tbbmalloc), rss.csv's anon_huge_kb is
 # read every 10th sample, --thp never gives runs.csv thp=never and no huge page at any phase end
 # or sample although jemalloc is told MALLOC_CONF=thp:always, server's idle marks are in phases.csv
-# in time order, and without --allocstats allocstats.csv has its header only.
+# in time order, the report draws the memory sections, and without --allocstats allocstats.csv has its
+# header only.
 source runner/tests/rtlib.bash
 
 "$HB" run -w server,frag --quick -a glibc,jemalloc,tbbmalloc -n 1 --warmup 0 --allocstats --thp never \
@@ -43,6 +44,12 @@ for run in {p["run"] for p in d["phases"] if p["workload"] == "server"}:
     for p, mark in zip(ph[1:3], (0.1, 0.2)):
         t += p["seconds"]
         assert t >= mark - 0.001, (names, t, mark)'
+
+# The report of that run: the memory sections, a row per allocator in the table, both figures.
+"$HB" report "$RT_TMP/m" -o "$RT_TMP/rep" >/dev/null 2>&1
+t_check "report: memory timeline and breakdown drawn" test -s "$RT_TMP/rep/memory-timeline.png" -a -s "$RT_TMP/rep/memory-breakdown.png"
+rows=$(awk '/Memory given back after load/ { on = 1 } on && /^\| server /' "$RT_TMP/rep/report.md" | awk -F'|' '{ print $4 }' | xargs)
+t_check "report: memory table has glibc, jemalloc and tbbmalloc" test "$rows" = "glibc jemalloc tbbmalloc"
 
 "$HB" run -w frag --quick -a glibc -n 1 --warmup 0 -o "$RT_TMP/plain" >/dev/null 2>&1
 rt_check "without --allocstats: allocstats.csv has its header only, thp says madvise or what the system gives" "$RT_TMP/plain" '
