@@ -56,6 +56,15 @@ static void test_in_effect(void)
     TCHECK("thp: unknown system", same(hb_thp_in_effect(HB_THP_ALWAYS, -1, "jemalloc", 1), "unknown"));
 }
 
+/* An env set's HEAPBENCH_THP word is its mode; a bad one is refused; none keeps the default. */
+static void test_env_axis(void)
+{
+    TCHECK("thp: HEAPBENCH_THP=never in an env set", hb_thp_of_env("MALLOC_CONF=x HEAPBENCH_THP=never", -1) == HB_THP_NEVER);
+    TCHECK("thp: no word keeps the --thp default", hb_thp_of_env("MALLOC_CONF=x", HB_THP_ALWAYS) == HB_THP_ALWAYS);
+    TCHECK("thp: a bad mode is -2", hb_thp_of_env("HEAPBENCH_THP=sometimes", -1) == -2 && hb_thp_of_env("HEAPBENCH_THP=", -1) == -2);
+    TCHECK("thp: only a whole word counts", hb_thp_of_env("XHEAPBENCH_THP=never", -1) == -1);
+}
+
 /* AnonHugePages is found at a line start only. */
 static void test_smaps(void)
 {
@@ -69,6 +78,7 @@ int main(void)
     test_words();
     test_env();
     test_in_effect();
+    test_env_axis();
     test_smaps();
     return tcheck_summary();
 }

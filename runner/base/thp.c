@@ -115,3 +115,20 @@ long long hb_thp_anon_huge_kb(const char *text)
             return strtoll(p + sizeof key - 1, NULL, 10);
     return -1;
 }
+
+int hb_thp_of_env(const char *env_set, int dflt)
+{
+    static const char key[] = "HEAPBENCH_THP=";
+    int mode = dflt;
+    for (const char *p = env_set; p && (p = strstr(p, key)); p += sizeof key - 1) {
+        if (p != env_set && p[-1] != ' ' && p[-1] != '\t')
+            continue;
+        char word[16];
+        size_t n = strcspn(p + sizeof key - 1, " \t");
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), p + sizeof key - 1);
+        mode = n < sizeof word ? hb_thp_parse(word) : -1;
+        if (mode < 0)
+            return -2;
+    }
+    return mode;
+}

@@ -36,6 +36,10 @@ const char *hb_thp_env_value(int mode, const char *family, int preloaded, const 
  * otherwise. Returns 0, or -errno when the kernel refuses. */
 int hb_thp_prctl(int mode);
 
+/* The mode an environment set asks for with the word HEAPBENCH_THP=MODE (an axis value: each
+ * --env set its own mode), dflt when it has none, -2 when the word names no mode. */
+int hb_thp_of_env(const char *env_set, int dflt);
+
 /* The mode actually in effect for a process started with mode under system setting sys. */
 const char *hb_thp_in_effect(int mode, int sys, const char *family, int preloaded);
 

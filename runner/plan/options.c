@@ -35,7 +35,8 @@ static const char hb_usage_measure[] =
     "      --timeout S          kill a process (group) after S seconds (default 300)\n"
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
     "      --thp MODE           transparent huge pages never|madvise|always per process (prctl and the\n"
-    "                           allocator's own switch; the mode in effect is runs.csv's thp column)\n"
+    "                           allocator's own switch; the mode in effect is runs.csv's thp column);\n"
+    "                           as an axis: --env HEAPBENCH_THP=never --env HEAPBENCH_THP=always\n"
     "  -o, --output DIR         results directory (default results/<run-id>)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
     "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
@@ -166,7 +167,11 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case 'o': free(o->outdir); o->outdir = hb_xstrdup(val); break;
     case OPT_WARMUP: o->warmup = hb_opt_int("--warmup", val, 0); break;
     case OPT_QUICK: o->quick = 1; break;
-    case OPT_ENV: hb_strv_push(&o->envs, val); break;
+    case OPT_ENV:
+        if (hb_thp_of_env(val, 0) == -2)
+            hb_usage("--env: '%s' has HEAPBENCH_THP= with no mode; give never, madvise or always", val);
+        hb_strv_push(&o->envs, val);
+        break;
     case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val); break;
     case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val); break;
     case OPT_PIN:
