@@ -29,3 +29,26 @@ $(TEACH_LIBS): $(B)/lib/lib%.so: $(TEACH_OBJDIR)/%.o $(TEACH_OBJDIR)/sys.o $(TEA
 
 $(B)/tests/allocators-teach: allocators/tests/teach_check.c scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Iscripts -o $@ $< -lpthread
+
+# The allocator-statistics library (allocators/stats/): build/lib/libhbstats.so, preloaded beside
+# an allocator; only heapbench_allocstat is exported (-fvisibility=hidden, HBS_EXPORT).
+HBSTATS_SRC := $(wildcard allocators/stats/*.c)
+HBSTATS_LIB := $(B)/lib/libhbstats.so
+ALL += $(HBSTATS_LIB)
+
+$(HBSTATS_LIB): $(HBSTATS_SRC) allocators/stats/hbstats.h runner/base/thp.c runner/base/thp.h | $(B)/.dir
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Irunner/base -o $@ $(HBSTATS_SRC) runner/base/thp.c -ldl
+
+# The huge-page mode launcher (allocators/thp/): build/hb-thp MODE ... -- CMD, on the runner's
+# runner/base/thp.c (the one table of modes and switches, which the runner's --thp uses too).
+HBTHP_BIN := $(B)/hb-thp
+ALL += $(HBTHP_BIN)
+
+$(HBTHP_BIN): allocators/thp/hb-thp.c runner/base/thp.c runner/base/thp.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Irunner/base -o $@ allocators/thp/hb-thp.c runner/base/thp.c
+
+# Unit tests of the huge-page modes and the AnonHugePages parser.
+TEST_BUILD += $(B)/tests/allocators-thp
+
+$(B)/tests/allocators-thp: allocators/tests/thp_check.c runner/base/thp.c runner/base/thp.h scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Irunner/base -Iscripts -o $@ allocators/tests/thp_check.c runner/base/thp.c

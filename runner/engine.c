@@ -20,6 +20,7 @@
 #include "progress.h"
 #include "resolve.h"
 #include "rows.h"
+#include "thp.h"
 
 static volatile sig_atomic_t hb_stop;
 
@@ -134,8 +135,11 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
     char reason[256] = "";
     double mval[e->nmetrics + 1];
     int mok[e->nmetrics + 1];
+    int thp = hb_thp_of_env(g->env, e->o->thp); /* the env set's HEAPBENCH_THP, else --thp, else -1 */
     struct hb_run_record rec = {.run = run, .rep = rep, .workload = g->wl->name, .allocator = a->name,
                                 .params = g->params, .env = g->env, .threads = g->threads, .status = HB_OK,
+                                .thp = hb_thp_in_effect(thp >= 0 ? thp : HB_THP_MADVISE, e->thp_system,
+                                                        a->tunables, !a->system),
                                 .reason = reason, .metric = mval, .metric_ok = mok, .nmetric = e->nmetrics};
     memset(mok, 0, sizeof mok);
     rec.status = hb_engine_precheck(e, g, a, reason, sizeof reason);
@@ -151,12 +155,15 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
     if (e->o->wrap) /* the wrapper first (--wrap, --count-instructions), then the cell's own argv */
         hb_strv_split(&argv, e->o->wrap, " \t", 0);
     hb_cell_argv(g, e->m->quick, &argv);
-    hb_cell_envp(g, a, g->wl->kind == HB_WL_BINARY ? NULL : e->probe, &envp);
+    int binary = g->wl->kind == HB_WL_BINARY;
+    struct hb_cell_extra extra = {binary ? NULL : e->probe, binary ? e->stats : NULL, thp};
+    hb_cell_envp(g, a, &extra, &envp);
     char *log = rep > 0 ? hb_xasprintf("%s/logs/%zu.log", e->r->dir, run)
                         : hb_xasprintf("%s/logs/warmup-%zu.log", e->r->dir, run);
     struct hb_launch_spec spec = {
         .argv = argv.v, .envp = envp.v, .timeout_s = e->o->timeout_s, .interval_ms = e->o->interval_ms,
-        .pin = e->o->have_pin ? &e->o->pin : NULL, .want_phases = 1, .stdout_path = log,
+        .pin = e->o->have_pin ? &e->o->pin : NULL, .thp = thp >= 0 ? &thp : NULL,
+        .want_phases = 1, .stdout_path = log,
         .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL};
     hb_engine_driver(g, &driver, &ready, &denv, &spec);
     char *label = hb_engine_label(g, a, rep);

@@ -25,6 +25,8 @@ struct hb_engine {
     size_t nmetrics;
     struct hb_summary *summary;
     char *probe;           /* $ROOT/build/lib/libhbprobe.so */
+    char *stats;           /* $ROOT/build/lib/libhbstats.so under --allocstats, else NULL */
+    int thp_system;        /* the system's huge-page mode (thp.h), -1 unknown */
     int write_errors;
 };
 

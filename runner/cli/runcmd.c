@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "perf.h"
@@ -16,6 +17,7 @@
 #include "resume.h"
 #include "layout.h"
 #include "sysinfo.h"
+#include "thp.h"
 
 /* All the state of one run. */
 struct hb_runctx {
@@ -30,6 +32,17 @@ struct hb_runctx {
     struct hb_results r;
     struct hb_summary summary;
 };
+
+/* The statistics library for --allocstats (NULL without it); exits 2 when it is not built. */
+static char *hb_runcmd_stats(const struct hb_options *o)
+{
+    if (!o->allocstats)
+        return NULL;
+    char *path = hb_root_path("build/lib/libhbstats.so");
+    if (access(path, R_OK) != 0)
+        hb_usage("--allocstats: %s is missing; build it with make", path);
+    return path;
+}
 
 /* Parses the options; with --resume DIR, the options stored in DIR/meta.json instead. */
 static void hb_runctx_options(struct hb_runctx *c, enum hb_cmd cmd, int argc, char **argv, char **run_id,
@@ -122,7 +135,7 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
         hb_fatal("cannot write %s/meta.json", c.r.dir);
     hb_results_link_latest(&c.r);
     struct hb_engine e = {&c.o, &c.m, &c.r, c.metrics, c.nmetrics, &c.summary,
-                          hb_root_path("build/lib/libhbprobe.so"), 0};
+                          hb_root_path("build/lib/libhbprobe.so"), hb_runcmd_stats(&c.o), hb_thp_system(), 0};
     hb_engine_signals();
     int interrupted = hb_engine_run(&e);
     meta.end = hb_sys_now_iso();

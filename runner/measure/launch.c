@@ -26,6 +26,11 @@
 #include "launch_driver.h"
 #include "perf.h"
 #include "resolve.h"
+#include "thp.h"
+
+/* AnonHugePages is read at every HB_HUGE_EVERY-th RSS sample (smaps_rollup walks the page tables:
+ * several times statm's cost; docs/DATA.md has the figures). */
+#define HB_HUGE_EVERY 10
 
 #define HB_LAUNCH_FD_MIN 10   /* runner-side fds of a launch are moved at or above this */
 #define HB_LAUNCH_DRAIN_S 1.0 /* how long leftover writers may hold the phase pipe */
@@ -36,7 +41,7 @@ static volatile sig_atomic_t hb_launch_interrupted; /* hb_launch_interrupt() hit
 void (*hb_launch_before_release)(pid_t pid); /* test seam (launch.h); NULL in the CLI */
 
 /* What the child reports on the error pipe when it cannot reach execve. */
-enum hb_child_stage { HB_STAGE_AFFINITY, HB_STAGE_REDIRECT, HB_STAGE_CHDIR, HB_STAGE_EXEC };
+enum hb_child_stage { HB_STAGE_AFFINITY, HB_STAGE_REDIRECT, HB_STAGE_CHDIR, HB_STAGE_EXEC, HB_STAGE_THP };
 struct hb_child_error {
     int stage;
     int err;
@@ -133,6 +138,8 @@ static void hb_child(const struct hb_run *r)
             sigaction(sig, &dfl, NULL);
     if (s->pin && sched_setaffinity(0, sizeof *s->pin, s->pin) != 0)
         ce.stage = HB_STAGE_AFFINITY;
+    else if (s->thp && hb_thp_prctl(*s->thp) != 0)
+        ce.stage = HB_STAGE_THP;
     else if ((r->child_out_fd >= 0 && (dup2(r->child_out_fd, 1) < 0 || dup2(r->child_out_fd, 2) < 0)) ||
              (r->child_in_fd >= 0 && dup2(r->child_in_fd, 0) < 0))
         ce.stage = HB_STAGE_REDIRECT;
@@ -154,7 +161,8 @@ static void hb_child(const struct hb_run *r)
 static void hb_child_error_reason(const struct hb_run *r)
 {
     static const char *const what[] = {"cannot set CPU affinity for", "cannot redirect output of",
-                                       "cannot chdir for", "cannot exec"};
+                                       "cannot chdir for", "cannot exec",
+                                       "cannot set the huge-page mode (prctl PR_SET_THP_DISABLE) of"};
     const char *extra = r->cerr.stage == HB_STAGE_CHDIR ? r->spec->cwd : NULL;
     snprintf(r->res->reason, sizeof r->res->reason, "%s %s%s%s: %s", what[r->cerr.stage], r->spec->argv[0],
              extra ? " to " : "", extra ? extra : "", strerror(r->cerr.err));
@@ -227,7 +235,27 @@ static void hb_run_read_child_error(struct hb_run *r)
     hb_close(&r->err_fd);
 }
 
-/* Appends one RSS sample (statm resident pages) at time t; skips unreadable or empty samples. */
+/* AnonHugePages of the child in KiB at every HB_HUGE_EVERY-th sample (sample number n), else -1.
+ * Opened at each read: a /proc/PID/smaps_rollup opened before the child's exec would go on
+ * reading the address space it had then (statm follows the process, smaps files do not). */
+static int64_t hb_run_anon_huge(struct hb_run *r, size_t n)
+{
+    char buf[4096];
+    if (n % HB_HUGE_EVERY != 0)
+        return -1;
+    snprintf(buf, sizeof buf, "/proc/%d/smaps_rollup", (int)r->pid);
+    int fd = open(buf, O_RDONLY | O_CLOEXEC);
+    ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (len <= 0)
+        return -1;
+    buf[len] = '\0';
+    return hb_thp_anon_huge_kb(buf);
+}
+
+/* Appends one RSS sample (statm resident pages, and AnonHugePages every HB_HUGE_EVERY samples) at
+ * time t; skips unreadable or empty samples. */
 static void hb_run_sample(struct hb_run *r, double t)
 {
     char buf[128];
@@ -236,9 +264,11 @@ static void hb_run_sample(struct hb_run *r, double t)
     if (n > 0) {
         buf[n] = '\0';
         if (sscanf(buf, "%lu %lu", &size, &resident) == 2 && resident > 0 &&
-            hb_grow((void **)&r->res->rss, &r->rss_cap, r->res->rss_len + 1, sizeof *r->res->rss) == 0)
-            r->res->rss[r->res->rss_len++] =
-                (struct hb_rss_sample){t, (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024};
+            hb_grow((void **)&r->res->rss, &r->rss_cap, r->res->rss_len + 1, sizeof *r->res->rss) == 0) {
+            struct hb_rss_sample s = {t, (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024,
+                                      hb_run_anon_huge(r, r->res->rss_len)};
+            r->res->rss[r->res->rss_len++] = s;
+        }
     }
     double iv = r->spec->interval_ms / 1000.0;
     r->next_sample += iv;

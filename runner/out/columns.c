@@ -140,6 +140,22 @@ static void hb_col_size(struct hb_csv *row, const struct hb_row_ctx *x, size_t a
     hb_csv_str(row, x->rec->phases->sizes.v[2 * x->i + arg]);
 }
 
+/* AnonHugePages of RSS sample i: empty where it was not read. */
+static void hb_col_rss_huge(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    if (x->rec->res->rss[x->i].anon_huge_kb >= 0)
+        hb_csv_long(row, (long)x->rec->res->rss[x->i].anon_huge_kb);
+    else
+        hb_csv_empty(row);
+}
+
+/* Field arg (0 phase .. 5 reason) of allocstat record i. */
+static void hb_col_allocstat(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    hb_csv_str(row, x->rec->phases->allocstats.v[HB_ALLOCSTAT_FIELDS * x->i + arg]);
+}
+
 #define REC(m) offsetof(struct hb_run_record, m)
 #define RES(m) offsetof(struct hb_result, m)
 #define PH(m) offsetof(struct hb_phase, m)
@@ -169,6 +185,7 @@ static const struct hb_column hb_runs_cols[] = {
     {"nvcsw", hb_col_res_long, RES(nvcsw)},
     {"nivcsw", hb_col_res_long, RES(nivcsw)},
     {"served_by", hb_col_served_by, 0},
+    {"thp", hb_col_rec_str, REC(thp)},
     {"task_clock_ms", hb_col_counter, HB_CTR_TASK_CLOCK},
     {"page_faults", hb_col_counter, HB_CTR_PAGE_FAULTS},
     {"context_switches", hb_col_counter, HB_CTR_CONTEXT_SWITCHES},
@@ -194,12 +211,25 @@ static const struct hb_column hb_phases_cols[] = {
 
 static const struct hb_column hb_rss_cols[] = {
     {"schema", hb_col_schema, 0}, {"run_id", hb_col_run_id, 0}, {"run", hb_col_run, 0},
-    {"t", hb_col_rss_t, 0},       {"rss_kb", hb_col_rss_kb, 0},
+    {"t", hb_col_rss_t, 0},       {"rss_kb", hb_col_rss_kb, 0}, {"anon_huge_kb", hb_col_rss_huge, 0},
 };
 
 static const struct hb_column hb_sizes_cols[] = {
     {"schema", hb_col_schema, 0},  {"run_id", hb_col_run_id, 0}, {"run", hb_col_run, 0},
     {"allocator", hb_col_rec_str, REC(allocator)}, {"request", hb_col_size, 0}, {"usable", hb_col_size, 1},
+};
+
+static const struct hb_column hb_allocstats_cols[] = {
+    {"schema", hb_col_schema, 0},
+    {"run_id", hb_col_run_id, 0},
+    {"run", hb_col_run, 0},
+    HB_CELL_COLUMNS,
+    {"phase", hb_col_allocstat, 0},
+    {"api", hb_col_allocstat, 1},
+    {"stat", hb_col_allocstat, 2},
+    {"layer", hb_col_allocstat, 3},
+    {"value", hb_col_allocstat, 4},
+    {"reason", hb_col_allocstat, 5},
 };
 
 static const struct {
@@ -211,6 +241,7 @@ static const struct {
     {"phases.csv", hb_phases_cols, sizeof hb_phases_cols / sizeof *hb_phases_cols},
     {"rss.csv", hb_rss_cols, sizeof hb_rss_cols / sizeof *hb_rss_cols},
     {"sizes.csv", hb_sizes_cols, sizeof hb_sizes_cols / sizeof *hb_sizes_cols},
+    {"allocstats.csv", hb_allocstats_cols, sizeof hb_allocstats_cols / sizeof *hb_allocstats_cols},
 };
 
 /* The file's name (columns.h). */

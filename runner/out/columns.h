@@ -16,7 +16,7 @@
 #include "record.h"
 #include "util.h"
 
-enum hb_csv_file { HB_RUNS, HB_PHASES, HB_RSS, HB_SIZES, HB_NFILES };
+enum hb_csv_file { HB_RUNS, HB_PHASES, HB_RSS, HB_SIZES, HB_ALLOCSTATS, HB_NFILES };
 
 /* Everything one run's rows describe. */
 struct hb_run_record {
@@ -28,6 +28,7 @@ struct hb_run_record {
     enum hb_status status;
     const char *reason;
     const char *served_by;         /* NULL: empty */
+    const char *thp;               /* the huge-page mode in effect (thp.h's hb_thp_in_effect) */
     const struct hb_phase_report *phases; /* NULL: none */
     const double *metric;          /* nmetric values; metric_ok[i] == 0: empty */
     const int *metric_ok;
@@ -35,7 +36,7 @@ struct hb_run_record {
 };
 
 /* What a writer sees: the results directory's run id and host, the run, and for files with
- * several rows per run the index of the row's item (phase, RSS sample, size record). */
+ * several rows per run the index of the row's item (phase, RSS sample, size or allocstat record). */
 struct hb_row_ctx {
     const char *run_id, *host;
     const struct hb_run_record *rec;

@@ -35,8 +35,9 @@ enum hb_status { HB_OK, HB_FAILED, HB_TIMEOUT, HB_CRASHED, HB_SKIPPED };
 extern const char *const hb_status_names[]; /* "ok", "failed", "timeout", "crashed", "skipped" */
 
 struct hb_rss_sample {
-    double t;        /* seconds since the child was released */
+    double t;             /* seconds since the child was released */
     uint64_t rss_kb;
+    int64_t anon_huge_kb; /* AnonHugePages (smaps_rollup), read every HB_HUGE_EVERY samples; -1 between */
 };
 
 struct hb_result {
@@ -62,12 +63,16 @@ struct hb_phase {
     char *name, *seconds, *ops, *live_bytes, *rss_kb;
 };
 
+/* Fields of one allocstat record after its tag (docs/DATA.md). */
+#define HB_ALLOCSTAT_FIELDS 6
+
 /* Everything a workload reported on its phase pipe (parsed by phases.c). */
 struct hb_phase_report {
     char *served_by;        /* NULL when not reported */
     struct hb_phase *ph;
     size_t nph;
     struct hb_strv sizes;   /* request, usable, request, usable ... */
+    struct hb_strv allocstats; /* phase, api, stat, layer, value, reason: HB_ALLOCSTAT_FIELDS per record */
     int verify_failed;
     char *verify_detail;
 };

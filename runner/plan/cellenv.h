@@ -4,7 +4,8 @@
  * LD_PRELOAD / HEAPBENCH_PHASE_FD and the names the cell's env set overrides, plus
  * LD_PRELOAD=<allocator lib> (then the probe for programs and commands, where glibc's "lib" is
  * the C library itself, so that it serves malloc even in a program linked with another
- * allocator; nothing for glibc workloads), HEAPBENCH_PHASE_FD=3, HEAPBENCH_PROBE_PPID=<runner pid> when the probe is
+ * allocator; nothing for glibc workloads; the statistics library after it for workloads with
+ * --allocstats), the allocator's huge-page switch under --thp, HEAPBENCH_PHASE_FD=3, HEAPBENCH_PROBE_PPID=<runner pid> when the probe is
  * preloaded (so only the measured process reports, not its children) and the env set's words.
  */
 #ifndef HEAPBENCH_CELLENV_H
@@ -18,9 +19,19 @@
  * (split on blanks), the program's expanded command, or the exec command. */
 void hb_cell_argv(const struct hb_group *g, int quick, struct hb_strv *argv);
 
-/* envp for group g under allocator a. probe: the served_by probe library for programs and
- * commands (NULL for workload binaries, which report served_by themselves). */
-void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char *probe, struct hb_strv *envp);
+/* What a cell's environment adds beyond its allocator and env set. */
+struct hb_cell_extra {
+    const char *probe; /* the served_by probe library for programs and commands; NULL for
+                          workload binaries, which report served_by themselves */
+    const char *stats; /* the statistics library, preloaded after the allocator when there is no
+                          probe (run --allocstats, workload binaries); NULL: none */
+    int thp;           /* a huge-page mode of thp.h whose allocator switch is set (merged into
+                          MALLOC_CONF / GLIBC_TUNABLES); -1: none */
+};
+
+/* envp for group g under allocator a, with x's additions. */
+void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const struct hb_cell_extra *x,
+                  struct hb_strv *envp);
 
 /* The environment without LD_PRELOAD (for drivers, ready checks and setup steps), plus the
  * program's HB_* variables when p is not NULL. */

@@ -5,6 +5,7 @@
  * what a valid value looks like.
  */
 #include "options.h"
+#include "thp.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -13,7 +14,8 @@
 
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
-    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS
+    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_ALLOCSTATS,
+    OPT_THP
 };
 
 /* --count-instructions: callgrind counts the instructions each process executes (deterministic
@@ -32,6 +34,9 @@ static const char hb_usage_measure[] =
     "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"
     "      --timeout S          kill a process (group) after S seconds (default 300)\n"
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
+    "      --thp MODE           transparent huge pages never|madvise|always per process (prctl and the\n"
+    "                           allocator's own switch; the mode in effect is runs.csv's thp column);\n"
+    "                           as an axis: --env HEAPBENCH_THP=never --env HEAPBENCH_THP=always\n"
     "  -o, --output DIR         results directory (default results/<run-id>, see heapbench --help)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
     "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
@@ -53,7 +58,9 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  -t, --threads 1,2,4      thread counts of multi-threaded workloads\n"
                      "  -p, --params 'ARGS'      one param set replacing the workloads' own; repeat for more\n"
                      "      --quick              quick param sets, 2 reps, every default allocator\n"
-                     "      --workload-bin NAME=PATH   use (or add) a workload binary\n");
+                     "      --workload-bin NAME=PATH   use (or add) a workload binary\n"
+                     "      --allocstats         preload the statistics library: allocator figures at every\n"
+                     "                           phase end into allocstats.csv\n");
         fputs(hb_usage_measure, out);
         break;
     case HB_CMD_EXEC:
@@ -163,7 +170,11 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case 'o': free(o->outdir); o->outdir = hb_xstrdup(val); break;
     case OPT_WARMUP: o->warmup = hb_opt_int("--warmup", val, 0); break;
     case OPT_QUICK: o->quick = 1; break;
-    case OPT_ENV: hb_strv_push(&o->envs, val); break;
+    case OPT_ENV:
+        if (hb_thp_of_env(val, 0) == -2)
+            hb_usage("--env: '%s' has HEAPBENCH_THP= with no mode; give never, madvise or always", val);
+        hb_strv_push(&o->envs, val);
+        break;
     case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val); break;
     case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val); break;
     case OPT_PIN:
@@ -182,6 +193,11 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_SHARD: hb_opt_shard(o, val); break;
     case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
+    case OPT_ALLOCSTATS: o->allocstats = 1; break;
+    case OPT_THP:
+        if ((o->thp = hb_thp_parse(val)) < 0)
+            hb_usage("--thp: '%s' is not a mode; give never, madvise or always", val);
+        break;
     case OPT_WRAP:
         if (!*val)
             hb_usage("--wrap: empty command; e.g. --wrap 'taskset -c 1'");
@@ -217,6 +233,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"metric", required_argument, 0, OPT_METRIC}, {"hyperfine", no_argument, 0, OPT_HYPERFINE},
         {"wrap", required_argument, 0, OPT_WRAP},
         {"count-instructions", no_argument, 0, OPT_INSTRUCTIONS},
+        {"allocstats", no_argument, 0, OPT_ALLOCSTATS}, {"thp", required_argument, 0, OPT_THP},
         {0, 0, 0, 0}};
     static const char *const only_run = "tp";
     memset(o, 0, sizeof *o);
@@ -226,6 +243,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     o->timeout_s = 300;
     o->interval_ms = 10;
     o->shard_i = o->shard_n = 1;
+    o->thp = -1;
     for (int i = 0; i < argc; i++)
         hb_strv_push(&o->argv, argv[i]);
     opterr = 0;
@@ -241,7 +259,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
             hb_usage("%s %s: the option needs a value; see heapbench %s --help", argv[0], bad, argv[0]);
         int wrong_cmd = (cmd == HB_CMD_LIST) ||
                         (cmd == HB_CMD_EXEC && c < 256 && strchr(only_run, c)) ||
-                        (cmd == HB_CMD_RUN && c == OPT_HYPERFINE);
+                        (cmd == HB_CMD_EXEC && c == OPT_ALLOCSTATS) || (cmd == HB_CMD_RUN && c == OPT_HYPERFINE);
         if (c == '?' || wrong_cmd || !hb_opt_apply(o, c, optarg))
             hb_usage("%s: unknown option '%s'; see heapbench %s --help", argv[0], bad, argv[0]);
     }

@@ -38,6 +38,8 @@ struct hb_options {
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
+    int allocstats;              /* run --allocstats: preload build/lib/libhbstats.so in workload cells */
+    int thp;                     /* --thp: a mode of thp.h; -1 when not given (nothing changed) */
     struct hb_strv command;      /* exec: CMD ARGS... */
 };
 

@@ -12,7 +12,7 @@ t_check "progress went to stderr, one line per run" grep -Eq '^\[[0-9]+/72\] thr
 t_check "results/latest points at the run" test "$(readlink -f $RT_TMP/root/results/latest)" = "$(readlink -f "$RT_TMP/q")"
 
 rt_check "runs.csv has every DATA.md column" "$RT_TMP/q" '
-cols = "schema,run_id,host,run,workload,allocator,threads,params,env,rep,status,reason,exit_code,signal,wall_s,user_s,sys_s,maxrss_kb,minflt,majflt,nvcsw,nivcsw,served_by,task_clock_ms,page_faults,context_switches,cpu_migrations,cycles,instructions,cache_misses,branch_misses,dtlb_load_misses".split(",")
+cols = "schema,run_id,host,run,workload,allocator,threads,params,env,rep,status,reason,exit_code,signal,wall_s,user_s,sys_s,maxrss_kb,minflt,majflt,nvcsw,nivcsw,served_by,thp,task_clock_ms,page_faults,context_switches,cpu_migrations,cycles,instructions,cache_misses,branch_misses,dtlb_load_misses".split(",")
 assert list(runs[0].keys()) == cols, list(runs[0].keys())'
 rt_check "quick matrix: 6 threads x 2 param sets x 2 allocators x 2 reps, all ok" "$RT_TMP/q" '
 assert len(runs) == 48, len(runs)

@@ -35,6 +35,7 @@ int main(void)
     struct hb_alloc glibc = {.name = "glibc", .system = 1, .found = 1};
     struct hb_alloc je = {.name = "je", .found = 1, .lib = "/lib/je.so"};
     const char *v = NULL;
+    const struct hb_cell_extra none = {NULL, NULL, -1}, probe = {"/p/probe.so", NULL, -1};
 
     struct hb_strv argv = {0};
     hb_cell_argv(&g, 1, &argv);
@@ -48,7 +49,7 @@ int main(void)
     hb_strv_free(&argv);
 
     struct hb_strv envp = {0};
-    hb_cell_envp(&g, &glibc, NULL, &envp);
+    hb_cell_envp(&g, &glibc, &none, &envp);
     TCHECK("glibc workload: inherited LD_PRELOAD dropped, nothing preloaded", count_prefix(&envp, "LD_PRELOAD=", &v) == 0);
     TCHECK("phase fd is 3, once", count_prefix(&envp, "HEAPBENCH_PHASE_FD=", &v) == 1 && strcmp(v, "3") == 0);
     TCHECK("env set overrides the inherited value, once",
@@ -58,9 +59,33 @@ int main(void)
     TCHECK("no probe pid for workloads", count_prefix(&envp, "HEAPBENCH_PROBE_PPID=", &v) == 0);
     hb_strv_free(&envp);
 
-    hb_cell_envp(&g, &je, NULL, &envp);
+    hb_cell_envp(&g, &je, &none, &envp);
     TCHECK("preloaded workload: LD_PRELOAD is the library only",
            count_prefix(&envp, "LD_PRELOAD=", &v) == 1 && strcmp(v, "/lib/je.so") == 0);
+    hb_strv_free(&envp);
+
+    const struct hb_cell_extra stats = {NULL, "/s/stats.so", -1};
+    hb_cell_envp(&g, &je, &stats, &envp);
+    TCHECK("--allocstats: the statistics library after the allocator",
+           count_prefix(&envp, "LD_PRELOAD=", &v) == 1 && strcmp(v, "/lib/je.so /s/stats.so") == 0);
+    hb_strv_free(&envp);
+    hb_cell_envp(&g, &glibc, &stats, &envp);
+    TCHECK("--allocstats under glibc: the statistics library alone",
+           count_prefix(&envp, "LD_PRELOAD=", &v) == 1 && strcmp(v, "/s/stats.so") == 0);
+    hb_strv_free(&envp);
+
+    /* --thp: the allocator's switch, merged into the env set's value of the same variable. */
+    struct hb_alloc jet = {.name = "je", .found = 1, .lib = "/lib/je.so", .tunables = "jemalloc"};
+    struct hb_alloc tc = {.name = "tc", .found = 1, .lib = "/lib/tc.so", .tunables = "tcmalloc"};
+    struct hb_group gm = {&bin, 1, 0, "", "MALLOC_CONF=dirty_decay_ms:0"};
+    const struct hb_cell_extra always = {NULL, NULL, 2};
+    hb_cell_envp(&gm, &jet, &always, &envp);
+    TCHECK("--thp always, jemalloc: thp:always merged into the env set's MALLOC_CONF, once",
+           count_prefix(&envp, "MALLOC_CONF=", &v) == 1 && strcmp(v, "dirty_decay_ms:0,thp:always") == 0);
+    hb_strv_free(&envp);
+    hb_cell_envp(&gm, &tc, &always, &envp);
+    TCHECK("--thp always, tcmalloc: no switch, the env set unchanged",
+           count_prefix(&envp, "MALLOC_CONF=", &v) == 1 && strcmp(v, "dirty_decay_ms:0") == 0);
     hb_strv_free(&envp);
 
     struct hb_workload cmd = {.name = "c", .kind = HB_WL_COMMAND};
@@ -69,14 +94,14 @@ int main(void)
     struct hb_group gc = {&cmd, 1, 0, "prog a b", ""};
     hb_cell_argv(&gc, 0, &argv);
     TCHECK("command argv kept word for word", argv.n == 2 && strcmp(argv.v[1], "a b") == 0);
-    hb_cell_envp(&gc, &je, "/p/probe.so", &envp);
+    hb_cell_envp(&gc, &je, &probe, &envp);
     TCHECK("command: allocator then probe in LD_PRELOAD",
            count_prefix(&envp, "LD_PRELOAD=", &v) == 1 && strcmp(v, "/lib/je.so /p/probe.so") == 0);
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     TCHECK("command: probe told the runner's pid", count_prefix(&envp, "HEAPBENCH_PROBE_PPID=", &v) == 1 && strcmp(v, pid) == 0);
     hb_strv_free(&envp);
-    hb_cell_envp(&gc, &glibc, "/p/probe.so", &envp);
+    hb_cell_envp(&gc, &glibc, &probe, &envp);
     char want[4096];
     snprintf(want, sizeof want, "%s /p/probe.so", hb_registry_expected(&glibc));
     TCHECK("command under glibc: the C library (absolute libc.so.6 path), then the probe",

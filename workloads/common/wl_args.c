@@ -85,6 +85,8 @@ static void wl_help(const struct wl_prog *prog)
            prog->name, prog->summary, prog->name);
     printf("parameters (name, default, description):\n");
     wl_describe(prog);
+    if (prog->long_form)
+        printf("\n--long stands for: %s\n", prog->long_form);
     printf("\nphase records go to the fd in HEAPBENCH_PHASE_FD, or to stdout when it is unset.\n");
 }
 
@@ -99,10 +101,43 @@ static struct wl_param *wl_find(const char *name, size_t len)
     return NULL;
 }
 
-/* Two passes: flags first (--quick changes the defaults), then defaults, then --key=value. */
-void wl_args_parse(struct wl_prog *prog, int argc, char **argv)
+/* Applies one --key=value argument (or --seed=N) or exits 2. */
+static void wl_apply(const char *a)
 {
-    wl_the_prog = prog;
+    const char *eq = strchr(a, '=');
+    if (strncmp(a, "--", 2) != 0 || !eq)
+        wl_usage_error("arguments are --key=value (or --quick, --describe, --help), got", a);
+    if (strncmp(a, "--seed=", 7) == 0) {
+        char *end = NULL;
+        errno = 0;
+        wl_seed = strtoull(eq + 1, &end, 10);
+        if (errno || end == eq + 1 || *end || eq[1] == '-')
+            wl_usage_error("--seed needs a non-negative integer, got", a);
+        return;
+    }
+    struct wl_param *p = wl_find(a + 2, (size_t)(eq - a - 2));
+    if (!p)
+        wl_usage_error("unknown parameter", a);
+    wl_set(p, eq + 1);
+}
+
+/* Applies the space-separated words of the program's long form (kept in a static copy, since
+ * word parameters point into it). */
+static void wl_apply_long(const struct wl_prog *prog)
+{
+    static char words[512];
+    if (!prog->long_form)
+        wl_usage_error("this workload has no long form, got", "--long");
+    snprintf(words, sizeof words, "%s", prog->long_form);
+    char *save = NULL;
+    for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        wl_apply(w);
+}
+
+/* Scans for the flags that end the run or change the defaults; returns 1 when --long was given. */
+static int wl_flags(struct wl_prog *prog, int argc, char **argv)
+{
+    int want_long = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--describe") == 0) {
             wl_describe(prog);
@@ -112,33 +147,26 @@ void wl_args_parse(struct wl_prog *prog, int argc, char **argv)
             wl_help(prog);
             exit(0);
         }
-        if (strcmp(argv[i], "--quick") == 0)
-            wl_quick = 1;
+        wl_quick |= strcmp(argv[i], "--quick") == 0;
+        want_long |= strcmp(argv[i], "--long") == 0;
     }
+    return want_long;
+}
+
+/* Flags first (--quick changes the defaults), then defaults, then the long form, then --key=value. */
+void wl_args_parse(struct wl_prog *prog, int argc, char **argv)
+{
+    wl_the_prog = prog;
+    int want_long = wl_flags(prog, argc, argv);
     for (size_t i = 0; i < prog->nparams; i++) {
         struct wl_param *p = &prog->params[i];
         wl_set(p, wl_quick && p->quick ? p->quick : p->def);
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--quick") == 0)
-            continue;
-        const char *eq = strchr(a, '=');
-        if (strncmp(a, "--", 2) != 0 || !eq)
-            wl_usage_error("arguments are --key=value (or --quick, --describe, --help), got", a);
-        if (strncmp(a, "--seed=", 7) == 0) {
-            char *end = NULL;
-            errno = 0;
-            wl_seed = strtoull(eq + 1, &end, 10);
-            if (errno || end == eq + 1 || *end || eq[1] == '-')
-                wl_usage_error("--seed needs a non-negative integer, got", a);
-            continue;
-        }
-        struct wl_param *p = wl_find(a + 2, (size_t)(eq - a - 2));
-        if (!p)
-            wl_usage_error("unknown parameter", a);
-        wl_set(p, eq + 1);
-    }
+    if (want_long)
+        wl_apply_long(prog);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--quick") != 0 && strcmp(argv[i], "--long") != 0)
+            wl_apply(argv[i]);
 }
 
 /* Looks a parameter up by name; a name the program never declared is a programming error. */

@@ -2,7 +2,9 @@
  * Always holds: every parameter has a default and (optionally) a smaller --quick default; an
  * explicit --key=value wins over both; --seed (default 1) is always accepted; --describe prints
  * `name<TAB>default<TAB>description` per parameter and exits 0; --help prints usage and exits 0;
- * any bad argument prints one line on stderr (what was wrong, what to do) and exits 2. */
+ * any bad argument prints one line on stderr (what was wrong, what to do) and exits 2; --long is
+ * accepted only by a program that declares a long form (it stands for that form's --key=value
+ * words, applied over the defaults and under explicit --key=value arguments). */
 #ifndef WL_ARGS_H
 #define WL_ARGS_H
 
@@ -30,10 +32,15 @@ struct wl_prog {
     const char *summary; /* one line: what it does and which claim it checks */
     struct wl_param *params;
     size_t nparams;
+    const char *long_form; /* "--key=value ..." that --long stands for; NULL: no --long */
 };
 
 /* A struct wl_prog initialiser for a program whose parameters are the array params. */
-#define WL_PROG(name, summary, params) {name, summary, params, sizeof(params) / sizeof((params)[0])}
+#define WL_PROG(name, summary, params) {name, summary, params, sizeof(params) / sizeof((params)[0]), NULL}
+
+/* The same for a program with a long form: --long stands for the words of long_form. */
+#define WL_PROG_LONG(name, summary, params, long_form)                                              \
+    {name, summary, params, sizeof(params) / sizeof((params)[0]), long_form}
 
 /* 1 when --quick was given (after wl_args_parse). */
 extern int wl_quick;

@@ -1,5 +1,8 @@
 /* wl_phase.c - writes phase protocol records (see wl_phase.h and docs/DATA.md).
- * Always holds: one write(2) per record, at most 512 bytes, to HEAPBENCH_PHASE_FD or stdout. */
+ * Always holds: one write(2) per record, at most 512 bytes, to HEAPBENCH_PHASE_FD or stdout;
+ * when the allocator-statistics library is preloaded (heapbench_allocstat found by dlsym in
+ * wl_served_by, before any phase), it is called right after each `phase` record and only then,
+ * outside the phase's measured duration; without it nothing else happens. */
 #include "wl_phase.h"
 #include "wl_time.h"
 
@@ -74,22 +77,44 @@ long wl_minflt(void)
     return ru.ru_minflt;
 }
 
-/* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its object. */
+/* The statistics library's hook (allocators/stats): writes allocstat records for a phase to an fd. */
+typedef void (*wl_allocstat_fn)(int fd, const char *phase);
+static wl_allocstat_fn wl_allocstat;
+
+/* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its
+ * object. The statistics hook is looked up here, so no lookup happens inside a phase. */
 void wl_served_by(void)
 {
+    wl_allocstat = (wl_allocstat_fn)dlsym(RTLD_DEFAULT, "heapbench_allocstat");
     Dl_info info;
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
     const char *path = (sym && dladdr(sym, &info) && info.dli_fname) ? info.dli_fname : "unknown";
     wl_record("served_by\t%s\n", path);
 }
 
-/* Duration is measured up to the moment the record is formatted; returns that moment. */
-double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
+/* Writes the record of a phase that ended now (then the statistics, if any); returns now. */
+static double wl_phase_end(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
 {
     double now = wl_now();
     wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, now - t0, (unsigned long long)ops,
               (unsigned long long)live_bytes, (unsigned long long)wl_rss_kb());
+    if (wl_allocstat)
+        wl_allocstat(wl_phase_fd(), name);
+    return now;
+}
+
+/* Duration is measured up to the moment the record is formatted; returns the time after writing
+ * it, so the record (and the statistics) count in no phase. */
+double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
+{
+    wl_phase_end(name, t0, ops, live_bytes);
     return wl_now();
+}
+
+/* Returns the end of the phase itself (see wl_phase.h). */
+double wl_phase_mark(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
+{
+    return wl_phase_end(name, t0, ops, live_bytes);
 }
 
 /* One `size` record. */

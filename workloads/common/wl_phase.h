@@ -16,6 +16,11 @@ void wl_served_by(void);
  * so the next phase can start there: t0 = wl_phase("build", t0, n, live). */
 double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes);
 
+/* The same record for a phase that is a point in time (an idle mark): returns the moment its
+ * duration ended, before the record was written, so that the durations of consecutive marks
+ * chained this way add up exactly to the time since the first t0. */
+double wl_phase_mark(const char *name, double t0, uint64_t ops, uint64_t live_bytes);
+
 /* Writes a `size` record: one malloc_usable_size sample. */
 void wl_size(size_t request, size_t usable);
 

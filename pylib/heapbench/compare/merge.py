@@ -17,7 +17,7 @@ import sys
 from heapbench import cli
 from heapbench import results
 
-CSV_FILES = ("runs.csv", "phases.csv", "rss.csv", "sizes.csv")
+CSV_FILES = ("runs.csv", "phases.csv", "rss.csv", "sizes.csv", "allocstats.csv")
 CELL_REP = ("host", "workload", "allocator", "threads", "params", "env", "rep")
 
 

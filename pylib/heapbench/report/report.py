@@ -14,6 +14,7 @@ from heapbench import cli, results
 from heapbench.report import plots_bars
 from heapbench.report import plots_counters
 from heapbench.report import plots_leaderboard
+from heapbench.report import plots_memory
 from heapbench.report import plots_overhead
 from heapbench.report import plots_rss
 from heapbench.report import plots_scaling
@@ -51,6 +52,7 @@ def draw_jobs(summary):
             ("leaderboard", plots_leaderboard.draw, ())]
     jobs += [(("bars", w), plots_bars.draw, (w,)) for w in summary.workloads]
     jobs += [("scaling", plots_scaling.draw, ()), ("overhead", plots_overhead.draw, ()), ("sizes", plots_sizes.draw, ())]
+    jobs += [("memory-timeline", plots_memory.draw_timeline, ()), ("memory-breakdown", plots_memory.draw_breakdown, ())]
     return jobs
 
 
@@ -64,6 +66,23 @@ def workload_sections(summary, pngs):
                                           f"relative to {summary.baseline}, whiskers min-max over the repetitions; "
                                           "x = a cell without ok runs"))
         sections.append(section)
+    return sections
+
+
+def memory_sections(summary, pngs):
+    """Memory over time (server: timeline and what came back after idle) and where it goes
+    (allocstats.csv breakdown): each only when its data exists."""
+    sections = []
+    if pngs["memory-timeline"]:
+        sections.append(Section("Memory over time", tables=[
+            tables.memory_table(summary, plots_memory.TIMELINE_WORKLOADS)], figures=[
+            Figure(pngs["memory-timeline"], "RSS (line: sampled; dots: at phase ends) and live requested bytes "
+                                            "(black) over one representative run per allocator; idle shaded")]))
+    if pngs["memory-breakdown"]:
+        sections.append(Section("Where the memory goes", figures=[
+            Figure(pngs["memory-breakdown"], "per phase, stacked: live requested bytes, then the allocator's own "
+                                             "allocated, active and resident figures (allocstats.csv, from "
+                                             "run --allocstats), then RSS; each segment is the gap it names")]))
     return sections
 
 
@@ -82,6 +101,7 @@ def optional_sections(summary, pngs):
                                 tables=[tables.overhead_table(summary, plots_overhead.OVERHEAD_WORKLOADS)],
                                 figures=[Figure(pngs["overhead"], "RSS at each phase end (bars) against live "
                                                                   "requested bytes (black line)")]))
+    sections += memory_sections(summary, pngs)
     if pngs["sizes"]:
         sections.append(Section("Internal fragmentation (sizes)",
                                 tables=[tables.sizes_table(plots_sizes.size_curves(summary), summary.allocators)],

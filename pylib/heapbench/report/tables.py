@@ -5,6 +5,7 @@ their statuses, and failures_table lists every failed, timed-out, crashed and sk
 (grouped by cell, status and reason, with the repetitions named). Ratios are to
 Summary.baseline; '-' means nothing to compare (no ok run on one side, or no baseline).
 """
+from heapbench import memory
 from heapbench.report.cells import variant_label
 from heapbench.report.document import Table
 
@@ -163,6 +164,40 @@ def overhead_table(summary, workloads):
     return Table("Memory overhead by phase (medians of ok runs)",
                  ["workload", "variant", "phase", "allocator", "RSS (MiB)", "live requested (MiB)", "RSS / live"],
                  rows, folded=len(rows) > FOLD_ROWS)
+
+
+def memory_table(summary, workloads):
+    """Per cell of the given (server) workloads: RSS drift over the steady cycles, the fraction of
+    the reclaimable memory returned at each idle mark and the first mark by which half was back
+    (medians over the ok runs; docs/MEMORY.md defines them)."""
+    by_run = {}
+    for row in summary.data["phases"]:
+        by_run.setdefault(row["run"], []).append(row)
+    rows, marks = [], set()
+    for variant in [v for w in workloads for v in summary.variants(w)]:
+        for alloc, cell in summary.by_variant[variant].items():
+            got = [m for m in (memory.run_metrics(by_run.get(r["run"], [])) for r in cell.ok_rows()) if m]
+            if not got:
+                continue
+            returned = {}
+            for m in got:
+                for s, frac in m["returned"].items():
+                    returned.setdefault(s, []).append(frac)
+            marks.update(returned)
+            drifts = [m["drift_kb"] for m in got if m["drift_kb"] is not None]
+            halves = [s for m in got for s in m["half_s"].values()]
+            rows.append((variant, alloc, len(got), memory.median_or_none(drifts),
+                         {s: memory.median_or_none(v) for s, v in returned.items()}, halves))
+    marks = sorted(marks)
+    out = [[v[1], variant_label(v, len(summary.hosts) > 1), alloc, str(n), fmt(drift)] +
+           ["-" if ret.get(s) is None else f"{ret[s]:.2f}" for s in marks] + [memory.half_text(halves)]
+           for v, alloc, n, drift, ret, halves in rows]
+    return Table("Memory given back after load (server)",
+                 ["workload", "variant", "allocator", "runs", "RSS drift (KiB/cycle)"] +
+                 [f"returned at +{s:g} s" for s in marks] + ["half returned by"],
+                 out, note="returned: fraction of the reclaimable memory (RSS - live at the end of a load) "
+                           "given back at each idle mark, median over steady cycles and runs; drift: slope of "
+                           "end-of-load RSS over the cycles at a constant live set (needs 2 or more)")
 
 
 def sizes_table(curves, allocators):

@@ -21,7 +21,7 @@ def grid_parse(family, spec):
     with a message that says what is valid.
     """
     if spec is None:
-        return [(k, list(k.candidates)) for k in knobs.knobs_family(family)]
+        return [(k, list(k.candidates)) for k in knobs.knobs_family(family) if k.candidates]
     grid, seen = [], set()
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         name, eq, values = part.partition("=")

@@ -80,8 +80,8 @@ class Knob:
         else:
             valid = f"{self.lo}..{self.hi if self.hi != U64_MAX else 'max'}"
         limit = f", malloc takes <= {self.malloc_max}" if self.malloc_max is not None else ""
-        return (f"{self.name:32} {valid}{limit}; default {self.default}; "
-                f"tries {','.join(self.candidates)}: {self.doc}")
+        tries = f"tries {','.join(self.candidates)}" if self.candidates else f"only with --grid {self.name}=..."
+        return f"{self.name:32} {valid}{limit}; default {self.default}; {tries}: {self.doc}"
 
 
 def knobs_parse_int(text, signed):
@@ -154,6 +154,17 @@ MIMALLOC_KNOBS = [
     Knob("mimalloc", "page_reset", "bool", "0", ["1"], "reset (madvise) free pages", env="MIMALLOC_PAGE_RESET"),
     Knob("mimalloc", "large_os_pages", "bool", "0", ["1"], "use large OS pages", env="MIMALLOC_LARGE_OS_PAGES"),
 ]
+
+# The transparent-huge-page mode of the process, a knob of every family: the runner applies it
+# (HEAPBENCH_THP in an env set: PR_SET_THP_DISABLE and the allocator's own switch, docs/DATA.md)
+# and says in runs.csv's thp column which mode was in effect; measure.py counts a run only when
+# that is the mode asked. No default candidates: only swept when --grid names it (thp=never,always).
+THP_ENV = "HEAPBENCH_THP"
+for _family, _knobs in (("glibc", GLIBC_KNOBS), ("jemalloc", JEMALLOC_KNOBS), ("tcmalloc", TCMALLOC_KNOBS),
+                        ("mimalloc", MIMALLOC_KNOBS)):
+    _knobs.append(Knob(_family, "thp", "choice", "madvise", [], "transparent huge pages of the process "
+                       "(never, madvise, always; applied by the runner)", choices=["never", "madvise", "always"],
+                       env=THP_ENV))
 
 FAMILIES = {"glibc": GLIBC_KNOBS, "jemalloc": JEMALLOC_KNOBS, "tcmalloc": TCMALLOC_KNOBS,
             "mimalloc": MIMALLOC_KNOBS}

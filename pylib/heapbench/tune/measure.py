@@ -68,6 +68,10 @@ def measure_cells(data, tag):
             if row["status"] != "ok":
                 group["failed"].append(f"{row['status']}: {row['reason']}")
                 continue
+            why = _thp_mismatch(row)
+            if why:
+                group["failed"].append(f"not applied: {why}")
+                continue
             _append(group["time_samples"], row["wall_s"])
             _append(group["peak_samples"], row["maxrss_kb"])
             _append(group["free_samples"], free_rss.get(row["run"]))
@@ -79,6 +83,15 @@ def measure_cells(data, tag):
                 samples = point[name + "_samples"]
                 point[name] = statistics.median(samples) if samples else None
     return groups
+
+
+def _thp_mismatch(row):
+    """Why a run of a point that sets thp (HEAPBENCH_THP in its env) does not count: the mode in
+    effect (runs.csv thp) is not the one asked; None when it is, or when thp is not set."""
+    asked = [w.split("=", 1)[1] for w in (row.get("env") or "").split() if w.startswith("HEAPBENCH_THP=")]
+    if not asked or row.get("thp") == asked[-1]:
+        return None
+    return f"thp={asked[-1]} asked, {row.get('thp') or 'no mode'} in effect"
 
 
 def _append(samples, value):

@@ -1,0 +1,114 @@
+/* hbstats.c - the allocator-statistics library (build/lib/libhbstats.so), preloaded beside an allocator.
+ *
+ * A workload's phase writer finds heapbench_allocstat with dlsym and calls it after each `phase`
+ * record; it then writes `allocstat` records (docs/DATA.md) with the figures of the allocator
+ * that serves malloc, read through that allocator's own public API, and the kernel's count of
+ * anonymous huge pages. Without this library the workload runs as before.
+ * Always holds: the API is chosen once, before main, as the first of mallctl (jemalloc),
+ * MallocExtension_GetNumericProperty (gperftools), mi_process_info (mimalloc) and mallinfo2
+ * (glibc, refmalloc) that is defined in the same object as the malloc the process uses, so a
+ * glibc mallinfo2 never stands in for another allocator's; with none, every layer is emitted
+ * empty with the reason. Nothing runs between two phase ends; nothing here calls malloc; each
+ * record is one write(2) of at most 512 bytes. */
+#include "hbstats.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HBS_RECORD_MAX 512
+#define HBS_EXPORT __attribute__((visibility("default")))
+
+struct hbs_api {
+    const char *api, *symbol;
+    void (*read)(const struct hbs_out *, void *);
+};
+
+static const struct hbs_api hbs_apis[] = {
+    {"mallctl", "mallctl", hbs_read_mallctl},
+    {"MallocExtension", "MallocExtension_GetNumericProperty", hbs_read_malloc_extension},
+    {"mi_process_info", "mi_process_info", hbs_read_mi_process_info},
+    {"mallinfo2", "mallinfo2", hbs_read_mallinfo2},
+};
+
+static const struct hbs_api *hbs_chosen; /* NULL: the allocator has none of the APIs */
+static void *hbs_fn;                      /* the chosen API's function */
+static char hbs_none_reason[256];
+
+/* The load address of the object that defines addr, or NULL. */
+static void *hbs_object_of(void *addr)
+{
+    Dl_info info;
+    return addr && dladdr(addr, &info) ? info.dli_fbase : NULL;
+}
+
+/* jemalloc builds its statistics structures (~300 KiB, counted in stats.metadata) on the first
+ * mallctl of any name. Reading "version" here, before main, pays that once at start, so every
+ * phase's RSS carries the same cost instead of RSS jumping at the first phase end; it is not
+ * the epoch refresh, which stays at phase ends. */
+static void hbs_prepare_mallctl(void)
+{
+    if (strcmp(hbs_chosen->api, "mallctl") != 0)
+        return;
+    const char *version = NULL;
+    size_t sz = sizeof version;
+    ((int (*)(const char *, void *, size_t *, void *, size_t))hbs_fn)("version", &version, &sz, NULL, 0);
+}
+
+/* Before main: picks the first API defined in malloc's own object, or writes why there is none. */
+__attribute__((constructor)) static void hbs_choose(void)
+{
+    void *malloc_fn = dlsym(RTLD_DEFAULT, "malloc");
+    void *base = hbs_object_of(malloc_fn);
+    for (size_t i = 0; base && i < sizeof hbs_apis / sizeof hbs_apis[0]; i++) {
+        void *fn = dlsym(RTLD_DEFAULT, hbs_apis[i].symbol);
+        if (fn && hbs_object_of(fn) == base) {
+            hbs_chosen = &hbs_apis[i];
+            hbs_fn = fn;
+            hbs_prepare_mallctl();
+            return;
+        }
+    }
+    Dl_info info;
+    const char *path = malloc_fn && dladdr(malloc_fn, &info) && info.dli_fname ? info.dli_fname : "unknown";
+    const char *slash = strrchr(path, '/');
+    snprintf(hbs_none_reason, sizeof hbs_none_reason,
+             "no statistics API in %s (it defines none of mallctl, MallocExtension_GetNumericProperty, "
+             "mi_process_info, mallinfo2)", slash ? slash + 1 : path);
+}
+
+/* One record; a record longer than 512 bytes is cut and still ends in '\n'. */
+void hbs_emit(const struct hbs_out *o, const char *stat, const char *layer, uint64_t value, const char *reason)
+{
+    char buf[HBS_RECORD_MAX], num[24] = "";
+    if (!reason)
+        snprintf(num, sizeof num, "%llu", (unsigned long long)value);
+    int n = snprintf(buf, sizeof buf, "allocstat\t%s\t%s\t%s\t%s\t%s\t%s\n", o->phase, o->api, stat, layer, num,
+                     reason ? reason : "");
+    if (n < 0)
+        return;
+    if (n >= (int)sizeof buf) {
+        n = (int)sizeof buf - 1;
+        buf[n - 1] = '\n';
+    }
+    ssize_t w;
+    do
+        w = write(o->fd, buf, (size_t)n);
+    while (w < 0 && errno == EINTR);
+}
+
+/* Called by the workload after the `phase` record of phase: writes that phase's allocstat records to fd. */
+HBS_EXPORT void heapbench_allocstat(int fd, const char *phase)
+{
+    struct hbs_out o = {fd, phase, hbs_chosen ? hbs_chosen->api : "none"};
+    if (hbs_chosen) {
+        hbs_chosen->read(&o, hbs_fn);
+    } else {
+        static const char *const layers[] = {"allocated", "active", "resident", "mapped"};
+        for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++)
+            hbs_emit(&o, layers[i], layers[i], 0, hbs_none_reason);
+    }
+    hbs_read_smaps(&o);
+}

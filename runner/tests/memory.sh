@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# memory.sh - run --allocstats and --thp end to end on the server and frag workloads (quick sizes):
+# allocstats.csv holds each run's allocator figures per phase end (jemalloc through mallctl,
+# glibc through mallinfo2, empty values with a reason for tbbmalloc), rss.csv's anon_huge_kb is
+# read every 10th sample, --thp never gives runs.csv thp=never and no huge page at any phase end
+# or sample although jemalloc is told MALLOC_CONF=thp:always, server's idle marks are in phases.csv
+# in time order, the report draws the memory sections, and without --allocstats allocstats.csv has its
+# header only.
+source runner/tests/rtlib.bash
+
+"$HB" run -w server,frag --quick -a glibc,jemalloc,tbbmalloc -n 1 --warmup 0 --allocstats --thp never \
+    --env 'MALLOC_CONF=thp:always' -o "$RT_TMP/m" >/dev/null 2>"$RT_TMP/err"
+t_check "run --allocstats --thp never exits 0" test $? -eq 0
+rt_check "every run ok, thp in effect is never" "$RT_TMP/m" '
+assert len(runs) == 6 and all(r["status"] == "ok" for r in runs), [(r["allocator"], r["reason"]) for r in runs]
+assert {r["thp"] for r in runs} == {"never"}, {r["thp"] for r in runs}'
+rt_check "allocstats.csv: each run, each phase end, through the allocator's own API" "$RT_TMP/m" '
+stats = d["allocstats"]
+phases = {(p["run"], p["phase"]) for p in d["phases"]}
+assert {(s["run"], s["phase"]) for s in stats} == phases, "a phase end without allocator figures"
+api = {r["allocator"]: {s["api"] for s in stats if s["run"] == r["run"] and s["api"] != "smaps_rollup"} for r in runs}
+assert api == {"glibc": {"mallinfo2"}, "jemalloc": {"mallctl"}, "tbbmalloc": {"none"}}, api
+for s in stats:
+    if s["api"] == "none":
+        assert s["value"] is None and s["reason"].startswith("no statistics API"), s
+je = {s["stat"]: s["value"] for s in stats if s["allocator"] == "jemalloc" and s["workload"] == "frag" and s["phase"] == "alloc"}
+live = next(p["live_bytes"] for p in d["phases"] if p["workload"] == "frag" and p["allocator"] == "jemalloc" and p["phase"] == "alloc")
+assert live <= je["stats.allocated"] <= je["stats.active"] <= je["stats.resident"], (live, je)'
+rt_check "--thp never: AnonHugePages 0 at every phase end and every sample read" "$RT_TMP/m" '
+huge = [s["value"] for s in d["allocstats"] if s["stat"] == "AnonHugePages"]
+read = [s["anon_huge_kb"] for s in d["rss"] if s["anon_huge_kb"] is not None]
+assert huge and set(huge) == {0}, huge
+assert read and set(read) == {0}, read'
+rt_check "rss.csv: anon_huge_kb read at every 10th sample of a run, empty between" "$RT_TMP/m" '
+for run in {s["run"] for s in d["rss"]}:
+    got = [s["anon_huge_kb"] is not None for s in d["rss"] if s["run"] == run]
+    assert got == [i % 10 == 0 for i in range(len(got))], (run, got)'
+rt_check "server: idle marks present, in time order, none early" "$RT_TMP/m" '
+for run in {p["run"] for p in d["phases"] if p["workload"] == "server"}:
+    ph = [p for p in d["phases"] if p["run"] == run]
+    names = [p["phase"] for p in ph]
+    assert names == ["c1-load", "c1-idle-0.1s", "c1-idle-0.2s", "free-all"], names
+    t = 0.0
+    for p, mark in zip(ph[1:3], (0.1, 0.2)):
+        t += p["seconds"]
+        assert t >= mark - 0.001, (names, t, mark)'
+
+# The report of that run: the memory sections, a row per allocator in the table, both figures.
+"$HB" report "$RT_TMP/m" -o "$RT_TMP/rep" >/dev/null 2>&1
+t_check "report: memory timeline and breakdown drawn" test -s "$RT_TMP/rep/memory-timeline.png" -a -s "$RT_TMP/rep/memory-breakdown.png"
+rows=$(awk '/Memory given back after load/ { on = 1 } on && /^\| server /' "$RT_TMP/rep/report.md" | awk -F'|' '{ print $4 }' | xargs)
+t_check "report: memory table has glibc, jemalloc and tbbmalloc" test "$rows" = "glibc jemalloc tbbmalloc"
+
+"$HB" run -w frag --quick -a glibc -n 1 --warmup 0 -o "$RT_TMP/plain" >/dev/null 2>&1
+rt_check "without --allocstats: allocstats.csv has its header only, thp says madvise or what the system gives" "$RT_TMP/plain" '
+assert d["allocstats"] == [], len(d["allocstats"])
+assert runs and runs[0]["thp"] in ("madvise", "always", "never"), runs[0]["thp"]'
+rt_usage "--thp sometimes is a usage error" run -w frag --quick --thp sometimes
+rt_usage "exec --allocstats is a usage error" exec --allocstats -- /bin/true
+t_summary
