@@ -8,6 +8,7 @@
  * = N*size after alloc for malloc, the slabs' bytes for the pool, 0 after free. */
 #include "wl_args.h"
 #include "wl_block.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_time.h"
 
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
 
     double t0 = wl_now();
     for (size_t i = 0; i < n; i++) {
-        blk[i] = pool_mode ? pl_get(&pool) : malloc(size);
+        WL_LAT(WL_OP_MALLOC, blk[i] = pool_mode ? pl_get(&pool) : malloc(size));
         if (blk[i])
             wl_fill(blk[i], size, i);
         else
@@ -107,9 +108,9 @@ int main(int argc, char **argv)
             continue;
         bad += !wl_check(blk[i], size, i);
         if (pool_mode)
-            pl_put(&pool, blk[i]);
+            WL_LAT(WL_OP_FREE, pl_put(&pool, blk[i]));
         else
-            free(blk[i]);
+            WL_LAT(WL_OP_FREE, free(blk[i]));
     }
     pl_destroy(&pool);
     wl_phase("free", t0, n, 0);

@@ -8,12 +8,14 @@
  * returned NULL or a pattern was damaged. Deterministic sizes for a given --seed. */
 #include "wl_args.h"
 #include "wl_block.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_rng.h"
 #include "wl_threads.h"
 #include "wl_time.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static struct wl_param tc_params[] = {
     WL_INT("threads", "1", NULL, 1, 1024, "threads sharing the work"),
@@ -21,6 +23,7 @@ static struct wl_param tc_params[] = {
     WL_WORD("mode", "loop", "loop|batch", "loop: malloc then free at once; batch: malloc K blocks then free them"),
     WL_INT("size", "0", NULL, 0, 1 << 30, "fixed block size in bytes; 0: random per op in 16..4096"),
     WL_INT("batch", "256", NULL, 1, 10000000, "K, the blocks held at once in batch mode"),
+    WL_INT("stall-every", "0", NULL, 0, 1000000000, "a latency test: sleep 1 ms inside one malloc in N (0: never)"),
 };
 
 static struct wl_prog tc_prog =
@@ -36,6 +39,15 @@ struct tc_thread {
 static int tc_batch_mode;
 static size_t tc_size;
 static size_t tc_k;
+static unsigned long long tc_stall;
+
+/* malloc(n), plus a 1 ms sleep when op i is one in --stall-every (a known outlier for the latency tests). */
+static inline void *tc_malloc(size_t n, unsigned long long i)
+{
+    if (tc_stall && i % tc_stall == 0)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return malloc(n);
+}
 
 /* The size of the next block: the fixed --size, or uniform in 16..4096 from this thread's stream. */
 static inline size_t tc_next_size(struct wl_rng *r)
@@ -48,14 +60,15 @@ static void tc_loop(struct tc_thread *t, struct wl_rng *r)
 {
     for (unsigned long long i = 0; i < t->ops; i++) {
         size_t n = tc_next_size(r);
-        unsigned char *p = malloc(n);
+        unsigned char *p;
+        WL_LAT(WL_OP_MALLOC, p = tc_malloc(n, i));
         if (!p) {
             t->tally.bad++;
             continue;
         }
         wl_fill(p, n, i);
         t->tally.bad += !wl_check(p, n, i);
-        free(p);
+        WL_LAT(WL_OP_FREE, free(p));
         t->tally.bytes += n;
     }
 }
@@ -73,13 +86,13 @@ static void tc_batch(struct tc_thread *t, struct wl_rng *r)
         size_t k = t->ops - done < tc_k ? (size_t)(t->ops - done) : tc_k;
         for (size_t j = 0; j < k; j++) {
             len[j] = tc_next_size(r);
-            ptr[j] = malloc(len[j]);
+            WL_LAT(WL_OP_MALLOC, ptr[j] = tc_malloc(len[j], done + j));
             if (ptr[j])
                 wl_fill(ptr[j], len[j], done + j);
         }
         for (size_t j = 0; j < k; j++) {
             t->tally.bad += !ptr[j] || !wl_check(ptr[j], len[j], done + j);
-            free(ptr[j]);
+            WL_LAT(WL_OP_FREE, free(ptr[j]));
             t->tally.bytes += len[j];
         }
         done += k;
@@ -109,6 +122,7 @@ int main(int argc, char **argv)
     tc_batch_mode = wl_word("mode")[0] == 'b';
     tc_size = (size_t)wl_arg("size");
     tc_k = (size_t)wl_arg("batch");
+    tc_stall = (unsigned long long)wl_arg("stall-every");
 
     struct tc_thread *th = calloc((size_t)nt, sizeof *th);
     if (!th)

@@ -1,51 +1,16 @@
 /* wl_phase.c - writes phase protocol records (see wl_phase.h and docs/DATA.md).
- * Always holds: one write(2) per record, at most 512 bytes, to HEAPBENCH_PHASE_FD or stdout. */
+ * Always holds: every record goes through wl_record (one write(2) of at most 512 bytes); a phase
+ * record is followed by the latency records of the samples taken since the previous one. */
 #include "wl_phase.h"
+#include "wl_latency.h"
+#include "wl_record.h"
 #include "wl_time.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#define WL_RECORD_MAX 512
-
-/* The fd records go to: HEAPBENCH_PHASE_FD when set to a number, else stdout (1). Cached. */
-static int wl_phase_fd(void)
-{
-    static int fd = -2;
-    if (fd == -2) {
-        const char *env = getenv("HEAPBENCH_PHASE_FD");
-        char *end = NULL;
-        long v = env && *env ? strtol(env, &end, 10) : -1;
-        fd = (env && *env && end && *end == '\0' && v >= 0) ? (int)v : 1;
-    }
-    return fd;
-}
-
-/* Formats one record (printf-style, the caller supplies the trailing newline) and writes it
- * with one write(2); a record that would exceed 512 bytes is cut and still ends in '\n'. */
-static void wl_record(const char *fmt, ...)
-{
-    char buf[WL_RECORD_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (n >= (int)sizeof buf) {
-        n = (int)sizeof buf - 1;
-        buf[n - 1] = '\n';
-    }
-    ssize_t w;
-    do
-        w = write(wl_phase_fd(), buf, (size_t)n);
-    while (w < 0 && errno == EINTR);
-}
 
 /* Reads the second field of /proc/self/statm (resident pages) without allocating. */
 uint64_t wl_rss_kb(void)
@@ -72,6 +37,7 @@ void wl_served_by(void)
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
     const char *path = (sym && dladdr(sym, &info) && info.dli_fname) ? info.dli_fname : "unknown";
     wl_record("served_by\t%s\n", path);
+    wl_lat_start();
 }
 
 /* Duration is measured up to the moment the record is formatted; returns that moment. */
@@ -80,6 +46,7 @@ double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
     double now = wl_now();
     wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, now - t0, (unsigned long long)ops,
               (unsigned long long)live_bytes, (unsigned long long)wl_rss_kb());
+    wl_lat_flush(name);
     return wl_now();
 }
 
