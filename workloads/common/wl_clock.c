@@ -1,12 +1,14 @@
 /* wl_clock.c - chooses, calibrates and measures the latency clock (see wl_clock.h).
  * Always holds: wl_clock_mult converts the chosen source's ticks to ns; the TSC rate comes from
  * two (TSC, CLOCK_MONOTONIC) pairs ~2 ms apart, each pair the tightest of several tries, so a
- * preemption during calibration does not bias it. */
+ * preemption during calibration does not bias it; nothing here calls malloc (the heap under test
+ * stays as the workload leaves it). */
 #include "wl_clock.h"
 
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int wl_clock_tsc;
 uint64_t wl_clock_mult = (uint64_t)1 << 32;
@@ -14,23 +16,30 @@ struct wl_clock_info wl_clock_info = {"monotonic", 1000.0, 0};
 
 #define WL_CLOCK_CAL_NS 2000000 /* calibration span */
 #define WL_CLOCK_COST_RUNS 2001 /* empty intervals timed to find the clock's cost */
+#define WL_CLOCK_COST_MAX 65536 /* tick differences counted one by one below this (larger: the last slot) */
 
-/* 1 when /proc/cpuinfo's flags list both constant_tsc and nonstop_tsc. */
+/* 1 when the first CPU's flags in /proc/cpuinfo list both constant_tsc and nonstop_tsc. Read with
+ * read(2) into a static buffer: the clock never calls malloc, which would change the heap the
+ * workload measures. */
 static int wl_clock_tsc_stable(void)
 {
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
+    static char buf[16384];
+    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    char line[4096];
-    int ok = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "flags", 5) == 0) {
-            ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
-            break;
-        }
-    }
-    fclose(f);
-    return ok;
+    size_t n = 0;
+    ssize_t got;
+    while (n < sizeof buf - 1 && (got = read(fd, buf + n, sizeof buf - 1 - n)) > 0)
+        n += (size_t)got;
+    close(fd);
+    buf[n] = '\0';
+    char *flags = strstr(buf, "\nflags");
+    if (!flags)
+        return 0;
+    char *end = strchr(flags + 1, '\n');
+    if (end)
+        *end = '\0';
+    return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
 }
 
 uint64_t wl_clock_mono_ns(void)
@@ -71,23 +80,24 @@ static void wl_clock_calibrate(void)
 }
 #endif
 
-static int wl_clock_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of WL_CLOCK_COST_RUNS empty intervals, timed exactly as the sampler times a call. */
+/* The median of WL_CLOCK_COST_RUNS empty intervals, timed exactly as the sampler times a call; a
+ * counting sort of the tick differences (no qsort: glibc's may malloc). */
 static double wl_clock_cost(void)
 {
-    static uint64_t d[WL_CLOCK_COST_RUNS];
+    static uint32_t count[WL_CLOCK_COST_MAX];
     for (int i = 0; i < WL_CLOCK_COST_RUNS; i++) {
         uint64_t t0 = wl_clock_read();
         __asm__ __volatile__("" ::: "memory");
-        d[i] = wl_clock_read() - t0;
+        uint64_t d = wl_clock_read() - t0;
+        count[d < WL_CLOCK_COST_MAX ? d : WL_CLOCK_COST_MAX - 1]++;
     }
-    qsort(d, WL_CLOCK_COST_RUNS, sizeof d[0], wl_clock_cmp);
-    return (double)d[WL_CLOCK_COST_RUNS / 2] * (double)wl_clock_mult / 4294967296.0;
+    uint64_t seen = 0, d = 0;
+    for (; d < WL_CLOCK_COST_MAX; d++) {
+        seen += count[d];
+        if (seen > WL_CLOCK_COST_RUNS / 2)
+            break;
+    }
+    return (double)d * (double)wl_clock_mult / 4294967296.0;
 }
 
 void wl_clock_init(void)
