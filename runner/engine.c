@@ -152,6 +152,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         hb_strv_split(&argv, e->o->wrap, " \t", 0);
     hb_cell_argv(g, e->m->quick, &argv);
     hb_cell_envp(g, a, g->wl->kind == HB_WL_BINARY ? NULL : e->probe, &envp);
+    if (g->wl->kind == HB_WL_BINARY) /* the workloads' latency sampler (docs/DATA.md) */
+        hb_strv_pushf(&envp, "HEAPBENCH_LATENCY=%s", e->o->latency);
     char *log = rep > 0 ? hb_xasprintf("%s/logs/%zu.log", e->r->dir, run)
                         : hb_xasprintf("%s/logs/warmup-%zu.log", e->r->dir, run);
     struct hb_launch_spec spec = {

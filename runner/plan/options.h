@@ -38,6 +38,7 @@ struct hb_options {
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
+    char *latency;               /* --latency off|sampled|all (default off): HEAPBENCH_LATENCY of workloads */
     struct hb_strv command;      /* exec: CMD ARGS... */
 };
 
