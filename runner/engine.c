@@ -158,6 +158,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
     int binary = g->wl->kind == HB_WL_BINARY;
     struct hb_cell_extra extra = {binary ? NULL : e->probe, binary ? e->stats : NULL, thp};
     hb_cell_envp(g, a, &extra, &envp);
+    if (binary) /* the workloads' latency sampler (docs/DATA.md) */
+        hb_strv_pushf(&envp, "HEAPBENCH_LATENCY=%s", e->o->latency);
     char *log = rep > 0 ? hb_xasprintf("%s/logs/%zu.log", e->r->dir, run)
                         : hb_xasprintf("%s/logs/warmup-%zu.log", e->r->dir, run);
     struct hb_launch_spec spec = {

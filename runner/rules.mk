@@ -2,6 +2,8 @@
 # C tests (runner/tests/*.c).
 # The stage folders are cli/, plan/, measure/, out/ and base/ (runner/README.md); every one of them
 # is on the include path, so a file includes "name.h" whatever folder it lives in.
+# The latency histogram and clock are the workloads' own (workloads/common/wl_hist.c, wl_clock.c:
+# one definition of the buckets and quantiles in C), linked in and on the include path.
 # Every runner/tests/<name>.c is a test program linked with the runner objects except main.o,
 # built as build/tests/runner-<name>; runner/tests/run runs them all.
 
@@ -9,16 +11,18 @@ RUNNER_DIRS  := runner runner/cli runner/plan runner/measure runner/out runner/b
 RUNNER_SRC   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.c))
 RUNNER_HDR   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.h))
 RUNNER_OBJ   := $(patsubst runner/%.c,$(B)/obj/runner/%.o,$(RUNNER_SRC))
+RUNNER_WL    := $(B)/obj/workloads/common/wl_hist.o $(B)/obj/workloads/common/wl_clock.o
+RUNNER_OBJ   += $(RUNNER_WL)
 RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ))
 RUNNER_TESTS := $(patsubst runner/tests/%.c,$(B)/tests/runner-%,$(wildcard runner/tests/*.c))
 RUNNER_DEFS  :=
-RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS))
+RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS)) -Iworkloads/common
 RUNNER_LIBS  := -lcjson -lm -lpthread
 
 ALL        += $(B)/heapbench
 TEST_BUILD += $(RUNNER_TESTS)
 
-$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) | $(B)/.dir
+$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) workloads/common/wl_hist.h workloads/common/wl_clock.h workloads/common/wl_latency.h | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RUNNER_DEFS) $(RUNNER_INC) -c $< -o $@
 

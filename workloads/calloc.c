@@ -8,6 +8,7 @@
  * = --size while held, 0 after free).
  * Always holds: every word read in `use` is zero, or verify fails. */
 #include "wl_args.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_time.h"
 
@@ -51,7 +52,11 @@ int main(int argc, char **argv)
 
     for (long long r = 0; r < rounds; r++) {
         double t0 = wl_now();
-        uint64_t *p = use_calloc ? calloc(1, size) : malloc(size);
+        uint64_t *p;
+        if (use_calloc)
+            WL_LAT(WL_OP_CALLOC, p = calloc(1, size));
+        else
+            WL_LAT(WL_OP_MALLOC, p = malloc(size));
         if (!p) {
             bad++;
             break;
@@ -61,7 +66,7 @@ int main(int argc, char **argv)
         double t1 = wl_now();
         nonzero += ca_use(p, size / sizeof *p, (uint64_t)r + 1);
         double t2 = wl_now();
-        free(p);
+        WL_LAT(WL_OP_FREE, free(p));
         double t3 = wl_now();
         spent[0] += t1 - t0;
         spent[1] += t2 - t1;

@@ -8,6 +8,7 @@
  * or an empty one makes the thread do its other half, then yield). */
 #include "wl_args.h"
 #include "wl_block.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_rng.h"
 #include "wl_threads.h"
@@ -59,7 +60,8 @@ static unsigned long long ct_produce(struct ct_thread *t, struct wl_rng *r, unsi
     unsigned long long k = 0;
     for (; k < want && tail - head < CT_RING; k++, tail++) {
         size_t n = (size_t)wl_rng_range(r, ct_min, ct_max);
-        unsigned char *p = malloc(n);
+        unsigned char *p;
+        WL_LAT(WL_OP_MALLOC, p = malloc(n));
         if (p)
             wl_fill(p, n, tag0 + k);
         else
@@ -81,7 +83,7 @@ static unsigned long long ct_consume(struct ct_thread *t)
         struct ct_entry *e = &t->in->e[head % CT_RING];
         if (e->p) {
             t->tally.bad += !wl_check(e->p, e->n, e->tag);
-            free(e->p);
+            WL_LAT(WL_OP_FREE, free(e->p));
         }
     }
     atomic_store_explicit(&t->in->head, head, memory_order_release);

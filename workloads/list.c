@@ -10,6 +10,7 @@
  * N nodes whose values sum to the expected total (verify fails otherwise). */
 #include "wl_arena.h"
 #include "wl_args.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_time.h"
 
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
 
     double t0 = wl_now();
     for (; built < n; built++) {
-        struct ls_node *node = arena_mode ? wl_arena_alloc(&arena, sizeof *node) : malloc(sizeof *node);
+        struct ls_node *node;
+        WL_LAT(WL_OP_MALLOC, node = arena_mode ? wl_arena_alloc(&arena, sizeof *node) : malloc(sizeof *node));
         if (!node)
             break;
         node->value = built ^ wl_seed;
@@ -68,7 +70,7 @@ int main(int argc, char **argv)
     } else {
         while (head) {
             struct ls_node *next = head->next;
-            free(head);
+            WL_LAT(WL_OP_FREE, free(head));
             head = next;
         }
     }

@@ -19,6 +19,7 @@
  * depends only on --seed and the sizes, never on the variant. */
 #include "wl_arena.h"
 #include "wl_args.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_rng.h"
 #include "wl_time.h"
@@ -97,7 +98,8 @@ static size_t ps_gen_file(char **buf, size_t *cap, unsigned long long lines, str
     for (unsigned long long i = 0; i < lines; i++) {
         if (*cap - len < PS_LINE_MAX) {
             size_t ncap = *cap ? *cap * 2 : 1 << 20;
-            char *nb = realloc(*buf, ncap);
+            char *nb;
+            WL_LAT(WL_OP_REALLOC, nb = realloc(*buf, ncap));
             if (!nb)
                 return 0;
             *buf = nb;
@@ -112,7 +114,8 @@ static size_t ps_gen_file(char **buf, size_t *cap, unsigned long long lines, str
 static struct ps_node *ps_new(struct ps_state *st, int type, const char *key, size_t klen, const char *txt, size_t tlen)
 {
     size_t bytes = sizeof(struct ps_node) + klen + tlen + 2;
-    struct ps_node *n = st->mode == PS_MALLOC ? malloc(bytes) : wl_arena_alloc(&st->arena, bytes);
+    struct ps_node *n;
+    WL_LAT(WL_OP_MALLOC, n = st->mode == PS_MALLOC ? malloc(bytes) : wl_arena_alloc(&st->arena, bytes));
     if (!n)
         return NULL;
     n->child = n->next = NULL;
@@ -204,7 +207,7 @@ static void ps_free_tree(struct ps_state *st, struct ps_node *n)
         struct ps_node *next = n->next;
         ps_free_tree(st, n->child);
         st->node_bytes -= n->bytes;
-        free(n);
+        WL_LAT(WL_OP_FREE, free(n));
         n = next;
     }
 }

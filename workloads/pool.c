@@ -14,6 +14,7 @@
  * destroy. */
 #include "wl_args.h"
 #include "wl_block.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_time.h"
 
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
         bad++;
     t0 = wl_phase("setup", t0, eager ? n : 0, pool.held);
     for (size_t i = 0; i < n; i++) {
-        blk[i] = pool_mode ? pl_get(&pool) : malloc(size);
+        WL_LAT(WL_OP_MALLOC, blk[i] = pool_mode ? pl_get(&pool) : malloc(size));
         if (!blk[i])
             bad++;
         else if (check)
@@ -139,9 +140,9 @@ int main(int argc, char **argv)
         if (check)
             bad += !wl_check(blk[i], size, i);
         if (pool_mode)
-            pl_put(&pool, blk[i]);
+            WL_LAT(WL_OP_FREE, pl_put(&pool, blk[i]));
         else
-            free(blk[i]);
+            WL_LAT(WL_OP_FREE, free(blk[i]));
     }
     t0 = wl_phase("free", t0, n, pool.held);
     pl_destroy(&pool);

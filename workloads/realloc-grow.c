@@ -7,6 +7,7 @@
  * Always holds: element i of array a holds a value derived from (a, i, seed), checked for every
  * element at the end; live_bytes is exactly the capacity requested from realloc. */
 #include "wl_args.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_time.h"
 
@@ -65,7 +66,8 @@ int main(int argc, char **argv)
         struct rg_array *a = &arr[i % na];
         if (a->len == a->cap) {
             size_t cap = rg_next_cap(a->cap < 2 ? 2 : a->cap);
-            uint64_t *v = realloc(a->v, cap * sizeof *v);
+            uint64_t *v;
+            WL_LAT(WL_OP_REALLOC, v = realloc(a->v, cap * sizeof *v));
             if (!v) {
                 bad++;
                 break;
@@ -83,7 +85,7 @@ int main(int argc, char **argv)
     for (size_t a = 0; a < na; a++) {
         for (size_t i = 0; i < arr[a].len; i++)
             bad += arr[a].v[i] != rg_value(a, i);
-        free(arr[a].v);
+        WL_LAT(WL_OP_FREE, free(arr[a].v));
     }
     wl_phase("free", t0, na, 0);
     free(arr);

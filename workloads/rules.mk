@@ -25,3 +25,12 @@ TEST_BUILD += $(WL_TESTS)
 
 $(B)/tests/workloads-%: workloads/tests/%.c $(WL_COMMON_OBJ) $(WL_COMMON_H) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Iworkloads/common -Iscripts -o $@ $< $(WL_COMMON_OBJ) -lpthread -ldl -lm
+
+# Benchmark programs of workloads/common: workloads/bench/<name>.c -> build/bench/workloads-<name>,
+# run by the scripts in workloads/bench (figures in workloads/README.md).
+WL_BENCH := $(patsubst workloads/bench/%.c,$(B)/bench/workloads-%,$(wildcard workloads/bench/*.c))
+ALL += $(WL_BENCH)
+
+$(B)/bench/workloads-%: workloads/bench/%.c $(WL_COMMON_OBJ) $(WL_COMMON_H) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iworkloads/common -o $@ $< $(WL_COMMON_OBJ) -lpthread -ldl -lm

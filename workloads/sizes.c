@@ -9,6 +9,7 @@
  * verify fails if usable < request anywhere. Under --quick the sweep stops at 64 KiB. */
 #include "wl_args.h"
 #include "wl_block.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_time.h"
 
@@ -38,7 +39,8 @@ struct sz_count {
 /* Samples one request: malloc, usable size, touch and check all usable bytes, free, one record. */
 static void sz_sample(size_t request, struct sz_count *c)
 {
-    unsigned char *p = malloc(request);
+    unsigned char *p;
+    WL_LAT(WL_OP_MALLOC, p = malloc(request));
     if (!p) {
         c->bad++;
         return;
@@ -47,7 +49,7 @@ static void sz_sample(size_t request, struct sz_count *c)
     c->short_blocks += usable < request;
     wl_fill(p, usable, request);
     c->bad += !wl_check(p, usable, request);
-    free(p);
+    WL_LAT(WL_OP_FREE, free(p));
     wl_size(request, usable);
     c->records++;
 }

@@ -10,12 +10,14 @@
  * returned NULL or a pattern was damaged. Deterministic sizes for a given --seed. */
 #include "wl_args.h"
 #include "wl_block.h"
+#include "wl_latency.h"
 #include "wl_phase.h"
 #include "wl_rng.h"
 #include "wl_threads.h"
 #include "wl_time.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static struct wl_param tc_params[] = {
     WL_INT("threads", "1", NULL, 1, 1024, "threads sharing the work"),
@@ -25,6 +27,7 @@ static struct wl_param tc_params[] = {
     WL_INT("batch", "256", NULL, 1, 10000000, "K, the blocks held at once in batch mode"),
     WL_INT("per-thread", "0", NULL, 0, 1000000000000LL, "pairs per thread (--ops is then ignored); 0: split --ops"),
     WL_WORD("check", "yes", "yes|no", "fill every block and check it before its free, or never touch the blocks"),
+    WL_INT("stall-every", "0", NULL, 0, 1000000000, "a latency test: sleep 1 ms inside one malloc in N (0: never)"),
 };
 
 static struct wl_prog tc_prog =
@@ -41,6 +44,15 @@ static int tc_batch_mode;
 static size_t tc_size;
 static size_t tc_k;
 static int tc_check;
+static unsigned long long tc_stall;
+
+/* malloc(n), plus a 1 ms sleep when op i is one in --stall-every (a known outlier for the latency tests). */
+static inline void *tc_malloc(size_t n, unsigned long long i)
+{
+    if (tc_stall && i % tc_stall == 0)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return malloc(n);
+}
 
 /* The size of the next block: the fixed --size, or uniform in 16..4096 from this thread's stream. */
 static inline size_t tc_next_size(struct wl_rng *r)
@@ -53,7 +65,8 @@ static void tc_loop(struct tc_thread *t, struct wl_rng *r)
 {
     for (unsigned long long i = 0; i < t->ops; i++) {
         size_t n = tc_next_size(r);
-        unsigned char *p = malloc(n);
+        unsigned char *p;
+        WL_LAT(WL_OP_MALLOC, p = tc_malloc(n, i));
         if (!p) {
             t->tally.bad++;
             continue;
@@ -62,7 +75,7 @@ static void tc_loop(struct tc_thread *t, struct wl_rng *r)
             wl_fill(p, n, i);
             t->tally.bad += !wl_check(p, n, i);
         }
-        free(p);
+        WL_LAT(WL_OP_FREE, free(p));
         t->tally.bytes += n;
     }
 }
@@ -80,13 +93,13 @@ static void tc_batch(struct tc_thread *t, struct wl_rng *r)
         size_t k = t->ops - done < tc_k ? (size_t)(t->ops - done) : tc_k;
         for (size_t j = 0; j < k; j++) {
             len[j] = tc_next_size(r);
-            ptr[j] = malloc(len[j]);
+            WL_LAT(WL_OP_MALLOC, ptr[j] = tc_malloc(len[j], done + j));
             if (ptr[j] && tc_check)
                 wl_fill(ptr[j], len[j], done + j);
         }
         for (size_t j = 0; j < k; j++) {
             t->tally.bad += !ptr[j] || (tc_check && !wl_check(ptr[j], len[j], done + j));
-            free(ptr[j]);
+            WL_LAT(WL_OP_FREE, free(ptr[j]));
             t->tally.bytes += len[j];
         }
         done += k;
@@ -121,6 +134,7 @@ int main(int argc, char **argv)
     unsigned long long per_thread = (unsigned long long)wl_arg("per-thread");
     if (per_thread)
         ops = per_thread * (unsigned long long)nt;
+    tc_stall = (unsigned long long)wl_arg("stall-every");
 
     struct tc_thread *th = calloc((size_t)nt, sizeof *th);
     if (!th)

@@ -25,6 +25,7 @@ VOCABULARY = {
     "timeout": (None, "--timeout", "S"),
     "allocator": (None, "--allocator", "NAME=/path/lib.so"),
     "workload_bin": (None, "--workload-bin", "NAME=PATH"),
+    "latency": (None, "--latency", "MODE"),
 }
 
 

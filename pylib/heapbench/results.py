@@ -1,6 +1,7 @@
 """results.py - reads and writes heapbench results directories (docs/DATA.md, schema 1); the cell key and grouping.
 
-The one place on the Python side that knows the file layout (runs, phases, rss, sizes, allocstats CSVs, meta.json).
+The one place on the Python side that knows the file layout (runs, phases, rss, sizes, allocstats,
+latency CSVs, meta.json); the latency histograms' arithmetic is heapbench.latency.
 Always holds: load() checks that the
 directory is a results directory of the schema this code reads, and raises ResultsError
 with a message that says what is wrong and what to do; callers print it and exit 2.
@@ -14,7 +15,7 @@ SCHEMA = 1
 
 # Columns that are not numbers; every other column of a results CSV is numeric or empty.
 TEXT_COLUMNS = {"schema", "run_id", "host", "workload", "allocator", "params", "env",
-                "status", "reason", "served_by", "phase", "thp", "api", "stat", "layer"}
+                "status", "reason", "served_by", "phase", "thp", "api", "stat", "layer", "op", "buckets"}
 
 # A matrix cell; MATCH_KEY pairs cells of two runs (the host is kept as an axis beside it).
 CELL_KEY = ("host", "workload", "allocator", "threads", "params", "env")
@@ -83,7 +84,8 @@ def write_csv(path, header, rows):
 def load(directory):
     """Loads meta.json and every CSV of a results directory into a dict.
 
-    Keys: dir, meta, runs, phases, rss, sizes, allocstats. Raises ResultsError on a directory that is
+    Keys: dir, meta, runs, phases, rss, sizes, allocstats, latency ([] for a directory without
+    latency.csv). Raises ResultsError on a directory that is
     not a results directory or has another schema version.
     """
     if not os.path.isdir(directory):
@@ -107,6 +109,7 @@ def load(directory):
         "rss": read_csv(os.path.join(directory, "rss.csv"), required=False),
         "sizes": read_csv(os.path.join(directory, "sizes.csv"), required=False),
         "allocstats": read_csv(os.path.join(directory, "allocstats.csv"), required=False),
+        "latency": read_csv(os.path.join(directory, "latency.csv"), required=False),
     }
 
 

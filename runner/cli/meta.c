@@ -13,6 +13,7 @@
 #include "perf.h"
 #include "sysinfo.h"
 #include "version.h"
+#include "wl_latency.h"
 
 /* Writes "key": "value", (value NULL -> null). */
 static void hb_meta_kv(FILE *f, const char *key, const char *value)
@@ -95,6 +96,21 @@ static void hb_meta_allocators(FILE *f, const struct hb_matrix *m)
     fprintf(f, "\n  },\n");
 }
 
+/* The "latency" object: the workloads' sampling mode and the clock's cost, measured here at start-up
+ * with the workloads' own clock code (wl_clock.c); the per-process cost is in latency.csv (clock_ns). */
+static void hb_meta_latency(FILE *f, const struct hb_options *o)
+{
+    fprintf(f, "  \"latency\": {\"mode\": ");
+    hb_json_str(f, o->latency);
+    if (strcmp(o->latency, "off") != 0) {
+        wl_clock_init();
+        fprintf(f, ", \"every\": %d, \"clock\": ", strcmp(o->latency, "all") == 0 ? 1 : WL_LAT_EVERY_DEFAULT);
+        hb_json_str(f, wl_clock_info.source);
+        fprintf(f, ", \"clock_cost_ns\": %.1f, \"clock_mhz\": %.3f", wl_clock_info.cost_ns, wl_clock_info.mhz);
+    }
+    fprintf(f, "},\n");
+}
+
 /* The "counters" and "metrics" objects. */
 static void hb_meta_counters(FILE *f, const struct hb_meta *meta)
 {
@@ -146,6 +162,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_list(f, "envs", &m->envs);
     fprintf(f, "  \"cells\": %zu,\n  \"hyperfine\": %s,\n", m->ng * m->nalloc, o->hyperfine ? "true" : "false");
     hb_meta_allocators(f, m);
+    hb_meta_latency(f, o);
     hb_meta_counters(f, meta);
     fprintf(f, "  \"subcommand\": \"%s\"\n}\n", o->cmd == HB_CMD_EXEC ? "exec" : "run");
     if (fclose(f) != 0) {

@@ -3,6 +3,7 @@
  * Always holds: the judge never upgrades a status (timeout/crashed/failed stay as they are).
  */
 #include "phases.h"
+#include "latency.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -34,10 +35,13 @@ void hb_phase_parse(const char *text, struct hb_phase_report *rep)
             rep->verify_failed = 1;
             free(rep->verify_detail);
             rep->verify_detail = hb_xstrdup(f.n >= 3 ? f.v[2] : "");
+        } else {
+            hb_latency_take(rep, &f);
         }
         hb_strv_free(&f);
     }
     hb_strv_free(&lines);
+    hb_latency_finish(rep);
 }
 
 /* Checks served_by and verify of an exited-0 run. */
@@ -71,5 +75,6 @@ void hb_phase_report_free(struct hb_phase_report *rep)
     free(rep->verify_detail);
     hb_strv_free(&rep->sizes);
     hb_strv_free(&rep->allocstats);
+    hb_latency_free(rep);
     memset(rep, 0, sizeof *rep);
 }

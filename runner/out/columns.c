@@ -156,6 +156,44 @@ static void hb_col_allocstat(struct hb_csv *row, const struct hb_row_ctx *x, siz
     hb_csv_str(row, x->rec->phases->allocstats.v[HB_ALLOCSTAT_FIELDS * x->i + arg]);
 }
 
+/* The latency entry of row x->i. */
+static const struct hb_latency *hb_col_lat(const struct hb_row_ctx *x)
+{
+    return &x->rec->phases->lat[x->i];
+}
+
+/* A string member of the latency entry (arg: its offset). */
+static void hb_col_lat_str(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    hb_csv_str(row, *(const char *const *)((const char *)hb_col_lat(x) + arg));
+}
+
+/* The number of timed calls. */
+static void hb_col_lat_samples(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_long(row, (long)hb_col_lat(x)->samples);
+}
+
+/* A quantile (arg: its index in hb_lat_q), ns. */
+static void hb_col_lat_q(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    hb_csv_num(row, hb_col_lat(x)->q[arg]);
+}
+
+/* A double member of the latency entry (arg: its offset): max or mean, ns. */
+static void hb_col_lat_num(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    hb_csv_num(row, *(const double *)((const char *)hb_col_lat(x) + arg));
+}
+
+/* The clock's cost reported by this run's latency_clock record. */
+static void hb_col_lat_clock(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_num(row, x->rec->phases->lat_clock_ns);
+}
+
 #define REC(m) offsetof(struct hb_run_record, m)
 #define RES(m) offsetof(struct hb_result, m)
 #define PH(m) offsetof(struct hb_phase, m)
@@ -232,6 +270,26 @@ static const struct hb_column hb_allocstats_cols[] = {
     {"reason", hb_col_allocstat, 5},
 };
 
+#define LAT(field) offsetof(struct hb_latency, field)
+static const struct hb_column hb_latency_cols[] = {
+    {"schema", hb_col_schema, 0},
+    {"run_id", hb_col_run_id, 0},
+    {"run", hb_col_run, 0},
+    HB_CELL_COLUMNS,
+    {"phase", hb_col_lat_str, LAT(phase)},
+    {"op", hb_col_lat_str, LAT(op)},
+    {"samples", hb_col_lat_samples, 0},
+    {"p50", hb_col_lat_q, 0}, /* the names and order of hb_lat_q_names */
+    {"p90", hb_col_lat_q, 1},
+    {"p99", hb_col_lat_q, 2},
+    {"p99.9", hb_col_lat_q, 3},
+    {"p99.99", hb_col_lat_q, 4},
+    {"max", hb_col_lat_num, LAT(max_ns)},
+    {"mean", hb_col_lat_num, LAT(mean_ns)},
+    {"clock_ns", hb_col_lat_clock, 0},
+    {"buckets", hb_col_lat_str, LAT(buckets)},
+};
+
 static const struct {
     const char *file;
     const struct hb_column *cols;
@@ -242,6 +300,7 @@ static const struct {
     {"rss.csv", hb_rss_cols, sizeof hb_rss_cols / sizeof *hb_rss_cols},
     {"sizes.csv", hb_sizes_cols, sizeof hb_sizes_cols / sizeof *hb_sizes_cols},
     {"allocstats.csv", hb_allocstats_cols, sizeof hb_allocstats_cols / sizeof *hb_allocstats_cols},
+    {"latency.csv", hb_latency_cols, sizeof hb_latency_cols / sizeof *hb_latency_cols},
 };
 
 /* The file's name (columns.h). */

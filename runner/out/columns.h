@@ -1,4 +1,4 @@
-/* columns.h - the columns of every results CSV (runs, phases, rss, sizes; docs/DATA.md) as
+/* columns.h - the columns of every results CSV (runs, phases, rss, sizes, latency; docs/DATA.md) as
  * tables of {name, writer}: the one place that says which columns a file has, in which order,
  * and how each field is written. Headers and rows are both produced from these tables.
  *
@@ -16,7 +16,7 @@
 #include "record.h"
 #include "util.h"
 
-enum hb_csv_file { HB_RUNS, HB_PHASES, HB_RSS, HB_SIZES, HB_ALLOCSTATS, HB_NFILES };
+enum hb_csv_file { HB_RUNS, HB_PHASES, HB_RSS, HB_SIZES, HB_ALLOCSTATS, HB_LATENCY, HB_NFILES };
 
 /* Everything one run's rows describe. */
 struct hb_run_record {

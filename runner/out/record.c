@@ -1,7 +1,7 @@
 /* record.c - the names of a run's statuses and counters, and freeing a result (see record.h).
  *
  * Always holds: hb_status_names[] follows enum hb_status and hb_counter_names[] follows
- * enum hb_counter, entry for entry.
+ * enum hb_counter, entry for entry; hb_lat_q_names[] names hb_lat_q[] (latency.csv columns).
  */
 #include "record.h"
 
@@ -13,6 +13,9 @@ const char *const hb_counter_names[HB_CTR_COUNT] = {
     "task_clock_ms", "page_faults",  "context_switches", "cpu_migrations",   "cycles",
     "instructions",  "cache_misses", "branch_misses",    "dtlb_load_misses",
 };
+
+const double hb_lat_q[HB_LAT_NQ] = {0.5, 0.9, 0.99, 0.999, 0.9999};
+const char *const hb_lat_q_names[HB_LAT_NQ] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 
 /* Frees the timeline and phase text of res; safe to call twice (record.h). */
 void hb_result_free(struct hb_result *res)

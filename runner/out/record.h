@@ -65,6 +65,20 @@ struct hb_phase {
 
 /* Fields of one allocstat record after its tag (docs/DATA.md). */
 #define HB_ALLOCSTAT_FIELDS 6
+/* The quantiles of latency.csv: p50, p90, p99, p99.9, p99.99 (hb_lat_q, hb_lat_q_names). */
+#define HB_LAT_NQ 5
+extern const double hb_lat_q[HB_LAT_NQ];
+extern const char *const hb_lat_q_names[HB_LAT_NQ];
+
+/* The timed calls of one operation kind in one phase: a `latency` record and its `latency_hist`
+ * records (docs/DATA.md), with the quantiles computed from the buckets (measure/latency.c). */
+struct hb_latency {
+    char *phase, *op;
+    char *buckets;                /* "index:count,..." as the workload wrote them, records joined */
+    unsigned long long samples;
+    double sum_ns, max_ns, mean_ns;
+    double q[HB_LAT_NQ];          /* ns */
+};
 
 /* Everything a workload reported on its phase pipe (parsed by phases.c). */
 struct hb_phase_report {
@@ -75,6 +89,10 @@ struct hb_phase_report {
     struct hb_strv allocstats; /* phase, api, stat, layer, value, reason: HB_ALLOCSTAT_FIELDS per record */
     int verify_failed;
     char *verify_detail;
+    struct hb_latency *lat; /* the latency entries whose buckets add up to their samples */
+    size_t nlat;
+    char *lat_clock;        /* latency_clock's source (rdtsc, monotonic); NULL when sampling was off */
+    double lat_clock_ns;    /* and its cost per sample, ns */
 };
 
 #endif

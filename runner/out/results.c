@@ -23,11 +23,17 @@ char *hb_results_path(const struct hb_results *r, const char *name)
     return hb_xasprintf("%s/%s", r->dir, name);
 }
 
-/* Opens every CSV for appending; exits 2 when one cannot be opened. */
+/* Opens every CSV for appending; exits 2 when one cannot be opened. A file other than runs.csv
+ * that a directory of an older heapbench lacks (latency.csv) is created with its header first. */
 static void hb_results_open_files(struct hb_results *r)
 {
     for (int f = 0; f < HB_NFILES; f++) {
         char *path = hb_results_path(r, hb_columns_file(f));
+        if (f != HB_RUNS && access(path, F_OK) != 0) {
+            char *h = hb_columns_header(f, NULL);
+            hb_write_file_atomic(path, h, strlen(h));
+            free(h);
+        }
         r->fd[f] = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (r->fd[f] < 0)
             hb_usage("cannot open %s: %s; give a writable results directory", path, strerror(errno));

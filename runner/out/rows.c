@@ -26,6 +26,7 @@ int hb_rows_append(struct hb_results *r, const struct hb_run_record *rec)
         bad |= hb_rows_file(r, HB_PHASES, rec, rec->phases->nph);
         bad |= hb_rows_file(r, HB_SIZES, rec, rec->phases->sizes.n / 2);
         bad |= hb_rows_file(r, HB_ALLOCSTATS, rec, rec->phases->allocstats.n / HB_ALLOCSTAT_FIELDS);
+        bad |= hb_rows_file(r, HB_LATENCY, rec, rec->phases->nlat);
     }
     bad |= hb_rows_file(r, HB_RSS, rec, rec->res ? rec->res->rss_len : 0);
     bad |= hb_rows_file(r, HB_RUNS, rec, 1);

@@ -1,5 +1,5 @@
 /* rows.h - writes the rows of one finished process run to the results directory (runs, phases,
- * rss, sizes; docs/DATA.md), each file's fields from its table in columns.h.
+ * rss, sizes, latency; docs/DATA.md), each file's fields from its table in columns.h.
  *
  * Always holds: runs.csv's row is written last, so a runs.csv row means the run's other rows are
  * complete; each file gets its rows with one write(2).

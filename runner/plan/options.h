@@ -40,6 +40,7 @@ struct hb_options {
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
     int allocstats;              /* run --allocstats: preload build/lib/libhbstats.so in workload cells */
     int thp;                     /* --thp: a mode of thp.h; -1 when not given (nothing changed) */
+    char *latency;               /* --latency off|sampled|all (default off): HEAPBENCH_LATENCY of workloads */
     struct hb_strv command;      /* exec: CMD ARGS... */
 };
 

@@ -49,4 +49,30 @@ assert meta["cores"] >= 1 and meta["kernel"] and meta["glibc_version"] and meta[
 je = meta["allocators"]["jemalloc"]
 assert je["status"] == "found" and len(je["sha256"]) == 64 and je["version"], je
 assert meta["reps"] == 2 and meta["quick"] is True and meta["cells"] == 24'
+# --latency=sampled: latency.csv has rows for every ok run, no empty cell (but an empty params or env,
+# as in runs.csv), quantiles in
+# order and the clock in meta.json; the default run above (--latency off) wrote only the header.
+rt_check "latency off by default: latency.csv holds only its header" "$RT_TMP/q" '
+assert d["latency"] == [] and meta["latency"] == {"mode": "off"}, meta.get("latency")'
+"$HB" run --quick --latency sampled -w thread-churn,bitmap-pool -a glibc,jemalloc -t 1,2 -n 1 -o "$RT_TMP/lat" \
+    >/dev/null 2>"$RT_TMP/lat.err"
+t_check "run --latency sampled exits 0" test $? -eq 0
+rt_check "latency.csv: rows for every ok run, no empty cell, quantiles in order" "$RT_TMP/lat" '
+lat = d["latency"]
+assert all(r["status"] == "ok" for r in runs), [r["reason"] for r in runs]
+assert {r["run"] for r in lat} == {r["run"] for r in runs}, "a run without latency rows"
+assert {r["op"] for r in lat} == {"malloc", "free"}, {r["op"] for r in lat}
+for r in lat:
+    assert all(v is not None and v != "" for k, v in r.items() if k not in ("params", "env")), r
+    assert 0 < r["p50"] <= r["p90"] <= r["p99"] <= r["p99.9"] <= r["p99.99"] <= r["max"], r
+    assert r["samples"] == sum(int(e.split(":")[1]) for e in r["buckets"].split(",")), r
+assert meta["latency"]["mode"] == "sampled" and meta["latency"]["clock_cost_ns"] > 0, meta["latency"]'
+rt_check "latency.csv: the runner's quantiles (C, wl_hist.c) equal heapbench.latency's from the buckets" "$RT_TMP/lat" '
+from heapbench import latency
+for r in d["latency"]:
+    counts = latency.parse_buckets(r["buckets"])
+    for name, q in latency.QUANTILES:
+        assert abs(latency.quantile(counts, q, r["max"]) - r[name]) < 1e-6 * max(1, r[name]), (name, r)'
+rt_usage "run --latency bogus: exit 2, one line" run --latency bogus -w thread-churn
+
 t_summary

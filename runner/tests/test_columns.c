@@ -125,11 +125,40 @@ static void test_rows(void)
     free(header);
 }
 
+/* A latency row: the header's field count, no empty field, the buckets kept whole (quoted). */
+static void test_latency_row(void)
+{
+    struct hb_strv f = {0}, head = {0};
+    char *header = hb_columns_header(HB_LATENCY, NULL);
+    size_t pos = 0;
+    hb_csv_parse(header, &pos, &head);
+    struct hb_latency lat = {.phase = "churn", .op = "malloc", .buckets = "20:500,30:400,506:100", .samples = 1000,
+                             .sum_ns = 122000, .max_ns = 1002, .mean_ns = 122, .q = {20, 30, 1001.5, 1001.5, 1001.5}};
+    struct hb_phase_report phases = {.lat = &lat, .nlat = 1, .lat_clock = "rdtsc", .lat_clock_ns = 20};
+    struct hb_run_record rec = {.run = 3, .rep = 1, .workload = "w", .allocator = "a", .params = "", .env = "",
+                                .threads = 2, .status = HB_OK, .phases = &phases};
+    struct hb_row_ctx x = {"id", "host", &rec, 0};
+    struct hb_csv row = {0};
+    hb_columns_row(&row, HB_LATENCY, &x);
+    int empty = 0, params = hb_strv_find(&head, "params"), env = hb_strv_find(&head, "env");
+    TCHECK("latency row has the header's field count", fields_of(&row, &f) == head.n);
+    for (size_t i = 0; i < f.n; i++)
+        empty |= f.v[i][0] == '\0' && (int)i != params && (int)i != env;
+    TCHECK("latency row: no empty field (but the empty params and env)", f.n == head.n && !empty);
+    int b = hb_strv_find(&head, "buckets"), p99 = hb_strv_find(&head, "p99");
+    TCHECK("latency row: buckets whole, p99 written", f.n == head.n && !strcmp(f.v[b], lat.buckets) &&
+                                                          !strcmp(f.v[p99], "1001.5"));
+    hb_csv_free(&row);
+    hb_strv_free(&f), hb_strv_free(&head);
+    free(header);
+}
+
 /* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     test_data_md();
     test_counter_names();
     test_rows();
+    test_latency_row();
     return tcheck_summary();
 }

@@ -2,6 +2,7 @@
  * Always holds: after wl_args_parse() returns, every parameter has a valid value (integer in
  * range, word among its choices); anything else has already exited 2 with one line on stderr. */
 #include "wl_args.h"
+#include "wl_latency.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,24 @@ static void wl_set(struct wl_param *p, const char *text)
     p->num = v;
 }
 
+/* Sets the latency sampler from --latency/--latency-every, else HEAPBENCH_LATENCY and
+ * HEAPBENCH_LATENCY_EVERY, else off and the default period; a bad value is a usage error. */
+static void wl_latency_args(const char *mode, const char *every)
+{
+    const char *m = mode ? mode : getenv("HEAPBENCH_LATENCY");
+    const char *e = every ? every : getenv("HEAPBENCH_LATENCY_EVERY");
+    long long n = WL_LAT_EVERY_DEFAULT;
+    if (e && *e) {
+        char *end = NULL;
+        errno = 0;
+        n = strtoll(e, &end, 10);
+        if (errno || end == e || *end || wl_lat_configure("off", n) != 0)
+            wl_usage_error("--latency-every (or HEAPBENCH_LATENCY_EVERY) needs an integer >= 1, got", e);
+    }
+    if (wl_lat_configure(m && *m ? m : "off", n) != 0)
+        wl_usage_error("--latency (or HEAPBENCH_LATENCY) must be off, sampled or all, got", m);
+}
+
 /* Prints `name<TAB>default<TAB>description` for each parameter, then seed. */
 static void wl_describe(const struct wl_prog *prog)
 {
@@ -78,6 +97,16 @@ static void wl_describe(const struct wl_prog *prog)
     printf("seed\t1\tseed of the random generator (same seed, same run)\n");
 }
 
+/* The flags every workload takes besides its parameters (not in --describe: they are no cell axis). */
+static void wl_help_flags(void)
+{
+    printf("\nflags of every workload:\n"
+           "  --latency=off|sampled|all  time malloc-API calls into latency histograms (default off, or\n"
+           "                             $HEAPBENCH_LATENCY); all times every call and distorts throughput\n"
+           "  --latency-every=N          sampled: time about one call in N of each kind (default %d, or\n"
+           "                             $HEAPBENCH_LATENCY_EVERY)\n", WL_LAT_EVERY_DEFAULT);
+}
+
 /* Prints the usage text: summary, synopsis and the parameters. */
 static void wl_help(const struct wl_prog *prog)
 {
@@ -87,6 +116,7 @@ static void wl_help(const struct wl_prog *prog)
     wl_describe(prog);
     if (prog->long_form)
         printf("\n--long stands for: %s\n", prog->long_form);
+    wl_help_flags();
     printf("\nphase records go to the fd in HEAPBENCH_PHASE_FD, or to stdout when it is unset.\n");
 }
 
@@ -101,7 +131,9 @@ static struct wl_param *wl_find(const char *name, size_t len)
     return NULL;
 }
 
-/* Applies one --key=value argument (or --seed=N) or exits 2. */
+static const char *wl_arg_lat_mode, *wl_arg_lat_every; /* --latency=, --latency-every= (wl_latency.h) */
+
+/* Applies one --key=value argument (or --seed=N, --latency=, --latency-every=) or exits 2. */
 static void wl_apply(const char *a)
 {
     const char *eq = strchr(a, '=');
@@ -113,6 +145,10 @@ static void wl_apply(const char *a)
         wl_seed = strtoull(eq + 1, &end, 10);
         if (errno || end == eq + 1 || *end || eq[1] == '-')
             wl_usage_error("--seed needs a non-negative integer, got", a);
+        return;
+    }
+    if (strncmp(a, "--latency=", 10) == 0 || strncmp(a, "--latency-every=", 16) == 0) {
+        *(a[9] == '=' ? &wl_arg_lat_mode : &wl_arg_lat_every) = eq + 1;
         return;
     }
     struct wl_param *p = wl_find(a + 2, (size_t)(eq - a - 2));
@@ -167,6 +203,7 @@ void wl_args_parse(struct wl_prog *prog, int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--quick") != 0 && strcmp(argv[i], "--long") != 0)
             wl_apply(argv[i]);
+    wl_latency_args(wl_arg_lat_mode, wl_arg_lat_every);
 }
 
 /* Looks a parameter up by name; a name the program never declared is a programming error. */

@@ -1,6 +1,7 @@
 /* wl_args.h - the command line of every workload: --key=value parameters, --quick, --describe, --help.
  * Always holds: every parameter has a default and (optionally) a smaller --quick default; an
- * explicit --key=value wins over both; --seed (default 1) is always accepted; --describe prints
+ * explicit --key=value wins over both; --seed (default 1) and --latency=off|sampled|all,
+ * --latency-every=N (the latency sampler, wl_latency.h) are always accepted; --describe prints
  * `name<TAB>default<TAB>description` per parameter and exits 0; --help prints usage and exits 0;
  * any bad argument prints one line on stderr (what was wrong, what to do) and exits 2; --long is
  * accepted only by a program that declares a long form (it stands for that form's --key=value

@@ -2,6 +2,7 @@
  * Always holds: live goes up by n on each successful alloc and down by n on each free of p != NULL. */
 #include "wl_heap.h"
 #include "wl_block.h"
+#include "wl_latency.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 /* Allocates, fills (unless untouched) and counts one block. */
 void *wl_heap_alloc(struct wl_heap *h, size_t n, uint64_t tag)
 {
-    void *p = malloc(n);
+    void *p;
+    WL_LAT(WL_OP_MALLOC, p = malloc(n));
     if (!p) {
         h->bad++;
         return NULL;
@@ -27,7 +29,7 @@ void wl_heap_free(struct wl_heap *h, void *p, size_t n, uint64_t tag)
         return;
     if (!h->untouched)
         h->bad += !wl_check(p, n, tag);
-    free(p);
+    WL_LAT(WL_OP_FREE, free(p));
     h->live -= n;
 }
 

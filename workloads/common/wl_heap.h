@@ -1,9 +1,9 @@
 /* wl_heap.h - malloc/free with live-byte accounting and block checking, for single-threaded workloads.
  * Always holds: h->live is the sum of the requested sizes of the blocks allocated through h and
  * not yet freed; every block is filled (wl_fill) when allocated and checked (wl_check) when
- * freed, unless h->untouched is set (then the block's bytes are never written nor read, as in
- * articles whose code never touched its blocks); a NULL from malloc or a damaged block adds one
- * to h->bad (the workload's verify fails). */
+ * freed (both calls through the latency sampler, wl_latency.h), unless h->untouched is set (then
+ * the block's bytes are never written nor read, as in articles whose code never touched its
+ * blocks); a NULL from malloc or a damaged block adds one to h->bad (the workload's verify fails). */
 #ifndef WL_HEAP_H
 #define WL_HEAP_H
 

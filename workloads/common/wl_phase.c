@@ -1,55 +1,21 @@
 /* wl_phase.c - writes phase protocol records (see wl_phase.h and docs/DATA.md).
- * Always holds: one write(2) per record, at most 512 bytes, to HEAPBENCH_PHASE_FD or stdout;
- * when the allocator-statistics library is preloaded (heapbench_allocstat found by dlsym in
- * wl_served_by, before any phase), it is called right after each `phase` record and only then,
- * outside the phase's measured duration; without it nothing else happens. */
+ * Always holds: every record goes through wl_record (one write(2) of at most 512 bytes), to
+ * HEAPBENCH_PHASE_FD or stdout; a phase record is followed by the latency records of the samples
+ * taken since the previous one; when the allocator-statistics library is preloaded
+ * (heapbench_allocstat found by dlsym in wl_served_by, before any phase), it is called right after
+ * each `phase` record and only then, outside the phase's measured duration; without it nothing
+ * else happens. */
 #include "wl_phase.h"
+#include "wl_latency.h"
+#include "wl_record.h"
 #include "wl_time.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#define WL_RECORD_MAX 512
-
-/* The fd records go to: HEAPBENCH_PHASE_FD when set to a number, else stdout (1). Cached. */
-static int wl_phase_fd(void)
-{
-    static int fd = -2;
-    if (fd == -2) {
-        const char *env = getenv("HEAPBENCH_PHASE_FD");
-        char *end = NULL;
-        long v = env && *env ? strtol(env, &end, 10) : -1;
-        fd = (env && *env && end && *end == '\0' && v >= 0) ? (int)v : 1;
-    }
-    return fd;
-}
-
-/* Formats one record (printf-style, the caller supplies the trailing newline) and writes it
- * with one write(2); a record that would exceed 512 bytes is cut and still ends in '\n'. */
-static void wl_record(const char *fmt, ...)
-{
-    char buf[WL_RECORD_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (n >= (int)sizeof buf) {
-        n = (int)sizeof buf - 1;
-        buf[n - 1] = '\n';
-    }
-    ssize_t w;
-    do
-        w = write(wl_phase_fd(), buf, (size_t)n);
-    while (w < 0 && errno == EINTR);
-}
 
 /* Reads the second field of /proc/self/statm (resident pages) without allocating. */
 uint64_t wl_rss_kb(void)
@@ -90,21 +56,24 @@ void wl_served_by(void)
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
     const char *path = (sym && dladdr(sym, &info) && info.dli_fname) ? info.dli_fname : "unknown";
     wl_record("served_by\t%s\n", path);
+    wl_lat_start();
 }
 
-/* Writes the record of a phase that ended now (then the statistics, if any); returns now. */
+/* Writes the record of a phase that ended now (then its latency records and the statistics, if
+ * any); returns now. */
 static double wl_phase_end(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
 {
     double now = wl_now();
     wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, now - t0, (unsigned long long)ops,
               (unsigned long long)live_bytes, (unsigned long long)wl_rss_kb());
+    wl_lat_flush(name);
     if (wl_allocstat)
-        wl_allocstat(wl_phase_fd(), name);
+        wl_allocstat(wl_record_fd(), name);
     return now;
 }
 
 /* Duration is measured up to the moment the record is formatted; returns the time after writing
- * it, so the record (and the statistics) count in no phase. */
+ * it, so the record (the latency records and the statistics) count in no phase. */
 double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
 {
     wl_phase_end(name, t0, ops, live_bytes);

@@ -1,18 +1,21 @@
 /* wl_phase.h - the workload side of the phase protocol (docs/DATA.md): served_by, phase, size, verify records.
- * Always holds: records go to the fd named by HEAPBENCH_PHASE_FD, or to stdout when it is
- * unset; each record is one line of TAB-separated fields written with a single write(2) of
- * at most 512 bytes (atomic on a pipe); served_by is the first record a workload writes. */
+ * Always holds: records go through wl_record (one write(2) of at most 512 bytes, to the fd named
+ * by HEAPBENCH_PHASE_FD or stdout); served_by is the first record a workload writes, followed by
+ * latency_clock when latency sampling is on; each phase record is followed by the latency records
+ * of the samples taken during that phase (wl_latency.h). */
 #ifndef WL_PHASE_H
 #define WL_PHASE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Writes the `served_by` record: the shared object that provides malloc (dladdr). Call first. */
+/* Writes the `served_by` record: the shared object that provides malloc (dladdr), then starts the
+ * latency sampler (wl_lat_start). Call first. */
 void wl_served_by(void);
 
 /* Writes a `phase` record for a phase that started at t0 (wl_now()): its duration, ops done,
- * live requested bytes still held, and RSS now (/proc/self/statm). Returns the current time,
+ * live requested bytes still held, and RSS now (/proc/self/statm); then the phase's latency
+ * records (wl_lat_flush; call it when no other thread allocates). Returns the current time,
  * so the next phase can start there: t0 = wl_phase("build", t0, n, live). */
 double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes);
 

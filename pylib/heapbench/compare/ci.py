@@ -21,7 +21,7 @@ from heapbench import results
 from heapbench import stats
 from heapbench.compare import compare
 
-BASELINE_FILES = ("meta.json", "runs.csv", "phases.csv", "sizes.csv")  # rss.csv: a timeline, not compared
+BASELINE_FILES = ("meta.json", "runs.csv", "phases.csv", "sizes.csv", "latency.csv")  # rss.csv: a timeline, not compared
 MAX_CONFIRM_REPS = 30
 RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
 
@@ -41,6 +41,9 @@ def ci_parser():
     cli.add_option(parser, "env", "passed to 'run' for batch 1", action="append", default=[])
     for concept in ("allocator", "workload_bin", "pin", "timeout", "warmup"):
         cli.add_option(parser, concept, "passed to 'run' for both batches", action="append", default=[])
+    cli.add_option(parser, "latency", "passed to 'run' for both batches: off, sampled or all; sampled "
+                   "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too",
+                   choices=("off", "sampled", "all"), default="off")
     parser.add_argument("--count-instructions", action="store_true",
                         help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
                              "a deterministic metric to gate on (--metrics metric_instructions)")
@@ -64,6 +67,7 @@ def ci_run(args, out_dir, matrix_words, reps):
     cmd += _passed(args, ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"))
     if args.count_instructions:
         cmd.append("--count-instructions")
+    cmd += ["--latency", args.latency]
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
     print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
     try:

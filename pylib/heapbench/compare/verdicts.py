@@ -4,10 +4,12 @@ Always holds: cells are matched by heapbench.compare.cells (never across hosts f
 metrics: that raises CompareError unless relative); within one metric the p-values of all
 compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
 whose suspects must then be confirmed on fresh data); a verdict other than SAME needs both
-significance and a change beyond the metric's threshold (stats.stats_verdict).
+significance and a change beyond the metric's threshold (stats.stats_verdict). Latency
+quantiles (latency.csv) are metrics like any runs.csv column: p99 stands for one metric per
+phase and operation, 'p99:<phase>:<op>', whose sample is one value per ok rep (lower is better).
 """
 from heapbench.compare import cells
-from heapbench import stats
+from heapbench import latency, stats
 
 
 class CompareError(Exception):
@@ -30,7 +32,7 @@ def _check_metrics(metrics, base, new):
     for data in (base, new):
         known = known_metrics(data)
         if data["runs"] and known:
-            unknown = [m for m in metrics if m not in known]
+            unknown = [m for m in metrics if m not in known and not latency.is_metric(m)]
             if unknown:
                 raise CompareError(f"{data['dir']}: no column {', '.join(unknown)} in runs.csv; "
                                      f"pick --metrics from: {', '.join(known)}")
@@ -39,6 +41,18 @@ def _check_metrics(metrics, base, new):
             if why != "ok" and all(r.get(metric) is None for r in data["runs"]):
                 raise CompareError(f"{data['dir']}: counter {metric} was not measured ({why}); "
                                      "pick another --metric, e.g. task_clock_ms or minflt")
+
+
+def _latency_metrics(metrics, base, new):
+    """metrics with each bare latency column (p99) replaced by its per-phase, per-op metrics of
+    either run (their values attached to the runs rows); raises CompareError when only latency
+    metrics were asked for and neither run has latency.csv rows."""
+    known = sorted(set(latency.attach(base)) | set(latency.attach(new)))
+    expanded = latency.expand(metrics, known)
+    if not expanded:
+        raise CompareError(f"no latency.csv rows in {base['dir']} or {new['dir']}: run both with "
+                           "'heapbench run --latency=sampled' (the default) or pick runs.csv --metrics")
+    return expanded
 
 
 def higher_metrics(base, new):
@@ -79,6 +93,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
     """
     thresholds = thresholds or {}
     higher = set(higher) | higher_metrics(base, new)
+    metrics = _latency_metrics(metrics, base, new)
     _check_metrics(metrics, base, new)
     base_cells = cells.group(base["runs"])
     new_cells = cells.group(new["runs"])
@@ -93,7 +108,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
         pairs = [p for p in pairs if p[0][1] != reference]
     rows = []
     for metric in metrics:
-        threshold = thresholds.get(metric, cells.threshold(metric, relative))
+        threshold = thresholds.get(metric, thresholds.get(metric.split(":", 1)[0], cells.threshold(metric, relative)))
         judged = []
         for key, bhost, nhost in pairs:
             b = cells.sample(base_cells, key, bhost, metric, ref)

@@ -13,6 +13,7 @@ import sys
 from heapbench import cli, results
 from heapbench.report import plots_bars
 from heapbench.report import plots_counters
+from heapbench.report import plots_latency
 from heapbench.report import plots_leaderboard
 from heapbench.report import plots_memory
 from heapbench.report import plots_overhead
@@ -53,6 +54,8 @@ def draw_jobs(summary):
     jobs += [(("bars", w), plots_bars.draw, (w,)) for w in summary.workloads]
     jobs += [("scaling", plots_scaling.draw, ()), ("overhead", plots_overhead.draw, ()), ("sizes", plots_sizes.draw, ())]
     jobs += [("memory-timeline", plots_memory.draw_timeline, ()), ("memory-breakdown", plots_memory.draw_breakdown, ())]
+    jobs += [(("latency", w), plots_latency.draw_distribution, (w,)) for w in summary.workloads]
+    jobs += [("latency-threads", plots_latency.draw_threads, ())]
     return jobs
 
 
@@ -84,6 +87,27 @@ def memory_sections(summary, pngs):
                                              "allocated, active and resident figures (allocstats.csv, from "
                                              "run --allocstats), then RSS; each segment is the gap it names")]))
     return sections
+
+
+def latency_section(summary, pngs):
+    """Latency (latency.csv, `heapbench run --latency=sampled`): the table, the percentile plots,
+    latency against threads; None when the run has no latency rows."""
+    cells = plots_latency.merged_cells(summary)
+    if not cells:
+        return None
+    section = Section("Latency per operation", text=[
+        "Timed malloc-API calls (latency.csv), every ok rep and phase of a cell merged exactly; ns, the "
+        f"clock's cost included ({summary.meta.get('latency', {}).get('clock_cost_ns', '?')} ns per call here). "
+        "The percentile plots put 1/(1-q) on a log axis: p99 at 100, p99.9 at 1000."],
+        tables=[tables.latency_table(summary, cells, summary.workloads, plots_latency.distribution_panels)])
+    for w in summary.workloads:
+        if pngs.get(("latency", w)):
+            section.figures.append(Figure(pngs[("latency", w)], f"{w}: latency percentiles at its largest thread "
+                                                                 "count, one line per allocator; lower is better"))
+    if pngs.get("latency-threads"):
+        section.figures.append(Figure(pngs["latency-threads"], "p99 latency against threads (contention "
+                                                               "workloads), one line per allocator"))
+    return section
 
 
 def optional_sections(summary, pngs):
@@ -131,6 +155,9 @@ def build(data, outdir):
                                                          f"{summary.baseline}; lower is better"))
     sections = [header_section(summary), board, failures_section(summary)]
     sections += workload_sections(summary, pngs) + optional_sections(summary, pngs)
+    lat = latency_section(summary, pngs)
+    if lat:
+        sections.append(lat)
     if summary.metric_columns():
         sections.append(Section("Program metrics", tables=[tables.metrics_table(summary)]))
     hyperfine = tables.hyperfine_table(results.read_csv(os.path.join(data["dir"], "hyperfine.csv"), required=False))

@@ -6,6 +6,7 @@ their statuses, and failures_table lists every failed, timed-out, crashed and sk
 Summary.baseline; '-' means nothing to compare (no ok run on one side, or no baseline).
 """
 from heapbench import memory
+from heapbench import latency
 from heapbench.report.cells import variant_label
 from heapbench.report.document import Table
 
@@ -254,3 +255,23 @@ def hyperfine_table(rows):
                                            "heapbench median (s)", "diff %", "flag"], out, flagged=flagged,
                  note="Flagged rows: the two medians differ by more than 5% (differs) or hyperfine saw a failure.")
 
+
+def latency_table(summary, cells, workloads, latency_panels):
+    """p50, p99, p99.9 and max (ns) per workload variant (at its largest thread count), op and allocator,
+    from the exact merge of every ok rep and phase; samples says what each line rests on. cells and
+    latency_panels come from plots_latency (merged_cells, distribution_panels)."""
+    rows = []
+    for workload in workloads:
+        for key in latency_panels(cells, workload):
+            host, _, threads, params, env, op = key
+            for alloc in summary.allocators:
+                merged = cells[key].get(alloc)
+                if not merged:
+                    continue
+                counts, top, samples = merged
+                q = [latency.quantile(counts, x, top) for x in (0.5, 0.99, 0.999)]
+                rows.append([workload, " ".join(x for x in (params, env) if x), str(threads), op, alloc,
+                             str(samples)] + [fmt(v) for v in q] + [fmt(float(top))])
+    return Table("Latency per operation (ns; reps and phases merged)",
+                 ["workload", "params/env", "threads", "op", "allocator", "samples", "p50", "p99", "p99.9", "max"],
+                 rows, folded=len(rows) > FOLD_ROWS)

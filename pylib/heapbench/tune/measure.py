@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import sys
 
-from heapbench import results
+from heapbench import latency, results
 
 POINT_KEY = ("workload", "threads", "params", "env")  # a measured point: a cell and its env set
 FREE_PHASE_PREFIXES = ("free",)  # phases.csv phase names that end with the memory given back (free-all, free)
@@ -55,15 +55,17 @@ def measure_cells(data, tag):
     """{cell: {env key: measured point}} of one results directory.
 
     cell = (workload, threads, params). A measured point: tag, reps_ok, failed (reasons of the
-    runs that were not ok), time/peak/free/faults (medians, None when unknown) and their samples
-    time_samples, peak_samples, free_samples, faults_samples.
+    runs that were not ok), time/peak/free/faults/p99 (medians, None when unknown) and their samples
+    time_samples, peak_samples, free_samples, faults_samples, p99_samples (p99: seconds, of the run's
+    malloc calls in every phase merged, from latency.csv; only when the run had --latency sampled).
     """
     free_rss = _free_rss_by_run(data["phases"])
+    p99 = _malloc_p99_by_run(data.get("latency", []))
     groups = {}
     for (workload, threads, params, env), rows in results.group(data["runs"], POINT_KEY).items():
         group = groups.setdefault((workload, threads, params), {}).setdefault(measure_env_key(env), {
             "tag": tag, "env": env, "failed": [], "time_samples": [], "peak_samples": [],
-            "free_samples": [], "faults_samples": []})
+            "free_samples": [], "faults_samples": [], "p99_samples": []})
         for row in rows:
             if row["status"] != "ok":
                 group["failed"].append(f"{row['status']}: {row['reason']}")
@@ -76,10 +78,11 @@ def measure_cells(data, tag):
             _append(group["peak_samples"], row["maxrss_kb"])
             _append(group["free_samples"], free_rss.get(row["run"]))
             _append(group["faults_samples"], row["page_faults"] if row["page_faults"] is not None else row["minflt"])
+            _append(group["p99_samples"], p99.get(row["run"]))
     for cell in groups.values():
         for point in cell.values():
             point["reps_ok"] = len(point["time_samples"])
-            for name in ("time", "peak", "free", "faults"):
+            for name in ("time", "peak", "free", "faults", "p99"):
                 samples = point[name + "_samples"]
                 point[name] = statistics.median(samples) if samples else None
     return groups
@@ -98,6 +101,19 @@ def _append(samples, value):
     """Adds value to samples when it is a number."""
     if isinstance(value, (int, float)):
         samples.append(float(value))
+
+
+def _malloc_p99_by_run(rows):
+    """{run number: p99 in seconds of its malloc calls, every phase merged exactly} from latency.csv rows."""
+    by_run = {}
+    for row in rows:
+        if row["op"] == "malloc":
+            by_run.setdefault(row["run"], []).append(row)
+    out = {}
+    for run, mine in by_run.items():
+        counts, top, _, _ = latency.merged(mine)
+        out[run] = latency.quantile(counts, 0.99, top) / 1e9
+    return out
 
 
 def _free_rss_by_run(phases):

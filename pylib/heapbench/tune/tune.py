@@ -54,6 +54,9 @@ def tune_args(argv):
     parser.add_argument("--full", action="store_true", help="measure every combination of the grid at once")
     parser.add_argument("--budget", type=int, help="measure at most N points (default point included)")
     parser.add_argument("--within", type=float, default=10.0, help="tolerance of the other objective, %% (10)")
+    parser.add_argument("--speed", choices=["wall", "p99"], default="wall",
+                        help="speed objective: wall time, or the p99 latency of malloc (all phases merged; "
+                             "the runner is asked for --latency sampled)")
     parser.add_argument("--memory", choices=["peak", "free"], default="peak",
                         help="memory objective: peak RSS, or RSS after the workload's free phase")
     parser.add_argument("--threshold", type=float, default=2.0, help="smallest change that counts, %% (2)")
@@ -111,6 +114,7 @@ def tune_runner_argv(opts, target, command):
     pairs = [("-t", opts.threads), ("--warmup", opts.warmup), ("--pin", opts.pin), ("--timeout", opts.timeout)]
     argv += [a for flag, value in pairs if value for a in (flag, value)]
     argv += ["--quick"] if opts.quick else []
+    argv += ["--latency", "sampled"] if opts.speed == "p99" and not command else []
     argv += [a for p in opts.params for a in ("-p", p)]
     return argv + (["--"] + command if command else [])
 
@@ -178,6 +182,8 @@ class TuneSearch:
                     continue
                 record.update(point=point, label=grid.grid_label(point), env=self.env_text(point), phase=tag,
                               mem=record[self.opts.memory], mem_samples=record[self.opts.memory + "_samples"])
+                if self.opts.speed == "p99":  # the speed axis of the front is malloc's p99 instead of wall time
+                    record.update(time=record["p99"], time_samples=record["p99_samples"])
                 cells.setdefault(cell, {})[self.key(point)] = record
         return cells
 
@@ -286,8 +292,8 @@ def tune_cell_order(cell):
 
 
 def _secs(value):
-    """A time in seconds to the microsecond; None stays None."""
-    return None if value is None else round(value, 6)
+    """A time in seconds to the nanosecond (a p99 latency is a few hundred ns); None stays None."""
+    return None if value is None else round(value, 9)
 
 
 def _whole(value):
@@ -316,7 +322,8 @@ def tune_print(panels, search):
         for p in panel["front"]:
             default = defaults.get(p["tag"])
             dt, dm = _ratio(p["time"], default and default["time"]), _ratio(p["mem"], default and default["mem"])
-            print(f"    {p['label']:44} {p['time']:9.4f} s {_pct(dt)}  {p['mem'] / 1024:9.2f} MiB {_pct(dm)}")
+            speed = f"{p['time'] * 1e9:9.0f} ns p99" if search.opts.speed == "p99" else f"{p['time']:9.4f} s"
+            print(f"    {p['label']:44} {speed} {_pct(dt)}  {p['mem'] / 1024:9.2f} MiB {_pct(dm)}")
         for rec in panel["recs"]:
             print(pareto.pareto_text(rec, search.opts.within / 100.0))
 

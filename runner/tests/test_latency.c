@@ -1,0 +1,52 @@
+/* test_latency.c - unit tests of the latency records' parser (runner/measure/latency.c, reached
+ * through hb_phase_parse as the runner reaches it).
+ * Always holds: the expected quantiles follow from the bucket formula of docs/DATA.md applied
+ * by hand to the records written here; every check can fail.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phases.h"
+#include "tcheck.h"
+
+/* 500 samples of 20 ns, 400 of 30 ns, 100 in the bucket of 1000 ns (index 506: [1000, 1004)),
+ * split over two latency_hist records; a free entry whose buckets count 4 of 5 samples. */
+static const char records[] = "served_by\t/x/lib.so\n"
+                              "latency_clock\tsampled\t32\trdtsc\t20.0\t2096.0\n"
+                              "phase\tchurn\t0.1\t1000\t0\t100\n"
+                              "latency\tchurn\tmalloc\t1000\t122000\t1002\n"
+                              "latency_hist\tchurn\tmalloc\t20:500,30:400\n"
+                              "latency_hist\tchurn\tmalloc\t506:100\n"
+                              "latency\tchurn\tfree\t5\t100\t20\n"
+                              "latency_hist\tchurn\tfree\t20:4\n"
+                              "latency_hist\tnosuch\tmalloc\t20:4\n"
+                              "verify\tok\tsum 7\n";
+
+/* One entry kept (the damaged one dropped), its buckets joined, quantiles by hand, the clock. */
+static void test_parse(void)
+{
+    struct hb_phase_report rep;
+    hb_phase_parse(records, &rep);
+    TCHECK("latency: the entry whose buckets miss a sample is dropped", rep.nlat == 1);
+    const struct hb_latency *l = rep.nlat ? &rep.lat[0] : NULL;
+    TCHECK("latency: phase, op, samples, max read", l && !strcmp(l->phase, "churn") && !strcmp(l->op, "malloc") &&
+                                                        l->samples == 1000 && l->max_ns == 1002);
+    TCHECK("latency: the latency_hist records are joined", l && !strcmp(l->buckets, "20:500,30:400,506:100"));
+    TCHECK("latency: p50 = 20, p90 = 30 (exact buckets below 256 ns)", l && l->q[0] == 20 && l->q[1] == 30);
+    TCHECK("latency: p99 = midpoint of [1000, 1004) = 1001.5", l && l->q[2] == 1001.5);
+    TCHECK("latency: mean = sum / samples", l && fabs(l->mean_ns - 122.0) < 1e-9);
+    TCHECK("latency: clock source and cost", rep.lat_clock && !strcmp(rep.lat_clock, "rdtsc") && rep.lat_clock_ns == 20.0);
+    TCHECK("latency: the other records are still read", rep.nph == 1 && rep.served_by && !rep.verify_failed);
+    hb_phase_report_free(&rep);
+    hb_phase_parse("served_by\t/x/lib.so\nphase\tchurn\t0.1\t10\t0\t100\n", &rep);
+    TCHECK("latency: none without latency records", rep.nlat == 0 && rep.lat_clock == NULL);
+    hb_phase_report_free(&rep);
+}
+
+/* Runs every check above; the exit status says whether one failed. */
+int main(void)
+{
+    test_parse();
+    return tcheck_summary();
+}

@@ -1,0 +1,118 @@
+/* wl_clock.c - chooses, calibrates and measures the latency clock (see wl_clock.h).
+ * Always holds: wl_clock_mult converts the chosen source's ticks to ns; the TSC rate comes from
+ * two (TSC, CLOCK_MONOTONIC) pairs ~2 ms apart, each pair the tightest of several tries, so a
+ * preemption during calibration does not bias it; nothing here calls malloc (the heap under test
+ * stays as the workload leaves it). */
+#include "wl_clock.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int wl_clock_tsc;
+uint64_t wl_clock_mult = (uint64_t)1 << 32;
+struct wl_clock_info wl_clock_info = {"monotonic", 1000.0, 0};
+
+#define WL_CLOCK_CAL_NS 2000000 /* calibration span */
+#define WL_CLOCK_COST_RUNS 2001 /* empty intervals timed to find the clock's cost */
+#define WL_CLOCK_COST_MAX 65536 /* tick differences counted one by one below this (larger: the last slot) */
+
+/* 1 when the first CPU's flags in /proc/cpuinfo list both constant_tsc and nonstop_tsc. Read with
+ * read(2) into a static buffer: the clock never calls malloc, which would change the heap the
+ * workload measures. */
+static int wl_clock_tsc_stable(void)
+{
+    static char buf[16384];
+    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    size_t n = 0;
+    ssize_t got;
+    while (n < sizeof buf - 1 && (got = read(fd, buf + n, sizeof buf - 1 - n)) > 0)
+        n += (size_t)got;
+    close(fd);
+    buf[n] = '\0';
+    char *flags = strstr(buf, "\nflags");
+    if (!flags)
+        return 0;
+    char *end = strchr(flags + 1, '\n');
+    if (end)
+        *end = '\0';
+    return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
+}
+
+uint64_t wl_clock_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+/* One (tsc, ns) pair: the tightest bracket tsc_a <= ns <= tsc_b of 9 tries, tsc its middle. */
+static void wl_clock_pair(uint64_t *tsc, uint64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 9; i++) {
+        uint64_t a = wl_clock_read();
+        uint64_t n = wl_clock_mono_ns();
+        uint64_t b = wl_clock_read();
+        if (b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *ns = n;
+        }
+    }
+}
+
+/* Ticks per ns from two pairs WL_CLOCK_CAL_NS apart; sets wl_clock_mult. */
+static void wl_clock_calibrate(void)
+{
+    uint64_t t0, n0, t1, n1;
+    wl_clock_pair(&t0, &n0);
+    while (wl_clock_mono_ns() - n0 < WL_CLOCK_CAL_NS)
+        ;
+    wl_clock_pair(&t1, &n1);
+    double ticks_per_ns = (double)(t1 - t0) / (double)(n1 - n0);
+    wl_clock_mult = (uint64_t)(4294967296.0 / ticks_per_ns + 0.5);
+    wl_clock_info.mhz = ticks_per_ns * 1000.0;
+}
+#endif
+
+/* The median of WL_CLOCK_COST_RUNS empty intervals, timed exactly as the sampler times a call; a
+ * counting sort of the tick differences (no qsort: glibc's may malloc). */
+static double wl_clock_cost(void)
+{
+    static uint32_t count[WL_CLOCK_COST_MAX];
+    for (int i = 0; i < WL_CLOCK_COST_RUNS; i++) {
+        uint64_t t0 = wl_clock_read();
+        __asm__ __volatile__("" ::: "memory");
+        uint64_t d = wl_clock_read() - t0;
+        count[d < WL_CLOCK_COST_MAX ? d : WL_CLOCK_COST_MAX - 1]++;
+    }
+    uint64_t seen = 0, d = 0;
+    for (; d < WL_CLOCK_COST_MAX; d++) {
+        seen += count[d];
+        if (seen > WL_CLOCK_COST_RUNS / 2)
+            break;
+    }
+    return (double)d * (double)wl_clock_mult / 4294967296.0;
+}
+
+void wl_clock_init(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+#if defined(__x86_64__)
+    const char *want = getenv("HEAPBENCH_LATENCY_CLOCK");
+    if (!(want && strcmp(want, "monotonic") == 0) && wl_clock_tsc_stable()) {
+        wl_clock_tsc = 1;
+        wl_clock_info.source = "rdtsc";
+        wl_clock_calibrate();
+    }
+#endif
+    wl_clock_info.cost_ns = wl_clock_cost();
+}

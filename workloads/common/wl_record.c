@@ -1,0 +1,42 @@
+/* wl_record.c - writes one phase-protocol record with one write(2) (see wl_record.h).
+ * Always holds: at most WL_RECORD_MAX bytes per write, to HEAPBENCH_PHASE_FD or stdout. */
+#include "wl_record.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The fd records go to: HEAPBENCH_PHASE_FD when set to a number, else stdout (1). Cached. */
+int wl_record_fd(void)
+{
+    static int fd = -2;
+    if (fd == -2) {
+        const char *env = getenv("HEAPBENCH_PHASE_FD");
+        char *end = NULL;
+        long v = env && *env ? strtol(env, &end, 10) : -1;
+        fd = (env && *env && end && *end == '\0' && v >= 0) ? (int)v : 1;
+    }
+    return fd;
+}
+
+/* A record that would exceed WL_RECORD_MAX bytes is cut and still ends in '\n'. */
+void wl_record(const char *fmt, ...)
+{
+    char buf[WL_RECORD_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (n >= (int)sizeof buf) {
+        n = (int)sizeof buf - 1;
+        buf[n - 1] = '\n';
+    }
+    ssize_t w;
+    do
+        w = write(wl_record_fd(), buf, (size_t)n);
+    while (w < 0 && errno == EINTR);
+}
