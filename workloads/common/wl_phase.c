@@ -2,9 +2,9 @@
  * Always holds: every record goes through wl_record (one write(2) of at most 512 bytes), to
  * HEAPBENCH_PHASE_FD or stdout; a phase record is followed by the latency records of the samples
  * taken since the previous one; when the allocator-statistics library is preloaded
- * (heapbench_allocstat found by dlsym in wl_served_by, before any phase), it is called right after
- * each `phase` record and only then, outside the phase's measured duration; without it nothing
- * else happens. */
+ * (heapbench_allocstat, a weak reference the dynamic linker binds at start-up), it is called right
+ * after each `phase` record and only then, outside the phase's measured duration; without it
+ * nothing else happens (no failed dlsym: its dlerror buffer is a malloc that moved the heap). */
 #include "wl_phase.h"
 #include "wl_latency.h"
 #include "wl_record.h"
@@ -43,15 +43,14 @@ long wl_minflt(void)
     return ru.ru_minflt;
 }
 
-/* The statistics library's hook (allocators/stats): writes allocstat records for a phase to an fd. */
-typedef void (*wl_allocstat_fn)(int fd, const char *phase);
-static wl_allocstat_fn wl_allocstat;
+/* The statistics library's hook (allocators/stats): writes allocstat records for a phase to an
+ * fd. Weak: NULL unless the preloaded library defines it. A dlsym that fails would malloc its
+ * error text, and that small chunk changed glibc's heap (frag --pin lost its pin above the batch). */
+extern void heapbench_allocstat(int fd, const char *phase) __attribute__((weak));
 
-/* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its
- * object. The statistics hook is looked up here, so no lookup happens inside a phase. */
+/* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its object. */
 void wl_served_by(void)
 {
-    wl_allocstat = (wl_allocstat_fn)dlsym(RTLD_DEFAULT, "heapbench_allocstat");
     Dl_info info;
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
     const char *path = (sym && dladdr(sym, &info) && info.dli_fname) ? info.dli_fname : "unknown";
@@ -67,8 +66,8 @@ static double wl_phase_end(const char *name, double t0, uint64_t ops, uint64_t l
     wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, now - t0, (unsigned long long)ops,
               (unsigned long long)live_bytes, (unsigned long long)wl_rss_kb());
     wl_lat_flush(name);
-    if (wl_allocstat)
-        wl_allocstat(wl_record_fd(), name);
+    if (heapbench_allocstat)
+        heapbench_allocstat(wl_record_fd(), name);
     return now;
 }
 
