@@ -67,7 +67,8 @@ def ci_run(args, out_dir, matrix_words, reps):
     cmd += _passed(args, ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"))
     if args.count_instructions:
         cmd.append("--count-instructions")
-    cmd += ["--latency", args.latency]
+    if args.latency != "off":  # run's own default is off: pass only what changes it
+        cmd += ["--latency", args.latency]
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
     print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
     try:
