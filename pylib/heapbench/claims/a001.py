@@ -89,10 +89,13 @@ CLAIMS = [
           "our count includes the process's start-up faults (~80); how the article counted is not quoted",
           [CHURN], judge_faults),
     claim("thread-churn/mmap", "001", "60% of the time in mmap at 32 threads", SETUP + "; a syscall profile",
-          "mmap's share in `strace -f -c` (perf trace -s needs tracepoints this VM does not give)",
+          "mmap's share in `strace -f -c` (one table for all threads; `perf trace -s` works here too but "
+          "prints one per thread)",
           "a share of system-call time; the article's tool is not quoted", [STRACE], judge_mmap),
     placeholder("latency/arena-limit", "001", "glibc's malloc latency jumps once threads exceed its arena limit"),
-    placeholder("latency/bitmap-pool", "001", "a lock-free bitmap pool has 20x lower latency than jemalloc at 128 threads"),
+    placeholder("latency/bitmap-pool", "001",
+                "a lock-free bitmap pool has 20x lower latency than jemalloc at 128 threads"),
     placeholder("latency/stable", "001", "jemalloc's latency is more stable"),
-    placeholder("fragmentation-rates", "001", "fragmentation rates: ptmalloc 8%, tcmalloc 15%, jemalloc 5%, mimalloc 3%"),
+    placeholder("fragmentation-rates", "001",
+                "fragmentation rates: ptmalloc 8%, tcmalloc 15%, jemalloc 5%, mimalloc 3%"),
 ]

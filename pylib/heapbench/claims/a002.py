@@ -16,7 +16,8 @@ def judge_pool(rows):
         ph = [secs(rows[0], x, allocator="glibc", params=p) for x in ("alloc", "free")]
         t[k] = sum(ph) if None not in ph else None
     x = ratio(t["malloc"], t["pool"])
-    return (f"pool {fmt(t['pool'] and t['pool'] * 1e3, ' ms', 1)}, malloc {fmt(t['malloc'] and t['malloc'] * 1e3, ' ms', 1)}"
+    ms = {k: v and v * 1e3 for k, v in t.items()}
+    return (f"pool {fmt(ms['pool'], ' ms', 1)}, malloc {fmt(ms['malloc'], ' ms', 1)}"
             f" for 1 M allocations + 1 M frees: x{fmt(x)}", at_least(x, 1.5), "")
 
 

@@ -37,7 +37,8 @@ def _parse_times(r):
 
 
 def judge_arena(rows):
-    """Warm-file parse time, malloc vs the article's arena (reset keeping the first block): the claim is x9; holds at >= x6."""
+    """Warm-file parse time, malloc vs the article's arena (reset keeping the first block): the claim
+    is x9; holds at >= x6."""
     t = _parse_times(rows[0])
     x = ratio(t["malloc"][1], t["reset"][1])
     return (f"first file: malloc {fmt(t['malloc'][0], ' s', 2)}, arena {fmt(t['reset'][0], ' s', 2)} "

@@ -41,7 +41,8 @@ def _churn(rows, env):
 
 
 def judge_glibc(rows):
-    """glibc's default: 0.079 us per step (within x2) and RSS kept after free-all (>= 80% of live); holds when both do."""
+    """glibc's default: 0.079 us per step (within x2) and RSS kept after free-all (>= 80% of live);
+    holds when both do."""
     us, live, after = _churn(rows, "default")
     fast, kept = within(us, 0.079 / 2, 0.079 * 2), at_least(ratio(after, live), 0.8)
     return (f"{fmt(us, ' us', 3)} per step (x{fmt(ratio(us, 0.079), '', 1)} the article's); RSS "
@@ -98,7 +99,8 @@ def judge_release(rows):
 
 
 def judge_teach_time(rows):
-    """Each teaching allocator per step against glibc: the claim is 11.7-25 us against 0.079 (x148-316); holds at >= x50 each."""
+    """Each teaching allocator per step against glibc: the claim is 11.7-25 us against 0.079
+    (x148-316); holds at >= x50 each."""
     g = _teach(rows, "glibc")[0]
     xs = {a: ratio(_teach(rows, a)[0], g) for a in TEACHERS}
     return (f"glibc {fmt(g, ' us', 1)} per step; " + ", ".join(f"{a} x{fmt(x)}" for a, x in xs.items()),
@@ -115,7 +117,8 @@ def judge_cost(phase, article_ns):
     """One micro-cost against the article's figure: holds within x2."""
     def judge(rows):
         ns = _os(rows, phase)
-        return f"{fmt(ns, ' ns', 1)} (x{fmt(ratio(ns, article_ns))} the article's)", within(ns, article_ns / 2, article_ns * 2), ""
+        holds = within(ns, article_ns / 2, article_ns * 2)
+        return f"{fmt(ns, ' ns', 1)} (x{fmt(ratio(ns, article_ns))} the article's)", holds, ""
     return judge
 
 

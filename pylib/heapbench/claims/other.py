@@ -48,7 +48,8 @@ def judge_calloc(rows):
     c, m = (secs(r, "alloc", allocator="glibc", params=p) for p in ("--mode=calloc", "--mode=malloc-memset"))
     cu, mu = (secs(r, "use", allocator="glibc", params=p) for p in ("--mode=calloc", "--mode=malloc-memset"))
     return (f"alloc: calloc {fmt(c and c * 1e3, ' ms', 2)}, malloc+memset {fmt(m and m * 1e3, ' ms', 1)} "
-            f"(x{fmt(ratio(m, c), '', 0)}); first use: {fmt(cu and cu * 1e3, ' ms', 0)} vs {fmt(mu and mu * 1e3, ' ms', 0)}",
+            f"(x{fmt(ratio(m, c), '', 0)}); first use: {fmt(cu and cu * 1e3, ' ms', 0)} vs "
+            f"{fmt(mu and mu * 1e3, ' ms', 0)}",
             at_least(ratio(m, c), 10.0), "")
 
 
