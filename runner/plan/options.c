@@ -86,9 +86,9 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  list      show allocators and workloads\n"
                      "  report DIR | compare BASE NEW | ci | merge DIR... | tune ...   analysis (Python)\n"
                      "  --version print the version and the commit it was built from\n"
-                     "Results go to results/<run-id>/ (and results/latest) under $HEAPBENCH_RESULTS when\n"
-                     "set; else, installed, under ./results of the current directory (never into the\n"
-                     "install prefix); else, run from a source tree, under that tree's results/.\n");
+                     "Results: each run writes <run-id>/ and the link latest into the results location:\n"
+                     "$HEAPBENCH_RESULTS when set; else, installed, ./results of the current directory\n"
+                     "(never the install prefix); else, run from a source tree, that tree's results/.\n");
         break;
     }
 }
