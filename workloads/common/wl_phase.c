@@ -1,7 +1,8 @@
 /* wl_phase.c - writes phase protocol records (see wl_phase.h and docs/DATA.md).
  * Always holds: one write(2) per record, at most 512 bytes, to HEAPBENCH_PHASE_FD or stdout;
- * when the allocator-statistics library is preloaded (heapbench_allocstat found by dlsym in
- * wl_served_by, before any phase), it is called right after each `phase` record and only then,
+ * when the allocator-statistics library is preloaded (it defines heapbench_allocstat, a weak
+ * reference here that the dynamic linker binds at start-up: no lookup at run time, and a null
+ * pointer without the library), it is called right after each `phase` record and only then,
  * outside the phase's measured duration; without it nothing else happens. */
 #include "wl_phase.h"
 #include "wl_time.h"
@@ -68,15 +69,14 @@ uint64_t wl_rss_kb(void)
     return (uint64_t)resident * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* The statistics library's hook (allocators/stats): writes allocstat records for a phase to an fd. */
-typedef void (*wl_allocstat_fn)(int fd, const char *phase);
-static wl_allocstat_fn wl_allocstat;
+/* The statistics library's hook (allocators/stats): writes allocstat records for a phase to an fd.
+ * Weak: NULL unless a loaded object defines it (a failed dlsym would malloc its error text, and
+ * that early allocation showed as 5 more page faults of thread-churn under glibc). */
+extern void heapbench_allocstat(int fd, const char *phase) __attribute__((weak));
 
-/* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its
- * object. The statistics hook is looked up here, so no lookup happens inside a phase. */
+/* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its object. */
 void wl_served_by(void)
 {
-    wl_allocstat = (wl_allocstat_fn)dlsym(RTLD_DEFAULT, "heapbench_allocstat");
     Dl_info info;
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
     const char *path = (sym && dladdr(sym, &info) && info.dli_fname) ? info.dli_fname : "unknown";
@@ -89,8 +89,8 @@ static double wl_phase_end(const char *name, double t0, uint64_t ops, uint64_t l
     double now = wl_now();
     wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, now - t0, (unsigned long long)ops,
               (unsigned long long)live_bytes, (unsigned long long)wl_rss_kb());
-    if (wl_allocstat)
-        wl_allocstat(wl_phase_fd(), name);
+    if (heapbench_allocstat)
+        heapbench_allocstat(wl_phase_fd(), name);
     return now;
 }
 
