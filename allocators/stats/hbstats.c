@@ -1,6 +1,6 @@
 /* hbstats.c - the allocator-statistics library (build/lib/libhbstats.so), preloaded beside an allocator.
  *
- * A workload's phase writer finds heapbench_allocstat with dlsym and calls it after each `phase`
+ * A workload's phase writer binds heapbench_allocstat weakly (workloads/common/wl_phase.c) and calls it after each `phase`
  * record; it then writes `allocstat` records (docs/DATA.md) with the figures of the allocator
  * that serves malloc, read through that allocator's own public API, and the kernel's count of
  * anonymous huge pages. Without this library the workload runs as before.

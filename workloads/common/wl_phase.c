@@ -45,7 +45,8 @@ long wl_minflt(void)
 
 /* The statistics library's hook (allocators/stats): writes allocstat records for a phase to an
  * fd. Weak: NULL unless the preloaded library defines it. A dlsym that fails would malloc its
- * error text, and that small chunk changed glibc's heap (frag --pin lost its pin above the batch). */
+ * error text, and that small chunk changed glibc's heap: frag --pin lost its pin above the batch,
+ * and thread-churn showed 5 more page faults under glibc). */
 extern void heapbench_allocstat(int fd, const char *phase) __attribute__((weak));
 
 /* dlsym finds the malloc the dynamic linker binds (the preloaded one first); dladdr names its object. */
