@@ -43,7 +43,7 @@ def ci_parser():
         cli.add_option(parser, concept, "passed to 'run' for both batches", action="append", default=[])
     cli.add_option(parser, "latency", "passed to 'run' for both batches: off, sampled or all; sampled "
                    "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too",
-                   choices=("off", "sampled", "all"), default="off")
+                   choices=("off", "sampled", "all"))
     parser.add_argument("--count-instructions", action="store_true",
                         help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
                              "a deterministic metric to gate on (--metrics metric_instructions)")
@@ -67,8 +67,7 @@ def ci_run(args, out_dir, matrix_words, reps):
     cmd += _passed(args, ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"))
     if args.count_instructions:
         cmd.append("--count-instructions")
-    if args.latency != "off":  # run's own default is off: pass only what changes it
-        cmd += ["--latency", args.latency]
+    cmd += ["--latency", args.latency] if args.latency else []
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
     print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
     try:

@@ -21,7 +21,8 @@ def compare_options(parser, gate=False):
     """Adds the comparison options shared by `compare` and `ci` to an argparse parser
     (gate=True: without --relative, which `ci` has on by default and turns off with --absolute)."""
     parser.add_argument("--metrics", default=",".join(cells.DEFAULT_METRICS), metavar="M1,M2",
-                        help="comma-separated runs.csv columns to compare (default %(default)s)")
+                        help="comma-separated runs.csv columns, or latency.csv quantiles (p50, p90, p99, p99.9, "
+                             "p99.99, max, mean: one metric per phase and op), to compare (default %(default)s)")
     parser.add_argument("--metric", dest="metrics", help=argparse.SUPPRESS)  # the older spelling
     parser.add_argument("--threshold", help="minimum change that counts: '5%%' for every metric or "
                         "'wall_s=3%%,maxrss_kb=1%%' (default 5%% time, 10%% memory, 2%% deterministic with --relative)")

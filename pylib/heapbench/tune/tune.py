@@ -71,10 +71,14 @@ def tune_args(argv):
     cli.add_option(parser, "params", "param set, passed to the runner; repeat for more", action="append", default=[])
     cli.add_option(parser, "pin", "CPU list, passed to the runner")
     cli.add_option(parser, "timeout", "seconds per run, passed to the runner")
+    cli.add_option(parser, "latency", "latency sampling of the workloads, passed to the runner: off, sampled or "
+                   "all (default: sampled with --speed p99, else off)", choices=("off", "sampled", "all"))
     opts = parser.parse_args(tune_join_params(argv[:split]))
     command = argv[split + 1:]
     if opts.workloads and command:
         parser.error("give either -w WORKLOADS or -- CMD, not both")
+    if opts.speed == "p99" and (command or opts.latency == "off"):
+        parser.error("--speed p99 needs the workloads' latency records: use -w WORKLOADS and not --latency off")
     if opts.budget is not None and opts.budget < 1:
         parser.error(f"--budget {opts.budget}: give a number of points >= 1")
     if opts.reps < 1 or not 0 < opts.alpha < 1 or opts.within < 0 or opts.threshold < 0:
@@ -114,7 +118,8 @@ def tune_runner_argv(opts, target, command):
     pairs = [("-t", opts.threads), ("--warmup", opts.warmup), ("--pin", opts.pin), ("--timeout", opts.timeout)]
     argv += [a for flag, value in pairs if value for a in (flag, value)]
     argv += ["--quick"] if opts.quick else []
-    argv += ["--latency", "sampled"] if opts.speed == "p99" and not command else []
+    latency_mode = opts.latency or ("sampled" if opts.speed == "p99" else None)
+    argv += ["--latency", latency_mode] if latency_mode and not command else []
     argv += [a for p in opts.params for a in ("-p", p)]
     return argv + (["--"] + command if command else [])
 
