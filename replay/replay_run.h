@@ -1,0 +1,36 @@
+/* replay_run.h - performs a trace's events: one thread per recorded thread, each event's malloc-API
+ * call on the allocator in this process (the preloaded one), the memory touched as asked.
+ * Always holds: an event that frees or reallocs an object made by another thread waits until
+ * that object exists (its slot is published with a release store, read with an acquire load),
+ * and nothing else is ordered across threads; the replayer's own memory comes from mmap, so
+ * the only calls the allocator sees are the trace's. */
+#ifndef HEAPBENCH_REPLAY_RUN_H
+#define HEAPBENCH_REPLAY_RUN_H
+
+#include "trace.h"
+
+enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_ALL };
+
+struct replay_opts {
+    enum replay_touch touch;
+    int recorded_speed;        /* 1: keep the recorded gaps between a thread's events */
+    uint64_t page;             /* page size for TOUCH_FIRST */
+};
+
+/* What the replay did. */
+struct replay_result {
+    uint64_t ops;              /* events performed (failed recorded calls count, without a call) */
+    uint64_t nulls;            /* calls that returned NULL although the recorded one did not */
+    double seconds;            /* from the start of the threads to the last one's end */
+};
+
+/* Slot values besides real pointers. */
+#define REPLAY_UNMADE ((void *)0)  /* not produced yet */
+#define REPLAY_NULL ((void *)1)    /* produced, but the allocator returned NULL */
+#define REPLAY_GONE ((void *)2)    /* consumed (freed or moved by realloc) */
+
+/* Replays t with slots (t->objects entries, zeroed); leaves each slot holding its object's
+ * pointer, or one of the values above. Returns 0, or -1 when a thread cannot be started. */
+int replay_run(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay_result *r);
+
+#endif
