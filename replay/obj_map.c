@@ -1,83 +1,94 @@
-/* obj_map.c - the recorder's lock-free address -> object map (see obj_map.h).
- * Always holds: a slot's key is EMPTY (never used), TOMB (used, free again) or a live address;
- * keys go EMPTY -> address -> TOMB -> address ... and never back to EMPTY, so a take that
- * reaches an EMPTY slot knows its address is absent; id and size are written by the thread
- * that won the key's CAS, before the address can reach any other thread through the program. */
+/* obj_map.c - the recorder's address -> object radix map (see obj_map.h).
+ * Always holds: a slot holds 0 (no object) or id + 1; a leaf, once installed, stays for the
+ * life of the process and is listed in regions[] (for the fork child's walk); the top array
+ * covers the 47-bit user address space. */
 #include "obj_map.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 
-#define EMPTY ((uintptr_t)0)
-#define TOMB ((uintptr_t)1)
+#define REGION_BITS 21                    /* 2 MiB per leaf */
+#define GRANULE_BITS 3                    /* one slot per 8 bytes */
+#define TOP_BITS (47 - REGION_BITS)
+#define LEAF_SLOTS (1u << (REGION_BITS - GRANULE_BITS))
 
-struct slot {
-    _Atomic uintptr_t key;
-    uint64_t id, size;
-};
+typedef _Atomic uint64_t leaf_t[LEAF_SLOTS];
+static leaf_t *_Atomic *top;
+static uint32_t *regions;        /* the regions that have a leaf, for obj_map_each */
+static _Atomic uint32_t nregions;
+#define MAX_REGIONS (1u << 22)
 
-static struct slot *table;
-static uint64_t mask;
-static int shift;
-
-int obj_map_init(const char *slots)
+static void *pages(size_t n)
 {
-    unsigned long long want = slots && *slots ? strtoull(slots, NULL, 0) : 0;
-    int bits = 21;
-    if (want >= 1024 && want <= (1ull << 32))
-        for (bits = 10; (1ull << bits) < want; bits++)
-            ;
-    void *p = mmap(NULL, sizeof(struct slot) << bits, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return -1;
-    table = p;
-    mask = (1ull << bits) - 1;
-    shift = 64 - bits;
-    return 0;
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
 }
 
-/* Blocks are at least 16-byte aligned: the low 4 bits carry nothing. */
-static uint64_t home(uintptr_t addr) { return ((uint64_t)(addr >> 4) * 0x9E3779B97F4A7C15ull) >> shift; }
-
-int obj_map_put(uintptr_t addr, uint64_t id, uint64_t size)
+int obj_map_init(void)
 {
-    uint64_t h = home(addr);
-    for (uint64_t i = 0; i < OBJ_MAP_PROBES; i++) {
-        struct slot *s = &table[(h + i) & mask];
-        uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
-        if (k <= TOMB && atomic_compare_exchange_strong(&s->key, &k, addr)) {
-            s->id = id;
-            s->size = size;
-            return 1;
+    top = pages(sizeof(*top) << TOP_BITS);
+    regions = pages(sizeof(*regions) * MAX_REGIONS);
+    return top && regions ? 0 : -1;
+}
+
+/* The slot of addr; with make, installs its leaf when missing. NULL when there is none. */
+static _Atomic uint64_t *slot(uintptr_t addr, int make)
+{
+    if (!top || (addr & ((1u << GRANULE_BITS) - 1)) || (addr >> 47))
+        return NULL;
+    _Atomic(leaf_t *) *t = &top[addr >> REGION_BITS];
+    leaf_t *leaf = atomic_load_explicit(t, memory_order_acquire);
+    if (!leaf && make) {
+        leaf_t *fresh = pages(sizeof(leaf_t)), *none = NULL;
+        if (!fresh)
+            return NULL;
+        if (atomic_compare_exchange_strong(t, &none, fresh)) {
+            leaf = fresh;
+            uint32_t n = atomic_fetch_add(&nregions, 1);
+            if (n < MAX_REGIONS)
+                regions[n] = (uint32_t)(addr >> REGION_BITS);
+        } else {
+            munmap(fresh, sizeof(leaf_t));
+            leaf = none;
         }
     }
-    return 0;
+    return leaf ? &(*leaf)[(addr & ((1u << REGION_BITS) - 1)) >> GRANULE_BITS] : NULL;
 }
 
-int obj_map_take(uintptr_t addr, uint64_t *id, uint64_t *size)
+int obj_map_put(uintptr_t addr, uint64_t id)
 {
-    uint64_t h = home(addr);
-    for (uint64_t i = 0; i < OBJ_MAP_PROBES; i++) {
-        struct slot *s = &table[(h + i) & mask];
-        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-        if (k == addr) {
-            *id = s->id;
-            *size = s->size;
-            atomic_store_explicit(&s->key, TOMB, memory_order_release);
-            return 1;
+    _Atomic uint64_t *s = slot(addr, 1);
+    if (!s)
+        return 0;
+    atomic_store_explicit(s, id + 1, memory_order_release);
+    return 1;
+}
+
+int obj_map_take(uintptr_t addr, uint64_t *id)
+{
+    _Atomic uint64_t *s = slot(addr, 0);
+    uint64_t v = s ? atomic_load_explicit(s, memory_order_acquire) : 0;
+    if (!v)
+        return 0;
+    atomic_store_explicit(s, 0, memory_order_relaxed);
+    *id = v - 1;
+    return 1;
+}
+
+void obj_map_each(void (*fn)(void *arg, uintptr_t addr, uint64_t *id), void *arg)
+{
+    uint32_t n = atomic_load(&nregions);
+    for (uint32_t k = 0; top && k < n && k < MAX_REGIONS; k++) {
+        uintptr_t r = regions[k];
+        leaf_t *leaf = atomic_load_explicit(&top[r], memory_order_relaxed);
+        for (uintptr_t i = 0; leaf && i < LEAF_SLOTS; i++) {
+            uint64_t v = atomic_load_explicit(&(*leaf)[i], memory_order_relaxed);
+            if (v) {
+                uint64_t id = v - 1;
+                fn(arg, (r << REGION_BITS) | (i << GRANULE_BITS), &id);
+                atomic_store_explicit(&(*leaf)[i], id + 1, memory_order_relaxed);
+            }
         }
-        if (k == EMPTY)
-            return 0;
     }
-    return 0;
-}
-
-void obj_map_each(void (*fn)(void *arg, uint64_t *id, uint64_t size), void *arg)
-{
-    for (uint64_t i = 0; table && i <= mask; i++)
-        if (atomic_load_explicit(&table[i].key, memory_order_relaxed) > TOMB)
-            fn(arg, &table[i].id, table[i].size);
 }

@@ -58,6 +58,7 @@ static struct {
     void *(*valloc)(size_t);
     void *(*pvalloc)(size_t);
     void *(*reallocarray)(void *, size_t, size_t);
+    size_t (*usable_size)(void *);
 } real;
 
 static struct {
@@ -102,6 +103,7 @@ static void resolve(void)
     real.valloc = dlsym(RTLD_NEXT, "valloc");
     real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
     real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
+    real.usable_size = dlsym(RTLD_NEXT, "malloc_usable_size");
     real.free = dlsym(RTLD_NEXT, "free");
 }
 
@@ -286,12 +288,12 @@ static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
 }
 
 /* The object at p ends here (free or realloc): fills e's reference from the map. */
-static void consume(struct hbt_event *e, void *p, uint64_t *size)
+static void consume(struct hbt_event *e, void *p)
 {
     uint64_t id;
     if (!p) {
         e->flags |= HBT_F_NOREF;
-    } else if (obj_map_take((uintptr_t)p, &id, size)) {
+    } else if (obj_map_take((uintptr_t)p, &id)) {
         e->ref_thread = (uint16_t)(id >> 48);
         e->ref_seq = id & ((1ull << 48) - 1);
     } else {
@@ -308,7 +310,7 @@ static void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         e->flags |= HBT_F_FAILED;
     put(t, e, &seq);
     if (seq != HBT_NONE)
-        obj_map_put((uintptr_t)p, ((uint64_t)t->c.thread << 48) | seq, e->size);
+        obj_map_put((uintptr_t)p, ((uint64_t)t->c.thread << 48) | seq);
 }
 
 static void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
@@ -359,8 +361,8 @@ EXPORT void free(void *p)
     struct rec_thread *t = enter();
     if (t) {
         struct hbt_event e = {.kind = HBT_FREE};
-        uint64_t size, seq;
-        consume(&e, p, &size);
+        uint64_t seq;
+        consume(&e, p);
         put(t, &e, &seq);
         leave(t);
     }
@@ -384,11 +386,10 @@ static void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
     if (!t)
         return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     struct hbt_event e = {.kind = (uint8_t)kind, .size = total};
-    uint64_t old_size = 0;
-    consume(&e, p, &old_size);
+    consume(&e, p);
     void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     if (!q && total > 0 && p && !(e.flags & HBT_F_NOREF)) /* failed: p lives on under its id */
-        obj_map_put((uintptr_t)p, ((uint64_t)e.ref_thread << 48) | e.ref_seq, old_size);
+        obj_map_put((uintptr_t)p, ((uint64_t)e.ref_thread << 48) | e.ref_seq);
     produce(t, &e, q);
     leave(t);
     return q;
@@ -452,12 +453,12 @@ static void header_start(void)
     read_command(R.h.command, sizeof R.h.command);
 }
 
-/* One object a fork child inherited: a malloc event of its size in the child's thread 0, which
- * becomes its new name. */
-static void inherit(void *arg, uint64_t *id, uint64_t size)
+/* One object a fork child inherited: a malloc event in the child's thread 0, which becomes its
+ * new name. Its size is the allocator's usable size (the map keeps no requested sizes). */
+static void inherit(void *arg, uintptr_t addr, uint64_t *id)
 {
     struct rec_thread *t = arg;
-    struct hbt_event e = {.kind = HBT_MALLOC, .size = size};
+    struct hbt_event e = {.kind = HBT_MALLOC, .size = real.usable_size ? real.usable_size((void *)addr) : 0};
     uint64_t seq;
     put(t, &e, &seq);
     *id = seq;
@@ -504,7 +505,7 @@ __attribute__((constructor)) static void rec_init(void)
         snprintf(R.h.allocator, sizeof R.h.allocator, "%s", info.dli_fname);
     clock_init();
     header_start();
-    if (obj_map_init(getenv("HEAPBENCH_RECORD_SLOTS")) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
+    if (obj_map_init() == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
         pthread_atfork(NULL, NULL, atfork_child) == 0)
         R.enabled = 1;
     else
