@@ -35,3 +35,8 @@ $(B)/tests/replay-%: replay/tests/%.c | $(B)/.dir
 	$(CC) $(CFLAGS) -o $@ $< -lpthread
 
 .SECONDARY: $(RP_WLCOMMON)
+
+# The benchmark's null allocator (replay/bench/nullalloc.c + the shared interposition layer).
+ALL += $(B)/lib/libhbnull.so
+$(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c allocators/interpose/interpose.h | $(B)/.dir
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -shared -o $@ replay/bench/nullalloc.c allocators/interpose/interpose.c
