@@ -3,8 +3,8 @@
  *
  * usage: hbreplay [--touch=none|first|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
  *
- * Records: served_by; phase `load` (opening and checking the trace; rss_kb = the replayer's own
- * baseline before any replayed allocation), phase `replay` (the events: ops done, live
+ * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
+ * replayer's own baseline before any replayed allocation), phase `replay` (the events: ops done, live
  * requested bytes at the end), phase `ideal` (live_bytes = the trace's peak live requested
  * bytes, seconds = when the recorded program reached it, ops 0); then verify.
  * Always holds: verify is ok only when the replay performed exactly the trace's number of
@@ -102,9 +102,14 @@ int main(int argc, char **argv)
     struct replay_opts o = {.touch = !strcmp(touch, "none") ? TOUCH_NONE : !strcmp(touch, "all") ? TOUCH_ALL : TOUCH_FIRST,
                             .recorded_speed = !strcmp(wl_word("speed"), "recorded"),
                             .page = (uint64_t)sysconf(_SC_PAGESIZE)};
+    struct replay *rp;
+    if (replay_prepare(&t, slots, &o, &rp) < 0) {
+        fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " events\n", path, t.ops);
+        return 1;
+    }
     wl_phase("load", t0, 0, 0);
     struct replay_result r;
-    if (replay_run(&t, slots, &o, &r) < 0)
+    if (replay_run(&t, rp, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
     wl_phase("replay", wl_now() - r.seconds, r.ops, want.live_bytes);
     wl_phase("ideal", wl_now() - (double)want.peak_ns / 1e9, 0, want.peak_bytes);

@@ -1,5 +1,6 @@
 /* replay_run.c - the replayer's threads and the one function that performs an event (see replay_run.h).
- * Always holds: each thread decodes its own stream with its own cursor; a slot is written only
+ * Always holds: every event is decoded before the replay starts (the loop only reads flat
+ * arrays); each thread performs its own events in order; a slot is written only
  * by the event that produces or consumes its object; a cross-thread wait spins briefly, then
  * yields (the replay may have more threads than cores). */
 #include "replay_run.h"
@@ -12,21 +13,73 @@
 #include <string.h>
 #include <time.h>
 
+/* One event as the replay loop reads it (16 bytes; decoded once, before the replay starts):
+ * code = the kind | RC_* bits, bits 8-13 log2 of the alignment, bits 14-63 the object consumed. */
+struct rop {
+    uint64_t size;
+    uint64_t code;
+};
+#define RC_CONSUMES 0x10u
+#define RC_PRODUCES 0x20u
+#define RC_CROSS 0x40u  /* the object consumed was made by another thread: wait for it */
+#define RC_FREES 0x80u  /* consumed without a product: free it (free, or glibc's realloc(p, 0)) */
+
 struct worker {
-    const struct hbt_trace *t;
-    void *_Atomic *slots;
     const struct replay_opts *o;
-    uint16_t thread;
-    uint64_t ops, nulls;
+    void *_Atomic *slots;
+    const struct rop *ops;
+    const uint64_t *ns;          /* the events' recorded times, with --speed=recorded */
+    uint64_t nops, todo;         /* the thread's events (arrays' size), those decoded */
+    uint64_t next_obj;           /* the index of the thread's next object */
+    uint64_t done, nulls;
     const struct timespec *start;
     pthread_t tid;
 };
 
-/* The pointer of the object e consumes; waits for it when another thread makes it. */
-static void *slot_of(struct worker *w, const struct hbt_event *e)
+static struct rop encode(const struct hbt_event *e)
 {
-    void *_Atomic *s = &w->slots[e->ref];
-    if (e->ref_thread == w->thread)
+    uint64_t code = e->kind | ((uint64_t)e->align_log << 8);
+    if (hbt_consumes(e)) {
+        code |= RC_CONSUMES | (e->ref << 14);
+        if (e->ref_thread != e->thread)
+            code |= RC_CROSS;
+        if (!hbt_produces(e))
+            code |= RC_FREES;
+    }
+    if (hbt_produces(e))
+        code |= RC_PRODUCES;
+    return (struct rop){e->size, code};
+}
+
+/* Decodes thread th's events into w (mmap'd arrays). -1 when memory is refused. */
+static int prepare(const struct hbt_trace *t, uint16_t th, struct worker *w)
+{
+    w->nops = t->threads[th].ops;
+    w->next_obj = t->threads[th].obj_base;
+    struct rop *ops = hbt_pages(w->nops * sizeof *ops);
+    uint64_t *ns = w->o->recorded_speed ? hbt_pages(w->nops * sizeof *ns) : NULL;
+    if (!ops || (w->o->recorded_speed && !ns))
+        return -1;
+    struct hbt_cursor c;
+    struct hbt_event e;
+    hbt_cursor_init(&c, t, th);
+    uint64_t n = 0;
+    for (; n < w->nops && hbt_next(&c, &e) == 1; n++) {
+        ops[n] = encode(&e);
+        if (ns)
+            ns[n] = e.ns;
+    }
+    w->todo = n;
+    w->ops = ops;
+    w->ns = ns;
+    return 0;
+}
+
+/* The pointer of the object an event consumes; waits for it when another thread makes it. */
+static void *slot_of(struct worker *w, uint64_t ref, int cross)
+{
+    void *_Atomic *s = &w->slots[ref];
+    if (!cross)
         return atomic_load_explicit(s, memory_order_relaxed);
     void *p;
     for (unsigned spins = 0; (p = atomic_load_explicit(s, memory_order_acquire)) == REPLAY_UNMADE; spins++) {
@@ -53,11 +106,10 @@ static void touch(char *p, uint64_t n, const struct replay_opts *o)
 }
 
 /* The call a producing event makes (old: the consumed object's pointer for realloc kinds). */
-static void *produce(const struct hbt_event *e, void *old)
+static void *produce(unsigned kind, size_t n, size_t align, void *old)
 {
-    size_t n = (size_t)e->size, align = (size_t)1 << e->align_log;
     void *p = NULL;
-    switch (e->kind) {
+    switch (kind) {
     case HBT_MALLOC: return malloc(n);
     case HBT_CALLOC: return calloc(1, n);
     case HBT_REALLOC: return realloc(old, n);
@@ -73,29 +125,31 @@ static void *produce(const struct hbt_event *e, void *old)
 
 /* Performs one event. A recorded call that failed is not repeated, except glibc's
  * realloc(p, 0), which freed p and is replayed as free(p). */
-static void perform(struct worker *w, const struct hbt_event *e)
+static inline void perform(struct worker *w, const struct rop *op)
 {
+    uint64_t code = op->code;
     void *old = NULL;
-    int consumes = hbt_consumes(e);
-    if (consumes) {
-        old = slot_of(w, e);
-        atomic_store_explicit(&w->slots[e->ref], REPLAY_GONE, memory_order_relaxed);
+    if (code & RC_CONSUMES) {
+        uint64_t ref = code >> 14;
+        old = slot_of(w, ref, (code & RC_CROSS) != 0);
+        atomic_store_explicit(&w->slots[ref], REPLAY_GONE, memory_order_relaxed);
         if (old == REPLAY_NULL)
             old = NULL;
-    }
-    if (e->prod == HBT_NONE) {
-        if (consumes && (e->kind == HBT_FREE || (e->flags & HBT_F_FAILED)))
+        if (code & RC_FREES) {
             free(old);
-        return;
+            return;
+        }
     }
-    void *p = produce(e, old);
+    if (!(code & RC_PRODUCES))
+        return;
+    void *p = produce(code & 0x0f, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old);
     if (!p) {
         w->nulls++;
         p = REPLAY_NULL;
     } else {
-        touch(p, e->size, w->o);
+        touch(p, op->size, w->o);
     }
-    atomic_store_explicit(&w->slots[e->prod], p, memory_order_release);
+    atomic_store_explicit(&w->slots[w->next_obj++], p, memory_order_release);
 }
 
 static void wait_until(const struct timespec *start, uint64_t ns)
@@ -114,15 +168,13 @@ static void wait_until(const struct timespec *start, uint64_t ns)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    struct hbt_cursor c;
-    struct hbt_event e;
-    hbt_cursor_init(&c, w->t, w->thread);
-    while (hbt_next(&c, &e) == 1) {
-        if (w->o->recorded_speed)
-            wait_until(w->start, e.ns);
-        perform(w, &e);
-        w->ops++;
+    uint64_t i = 0;
+    for (; i < w->todo; i++) {
+        if (w->ns)
+            wait_until(w->start, w->ns[i]);
+        perform(w, &w->ops[i]);
     }
+    w->done = i;
     return NULL;
 }
 
@@ -133,32 +185,50 @@ static double elapsed(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
 }
 
-int replay_run(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay_result *r)
+static void release(const struct hbt_trace *t, struct worker *ws)
 {
-    memset(r, 0, sizeof *r);
-    size_t bytes = (t->nthreads ? t->nthreads : 1) * sizeof(struct worker);
-    struct worker *ws = hbt_pages(bytes);
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        hbt_unpages((void *)ws[i].ops, ws[i].nops * sizeof(struct rop));
+        hbt_unpages((void *)ws[i].ns, ws[i].ns ? ws[i].nops * sizeof(uint64_t) : 0);
+    }
+    hbt_unpages(ws, t->nthreads * sizeof *ws);
+}
+
+int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay **out)
+{
+    struct worker *ws = hbt_pages((t->nthreads ? t->nthreads : 1) * sizeof *ws);
     if (!ws)
         return -1;
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        ws[i] = (struct worker){.o = o, .slots = (void *_Atomic *)slots};
+        if (prepare(t, (uint16_t)i, &ws[i]) < 0) {
+            release(t, ws);
+            return -1;
+        }
+    }
+    *out = (struct replay *)ws;
+    return 0;
+}
+
+int replay_run(const struct hbt_trace *t, struct replay *rp, struct replay_result *r)
+{
+    struct worker *ws = (struct worker *)rp;
+    memset(r, 0, sizeof *r);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    uint32_t started = 0;
     for (uint32_t i = 0; i < t->nthreads; i++) {
-        if (t->threads[i].ops == 0)
-            continue;
-        ws[i] = (struct worker){.t = t, .slots = (void *_Atomic *)slots, .o = o, .thread = (uint16_t)i, .start = &start};
-        if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
+        ws[i].start = &start;
+        if (ws[i].nops && pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
             return -1; /* the threads started may wait for this one's objects: the caller ends the process */
-        started = i + 1;
     }
-    for (uint32_t i = 0; i < started; i++) {
-        if (t->threads[i].ops == 0)
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        if (!ws[i].nops)
             continue;
         pthread_join(ws[i].tid, NULL);
-        r->ops += ws[i].ops;
+        r->ops += ws[i].done;
         r->nulls += ws[i].nulls;
     }
     r->seconds = elapsed(&start);
-    hbt_unpages(ws, bytes);
+    release(t, ws);
     return 0;
 }

@@ -29,8 +29,14 @@ struct replay_result {
 #define REPLAY_NULL ((void *)1)    /* produced, but the allocator returned NULL */
 #define REPLAY_GONE ((void *)2)    /* consumed (freed or moved by realloc) */
 
-/* Replays t with slots (t->objects entries, zeroed); leaves each slot holding its object's
- * pointer, or one of the values above. Returns 0, or -1 when a thread cannot be started. */
-int replay_run(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay_result *r);
+/* A replay ready to run: every thread's events decoded into a flat array (16 bytes per event,
+ * plus 8 for its time with --speed=recorded), so that the replay loop does no decoding. */
+struct replay;
+
+/* Prepares t's replay into slots (t->objects entries, zeroed). 0, or -1 when out of memory. */
+int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay **out);
+/* Runs it (and releases it); leaves each slot holding its object's pointer, or one of the
+ * values above. Returns 0, or -1 when a thread cannot be started. */
+int replay_run(const struct hbt_trace *t, struct replay *rp, struct replay_result *r);
 
 #endif

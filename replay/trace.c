@@ -19,8 +19,15 @@
 
 /* ---- shared pieces ---- */
 
-static int kind_is_aligned(unsigned k) { return k == HBT_POSIX_MEMALIGN || k == HBT_ALIGNED_ALLOC || k == HBT_MEMALIGN; }
-static int kind_takes_ref(unsigned k) { return k == HBT_FREE || k == HBT_REALLOC || k == HBT_REALLOCARRAY; }
+#define KIND_BIT(k) (1u << (k))
+static inline int kind_is_aligned(unsigned k)
+{
+    return (KIND_BIT(k) & (KIND_BIT(HBT_POSIX_MEMALIGN) | KIND_BIT(HBT_ALIGNED_ALLOC) | KIND_BIT(HBT_MEMALIGN))) != 0;
+}
+static inline int kind_takes_ref(unsigned k)
+{
+    return (KIND_BIT(k) & (KIND_BIT(HBT_FREE) | KIND_BIT(HBT_REALLOC) | KIND_BIT(HBT_REALLOCARRAY))) != 0;
+}
 
 const char *hbt_kind_name(unsigned kind)
 {
@@ -29,17 +36,11 @@ const char *hbt_kind_name(unsigned kind)
     return kind > 0 && kind < HBT_KIND_COUNT ? names[kind] : "?";
 }
 
-/* A realloc that returned NULL for size 0 freed its object (glibc's realloc(p, 0)). */
-int hbt_consumes(const struct hbt_event *e)
+/* Whether an event that names an object consumes it: a free does; a realloc does unless it
+ * failed, and a failed realloc of size 0 is glibc's realloc(p, 0), which freed it. */
+static int ref_consumed(const struct hbt_event *e)
 {
-    if (!kind_takes_ref(e->kind) || (e->flags & HBT_F_NOREF))
-        return 0;
     return e->kind == HBT_FREE || !(e->flags & HBT_F_FAILED) || e->size == 0;
-}
-
-int hbt_produces(const struct hbt_event *e)
-{
-    return e->kind != HBT_FREE && !(e->flags & HBT_F_FAILED);
 }
 
 static uint32_t crc_of(const uint8_t *p, size_t n)
@@ -69,21 +70,6 @@ static uint8_t *put_varint(uint8_t *p, uint64_t v)
     }
     *p++ = (uint8_t)v;
     return p;
-}
-
-/* Reads one LEB128 varint of at most 10 bytes inside [*p, end); -1 when it runs past end. */
-static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-    uint64_t r = 0;
-    for (int shift = 0; shift < 70 && *p < end; shift += 7) {
-        uint8_t b = *(*p)++;
-        r |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = r;
-            return 0;
-        }
-    }
-    return -1;
 }
 
 /* ---- writer ---- */
@@ -129,9 +115,7 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     c->len = (size_t)(p - c->buf);
     c->nops++;
     c->op++;
-    struct hbt_event tmp = *e;
-    tmp.flags = (uint8_t)flags;
-    if (!hbt_produces(&tmp))
+    if (e->kind == HBT_FREE || (flags & HBT_F_FAILED))
         return HBT_NONE;
     c->nprod++;
     return c->seq++;
@@ -372,6 +356,8 @@ static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
     return 0;
 }
 
+static int next_checked(struct hbt_cursor *c, struct hbt_event *e);
+
 /* Decodes every event once: structure, references in range, no object consumed twice. */
 static int check_events(struct hbt_trace *t, char *err, size_t errlen)
 {
@@ -385,8 +371,8 @@ static int check_events(struct hbt_trace *t, char *err, size_t errlen)
         struct hbt_event e;
         int got;
         hbt_cursor_init(&c, t, (uint16_t)th);
-        while ((got = hbt_next(&c, &e)) == 1) {
-            if (!hbt_consumes(&e))
+        while ((got = next_checked(&c, &e)) == 1) {
+            if (e.ref == HBT_NONE)
                 continue;
             if (used[e.ref / 8] & (1u << (e.ref % 8))) {
                 rc = fail(err, errlen, "corrupt trace: thread %u frees object %" PRIu64 " a second time; record it again", th, e.ref);
@@ -470,15 +456,39 @@ static int next_chunk(struct hbt_cursor *c)
     return 1;
 }
 
+/* One varint. CHECKED: bounded by end (-1 past it), for hbt_open's check of every event; not
+ * CHECKED: for cursors on an opened trace, whose events all decoded within their chunk. */
+static inline __attribute__((always_inline)) int varint_at(const uint8_t **pp, const uint8_t *end, uint64_t *v, int checked)
+{
+    const uint8_t *p = *pp;
+    if (checked && p >= end)
+        return -1;
+    uint64_t r = *p++;
+    if (r >= 0x80) {
+        r &= 0x7f;
+        for (unsigned shift = 7;; shift += 7) {
+            if (shift >= 70 || (checked && p >= end))
+                return -1;
+            uint8_t b = *p++;
+            r |= (uint64_t)(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                break;
+        }
+    }
+    *pp = p;
+    *v = r;
+    return 0;
+}
+
 /* Reads the reference of e (same-thread distance, or thread + seq) and checks its range. An
  * incomplete trace (crashed program) may name an object whose chunk was never written: that
  * reference becomes unknown; in a complete trace it is corruption. */
-static int read_ref(struct hbt_cursor *c, struct hbt_event *e)
+static inline __attribute__((always_inline)) int read_ref(struct hbt_cursor *c, struct hbt_event *e, int checked)
 {
     uint64_t a, b;
     const struct hbt_trace *t = c->t;
     if (e->flags & HBT_F_XREF) {
-        if (get_varint(&c->p, c->end, &a) < 0 || get_varint(&c->p, c->end, &b) < 0 || a >= HBT_MAX_THREADS)
+        if (varint_at(&c->p, c->end, &a, checked) < 0 || varint_at(&c->p, c->end, &b, checked) < 0 || a >= HBT_MAX_THREADS)
             return -1;
         if (a >= t->nthreads || b >= t->threads[a].objects) {
             if (t->h.complete)
@@ -487,61 +497,76 @@ static int read_ref(struct hbt_cursor *c, struct hbt_event *e)
             return 0;
         }
     } else {
-        if (get_varint(&c->p, c->end, &b) < 0 || b >= c->seq)
+        if (varint_at(&c->p, c->end, &b, checked) < 0 || b >= c->seq)
             return -1;
         a = c->thread;
         b = c->seq - 1 - b;
     }
     e->ref_thread = (uint16_t)a;
     e->ref_seq = b;
-    e->ref = t->threads[a].obj_base + b;
     return 0;
 }
 
-int hbt_next(struct hbt_cursor *c, struct hbt_event *e)
+/* The chunk ends exactly where its events and objects do. */
+static int chunk_end_ok(const struct hbt_cursor *c)
 {
-    if (!next_chunk(c))
+    const struct hbt_thread_index *ti = &c->t->threads[c->thread];
+    uint64_t next_seq = c->chunk < ti->nchunks ? get_le(c->t->map + ti->chunk_off[c->chunk] + 32, 8) : ti->objects;
+    return c->p == c->end && c->seq == next_seq;
+}
+
+/* Decodes the next event (see hbt_next); CHECKED bounds every read and checks every rule. */
+static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c, struct hbt_event *e, int checked)
+{
+    if (c->left == 0 && !next_chunk(c))
         return 0;
     uint64_t v;
-    if (c->p >= c->end)
+    if (checked && c->p >= c->end)
         return -1;
     uint8_t b = *c->p++;
-    e->kind = b & 0x0f;
+    unsigned kind = b & 0x0f;
+    e->kind = (uint8_t)kind;
     e->flags = b & 0xf0;
     e->thread = c->thread;
     e->align_log = 0;
     e->ref = e->prod = HBT_NONE;
-    if (e->kind == 0 || e->kind >= HBT_KIND_COUNT || get_varint(&c->p, c->end, &v) < 0)
+    if ((checked && (kind == 0 || kind >= HBT_KIND_COUNT)) || varint_at(&c->p, c->end, &v, checked) < 0)
         return -1;
     c->ns += v;
     e->ns = c->ns;
-    if (kind_is_aligned(e->kind)) {
-        if (c->p >= c->end || *c->p > 63)
+    if (kind_is_aligned(kind)) {
+        if (checked && (c->p >= c->end || *c->p > 63))
             return -1;
         e->align_log = *c->p++;
     }
-    e->size = 0;
-    if (e->kind != HBT_FREE) {
-        if (!(e->flags & HBT_F_SAMESIZE) && get_varint(&c->p, c->end, &c->last_size) < 0)
+    if (kind != HBT_FREE) {
+        if (!(e->flags & HBT_F_SAMESIZE) && varint_at(&c->p, c->end, &c->last_size, checked) < 0)
             return -1;
         e->size = c->last_size;
-    } else if (e->flags & HBT_F_SAMESIZE) {
+    } else {
+        e->size = 0;
+        if (checked && (e->flags & HBT_F_SAMESIZE))
+            return -1;
+    }
+    if (kind_takes_ref(kind)) {
+        if (checked && (e->flags & HBT_F_XREF) && (e->flags & HBT_F_NOREF))
+            return -1;
+        if (!(e->flags & HBT_F_NOREF)) {
+            if (read_ref(c, e, checked) < 0)
+                return -1;
+            if (ref_consumed(e))
+                e->ref = c->t->threads[e->ref_thread].obj_base + e->ref_seq;
+        }
+    } else if (checked && (e->flags & (HBT_F_XREF | HBT_F_NOREF))) {
         return -1;
     }
-    if (kind_takes_ref(e->kind)) {
-        if ((e->flags & HBT_F_XREF) && (e->flags & HBT_F_NOREF))
-            return -1;
-        if (!(e->flags & HBT_F_NOREF) && read_ref(c, e) < 0)
-            return -1;
-    } else if (e->flags & (HBT_F_XREF | HBT_F_NOREF)) {
-        return -1;
-    }
-    if (hbt_produces(e))
+    if (kind != HBT_FREE && !(e->flags & HBT_F_FAILED))
         e->prod = c->t->threads[c->thread].obj_base + c->seq++;
-    c->left--;
-    if (c->left == 0 && (c->p != c->end || c->seq != (c->chunk < c->t->threads[c->thread].nchunks
-                                                          ? get_le(c->t->map + c->t->threads[c->thread].chunk_off[c->chunk] + 32, 8)
-                                                          : c->t->threads[c->thread].objects)))
+    if (--c->left == 0 && checked && !chunk_end_ok(c))
         return -1;
     return 1;
 }
+
+int hbt_next(struct hbt_cursor *c, struct hbt_event *e) { return next_event(c, e, 0); }
+
+static int next_checked(struct hbt_cursor *c, struct hbt_event *e) { return next_event(c, e, 1); }

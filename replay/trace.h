@@ -48,14 +48,15 @@ struct hbt_event {
     uint64_t ns;                   /* time since the trace started */
     uint16_t ref_thread;           /* the consumed object: its producer thread and seq */
     uint64_t ref_seq;
-    uint64_t ref;                  /* reader: global index of the consumed object, or HBT_NONE */
+    uint64_t ref;                  /* reader: global index of the object consumed, or HBT_NONE (also
+                                    * when a failed realloc names an object it leaves alive) */
     uint64_t prod;                 /* reader: global index of the produced object, or HBT_NONE */
 };
 
-/* True when the event consumes (frees or moves) the object it references. */
-int hbt_consumes(const struct hbt_event *e);
-/* True when the event produces a new object. */
-int hbt_produces(const struct hbt_event *e);
+/* True when the (decoded) event consumes (frees or moves) an object: its ref is set. */
+static inline int hbt_consumes(const struct hbt_event *e) { return e->ref != UINT64_MAX; }
+/* True when the (decoded) event produces a new object: its prod is set. */
+static inline int hbt_produces(const struct hbt_event *e) { return e->prod != UINT64_MAX; }
 /* The function name of a kind ("malloc", ...), "?" for an unknown one. */
 const char *hbt_kind_name(unsigned kind);
 
