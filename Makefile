@@ -17,7 +17,7 @@ PYTHON  := /usr/bin/python3
 
 # Debian packages the project needs: the allocators and tools of the runner issue, then what the tests use.
 DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 \
-             hyperfine python3-matplotlib python3-scipy linux-perf
+             hyperfine python3-matplotlib python3-scipy linux-perf zlib1g-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time
 
 ALL        :=
