@@ -6,7 +6,9 @@
  * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
  * replayer's own baseline before any replayed allocation), phase `replay` (the events: ops done, live
  * requested bytes at the end), phase `ideal` (live_bytes = the trace's peak live requested
- * bytes, seconds = when the recorded program reached it, ops 0); then verify.
+ * bytes, seconds = when the recorded program reached it, ops 0); when the trace carries them
+ * (heapbench record), phase `original`: the program's own run without the recorder (its wall
+ * time and peak RSS, the trace's events); then verify.
  * Always holds: verify is ok only when the replay performed exactly the trace's number of
  * events, every object of the trace was made, and the objects left live are the trace's (count
  * and requested bytes) with no call returning NULL where the recorded one did not; a trace
@@ -113,6 +115,8 @@ int main(int argc, char **argv)
         return wl_verify(0, "a replay thread could not be started");
     wl_phase("replay", wl_now() - r.seconds, r.ops, want.live_bytes);
     wl_phase("ideal", wl_now() - (double)want.peak_ns / 1e9, 0, want.peak_bytes);
+    if (t.h.orig_wall_ns)
+        wl_phase_record("original", (double)t.h.orig_wall_ns / 1e9, t.ops, want.live_bytes, t.h.orig_maxrss_kb);
     char detail[256];
     return wl_verify(check_end(&t, slots, &want, &r, detail, sizeof detail), detail);
 }

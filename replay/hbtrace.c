@@ -21,6 +21,8 @@ static void print_header(const char *path, const struct hbt_trace *t)
         printf("complete: yes\nduration: %.6f s\n", (double)h->duration_ns / 1e9);
     else
         printf("complete: no (the program did not exit normally: events up to its last written chunk)\n");
+    if (h->orig_wall_ns)
+        printf("original run: %.6f s wall, %" PRIu64 " KiB peak RSS (without the recorder)\n", (double)h->orig_wall_ns / 1e9, h->orig_maxrss_kb);
     printf("trace bytes per op: %.2f\n", t->ops ? (double)(t->size - HBT_HEADER_SIZE) / (double)t->ops : 0.0);
 }
 

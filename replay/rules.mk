@@ -40,3 +40,7 @@ $(B)/tests/replay-%: replay/tests/%.c | $(B)/.dir
 ALL += $(B)/lib/libhbnull.so
 $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c allocators/interpose/interpose.h | $(B)/.dir
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -shared -o $@ replay/bench/nullalloc.c allocators/interpose/interpose.c
+
+# The codec's unit test links the codec itself (not one of the programs the tests record).
+$(B)/tests/replay-codec_check: replay/tests/codec_check.c replay/trace.c replay/trace_stats.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Iscripts -o $@ replay/tests/codec_check.c replay/trace.c replay/trace_stats.c -lz

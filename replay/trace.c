@@ -183,10 +183,31 @@ int hbt_header_encode(const struct hbt_header *h, uint8_t *out)
               text_add(text, cap, &pos, "ops", "%" PRIu64, h->ops) |
               text_add(text, cap, &pos, "duration_ns", "%" PRIu64, h->duration_ns) |
               text_add(text, cap, &pos, "unknown_refs", "%" PRIu64, h->unknown_refs) |
-              text_add(text, cap, &pos, "lost_threads", "%" PRIu64, h->lost_threads);
+              text_add(text, cap, &pos, "lost_threads", "%" PRIu64, h->lost_threads) |
+              text_add(text, cap, &pos, "orig_wall_ns", "%" PRIu64, h->orig_wall_ns) |
+              text_add(text, cap, &pos, "orig_maxrss_kb", "%" PRIu64, h->orig_maxrss_kb);
     put_le(out + 12, pos, 4);
     put_le(out + HBT_HEADER_SIZE - 4, crc_of(out, HBT_HEADER_SIZE - 4), 4);
     return bad ? -1 : 0;
+}
+
+int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, size_t errlen)
+{
+    uint8_t buf[HBT_HEADER_SIZE];
+    if (hbt_header_encode(h, buf) < 0) {
+        snprintf(err, errlen, "the header of %s does not fit %u bytes", path, HBT_HEADER_SIZE);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pwrite(fd, buf, sizeof buf, 0) : -1;
+    int e = errno;
+    if (fd >= 0 && close(fd) < 0 && n == (ssize_t)sizeof buf)
+        n = -1, e = errno;
+    if (n != (ssize_t)sizeof buf) {
+        snprintf(err, errlen, "cannot rewrite the header of %s: %s", path, strerror(e));
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- reader ---- */
@@ -264,6 +285,8 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
     t->h.duration_ns = text_num(text, len, "duration_ns");
     t->h.unknown_refs = text_num(text, len, "unknown_refs");
     t->h.lost_threads = text_num(text, len, "lost_threads");
+    t->h.orig_wall_ns = text_num(text, len, "orig_wall_ns");
+    t->h.orig_maxrss_kb = text_num(text, len, "orig_maxrss_kb");
     return 0;
 }
 

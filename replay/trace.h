@@ -94,10 +94,14 @@ struct hbt_header {
     int complete;              /* 1: the process exited normally and the totals below are set */
     uint64_t threads, ops, duration_ns;
     uint64_t unknown_refs, lost_threads; /* frees of addresses the recorder did not know; threads past HBT_MAX_THREADS */
+    uint64_t orig_wall_ns, orig_maxrss_kb; /* the program run once without the recorder (heapbench record); 0: not measured */
 };
 
 /* Encodes h into out[HBT_HEADER_SIZE]. Returns 0, or -1 when the text does not fit. */
 int hbt_header_encode(const struct hbt_header *h, uint8_t *out);
+/* Rewrites the header of the trace at path with h (for example with the original program's
+ * figures added). 0, or -1 with a one-line reason in err. */
+int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, size_t errlen);
 
 /* ---- reader ---- */
 

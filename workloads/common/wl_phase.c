@@ -83,6 +83,13 @@ double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
     return wl_now();
 }
 
+/* One `phase` record, every field given. */
+void wl_phase_record(const char *name, double seconds, uint64_t ops, uint64_t live_bytes, uint64_t rss_kb)
+{
+    wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, seconds, (unsigned long long)ops,
+              (unsigned long long)live_bytes, (unsigned long long)rss_kb);
+}
+
 /* One `size` record. */
 void wl_size(size_t request, size_t usable)
 {
