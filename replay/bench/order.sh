@@ -5,7 +5,9 @@
 # exec` of `hbreplay --trace` under every default allocator (N reps each, interleaved by
 # exec), and prints per allocator the median peak RSS of the program, of the replay, and the
 # replay's heap (peak RSS minus its `load` phase baseline), with each column's rank.
-# usage: replay/bench/order.sh [REPS]   (default 3)
+# usage: [PROGS='python3-alloc sqlite3'] [ENVSET='K=V ...'] replay/bench/order.sh [REPS]   (default 3)
+# ENVSET is given to the program both when it is recorded and under exec (--env), for example
+# PYTHONMALLOC=malloc, which sends CPython's small objects through malloc.
 # Always holds: works in a temporary directory it removes; reads the results with Python's csv.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -15,13 +17,14 @@ ROOT=$PWD
 TMP=$(mktemp -d /tmp/hb-replay-order.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for prog in python3-alloc sqlite3; do
+ENVSET=${ENVSET:-}
+for prog in ${PROGS:-python3-alloc sqlite3}; do
     mkdir -p "$TMP/$prog/work" "$TMP/$prog/tr"
     bp_setup "$TMP/$prog/work" "$prog"
     read -r -a cmd <<<"$(bp_command "$TMP/$prog/work" "$prog")"
-    (cd "$TMP/$prog/work" && env HEAPBENCH_RECORD_DIR="$TMP/$prog/tr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${cmd[@]}" >/dev/null)
+    (cd "$TMP/$prog/work" && env $ENVSET HEAPBENCH_RECORD_DIR="$TMP/$prog/tr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${cmd[@]}" >/dev/null)
     T=$(ls "$TMP/$prog"/tr/*.hbt | head -n 1)
-    (cd "$TMP/$prog/work" && "$ROOT/build/heapbench" exec -w "$prog" -n "$REPS" -o "$TMP/$prog/exec" -- "${cmd[@]}" >/dev/null 2>&1)
+    (cd "$TMP/$prog/work" && "$ROOT/build/heapbench" exec -w "$prog" -n "$REPS" --env "$ENVSET" -o "$TMP/$prog/exec" -- "${cmd[@]}" >/dev/null 2>&1)
     "$ROOT/build/heapbench" exec -w "replay:$prog" -n "$REPS" -o "$TMP/$prog/replay" -- build/replay/hbreplay --trace="$T" >/dev/null 2>&1
     /usr/bin/python3 - "$prog" "$TMP/$prog/exec" "$TMP/$prog/replay" <<'PY'
 import csv, statistics, sys
