@@ -17,7 +17,9 @@ PYTHON  := /usr/bin/python3
 
 # Debian packages the project needs: the allocators and tools of the runner issue, then what the tests use.
 DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 \
-             hyperfine python3-matplotlib python3-scipy linux-perf zlib1g-dev
+             hyperfine python3-matplotlib python3-scipy linux-perf libcjson1
+# What building needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume; zlib: the traces' CRC-32).
+BUILD_PKGS := libcjson-dev zlib1g-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time
 
 ALL        :=
@@ -31,7 +33,7 @@ include $(sort $(wildcard */rules.mk))
 all: $(ALL)
 
 deps:
-	@scripts/deps.sh $(DEB_PKGS) $(TEST_PKGS)
+	@scripts/deps.sh $(DEB_PKGS) $(BUILD_PKGS) $(TEST_PKGS)
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BUILD)

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """quality.py - checks refmalloc's quality bar (issue 4) on a heapbench results directory.
 
-Usage: /usr/bin/python3 reference_alloc/quality.py RESULTS_DIR [--base glibc] [--alloc refmalloc]
+Usage: PYTHONPATH=pylib /usr/bin/python3 reference_alloc/quality.py RESULTS_DIR [--base glibc] [--alloc refmalloc]
 
-Reads the directory with report/hbresults.py and prints, for every cell the two allocators
+Reads the directory with heapbench.results (pylib/) and prints, for every cell the two allocators
 share, the median wall time and median peak RSS of each, their ratios, then the bar:
 geometric mean of time ratios <= 1.25, no cell above 2x, geometric mean of peak RSS ratios
 <= 1.15, thread-churn with 2 threads >= 1.7x its 1-thread throughput (from phase seconds).
@@ -11,12 +11,10 @@ Always holds: only `ok` runs count; a cell missing for either allocator is liste
 exit 0 when every bar is met, 1 when one is not, 2 on a usage error.
 """
 import math
-import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
-import hbresults  # noqa: E402
+from heapbench import results
 
 BAR_GEOMEAN, BAR_MAX, BAR_RSS, BAR_SCALING = 1.25, 2.0, 1.15, 1.7
 
@@ -79,8 +77,8 @@ def geomean(values):
 def main():
     directory, base, alloc = parse_args(sys.argv[1:])
     try:
-        data = hbresults.load(directory)
-    except hbresults.ResultsError as err:
+        data = results.load(directory)
+    except results.ResultsError as err:
         print(f"quality.py: {err}", file=sys.stderr)
         sys.exit(2)
     b, a = medians(data["runs"], base), medians(data["runs"], alloc)

@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include "cellenv.h"
+#include "elfcheck.h"
 #include "launch.h"
 #include "phases.h"
 #include "progress.h"
+#include "resolve.h"
 #include "rows.h"
 
 static volatile sig_atomic_t hb_stop;
@@ -103,22 +105,9 @@ static void hb_engine_metrics(const struct hb_engine *e, const char *log, double
 }
 
 /* Writes every row of a finished measured run (runs.csv last, so a row means "complete"). */
-static void hb_engine_record(struct hb_engine *e, struct hb_run_record *rec, const struct hb_report *rep)
+static void hb_engine_record(struct hb_engine *e, const struct hb_run_record *rec)
 {
-    struct hb_csv row = {0};
-    int bad = 0;
-    if (rep) {
-        hb_rows_phases(&row, e->r, rec, rep);
-        bad |= hb_results_append(e->r, HB_PHASES, &row);
-        hb_rows_sizes(&row, e->r, rec, rep);
-        bad |= hb_results_append(e->r, HB_SIZES, &row);
-    }
-    hb_rows_rss(&row, e->r, rec);
-    bad |= hb_results_append(e->r, HB_RSS, &row);
-    hb_rows_run(&row, e->r, rec);
-    bad |= hb_results_append(e->r, HB_RUNS, &row);
-    hb_csv_free(&row);
-    e->write_errors += bad != 0;
+    e->write_errors += hb_rows_append(e->r, rec) != 0;
 }
 
 /* The launch spec's program helpers (driver, ready) of a program cell. */
@@ -145,7 +134,9 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
     char reason[256] = "";
     double mval[e->nmetrics + 1];
     int mok[e->nmetrics + 1];
-    struct hb_run_record rec = {run, rep, g, a, NULL, HB_OK, reason, NULL, mval, mok, e->nmetrics};
+    struct hb_run_record rec = {.run = run, .rep = rep, .workload = g->wl->name, .allocator = a->name,
+                                .params = g->params, .env = g->env, .threads = g->threads, .status = HB_OK,
+                                .reason = reason, .metric = mval, .metric_ok = mok, .nmetric = e->nmetrics};
     memset(mok, 0, sizeof mok);
     rec.status = hb_engine_precheck(e, g, a, reason, sizeof reason);
     if (rec.status != HB_OK) {
@@ -153,7 +144,7 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         hb_progress_end(pr, label, hb_status_names[rec.status], 0);
         free(label);
         if (rep > 0)
-            hb_engine_record(e, &rec, NULL);
+            hb_engine_record(e, &rec);
         return 0;
     }
     struct hb_strv argv = {0}, envp = {0}, driver = {0}, ready = {0}, denv = {0};
@@ -175,10 +166,10 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
     int started = hb_stop ? -1 : hb_launch(&spec, &res);
     int interrupted = hb_stop != 0;
     if (!interrupted) {
-        struct hb_report rep_text;
-        hb_report_parse(started == 0 ? res.phase_text : NULL, &rep_text);
+        struct hb_phase_report rep_text;
+        hb_phase_parse(started == 0 ? res.phase_text : NULL, &rep_text);
         if (started == 0)
-            hb_report_judge(&rep_text, a, &res);
+            hb_phase_judge(&rep_text, hb_registry_expected(a), &res);
         else
             res.status = HB_FAILED;
         hb_progress_end(pr, label, hb_status_names[res.status], res.wall_s);
@@ -187,11 +178,12 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         rec.reason = res.reason;
         rec.served_by = rep_text.served_by;
         hb_engine_metrics(e, log, mval, mok);
+        rec.phases = &rep_text;
         if (rep > 0)
-            hb_engine_record(e, &rec, &rep_text);
+            hb_engine_record(e, &rec);
         if (rep > 0 && res.status == HB_OK)
             hb_summary_add(e->summary, gi, ai, res.wall_s);
-        hb_report_free(&rep_text);
+        hb_phase_report_free(&rep_text);
     }
     if (started == 0)
         hb_result_free(&res);

@@ -1,22 +1,29 @@
-# runner/rules.mk - builds the heapbench CLI (runner/*.c) and the runner's C tests (runner/tests/*.c).
+# runner/rules.mk - builds the heapbench CLI (runner/*.c and runner/<stage>/*.c) and the runner's
+# C tests (runner/tests/*.c).
+# The stage folders are cli/, plan/, measure/, out/ and base/ (runner/README.md); every one of them
+# is on the include path, so a file includes "name.h" whatever folder it lives in.
 # Every runner/tests/<name>.c is a test program linked with the runner objects except main.o,
 # built as build/tests/runner-<name>; runner/tests/run runs them all.
 
-RUNNER_SRC   := $(wildcard runner/*.c)
+RUNNER_DIRS  := runner runner/cli runner/plan runner/measure runner/out runner/base
+RUNNER_SRC   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.c))
+RUNNER_HDR   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.h))
 RUNNER_OBJ   := $(patsubst runner/%.c,$(B)/obj/runner/%.o,$(RUNNER_SRC))
-RUNNER_LIB   := $(filter-out $(B)/obj/runner/main.o,$(RUNNER_OBJ))
+RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ))
 RUNNER_TESTS := $(patsubst runner/tests/%.c,$(B)/tests/runner-%,$(wildcard runner/tests/*.c))
 RUNNER_DEFS  := -DHB_VERSION='"0.1.0"'
+RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS))
+RUNNER_LIBS  := -lcjson -lm -lpthread
 
 ALL        += $(B)/heapbench
 TEST_BUILD += $(RUNNER_TESTS)
 
-$(B)/obj/runner/%.o: runner/%.c $(wildcard runner/*.h) | $(B)/.dir
+$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) | $(B)/.dir
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(RUNNER_DEFS) -c $< -o $@
+	$(CC) $(CFLAGS) $(RUNNER_DEFS) $(RUNNER_INC) -c $< -o $@
 
 $(B)/heapbench: $(RUNNER_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(RUNNER_LIBS)
 
-$(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(wildcard runner/*.h) scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Irunner -Iscripts -o $@ $< $(RUNNER_LIB) -lm -lpthread
+$(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) $(RUNNER_INC) -Iscripts -o $@ $< $(RUNNER_LIB) $(RUNNER_LIBS)

@@ -15,8 +15,8 @@ out=${HEAPBENCH_OUT:-results/ci}
 make >/dev/null || { echo "ci.sh: 'make' failed; fix the build first" >&2; exit 2; }
 [ -d "$out/batch1" ] && rm -rf "$out"   # only a previous gate output is removed
 # Default: ratios to glibc in the same run (a slower CI machine is not a regression), wall time and peak RSS.
-build/heapbench ci --baseline "$baseline" --out "$out" \
-    --metric wall_s,maxrss_kb --junit "$out/junit.xml" --markdown "$out/summary.md" "$@"
+build/heapbench ci --baseline "$baseline" -o "$out" \
+    --metrics wall_s,maxrss_kb --junit "$out/junit.xml" --markdown "$out/summary.md" "$@"
 status=$?
 case $status in
 0) echo "heapbench gate: no confirmed regression" ;;

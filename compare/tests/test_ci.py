@@ -10,11 +10,11 @@ import subprocess
 import tempfile
 import unittest
 
-import ci
-import hbstats
+from heapbench.compare import ci
+from heapbench import stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CI = os.path.join(os.path.dirname(HERE), "ci.py")
+CI = ["-m", "heapbench.compare.ci"]  # run as build/heapbench runs it (PYTHONPATH from tests/run)
 
 
 class CiTest(unittest.TestCase):
@@ -40,7 +40,7 @@ class CiTest(unittest.TestCase):
             path = os.path.join(self.tmp.name, name)
             if os.path.exists(path):
                 os.remove(path)
-        return subprocess.run(["/usr/bin/python3", CI, "--baseline", self.baseline, "--out", self.out] + list(args),
+        return subprocess.run(["/usr/bin/python3"] + CI + ["--baseline", self.baseline, "--out", self.out] + list(args),
                               capture_output=True, text=True, env=env)
 
     def rows(self):
@@ -95,9 +95,9 @@ class CiTest(unittest.TestCase):
                 suspects = [{"metric": "wall_s", "n_base": n_base}] * m
                 n = ci.ci_confirm_reps(suspects, 5, 0.05)
                 if n < ci.MAX_CONFIRM_REPS:
-                    self.assertLessEqual(hbstats.hbstats_min_p(n_base, n), 0.05 / m, (m, n_base, n))
+                    self.assertLessEqual(stats.stats_min_p(n_base, n), 0.05 / m, (m, n_base, n))
                 if n > 5:
-                    self.assertGreater(hbstats.hbstats_min_p(n_base, n - 1), 0.05 / m, (m, n_base, n))
+                    self.assertGreater(stats.stats_min_p(n_base, n - 1), 0.05 / m, (m, n_base, n))
 
     def test_missing_baseline_exits_2(self):
         """No baseline directory: exit 2 with one line saying so."""

@@ -13,9 +13,9 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-import hbfixture
+import fixture
 
-COMPARE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare.py")
+COMPARE = ["-m", "heapbench.compare"]  # run as build/heapbench runs it (PYTHONPATH from tests/run)
 ALLOCATORS = ("glibc", "jemalloc", "mimalloc")
 
 
@@ -35,7 +35,7 @@ def matrix(seed, reps=6, slow=None, factor=1.0, machine=1.0, params="--ops=1"):
 
 def run_compare(*args):
     """Runs compare.py with args; returns the CompletedProcess (text)."""
-    return subprocess.run(["/usr/bin/python3", COMPARE] + list(args), capture_output=True, text=True)
+    return subprocess.run(["/usr/bin/python3"] + COMPARE + list(args), capture_output=True, text=True)
 
 
 def verdicts(directory):
@@ -58,8 +58,8 @@ class CompareTest(unittest.TestCase):
 
     def test_one_regressed_cell_exits_1(self):
         """A 15% slowdown of one cell out of six: that cell alone is REGRESSION, exit 1."""
-        hbfixture.fixture_write(self.base, matrix(1))
-        hbfixture.fixture_write(self.new, matrix(2, slow=("churn", "jemalloc"), factor=1.15))
+        fixture.fixture_write(self.base, matrix(1))
+        fixture.fixture_write(self.new, matrix(2, slow=("churn", "jemalloc"), factor=1.15))
         proc = run_compare(self.base, self.new)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         got = verdicts(self.new)
@@ -69,16 +69,16 @@ class CompareTest(unittest.TestCase):
 
     def test_same_build_exits_0(self):
         """Two draws of the same matrix: no REGRESSION, exit 0."""
-        hbfixture.fixture_write(self.base, matrix(3))
-        hbfixture.fixture_write(self.new, matrix(4))
+        fixture.fixture_write(self.base, matrix(3))
+        fixture.fixture_write(self.new, matrix(4))
         proc = run_compare(self.base, self.new, "--out", self.tmp.name)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertNotIn("REGRESSION", verdicts(self.tmp.name).values())
 
     def test_schema_mismatch_exits_2(self):
         """A NEW of schema 2: exit 2 and one stderr line naming the schema."""
-        hbfixture.fixture_write(self.base, matrix(1))
-        hbfixture.fixture_write(self.new, matrix(2), schema=2)
+        fixture.fixture_write(self.base, matrix(1))
+        fixture.fixture_write(self.new, matrix(2), schema=2)
         proc = run_compare(self.base, self.new)
         self.assertEqual(proc.returncode, 2)
         self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
@@ -86,7 +86,7 @@ class CompareTest(unittest.TestCase):
 
     def test_usage_errors_exit_2_one_line(self):
         """A bad threshold, a missing argument, a non-results directory: exit 2, one line each."""
-        hbfixture.fixture_write(self.base, matrix(1))
+        fixture.fixture_write(self.base, matrix(1))
         for args in ((self.base, self.base, "--threshold", "five"), (self.base,), (self.base, self.tmp.name),
                      (self.base, self.base, "--metric", "no_such_column")):
             proc = run_compare(*args)
@@ -96,13 +96,13 @@ class CompareTest(unittest.TestCase):
     def test_hosts_need_relative(self):
         """A 30% slower machine: absolute wall_s across hosts is refused (exit 2); --relative sees
         no regression, yet still catches a cell that regressed against glibc."""
-        hbfixture.fixture_write(self.base, matrix(5), host="fast")
-        hbfixture.fixture_write(self.new, matrix(6, machine=1.3), host="slow")
+        fixture.fixture_write(self.base, matrix(5), host="fast")
+        fixture.fixture_write(self.new, matrix(6, machine=1.3), host="slow")
         self.assertEqual(run_compare(self.base, self.new).returncode, 2)
         proc = run_compare(self.base, self.new, "--relative")
         self.assertEqual(proc.returncode, 0, proc.stdout)
         self.assertFalse(any(a == "glibc" for _, a, _ in verdicts(self.new)), "the reference is not compared")
-        hbfixture.fixture_write(self.new, matrix(6, machine=1.3, slow=("batch", "mimalloc"), factor=1.2), host="slow")
+        fixture.fixture_write(self.new, matrix(6, machine=1.3, slow=("batch", "mimalloc"), factor=1.2), host="slow")
         proc = run_compare(self.base, self.new, "--relative")
         self.assertEqual(proc.returncode, 1, proc.stdout)
         self.assertEqual(verdicts(self.new)[("batch", "mimalloc", "wall_s")], "REGRESSION")
@@ -113,14 +113,14 @@ class CompareTest(unittest.TestCase):
             rng = random.Random(int(factor * 10))
             for directory, k in ((self.base, 1.0), (self.new, factor)):
                 cells = {("app", "glibc", 1, "", ""): {"metric_ops": [k * rng.gauss(100, 1) for _ in range(6)]}}
-                hbfixture.fixture_write(directory, cells, metrics={"ops": "higher"})
+                fixture.fixture_write(directory, cells, metrics={"ops": "higher"})
             proc = run_compare(self.base, self.new, "--metric", "metric_ops")
             self.assertEqual(proc.returncode, expected, proc.stdout)
 
     def test_unmeasured_counter_exits_2(self):
         """A perf counter the runner could not open (empty column, reason in meta.json): exit 2 naming it."""
-        hbfixture.fixture_write(self.base, matrix(1))
-        hbfixture.fixture_write(self.new, matrix(2))
+        fixture.fixture_write(self.base, matrix(1))
+        fixture.fixture_write(self.new, matrix(2))
         with open(os.path.join(self.new, "meta.json")) as fh:
             meta = json.load(fh)
         meta["counters"] = {"instructions": "unavailable: ENOENT"}
@@ -132,8 +132,8 @@ class CompareTest(unittest.TestCase):
 
     def test_cell_that_now_crashes_is_regression(self):
         """Every run of one cell crashed in NEW: that cell is a REGRESSION saying so, exit 1."""
-        hbfixture.fixture_write(self.base, matrix(1))
-        rows = hbfixture.fixture_write(self.new, matrix(2))
+        fixture.fixture_write(self.base, matrix(1))
+        rows = fixture.fixture_write(self.new, matrix(2))
         with open(os.path.join(self.new, "runs.csv"), newline="") as fh:
             table = list(csv.DictReader(fh))
         for row in table:
@@ -152,16 +152,16 @@ class CompareTest(unittest.TestCase):
     def test_relative_without_reference_exits_2(self):
         """--relative on runs without glibc cells: exit 2 saying to add glibc."""
         cells = {k: v for k, v in matrix(1).items() if k[1] != "glibc"}
-        hbfixture.fixture_write(self.base, cells)
-        hbfixture.fixture_write(self.new, cells)
+        fixture.fixture_write(self.base, cells)
+        fixture.fixture_write(self.new, cells)
         proc = run_compare(self.base, self.new, "--relative")
         self.assertEqual(proc.returncode, 2)
         self.assertIn("no glibc runs", proc.stderr)
 
     def test_two_reps_unknown(self):
         """2 reps per side: every verdict UNKNOWN, exit 0, stderr says how many reps are needed."""
-        hbfixture.fixture_write(self.base, matrix(1, reps=2))
-        hbfixture.fixture_write(self.new, matrix(2, reps=2, slow=("churn", "glibc"), factor=2.0))
+        fixture.fixture_write(self.base, matrix(1, reps=2))
+        fixture.fixture_write(self.new, matrix(2, reps=2, slow=("churn", "glibc"), factor=2.0))
         proc = run_compare(self.base, self.new)
         self.assertEqual(proc.returncode, 0)
         self.assertEqual(set(verdicts(self.new).values()), {"UNKNOWN"})
@@ -172,8 +172,8 @@ class CompareTest(unittest.TestCase):
         base, new = matrix(1), matrix(2)
         base[("only-base", "glibc", 1, "", "")] = {"wall_s": [1.0] * 5}
         new[("only-new", "glibc", 1, "", "")] = {"wall_s": [1.0] * 5}
-        hbfixture.fixture_write(self.base, base)
-        hbfixture.fixture_write(self.new, new)
+        fixture.fixture_write(self.base, base)
+        fixture.fixture_write(self.new, new)
         proc = run_compare(self.base, self.new)
         self.assertIn("missing cell: only-base/glibc/t1", proc.stdout)
         self.assertIn("extra cell: only-new/glibc/t1", proc.stdout)
@@ -181,8 +181,8 @@ class CompareTest(unittest.TestCase):
     def test_junit_and_markdown_well_formed(self):
         """JUnit parses, has one testcase per cell x metric (+ listed cells) and one failure per
         REGRESSION; every Markdown table row has the header's number of cells despite a '|' in params."""
-        hbfixture.fixture_write(self.base, matrix(1, params="--mode=a|b"))
-        hbfixture.fixture_write(self.new, matrix(2, params="--mode=a|b", slow=("churn", "glibc"), factor=1.2))
+        fixture.fixture_write(self.base, matrix(1, params="--mode=a|b"))
+        fixture.fixture_write(self.new, matrix(2, params="--mode=a|b", slow=("churn", "glibc"), factor=1.2))
         junit, md = os.path.join(self.tmp.name, "j.xml"), os.path.join(self.tmp.name, "s.md")
         proc = run_compare(self.base, self.new, "--junit", junit, "--markdown", md)
         self.assertEqual(proc.returncode, 1)

@@ -11,24 +11,23 @@ import subprocess
 import tempfile
 import unittest
 
-import hbcli  # noqa: F401  (puts report/ on sys.path)
-import hbfixture
-import hbresults
+import fixture
+from heapbench import results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-MERGE = os.path.join(os.path.dirname(HERE), "merge.py")
+MERGE = ["-m", "heapbench.compare.merge"]  # run as build/heapbench runs it (PYTHONPATH from tests/run)
 BIN = os.path.join(ROOT, "build", "heapbench")
 
 
 def merge(*args):
     """Runs merge.py with args; returns the CompletedProcess."""
-    return subprocess.run(["/usr/bin/python3", MERGE] + list(args), capture_output=True, text=True)
+    return subprocess.run(["/usr/bin/python3"] + MERGE + list(args), capture_output=True, text=True)
 
 
 def content(directory):
     """The runs of a results directory without run_id and host: a set of (run, cell, rep, wall_s)."""
-    return {(r["run"], hbresults.cell_key(r)[1:], r["rep"], r["wall_s"]) for r in hbresults.load(directory)["runs"]}
+    return {(r["run"], results.cell_key(r)[1:], r["rep"], r["wall_s"]) for r in results.load(directory)["runs"]}
 
 
 class MergeTest(unittest.TestCase):
@@ -41,10 +40,10 @@ class MergeTest(unittest.TestCase):
         self.cells = {(w, a, t, "", ""): {"wall_s": [rng.random() for _ in range(3)]}
                       for w in ("x", "y") for a in ("glibc", "jemalloc") for t in (1, 2, 4)}
         self.full = self.path("full")
-        hbfixture.fixture_write(self.full, self.cells)
+        fixture.fixture_write(self.full, self.cells)
         self.shards = [self.path(f"s{i}") for i in (1, 2, 3)]
         for i, shard in enumerate(self.shards, start=1):
-            hbfixture.fixture_write(shard, self.cells, host=f"node{i}", shard=(i, 3))
+            fixture.fixture_write(shard, self.cells, host=f"node{i}", shard=(i, 3))
 
     def tearDown(self):
         """Removes the temporary directory."""
@@ -60,7 +59,7 @@ class MergeTest(unittest.TestCase):
         proc = merge(*self.shards, "-o", out)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(content(out), content(self.full))
-        data = hbresults.load(out)
+        data = results.load(out)
         self.assertEqual({r["host"] for r in data["runs"]}, {"node1", "node2", "node3"})
         self.assertEqual(data["meta"]["hosts"], ["node1", "node2", "node3"])
         self.assertEqual(len(data["meta"]["shards"]), 3)
@@ -69,7 +68,7 @@ class MergeTest(unittest.TestCase):
     def test_duplicate_shard_refused(self):
         """The same shard twice (copied elsewhere) or a shard plus the full run: exit 2, nothing written."""
         copy = self.path("copy")
-        hbfixture.fixture_write(copy, self.cells, host="node1", shard=(1, 3))
+        fixture.fixture_write(copy, self.cells, host="node1", shard=(1, 3))
         for dirs in ((self.shards[0], copy), (self.shards[1], self.full)):
             out = self.path("dup")
             proc = merge(*dirs, "-o", out)
@@ -80,7 +79,7 @@ class MergeTest(unittest.TestCase):
     def test_mismatched_schema_refused(self):
         """A shard of another schema, or with other columns, is refused with exit 2."""
         other = self.path("other")
-        hbfixture.fixture_write(other, self.cells, shard=(2, 3), schema=2)
+        fixture.fixture_write(other, self.cells, shard=(2, 3), schema=2)
         self.assertEqual(merge(self.shards[0], other, "-o", self.path("o1")).returncode, 2)
         with open(os.path.join(self.shards[1], "runs.csv")) as fh:
             lines = fh.read().splitlines()
@@ -105,7 +104,7 @@ class MergeTest(unittest.TestCase):
 
         def cells(d):
             """(run, cell key, rep) of every run of results directory d, sorted."""
-            return sorted((r["run"], hbresults.cell_key(r), r["rep"]) for r in hbresults.load(d)["runs"])
+            return sorted((r["run"], results.cell_key(r), r["rep"]) for r in results.load(d)["runs"])
         self.assertEqual(cells(out), cells(dirs["whole"]))
         with open(os.path.join(out, "meta.json")) as fh:
             self.assertEqual(len(json.load(fh)["shards"]), 2)

@@ -1,4 +1,4 @@
-"""test_stats.py - tests of hbstats on synthetic samples whose truth is known (shift, no shift, tiny n).
+"""test_stats.py - tests of heapbench.stats on synthetic samples whose truth is known (shift, no shift, tiny n).
 
 Always holds: every sample is drawn from a seeded generator, so each run sees the same data;
 the bounds asserted are derived in the test (binomial tails, exact minimum p), not copied
@@ -8,9 +8,9 @@ import math
 import random
 import unittest
 
-from scipy import stats
+from scipy import stats as scipy_stats
 
-import hbstats
+from heapbench import stats
 
 ALPHA = 0.05
 
@@ -22,27 +22,27 @@ def draw(rng, n, scale=1.0, cv=0.03):
 
 def binomial_ceiling(trials, rate, tail=1e-3):
     """Largest count a Binomial(trials, rate) exceeds with probability < tail."""
-    return int(stats.binom.ppf(1 - tail, trials, rate))
+    return int(scipy_stats.binom.ppf(1 - tail, trials, rate))
 
 
 class StatsTest(unittest.TestCase):
-    """The verdicts of hbstats.compare_samples and its helpers."""
+    """The verdicts of stats.compare_samples and its helpers."""
 
     def test_shift_10pct_10reps_is_regression(self):
         """A 10% slowdown with 10 reps per side and 3% noise is a REGRESSION on every seed."""
         for seed in range(20):
             rng = random.Random(seed)
-            res = hbstats.compare_samples(draw(rng, 10), draw(rng, 10, 1.10), 0.05, ALPHA)
-            self.assertEqual(res["verdict"], hbstats.REGRESSION, f"seed {seed}: {res}")
+            res = stats.compare_samples(draw(rng, 10), draw(rng, 10, 1.10), 0.05, ALPHA)
+            self.assertEqual(res["verdict"], stats.REGRESSION, f"seed {seed}: {res}")
             self.assertGreater(res["change"], 0.05)
 
     def test_direction(self):
         """A 10% speed-up is an IMPROVEMENT; with higher-is-better the same data is a REGRESSION."""
         rng = random.Random(7)
         base, new = draw(rng, 10), draw(rng, 10, 0.90)
-        self.assertEqual(hbstats.compare_samples(base, new, 0.05, ALPHA)["verdict"], hbstats.IMPROVEMENT)
-        self.assertEqual(hbstats.compare_samples(base, new, 0.05, ALPHA, lower_is_better=False)["verdict"],
-                         hbstats.REGRESSION)
+        self.assertEqual(stats.compare_samples(base, new, 0.05, ALPHA)["verdict"], stats.IMPROVEMENT)
+        self.assertEqual(stats.compare_samples(base, new, 0.05, ALPHA, lower_is_better=False)["verdict"],
+                         stats.REGRESSION)
 
     def test_identical_distributions_are_same(self):
         """200 pairs from one distribution (5 reps): false REGRESSIONs stay under the binomial
@@ -50,8 +50,8 @@ class StatsTest(unittest.TestCase):
         regressions = 0
         for seed in range(200):
             rng = random.Random(1000 + seed)
-            res = hbstats.compare_samples(draw(rng, 5), draw(rng, 5), 0.05, ALPHA, seed=seed)
-            regressions += res["verdict"] == hbstats.REGRESSION
+            res = stats.compare_samples(draw(rng, 5), draw(rng, 5), 0.05, ALPHA, seed=seed)
+            regressions += res["verdict"] == stats.REGRESSION
         self.assertLessEqual(regressions, binomial_ceiling(200, ALPHA / 2))
 
     def test_p_value_is_valid_without_threshold(self):
@@ -60,30 +60,30 @@ class StatsTest(unittest.TestCase):
         hits = 0
         for seed in range(300):
             rng = random.Random(5000 + seed)
-            hits += hbstats.hbstats_p_value(draw(rng, 8), draw(rng, 8)) <= ALPHA
+            hits += stats.stats_p_value(draw(rng, 8), draw(rng, 8)) <= ALPHA
         self.assertLessEqual(hits, binomial_ceiling(300, ALPHA))
 
     def test_small_shift_below_threshold_is_same(self):
         """A 2% shift with 40 reps is significant yet below the 5% threshold: SAME."""
         rng = random.Random(3)
-        res = hbstats.compare_samples(draw(rng, 40, cv=0.005), draw(rng, 40, 1.02, cv=0.005), 0.05, ALPHA)
+        res = stats.compare_samples(draw(rng, 40, cv=0.005), draw(rng, 40, 1.02, cv=0.005), 0.05, ALPHA)
         self.assertLess(res["p"], ALPHA)
-        self.assertEqual(res["verdict"], hbstats.SAME)
+        self.assertEqual(res["verdict"], stats.SAME)
 
     def test_two_reps_are_unknown_with_needed_count(self):
         """2 reps per side cannot reach alpha: UNKNOWN, and needed_reps is the smallest n that can."""
-        res = hbstats.compare_samples([1.0, 1.01], [1.5, 1.52], 0.05, ALPHA)
-        self.assertEqual(res["verdict"], hbstats.UNKNOWN)
+        res = stats.compare_samples([1.0, 1.01], [1.5, 1.52], 0.05, ALPHA)
+        self.assertEqual(res["verdict"], stats.UNKNOWN)
         n = res["needed_reps"]
-        self.assertLessEqual(hbstats.hbstats_min_p(n, n), ALPHA)
-        self.assertGreater(hbstats.hbstats_min_p(n - 1, n - 1), ALPHA)
-        self.assertEqual(hbstats.hbstats_min_p(2, 2), min(1.0, hbstats.P_TESTS * 2 / math.comb(4, 2)))
+        self.assertLessEqual(stats.stats_min_p(n, n), ALPHA)
+        self.assertGreater(stats.stats_min_p(n - 1, n - 1), ALPHA)
+        self.assertEqual(stats.stats_min_p(2, 2), min(1.0, stats.P_TESTS * 2 / math.comb(4, 2)))
 
     def test_min_p_is_reached_by_complete_separation(self):
         """The smallest p claimed for (n1, n2) is what the combined test gives on fully separated samples."""
         for n1, n2 in ((3, 3), (4, 5), (5, 5), (6, 4)):
-            p = hbstats.hbstats_p_value(list(range(n1)), [100.0 + i for i in range(n2)])
-            self.assertAlmostEqual(p, hbstats.hbstats_min_p(n1, n2), places=9)
+            p = stats.stats_p_value(list(range(n1)), [100.0 + i for i in range(n2)])
+            self.assertAlmostEqual(p, stats.stats_min_p(n1, n2), places=9)
 
     def test_holm_matches_step_down(self):
         """holm() rejects at alpha exactly the hypotheses the sequential step-down procedure rejects."""
@@ -95,7 +95,7 @@ class StatsTest(unittest.TestCase):
                 if ps[i] > ALPHA / (m - rank):
                     break
                 rejected.add(i)
-            adjusted = hbstats.holm(ps)
+            adjusted = stats.holm(ps)
             self.assertEqual({i for i, p in enumerate(adjusted) if p <= ALPHA}, rejected)
             self.assertTrue(all(a >= p for a, p in zip(adjusted, ps)))
 
@@ -104,22 +104,22 @@ class StatsTest(unittest.TestCase):
         covered = 0
         for seed in range(40):
             rng = random.Random(seed)
-            res = hbstats.compare_samples(draw(rng, 10), draw(rng, 10, 1.10), 0.05, ALPHA, seed=seed)
+            res = stats.compare_samples(draw(rng, 10), draw(rng, 10, 1.10), 0.05, ALPHA, seed=seed)
             covered += res["ci_low"] <= 0.10 <= res["ci_high"]
         self.assertGreaterEqual(covered, 30)
         rng = random.Random(1)
         base, new = draw(rng, 8), draw(rng, 8)
-        a = hbstats.compare_samples(base, new, 0.05, ALPHA, seed=4)
-        b = hbstats.compare_samples(base, new, 0.05, ALPHA, seed=4)
+        a = stats.compare_samples(base, new, 0.05, ALPHA, seed=4)
+        b = stats.compare_samples(base, new, 0.05, ALPHA, seed=4)
         self.assertEqual((a["ci_low"], a["ci_high"]), (b["ci_low"], b["ci_high"]))
 
     def test_degenerate_samples(self):
         """Constant equal samples are SAME with p = 1; a zero base gives an infinite change, no CI."""
-        res = hbstats.compare_samples([5] * 5, [5] * 5, 0.02, ALPHA)
-        self.assertEqual((res["verdict"], res["p"]), (hbstats.SAME, 1.0))
-        res = hbstats.compare_samples([0] * 5, [3] * 5, 0.10, ALPHA)
+        res = stats.compare_samples([5] * 5, [5] * 5, 0.02, ALPHA)
+        self.assertEqual((res["verdict"], res["p"]), (stats.SAME, 1.0))
+        res = stats.compare_samples([0] * 5, [3] * 5, 0.10, ALPHA)
         self.assertTrue(math.isinf(res["change"]) and math.isnan(res["ci_low"]))
-        self.assertEqual(res["verdict"], hbstats.REGRESSION)
+        self.assertEqual(res["verdict"], stats.REGRESSION)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,16 @@
-"""test_cells.py - unit tests of report/cells.py on hand-made runs: ratios, leaderboard, throughput, missing cells.
+"""test_cells.py - unit tests of heapbench.report.cells on hand-made runs: ratios, leaderboard, throughput, missing cells.
 
 Always holds: every expectation is computed here from the few numbers written in the test
 (medians of three values), so the arithmetic of the report is checked, not its output
 copied; prints one PASS/FAIL line per test and exits 1 if any failed.
 """
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from cells import Summary, geomean  # noqa: E402
+from heapbench.report.cells import Summary, geomean
 
 
 def run_row(run, workload, allocator, threads, rep, status="ok", wall=None, rss=None, reason=""):
-    """One runs.csv row as hbresults returns it (numbers converted)."""
+    """One runs.csv row as heapbench.results returns it (numbers converted)."""
     return {"host": "h", "run": run, "workload": workload, "allocator": allocator, "threads": threads,
             "params": "", "env": "", "rep": rep, "status": status, "reason": reason, "wall_s": wall,
             "maxrss_kb": rss, "minflt": None, "cycles": None}

@@ -6,7 +6,7 @@ workload binary with the same arguments; A/B runs are interleaved (order alterna
 machine drift hits both sides alike. Nothing here is a pass/fail test: it prints the figures and
 whether each target of issue 2 was met; runner/bench/README.md records them with their date.
 
-  /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
+  PYTHONPATH=pylib /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
 
 (a) overhead: `heapbench run` (wall_s of runs.csv) vs `/usr/bin/time -v` (its elapsed time),
     plus CPU time and the workload's own phase time under both (in-process, independent of
@@ -20,7 +20,6 @@ whether each target of issue 2 was met; runner/bench/README.md records them with
     thread-churn cell (CPU-bound, ~1.6 MB RSS) and for MEMORY_CELL (~64 MB), because a 1.6 MB
     process's RSS moves by whole pages of libc that the page cache holds or not.
 """
-import argparse
 import os
 import re
 import statistics
@@ -31,9 +30,9 @@ import time
 
 import scipy.stats
 
+from heapbench import cli, results
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "report"))
-import hbresults  # noqa: E402  (the shared reader of results directories)
 
 HB = os.path.join(ROOT, "build", "heapbench")
 WORKLOAD = "thread-churn"
@@ -53,7 +52,7 @@ def hb_run(outdir, workload, params, reps):
     cmd = [HB, "run", "-w", workload, "-a", "glibc", "-t", "1", "-p", params, "-n", str(reps),
            "--warmup", "0" if reps == 1 else "1", "-o", outdir]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    res = hbresults.load(outdir)
+    res = results.load(outdir)
     bad = [r for r in res["runs"] if r["status"] != "ok"]
     if bad:
         die(f"{outdir}: run not ok ({bad[0]['reason']}); fix the runner or workload first")
@@ -151,7 +150,7 @@ def bench_runner_rss(tmp):
         time.sleep(0.02)
     err = p.stderr.read()
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
-    rows = len(hbresults.load(out)["runs"])
+    rows = len(results.load(out)["runs"])
     print(f"(b) runner RSS over a --quick {WORKLOAD} run on every allocator ({rows} rows):")
     print(f"    heapbench VmHWM (sampled every 20 ms) {hwm} kB = {hwm / 1024:.1f} MiB "
           f"(target < 16 MiB: {verdict(0 < hwm < 16 * 1024)})")
@@ -176,7 +175,7 @@ def bench_repeat(tmp, workload, params, reps):
 
 def main():
     """Parses the options, checks the prerequisites, runs (a), (b), (c)."""
-    ap = argparse.ArgumentParser(description="measure the heapbench harness (overhead, RSS, repeatability)")
+    ap = cli.ArgParser(prog="harness.py", description="measure the heapbench harness (overhead, RSS, repeatability)")
     ap.add_argument("--pairs", type=int, default=10, help="interleaved pairs for the overhead (default 10)")
     ap.add_argument("--ops", type=int, default=3000000, help="thread-churn --ops per run (default 3000000)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions per repeatability run (default 5)")

@@ -41,8 +41,8 @@ qargs=(--quick -w thread-churn -t 1,2,4 -a glibc,jemalloc -n 1 --warmup 0)
 rt_check "shards 1/2 and 2/2 are disjoint and cover the full matrix with its run numbers" "$RT_TMP/full" '
 key = lambda r: (r["run"], r["workload"], r["allocator"], r["threads"], r["params"], r["env"], r["rep"])
 full = {key(r) for r in runs}
-s1 = {key(r) for r in hbresults.load(sys.argv[1] + "/../s1")["runs"]}
-s2 = {key(r) for r in hbresults.load(sys.argv[1] + "/../s2")["runs"]}
+s1 = {key(r) for r in results.load(sys.argv[1] + "/../s1")["runs"]}
+s2 = {key(r) for r in results.load(sys.argv[1] + "/../s2")["runs"]}
 assert s1 and s2 and not (s1 & s2), (s1 & s2)
 assert s1 | s2 == full, (len(s1), len(s2), len(full))
 assert {(r[3], r[4]) for r in s1}.isdisjoint({(r[3], r[4]) for r in s2})  # a group stays whole in one shard'

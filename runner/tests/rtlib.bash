@@ -1,20 +1,19 @@
 # rtlib.bash - shared helpers of the runner's integration tests (sourced by runner/tests/*.sh).
 # Always holds: every test works in its own temporary directory, removed on exit; results are
-# checked through report/hbresults.py (the project's one reader of results directories).
+# checked through heapbench.results (pylib/, the project's one Python reader of results directories).
 source scripts/testlib.sh
 RT_TMP=$(mktemp -d /tmp/hb-runner-test.XXXXXX)
 trap 'rm -rf "$RT_TMP"' EXIT
 
-# rt_check NAME DIR PYCODE: loads DIR with hbresults.load() as d (runs = d["runs"], meta =
+# rt_check NAME DIR PYCODE: loads DIR with results.load() (heapbench.results) as d (runs = d["runs"], meta =
 # d["meta"]) and runs PYCODE; PASS when no assertion fails, FAIL with the assertion otherwise.
 rt_check() {
     local name=$1 dir=$2 code=$3 out
     local prelude='import sys
-sys.path.insert(0, "report")
-import hbresults
-d = hbresults.load(sys.argv[1])
+from heapbench import results
+d = results.load(sys.argv[1])
 runs, meta = d["runs"], d["meta"]'
-    if out=$(/usr/bin/python3 -c "$prelude
+    if out=$(PYTHONPATH=$PWD/pylib /usr/bin/python3 -c "$prelude
 $code" "$dir" 2>&1); then
         t_pass "$name"
     else
@@ -35,14 +34,14 @@ rt_usage() {
 }
 
 # rt_fake_root REGISTRY LIST: a project root in $RT_TMP/fake holding a copy of heapbench, the
-# real libraries and thread-churn, and the given registry.tsv and LIST texts; prints its path.
+# real libraries and thread-churn, and the given registry.txt and LIST texts; prints its path.
 rt_fake_root() {
     local root=$RT_TMP/fake
     mkdir -p "$root/build/workloads" "$root/allocators" "$root/workloads"
     cp "$PWD/build/heapbench" "$root/build/heapbench"
     ln -s "$PWD/build/lib" "$root/build/lib"
     ln -s "$PWD/build/workloads/thread-churn" "$root/build/workloads/thread-churn"
-    printf '%s\n' "$1" > "$root/allocators/registry.tsv"
+    printf '%s\n' "$1" > "$root/allocators/registry.txt"
     printf '%s\n' "$2" > "$root/workloads/LIST"
     echo "$root"
 }
@@ -53,7 +52,8 @@ mkdir -p "$RT_TMP/root/build" "$RT_TMP/root/allocators" "$RT_TMP/root/workloads"
 cp build/heapbench "$RT_TMP/root/build/heapbench"
 ln -s "$PWD/build/lib" "$RT_TMP/root/build/lib"
 ln -s "$PWD/build/workloads" "$RT_TMP/root/build/workloads"
-cp allocators/registry.tsv "$RT_TMP/root/allocators/"
+cp allocators/registry.txt "$RT_TMP/root/allocators/"
 cp workloads/LIST "$RT_TMP/root/workloads/"
 [ -d exec ] && ln -s "$PWD/exec" "$RT_TMP/root/exec"
+ln -s "$PWD/pylib" "$RT_TMP/root/pylib" # the Python package heapbench hands over to (exec --hyperfine, report, ...)
 HB=$RT_TMP/root/build/heapbench

@@ -1,4 +1,4 @@
-/* test_cellenv.c - unit tests of the argv and envp of a measured process (runner/cellenv.c):
+/* test_cellenv.c - unit tests of the argv and envp of a measured process (runner/plan/cellenv.c):
  * inherited LD_PRELOAD/HEAPBENCH_PHASE_FD dropped, env-set names override, the allocator (and
  * the probe for commands) preloaded, nothing preloaded for glibc workloads, libc.so.6 then the
  * probe for glibc commands.

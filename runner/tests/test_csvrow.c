@@ -1,12 +1,10 @@
-/* test_csvrow.c - unit tests of CSV row building and parsing (runner/csvrow.c) and of the
- * JSON string round trip used by meta.json (runner/json.c).
+/* test_csvrow.c - unit tests of CSV row building and parsing (runner/out/csvrow.c).
  * Always holds: every check compares against values computed here, not recorded output.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "csvrow.h"
-#include "json.h"
 #include "tcheck.h"
 
 /* Builds one row of awkward fields and parses it back. */
@@ -62,37 +60,11 @@ static void test_multi(void)
     hb_strv_free(&f);
 }
 
-/* JSON strings written by hb_json_str read back by hb_json_get_str/_strv. */
-static void test_json(void)
-{
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&doc, &len);
-    fprintf(f, "{\"name\": ");
-    hb_json_str(f, "a \"q\" \\ b\n\tc");
-    fprintf(f, ", \"argv\": [");
-    hb_json_str(f, "run");
-    fprintf(f, ", ");
-    hb_json_str(f, "--env=A=1 B=\"2\"");
-    fprintf(f, "]}");
-    fclose(f);
-    char *name = hb_json_get_str(doc, "name");
-    TCHECK("json string round trip", name && strcmp(name, "a \"q\" \\ b\n\tc") == 0);
-    struct hb_strv argv = {0};
-    TCHECK("json array found", hb_json_get_strv(doc, "argv", &argv) == 0);
-    TCHECK("json array round trip", argv.n == 2 && strcmp(argv.v[1], "--env=A=1 B=\"2\"") == 0);
-    TCHECK("json absent key", hb_json_get_str(doc, "nope") == NULL);
-    hb_strv_free(&argv);
-    free(name);
-    free(doc);
-}
-
 /* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     test_roundtrip();
     test_numbers();
     test_multi();
-    test_json();
     return tcheck_summary();
 }

@@ -1,4 +1,4 @@
-/* test_launch_util.h - helpers shared by the runner/tests/test_launch*.c programs (header-only).
+/* test_launch_util.h - helpers shared by the runner/tests/test_launch*.c and test_elfcheck.c programs (header-only).
  * Always holds: helpers only prepare specs and read files; every assertion stays in the tests. */
 #ifndef HEAPBENCH_TEST_LAUNCH_UTIL_H
 #define HEAPBENCH_TEST_LAUNCH_UTIL_H

@@ -8,18 +8,10 @@ import csv
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TUNE = os.path.dirname(HERE)
-sys.path.insert(0, TUNE)
-import grid  # noqa: E402
-import knobs  # noqa: E402
-import measure  # noqa: E402
-import pareto  # noqa: E402
-import tune  # noqa: E402
-import verify  # noqa: E402
+from heapbench import cli, results
+from heapbench.tune import grid, knobs, measure, pareto, tune, verify
 
 
 def check(name, condition, why=""):
@@ -130,7 +122,7 @@ def test_verify():
     if os.path.exists(lib + "libmimalloc.so.2"):
         ok, why = verdict("mimalloc", lib + "libmimalloc.so.2", "decommit_delay=100")
         check("verify-mimalloc-applied", ok, why)
-    refmalloc = os.path.join(os.path.dirname(TUNE), "build", "lib", "librefmalloc.so")
+    refmalloc = os.path.join(cli.ROOT, "build", "lib", "librefmalloc.so")
     if os.path.exists(refmalloc):
         ok, why = verify.verify_point(verify.VerifyTarget("refmalloc", refmalloc, "glibc"), *_point("glibc", "tcache_count=0"))
         check("verify-refmalloc-applied", ok, why)
@@ -167,7 +159,7 @@ def test_measure():
     """Aggregation of a results directory into measured points."""
     with tempfile.TemporaryDirectory() as tmp:
         write_fixture(tmp)
-        cells = measure.measure_cells(measure.hbresults.load(tmp), "t1")
+        cells = measure.measure_cells(results.load(tmp), "t1")
     check("measure-cells", list(cells) == [("w", 1, "")], repr(list(cells)))
     cell = cells.get(("w", 1, ""), {})
     base, new = cell.get(()), cell.get(("A=1",))
@@ -292,7 +284,7 @@ def test_cli_params():
 
 
 def test_cli_refusal():
-    """tune.py refuses bad knobs and values with exit 2 and one line naming the valid ones."""
+    """heapbench.tune refuses bad knobs and values with exit 2 and one line naming the valid ones."""
     env = dict(os.environ, HEAPBENCH_BIN="/nonexistent/heapbench")
     cases = [("cli-unknown-knob", ["--grid", "arena=1"], "valid: arena_max"),
              ("cli-bad-value", ["--grid", "tcache_count=-1"], "tcache_count=-1"),
@@ -300,7 +292,7 @@ def test_cli_refusal():
              ("cli-bad-budget", ["--budget", "0"], "--budget 0"),
              ("cli-both-modes", ["-w", "frag", "--", "/bin/true"], "not both")]
     for name, args, expect in cases:
-        proc = subprocess.run(["/usr/bin/python3", os.path.join(TUNE, "tune.py")] + args, env=env,
+        proc = subprocess.run(["/usr/bin/python3", "-m", "heapbench.tune"] + args, env=env,
                               capture_output=True, text=True)
         lines = proc.stderr.strip().splitlines()
         check(name, proc.returncode == 2 and len(lines) == 1 and expect in lines[0],

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""compare.py - `heapbench compare BASE NEW`: verdicts per cell and metric, as a table, CSV, Markdown, JUnit.
+
+Always holds: exit 0 when no cell regressed, 1 on at least one REGRESSION (significant after
+Holm's correction and beyond the threshold), 2 on a usage error or results that cannot be
+compared (another schema, not a results directory, absolute times of different hosts);
+compare.csv is written to NEW (or --out) on every comparison that ran.
+"""
+import argparse
+import os
+import sys
+
+from heapbench import cli
+from heapbench.compare import cells
+from heapbench.compare import output
+from heapbench.compare import verdicts
+from heapbench import results
+
+
+def compare_options(parser, gate=False):
+    """Adds the comparison options shared by `compare` and `ci` to an argparse parser
+    (gate=True: without --relative, which `ci` has on by default and turns off with --absolute)."""
+    parser.add_argument("--metrics", default=",".join(cells.DEFAULT_METRICS), metavar="M1,M2",
+                        help="comma-separated runs.csv columns to compare (default %(default)s)")
+    parser.add_argument("--metric", dest="metrics", help=argparse.SUPPRESS)  # the older spelling
+    parser.add_argument("--threshold", help="minimum change that counts: '5%%' for every metric or "
+                        "'wall_s=3%%,maxrss_kb=1%%' (default 5%% time, 10%% memory, 2%% deterministic with --relative)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)")
+    if not gate:
+        parser.add_argument("--relative", action="store_true",
+                            help="compare each cell's ratio to the reference allocator of the same run and rep "
+                                 "(machine-independent; required across hosts)")
+    parser.add_argument("--reference", default="glibc", help="reference allocator of --relative (default glibc)")
+    parser.add_argument("--higher", default="", help="metrics where higher is better (comma-separated)")
+    parser.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per cell and metric")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+
+
+def compare_settings(parser, args):
+    """The keyword arguments of verdicts.run() from parsed options (usage errors exit 2)."""
+    metrics = cli.split_list(args.metrics)
+    if not metrics:
+        parser.error("--metrics is empty; name at least one runs.csv column, e.g. wall_s")
+    if not 0 < args.alpha < 1:
+        parser.error(f"--alpha {args.alpha} is not between 0 and 1; use e.g. 0.05")
+    try:
+        thresholds = cli.thresholds(args.threshold, metrics) if args.threshold else {}
+    except ValueError as err:
+        parser.error(f"bad --threshold ({err}); write it as 5% or wall_s=3%,maxrss_kb=1%")
+    return {"metrics": metrics, "thresholds": thresholds, "alpha": args.alpha, "relative": args.relative,
+            "reference": args.reference, "higher": set(cli.split_list(args.higher)), "seed": args.seed}
+
+
+def compare_write(args, result, csv_dir, title="heapbench compare"):
+    """Prints the table and writes compare.csv into csv_dir plus the optional Markdown/JUnit files."""
+    sys.stdout.write(output.table(result))
+    output.csv(result, os.path.join(csv_dir, "compare.csv"))
+    if args.markdown:
+        output.markdown(result, args.markdown, title)
+    if args.junit:
+        output.junit(result, args.junit, title)
+    unknown = [r for r in result["rows"] if r["verdict"] == "UNKNOWN" and not r["note"]]
+    if unknown:
+        need = max(r["needed_reps"] for r in unknown)
+        print(f"note: {len(unknown)} comparisons are UNKNOWN: too few repetitions for alpha={args.alpha} "
+              f"after Holm's correction; run with -n {need} or more", file=sys.stderr)
+
+
+def compare_load(parser, directory):
+    """results.load() with ResultsError turned into a one-line exit 2."""
+    try:
+        return results.load(directory)
+    except results.ResultsError as err:
+        cli.usage_exit(parser.prog, str(err))
+
+
+def main(argv):
+    """Entry of `heapbench compare`; returns the exit status."""
+    parser = cli.ArgParser(prog="heapbench compare", allow_abbrev=False,
+                               description="Compare two results directories cell by cell.")
+    parser.add_argument("base", metavar="BASE", help="results directory of the reference run")
+    parser.add_argument("new", metavar="NEW", help="results directory of the run under test")
+    cli.add_option(parser, "output", "where compare.csv goes (default NEW)", aliases=["--out"])
+    compare_options(parser)
+    args = parser.parse_args(argv)
+    settings = compare_settings(parser, args)
+    base, new = compare_load(parser, args.base), compare_load(parser, args.new)
+    try:
+        result = verdicts.run(base, new, **settings)
+    except verdicts.CompareError as err:
+        cli.usage_exit(parser.prog, str(err))
+    out_dir = args.output or args.new
+    os.makedirs(out_dir, exist_ok=True)
+    compare_write(args, result, out_dir)
+    return 1 if verdicts.count(result, "REGRESSION") else 0

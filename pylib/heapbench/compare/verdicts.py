@@ -1,0 +1,133 @@
+"""verdicts.py - the comparison of two loaded results directories: one verdict per cell and metric.
+
+Always holds: cells are matched by heapbench.compare.cells (never across hosts for absolute machine-speed
+metrics: that raises CompareError unless relative); within one metric the p-values of all
+compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
+whose suspects must then be confirmed on fresh data); a verdict other than SAME needs both
+significance and a change beyond the metric's threshold (stats.stats_verdict).
+"""
+from heapbench.compare import cells
+from heapbench import stats
+
+
+class CompareError(Exception):
+    """A comparison that cannot be made as asked (message says what to do); exit 2."""
+
+
+def known_metrics(data):
+    """Numeric columns of runs.csv that can be compared (counters, rusage, metric_*)."""
+    fixed = {"schema", "run_id", "host", "run", "workload", "allocator", "threads", "params", "env",
+             "rep", "status", "reason", "exit_code", "signal", "served_by"}
+    names = []
+    for row in data["runs"][:1]:
+        names = [k for k in row if k not in fixed]
+    return names
+
+
+def _check_metrics(metrics, base, new):
+    """Raises CompareError for a metric column absent from either runs.csv, or a perf counter
+    that was unavailable (all empty) in either run - with the reason meta.json gives."""
+    for data in (base, new):
+        known = known_metrics(data)
+        if data["runs"] and known:
+            unknown = [m for m in metrics if m not in known]
+            if unknown:
+                raise CompareError(f"{data['dir']}: no column {', '.join(unknown)} in runs.csv; "
+                                     f"pick --metrics from: {', '.join(known)}")
+        for metric in metrics:
+            why = data["meta"].get("counters", {}).get(metric, "ok")
+            if why != "ok" and all(r.get(metric) is None for r in data["runs"]):
+                raise CompareError(f"{data['dir']}: counter {metric} was not measured ({why}); "
+                                     "pick another --metric, e.g. task_clock_ms or minflt")
+
+
+def higher_metrics(base, new):
+    """Metrics where higher is better according to either run's meta.json ('metrics': {NAME: 'higher'},
+    the runner's --metric NAME=REGEX,higher), as runs.csv column names (metric_NAME)."""
+    return {f"metric_{name}" for data in (base, new)
+            for name, way in data["meta"].get("metrics", {}).items() if way == "higher"}
+
+
+def _check_hosts(pairs, metrics, relative):
+    """Raises CompareError when absolute machine-speed metrics would be compared across hosts."""
+    crossing = sorted({(b, n) for _, b, n in pairs if b != n})
+    timed = [m for m in metrics if cells.is_time(m)]
+    if crossing and timed and not relative:
+        b, n = crossing[0]
+        raise CompareError(f"BASE ran on host {b!r} and NEW on {n!r}: absolute {', '.join(timed)} of "
+                             "different hosts are not comparable; add --relative (ratio to glibc in the "
+                             "same run) or compare memory metrics only")
+
+
+def _note(cell, reference):
+    """Why a cell has no verdict-worthy data ('' when it has)."""
+    if cell["n_base"] and cell["n_new"]:
+        return ""
+    side = "BASE" if not cell["n_base"] else "NEW"
+    why = f"no ok run with the metric and a {reference} run of the same rep" if reference else "no ok run with the metric"
+    return f"{side}: {why}"
+
+
+def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
+                  relative=False, reference="glibc", holm=True, higher=(), seed=0):
+    """Compares two results.load() dicts.
+
+    thresholds: {metric: fraction} overriding cells.threshold(). higher: metrics where higher
+    is better. Returns dict(rows, missing, extra): rows are one dict per (cell, metric) with the
+    fields of COLUMNS; missing/extra are cell labels only in base/new. A cell that had ok runs in
+    base and whose every run in new failed, crashed or timed out is a REGRESSION (note says so).
+    """
+    thresholds = thresholds or {}
+    higher = set(higher) | higher_metrics(base, new)
+    _check_metrics(metrics, base, new)
+    base_cells = cells.group(base["runs"])
+    new_cells = cells.group(new["runs"])
+    pairs, missing, extra = cells.pair(base_cells, new_cells)
+    _check_hosts(pairs, metrics, relative)
+    ref = reference if relative else None
+    if relative:
+        for data in (base, new):
+            if not any(r.get("allocator") == reference for r in data["runs"]):
+                raise CompareError(f"{data['dir']}: no {reference} runs, and --relative divides by them; "
+                                     f"include {reference} in the run (-a ...,{reference}) or drop --relative")
+        pairs = [p for p in pairs if p[0][1] != reference]
+    rows = []
+    for metric in metrics:
+        threshold = thresholds.get(metric, cells.threshold(metric, relative))
+        judged = []
+        for key, bhost, nhost in pairs:
+            b = cells.sample(base_cells, key, bhost, metric, ref)
+            n = cells.sample(new_cells, key, nhost, metric, ref)
+            judged.append((key, bhost, nhost, stats.stats_cell(b, n, seed)))
+        tested = [i for i, c in enumerate(judged) if c[3]["n_base"] and c[3]["n_new"]]
+        adjusted = [1.0] * len(judged)
+        raw = [judged[i][3]["p"] for i in tested]
+        for i, p in zip(tested, stats.stats_holm(raw) if holm else raw):
+            adjusted[i] = p
+        family = len(tested) if holm else 1
+        for (key, bhost, nhost, cell), p_adj in zip(judged, adjusted):
+            verdict, needed = stats.stats_verdict(cell, p_adj, threshold, alpha, family,
+                                                      lower_is_better=metric not in higher)
+            note = _note(cell, ref)
+            broken = cells.broken(new_cells, key, nhost)
+            if broken and cell["n_base"]:
+                verdict, note = "REGRESSION", f"NEW: every run ended {broken}"
+            row = dict(zip(cells.MATCH_KEY, key))
+            row.update(cell, host_base=bhost, host_new=nhost, metric=metric, note=note,
+                       value="ratio to " + reference if relative else "absolute",
+                       threshold=threshold, p_holm=p_adj, verdict=verdict, needed_reps=needed,
+                       label=cells.label(key))
+            rows.append(row)
+    return {"rows": rows,
+            "missing": [cells.label(k) + f" @{h}" for k, h in missing],
+            "extra": [cells.label(k) + f" @{h}" for k, h in extra]}
+
+
+COLUMNS = ("workload", "allocator", "threads", "params", "env", "host_base", "host_new", "metric",
+           "value", "n_base", "n_new", "base_median", "new_median", "change", "ci_low", "ci_high",
+           "p", "p_holm", "threshold", "verdict", "needed_reps", "note")
+
+
+def count(result, verdict):
+    """Number of rows of a run() result with the given verdict."""
+    return sum(1 for r in result["rows"] if r["verdict"] == verdict)

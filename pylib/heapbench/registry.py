@@ -1,0 +1,54 @@
+"""registry.py - the Python side's one reader of allocators/registry.txt (format: docs/DATA.md).
+
+Always holds: entries come back in file order; `library` is the first candidate path that exists
+(root-relative candidates such as build/lib/... resolved against the project root), "" for the
+system allocator (libraries `-`), None when no candidate exists (not installed or not built).
+The runner (C) has its own reader; both follow docs/DATA.md.
+"""
+import os
+from dataclasses import dataclass
+
+from heapbench import cli
+from heapbench.table import read_table
+
+FIELDS = 6
+# the registry file, as docs/DATA.md names it
+NAMES = ("registry.txt",)
+
+
+@dataclass
+class Allocator:
+    """One registry line."""
+    name: str
+    libraries: str  # the candidates as written (':'-separated, or '-')
+    package: str
+    version: str
+    tunables: str
+    matrix: str  # default or opt-in
+    library: object  # resolved path, "" (system allocator) or None (missing)
+
+
+def registry_path(root=None):
+    """Path of the registry file under root (default: the project root)."""
+    base = os.path.join(root or cli.ROOT, "allocators")
+    found = [os.path.join(base, n) for n in NAMES if os.path.exists(os.path.join(base, n))]
+    return found[0] if found else os.path.join(base, NAMES[0])
+
+
+def resolve(libraries, root=None):
+    """The first existing candidate of a libraries field; "" for '-'; None when none exists."""
+    if libraries == "-":
+        return ""
+    for lib in libraries.split(":"):
+        path = lib if os.path.isabs(lib) else os.path.join(root or cli.ROOT, lib)
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def read_registry(root=None):
+    """{name: Allocator} of every registry line, in file order."""
+    out = {}
+    for _, f in read_table(registry_path(root), FIELDS):
+        out[f[0]] = Allocator(*f, library=resolve(f[1], root))
+    return out

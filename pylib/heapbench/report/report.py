@@ -1,0 +1,150 @@
+"""report.py - `heapbench report DIR [-o DIR]`: renders a results directory as report.html, report.md and PNGs.
+
+Always holds: the output goes to -o/--output (default: the results directory itself); report.html
+is self-contained and report.md links the PNGs beside it; what a partial directory lacks is
+stated at the top of both; a directory that is not results of schema 1 gets one line on
+stderr and exit 2 (as does any other usage error); the last stdout line is the path of
+report.html. Files other than those of docs/DATA.md (tune.csv, hyperfine JSON, ...) are ignored,
+except hyperfine.csv which is shown as a table.
+"""
+import os
+import sys
+
+from heapbench import cli, results
+from heapbench.report import plots_bars
+from heapbench.report import plots_counters
+from heapbench.report import plots_leaderboard
+from heapbench.report import plots_overhead
+from heapbench.report import plots_rss
+from heapbench.report import plots_scaling
+from heapbench.report import plots_sizes
+from heapbench.report import tables
+from heapbench.report.cells import Summary
+from heapbench.report.document import Document, Figure, Section
+from heapbench.report.drawall import draw_all
+from heapbench.report.render_html import render_html
+from heapbench.report.render_md import render_md
+
+
+def header_section(summary):
+    """What was measured where: machine, allocators, unavailable counters."""
+    section = Section("What was measured", tables=[tables.machine_table(summary), tables.allocators_table(summary)])
+    unavailable = tables.unavailable_table(summary)
+    if unavailable:
+        section.tables.append(unavailable)
+    return section
+
+
+def failures_section(summary):
+    """Every run that did not succeed, or a sentence saying that all did."""
+    table = tables.failures_table(summary)
+    if table is None:
+        return Section("Failed, timed-out, crashed and skipped runs", text=["Every run succeeded."])
+    return Section("Failed, timed-out, crashed and skipped runs", tables=[table],
+                   text=["These runs are left out of every median and ratio; a cell without any ok run "
+                         "has no bar (an x marks it) and '-' in the tables."])
+
+
+def draw_jobs(summary):
+    """The PNGs of a report as drawall jobs: (key, draw function, extra args), the slowest first."""
+    jobs = [("rss", plots_rss.draw, ()), ("counters", plots_counters.draw, ()),
+            ("leaderboard", plots_leaderboard.draw, ())]
+    jobs += [(("bars", w), plots_bars.draw, (w,)) for w in summary.workloads]
+    jobs += [("scaling", plots_scaling.draw, ()), ("overhead", plots_overhead.draw, ()), ("sizes", plots_sizes.draw, ())]
+    return jobs
+
+
+def workload_sections(summary, pngs):
+    """One section per workload: the ratio bar chart (when a baseline exists) and the table of every cell."""
+    sections = []
+    for workload in summary.workloads:
+        section = Section(f"Workload {workload}", tables=[tables.workload_table(summary, workload)])
+        if pngs.get(("bars", workload)):
+            section.figures.append(Figure(pngs[("bars", workload)], f"{workload}: median wall time and peak RSS "
+                                          f"relative to {summary.baseline}, whiskers min-max over the repetitions; "
+                                          "x = a cell without ok runs"))
+        sections.append(section)
+    return sections
+
+
+def optional_sections(summary, pngs):
+    """Thread scaling, RSS timeline, phase overhead, sizes and counters: each only when its data exists."""
+    sections = []
+    if pngs["scaling"]:
+        sections.append(Section("Thread scaling", tables=[
+            tables.scaling_table(summary, plots_scaling.scaling_groups(summary))], figures=[
+            Figure(pngs["scaling"], "throughput (phase ops per second of wall time, median) against threads")]))
+    if pngs["rss"]:
+        sections.append(Section("RSS over time", figures=[
+            Figure(pngs["rss"], "RSS sampled by the runner; one representative run (median wall time) per allocator")]))
+    if pngs["overhead"]:
+        sections.append(Section("Memory overhead by phase",
+                                tables=[tables.overhead_table(summary, plots_overhead.OVERHEAD_WORKLOADS)],
+                                figures=[Figure(pngs["overhead"], "RSS at each phase end (bars) against live "
+                                                                  "requested bytes (black line)")]))
+    if pngs["sizes"]:
+        sections.append(Section("Internal fragmentation (sizes)",
+                                tables=[tables.sizes_table(plots_sizes.size_curves(summary), summary.allocators)],
+                                figures=[Figure(pngs["sizes"], "malloc_usable_size over the request, per allocator")]))
+    if summary.counter_columns():
+        section = Section("Page faults and perf counters", tables=[tables.counters_table(summary)])
+        if pngs["counters"]:
+            section.figures.append(Figure(pngs["counters"], f"counters per workload relative to {summary.baseline}"))
+        sections.append(section)
+    return sections
+
+
+def build(data, outdir):
+    """The Document of a loaded results dict; writes its PNGs into outdir."""
+    summary = Summary(data)
+    notices = summary.missing()
+    if not data["runs"]:
+        notices.append("runs.csv has no rows yet: nothing was measured")
+    elif summary.baseline is None:
+        notices.append("no allocator has a successful run: no ratios can be given")
+    elif summary.baseline != "glibc":
+        notices.append(f"glibc has no successful run here: ratios are relative to {summary.baseline}")
+    pngs = draw_all(summary, outdir, draw_jobs(summary))
+    board = Section("Leaderboard", tables=[tables.leaderboard_table(summary)])
+    if pngs["leaderboard"]:
+        board.figures.append(Figure(pngs["leaderboard"], f"geometric mean over cells of the median relative to "
+                                                         f"{summary.baseline}; lower is better"))
+    sections = [header_section(summary), board, failures_section(summary)]
+    sections += workload_sections(summary, pngs) + optional_sections(summary, pngs)
+    if summary.metric_columns():
+        sections.append(Section("Program metrics", tables=[tables.metrics_table(summary)]))
+    hyperfine = tables.hyperfine_table(results.read_csv(os.path.join(data["dir"], "hyperfine.csv"), required=False))
+    if hyperfine:
+        sections.append(Section("hyperfine cross-check", tables=[hyperfine]))
+    run_id = data["meta"].get("run_id", os.path.basename(os.path.abspath(data["dir"])))
+    return Document(f"heapbench report: {run_id}", notices, sections)
+
+
+def main(argv):
+    """Command line entry; returns the exit status."""
+    parser = cli.ArgParser(prog="heapbench report", allow_abbrev=False, description="Render a heapbench results "
+                           "directory as report.html (self-contained), report.md and PNGs.")
+    parser.add_argument("dir", help="results directory, e.g. results/latest")
+    cli.add_option(parser, "output", "where to write the report (default: the results directory)", aliases=["--out"])
+    args = parser.parse_args(argv)
+    try:
+        data = results.load(args.dir)
+    except results.ResultsError as err:
+        sys.stderr.write(f"heapbench report: {err}\n")
+        return 2
+    outdir = args.output or args.dir
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        if not os.access(outdir, os.W_OK):
+            raise OSError("not writable")
+    except OSError as err:
+        sys.stderr.write(f"heapbench report: cannot write to {outdir} ({err}); give a writable -o DIR\n")
+        return 2
+    doc = build(data, outdir)
+    with open(os.path.join(outdir, "report.md"), "w") as fh:
+        fh.write(render_md(doc))
+    html_path = os.path.join(outdir, "report.html")
+    with open(html_path, "w") as fh:
+        fh.write(render_html(doc, outdir))
+    print(html_path)
+    return 0

@@ -1,0 +1,59 @@
+"""testrun.py - runs a folder's unittest tests (test_*.py) in the project's test format (python3 -m heapbench.testrun DIR).
+
+Used by compare/tests/run and pylib/tests/run. Always holds: one line per test, "PASS name" or
+"FAIL name: why" ("SKIP name: why" for a test that needs what this machine lacks, counted in
+neither), then exactly one closing line "N passed, N failed"; exit 1 on any failure, 2 on a usage
+error. The folder is unittest's top-level directory, so its helper modules import by name.
+"""
+import sys
+import unittest
+
+from heapbench import cli
+
+
+class PassFailResult(unittest.TestResult):
+    """A unittest result that prints the project's PASS/FAIL lines as tests end."""
+
+    def __init__(self):
+        super().__init__()
+        self.passed = 0
+
+    def addSuccess(self, test):
+        """Counts and prints one PASS line."""
+        self.passed += 1
+        print(f"PASS {test.id().split('.', 1)[1]}", flush=True)
+
+    def _fail(self, test, err):
+        """Prints one FAIL line with the last line of the traceback."""
+        why = self._exc_info_to_string(err, test).strip().splitlines()[-1]
+        print(f"FAIL {test.id().split('.', 1)[1]}: {why}", flush=True)
+
+    def addFailure(self, test, err):
+        """A failed assertion: FAIL line."""
+        super().addFailure(test, err)
+        self._fail(test, err)
+
+    def addError(self, test, err):
+        """An exception in a test: FAIL line."""
+        super().addError(test, err)
+        self._fail(test, err)
+
+    def addSkip(self, test, reason):
+        """A test that cannot run here: SKIP line, counted in neither total."""
+        print(f"SKIP {test.id().split('.', 1)[1]}: {reason}", flush=True)
+
+
+def main(argv):
+    """Discovers and runs every test of the folder argv[0]; prints the closing line; returns the exit status."""
+    if len(argv) != 1:
+        cli.usage_exit("heapbench.testrun", "give one folder of test_*.py files, e.g. compare/tests")
+    suite = unittest.defaultTestLoader.discover(argv[0], pattern="test_*.py", top_level_dir=argv[0])
+    result = PassFailResult()
+    suite.run(result)
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,96 @@
+"""measure.py - measures a set of points with one interleaved `heapbench run` (or `exec`) and reads the results back.
+
+Always holds: every point of one call is measured in the same runner invocation (one --env set
+each, the runner interleaves them), the default point included, so the points of one call are
+comparable with each other; results are read only through heapbench.results; a measured
+point carries the run's tag so later comparisons stay within one run. Runs whose status is not
+`ok` never enter a median.
+"""
+import statistics
+import subprocess
+import sys
+
+from heapbench import results
+
+POINT_KEY = ("workload", "threads", "params", "env")  # a measured point: a cell and its env set
+FREE_PHASE_PREFIXES = ("free",)  # phases.csv phase names that end with the memory given back (free-all, free)
+
+
+class MeasureUsageError(Exception):
+    """The runner refused the options tune passed on (exit 2); its own message says which."""
+
+
+def measure_env_key(env_text):
+    """Order-free key of an environment word list ('A=1 B=2' == 'B=2 A=1')."""
+    return tuple(sorted(env_text.split()))
+
+
+def measure_points(runner_argv, envs, out_dir, clean_env):
+    """Runs runner_argv plus one --env per text of envs and -o out_dir; returns results.load() of it.
+
+    runner_argv: [heapbench, 'run', options...] or [heapbench, 'exec', options..., '--', CMD...]
+    (the --env and -o options go before '--'). The runner's output goes to stderr. Raises
+    MeasureUsageError when the runner refuses the options (exit 2), results.ResultsError when
+    it left no readable results.
+    """
+    argv = list(runner_argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    extra = [a for env in envs for a in ("--env", env)] + ["-o", out_dir]
+    argv = argv[:split] + extra + argv[split:]
+    print("tune: " + " ".join(_quote(a) for a in argv), file=sys.stderr, flush=True)
+    code = subprocess.run(argv, env=clean_env, stdout=sys.stderr).returncode
+    if code == 2:
+        raise MeasureUsageError("the runner refused these options (its message is above); fix them and re-run tune")
+    if code not in (0, 1):
+        raise results.ResultsError(f"the runner exited {code} (see its message above); fix that and re-run tune")
+    return results.load(out_dir)
+
+
+def _quote(word):
+    """A shell-quoted copy of word when it needs quoting (for the printed command line)."""
+    return word if word and all(c.isalnum() or c in "-_=./,:" for c in word) else "'" + word.replace("'", "'\\''") + "'"
+
+
+def measure_cells(data, tag):
+    """{cell: {env key: measured point}} of one results directory.
+
+    cell = (workload, threads, params). A measured point: tag, reps_ok, failed (reasons of the
+    runs that were not ok), time/peak/free/faults (medians, None when unknown) and their samples
+    time_samples, peak_samples, free_samples, faults_samples.
+    """
+    free_rss = _free_rss_by_run(data["phases"])
+    groups = {}
+    for (workload, threads, params, env), rows in results.group(data["runs"], POINT_KEY).items():
+        group = groups.setdefault((workload, threads, params), {}).setdefault(measure_env_key(env), {
+            "tag": tag, "env": env, "failed": [], "time_samples": [], "peak_samples": [],
+            "free_samples": [], "faults_samples": []})
+        for row in rows:
+            if row["status"] != "ok":
+                group["failed"].append(f"{row['status']}: {row['reason']}")
+                continue
+            _append(group["time_samples"], row["wall_s"])
+            _append(group["peak_samples"], row["maxrss_kb"])
+            _append(group["free_samples"], free_rss.get(row["run"]))
+            _append(group["faults_samples"], row["page_faults"] if row["page_faults"] is not None else row["minflt"])
+    for cell in groups.values():
+        for point in cell.values():
+            point["reps_ok"] = len(point["time_samples"])
+            for name in ("time", "peak", "free", "faults"):
+                samples = point[name + "_samples"]
+                point[name] = statistics.median(samples) if samples else None
+    return groups
+
+
+def _append(samples, value):
+    """Adds value to samples when it is a number."""
+    if isinstance(value, (int, float)):
+        samples.append(float(value))
+
+
+def _free_rss_by_run(phases):
+    """{run number: rss_kb at the end of the run's last free phase} for runs that have one."""
+    out = {}
+    for row in phases:
+        if str(row["phase"]).startswith(FREE_PHASE_PREFIXES) and row["rss_kb"] is not None:
+            out[row["run"]] = row["rss_kb"]
+    return out

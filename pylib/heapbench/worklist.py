@@ -1,0 +1,38 @@
+"""worklist.py - the Python side's one reader of workloads/LIST, the default matrix (format: docs/DATA.md).
+
+Always holds: entries come back in LIST order; `threads` is None for a workload without a thread
+sweep (`-`); param sets are split on ';' and stripped. The runner (C) has its own reader; both
+follow docs/DATA.md.
+"""
+import os
+from dataclasses import dataclass
+
+from heapbench import cli
+from heapbench.table import read_table
+
+FIELDS = 5
+
+
+@dataclass
+class Workload:
+    """One LIST line."""
+    name: str
+    threads: object  # list of ints, or None
+    params: list
+    quick: list
+    description: str
+
+
+def list_path(root=None):
+    """Path of workloads/LIST under root (default: the project root)."""
+    return os.path.join(root or cli.ROOT, "workloads", "LIST")
+
+
+def read_list(root=None):
+    """[Workload] of every LIST line."""
+    rows = []
+    for _, f in read_table(list_path(root), FIELDS):
+        threads = None if f[1] == "-" else [int(t) for t in f[1].split(",")]
+        rows.append(Workload(f[0], threads, [p.strip() for p in f[2].split(";")],
+                             [p.strip() for p in f[3].split(";")], f[4]))
+    return rows

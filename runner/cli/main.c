@@ -1,0 +1,46 @@
+/* main.c - build/heapbench: dispatches the subcommands (run, exec, list in C; report, compare,
+ * ci, merge, tune in Python under /usr/bin/python3, through python.c's table).
+ *
+ * Always holds: an unknown subcommand or a missing one exits 2 with one line; the Python
+ * subcommands get HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH in their environment (python.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "list.h"
+#include "options.h"
+#include "python.h"
+#include "runcmd.h"
+#include "util.h"
+
+#ifndef HB_VERSION
+#define HB_VERSION "dev"
+#endif
+
+/* Dispatches argv[1]. */
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        hb_usage("no command given; try heapbench run --quick, or heapbench --help");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("heapbench %s\n", HB_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        hb_options_usage(HB_CMD_NONE, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return hb_cmd_run(HB_CMD_RUN, argc - 1, argv + 1);
+    if (strcmp(cmd, "exec") == 0)
+        return hb_cmd_run(HB_CMD_EXEC, argc - 1, argv + 1);
+    if (strcmp(cmd, "list") == 0)
+        return hb_cmd_list(argc - 1, argv + 1);
+    if (hb_python_is_subcommand(cmd))
+        hb_python_exec(argc - 1, argv + 1);
+    hb_usage("unknown command '%s'; valid: run, exec, list, report, compare, ci, merge, tune (see heapbench --help)",
+             cmd);
+}

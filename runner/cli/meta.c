@@ -1,0 +1,158 @@
+/* meta.c - writes meta.json (see meta.h and docs/DATA.md).
+ *
+ * Always holds: every allocator of the matrix is listed with its status, even when missing;
+ * every perf counter is listed as "ok" or with the reason it is unavailable.
+ */
+#include "meta.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "perf.h"
+#include "sysinfo.h"
+
+/* Writes "key": "value", (value NULL -> null). */
+static void hb_meta_kv(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "  ");
+    hb_json_str(f, key);
+    fprintf(f, ": ");
+    hb_json_str(f, value);
+    fprintf(f, ",\n");
+}
+
+/* Writes "key": ["a", "b"], */
+static void hb_meta_list(FILE *f, const char *key, const struct hb_strv *sv)
+{
+    fprintf(f, "  \"%s\": [", key);
+    for (size_t i = 0; i < sv->n; i++) {
+        fprintf(f, i ? ", " : "");
+        hb_json_str(f, sv->v[i]);
+    }
+    fprintf(f, "],\n");
+}
+
+/* Writes a fact from sysinfo and frees it. */
+static void hb_meta_fact(FILE *f, const char *key, char *value)
+{
+    hb_meta_kv(f, key, value);
+    free(value);
+}
+
+/* The argv as a shell line: words with characters outside [A-Za-z0-9_./:=,+-] single-quoted. */
+static char *hb_meta_shell_line(const struct hb_strv *argv)
+{
+    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-";
+    char *line = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&line, &len);
+    if (!f)
+        return hb_xstrdup("heapbench");
+    fputs("heapbench", f);
+    for (size_t i = 0; i < argv->n; i++) {
+        const char *w = argv->v[i];
+        if (*w && strspn(w, safe) == strlen(w)) {
+            fprintf(f, " %s", w);
+            continue;
+        }
+        fputs(" '", f);
+        for (const char *p = w; *p; p++) {
+            if (*p == '\'')
+                fputs("'\\''", f); /* close, escaped quote, reopen */
+            else
+                fputc(*p, f);
+        }
+        fputc('\'', f);
+    }
+    fclose(f);
+    return line;
+}
+
+/* The "allocators" object. */
+static void hb_meta_allocators(FILE *f, const struct hb_matrix *m)
+{
+    fprintf(f, "  \"allocators\": {");
+    for (size_t i = 0; i < m->nalloc; i++) {
+        struct hb_alloc *a = m->alloc[i];
+        hb_registry_identify(a);
+        fprintf(f, "%s\n    ", i ? "," : "");
+        hb_json_str(f, a->name);
+        fprintf(f, ": {\"status\": \"%s\", \"path\": ", a->found ? "found" : "missing");
+        hb_json_str(f, a->system ? hb_registry_expected(a) : a->found ? a->lib : a->candidates);
+        fprintf(f, ", \"preloaded\": %s, \"version\": ", a->system ? "false" : "true");
+        hb_json_str(f, a->version);
+        fprintf(f, ", \"sha256\": ");
+        hb_json_str(f, a->sha256);
+        fprintf(f, ", \"package\": ");
+        hb_json_str(f, a->package);
+        fprintf(f, ", \"tunables\": ");
+        hb_json_str(f, a->tunables);
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  },\n");
+}
+
+/* The "counters" and "metrics" objects. */
+static void hb_meta_counters(FILE *f, const struct hb_meta *meta)
+{
+    fprintf(f, "  \"counters\": {");
+    for (int c = 0; c < HB_CTR_COUNT; c++) {
+        fprintf(f, "%s\n    \"%s\": ", c ? "," : "", hb_counter_names[c]);
+        hb_json_str(f, hb_counter_reason[c] ? hb_counter_reason[c] : "ok");
+    }
+    fprintf(f, "\n  },\n  \"metrics\": {");
+    for (size_t i = 0; i < meta->nmetrics; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        hb_json_str(f, meta->metrics[i].name);
+        fprintf(f, ": \"%s\"", meta->metrics[i].higher ? "higher" : "lower");
+    }
+    fprintf(f, "},\n");
+}
+
+/* Builds the document in memory and replaces meta.json with it. */
+int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
+{
+    const struct hb_options *o = meta->opts;
+    const struct hb_matrix *m = meta->matrix;
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&doc, &len);
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"schema\": 1,\n");
+    hb_meta_kv(f, "run_id", r->run_id);
+    hb_meta_kv(f, "host", r->host);
+    hb_meta_fact(f, "cpu_model", hb_sys_cpu_model());
+    fprintf(f, "  \"cores\": %d,\n", hb_sys_cores());
+    hb_meta_fact(f, "kernel", hb_sys_kernel());
+    hb_meta_fact(f, "thp", hb_sys_thp());
+    hb_meta_fact(f, "glibc_version", hb_sys_glibc());
+    hb_meta_fact(f, "git_commit", hb_sys_git_commit());
+    hb_meta_fact(f, "command_line", hb_meta_shell_line(&o->argv));
+    hb_meta_list(f, "argv", &o->argv);
+    hb_meta_kv(f, "start", meta->start);
+    hb_meta_kv(f, "end", meta->end);
+    fprintf(f, "  \"complete\": %s,\n  \"interrupted\": %s,\n  \"quick\": %s,\n",
+            meta->complete ? "true" : "false", meta->interrupted ? "true" : "false", o->quick ? "true" : "false");
+    fprintf(f, "  \"reps\": %d,\n  \"warmup\": %d,\n  \"timeout_s\": %g,\n  \"interval_ms\": %d,\n",
+            m->reps, m->warmup, o->timeout_s, o->interval_ms);
+    fprintf(f, "  \"order\": \"interleaved\",\n  \"shard\": \"%d/%d\",\n", m->shard_i, m->shard_n);
+    hb_meta_kv(f, "pin", o->have_pin ? o->pin_text : NULL);
+    hb_meta_list(f, "workloads", &m->workloads);
+    hb_meta_list(f, "envs", &m->envs);
+    fprintf(f, "  \"cells\": %zu,\n  \"hyperfine\": %s,\n", m->ng * m->nalloc, o->hyperfine ? "true" : "false");
+    hb_meta_allocators(f, m);
+    hb_meta_counters(f, meta);
+    fprintf(f, "  \"subcommand\": \"%s\"\n}\n", o->cmd == HB_CMD_EXEC ? "exec" : "run");
+    if (fclose(f) != 0) {
+        free(doc);
+        return -1;
+    }
+    char *path = hb_results_path(r, "meta.json");
+    int rc = hb_write_file_atomic(path, doc, len);
+    free(path);
+    free(doc);
+    return rc;
+}

@@ -1,0 +1,140 @@
+/* runcmd.c - the run/exec subcommands: options, registries, matrix, results, engine (runcmd.h).
+ *
+ * Always holds: meta.json exists (complete=false) before the first process starts, and is
+ * rewritten with the end state whatever happens after that.
+ */
+#include "runcmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "perf.h"
+#include "meta.h"
+#include "python.h"
+#include "resume.h"
+#include "sysinfo.h"
+
+/* All the state of one run. */
+struct hb_runctx {
+    struct hb_options o;
+    struct hb_registry reg;
+    struct hb_worklist wl;
+    struct hb_program *progs;
+    size_t nprogs;
+    struct hb_matrix m;
+    struct hb_metric *metrics;
+    size_t nmetrics;
+    struct hb_results r;
+    struct hb_summary summary;
+};
+
+/* Parses the options; with --resume DIR, the options stored in DIR/meta.json instead. */
+static void hb_runctx_options(struct hb_runctx *c, enum hb_cmd cmd, int argc, char **argv, char **run_id,
+                              char **start)
+{
+    hb_options_parse(&c->o, cmd, argc, argv);
+    if (!c->o.resume)
+        return;
+    char *dir = hb_xstrdup(c->o.resume);
+    struct hb_strv stored = {0};
+    hb_resume_read_meta(dir, &stored, run_id, start);
+    enum hb_cmd stored_cmd = strcmp(stored.v[0], "exec") == 0 ? HB_CMD_EXEC : HB_CMD_RUN;
+    hb_options_free(&c->o);
+    hb_options_parse(&c->o, stored_cmd, (int)stored.n, stored.v);
+    c->o.resume = dir;
+    hb_strv_free(&stored);
+}
+
+/* Adds one metric spec (exit 2 when malformed); a name already present is kept once. */
+static void hb_runctx_metric(struct hb_runctx *c, const char *spec)
+{
+    struct hb_metric mt;
+    char err[256];
+    if (hb_metric_parse(&mt, spec, err, sizeof err) != 0)
+        hb_usage("--metric %s", err);
+    for (size_t i = 0; i < c->nmetrics; i++)
+        if (strcmp(c->metrics[i].name, mt.name) == 0) {
+            hb_metric_free(&mt);
+            return;
+        }
+    c->metrics = hb_xrealloc(c->metrics, (c->nmetrics + 1) * sizeof *c->metrics);
+    c->metrics[c->nmetrics++] = mt;
+}
+
+/* Loads registries, applies user additions and builds the matrix and metrics. */
+static void hb_runctx_matrix(struct hb_runctx *c)
+{
+    hb_registry_load(&c->reg);
+    for (size_t i = 0; i < c->o.user_allocs.n; i++)
+        hb_registry_add_user(&c->reg, c->o.user_allocs.v[i]);
+    hb_worklist_load(&c->wl);
+    hb_program_load_all(&c->progs, &c->nprogs);
+    hb_worklist_add_programs(&c->wl, c->progs, c->nprogs);
+    for (size_t i = 0; i < c->o.user_bins.n; i++)
+        hb_worklist_add_bin(&c->wl, c->o.user_bins.v[i]);
+    if (c->o.cmd == HB_CMD_EXEC)
+        hb_worklist_add_command(&c->wl, c->o.workloads.n ? c->o.workloads.v[0] : NULL, &c->o.command);
+    hb_matrix_build(&c->m, &c->o, &c->wl, &c->reg);
+    if (!c->m.ng || !c->m.nalloc)
+        hb_usage("the matrix is empty (no workloads or no allocators chosen); see heapbench list");
+    for (size_t i = 0; i < c->o.metrics.n; i++)
+        hb_runctx_metric(c, c->o.metrics.v[i]);
+    for (size_t g = 0; g < c->m.ng; g++)
+        if (c->m.g[g].wl->kind == HB_WL_PROGRAM && c->m.g[g].wl->prog->metric)
+            hb_runctx_metric(c, c->m.g[g].wl->prog->metric);
+}
+
+/* Runs exec's hyperfine step on the results (exec --hyperfine); its failure is only reported. */
+static void hb_runctx_hyperfine(const struct hb_runctx *c)
+{
+    char *args[] = {c->r.dir, NULL};
+    int rc = hb_python_run("hyperfine", args);
+    if (rc != 0)
+        fprintf(stderr, "heapbench: the hyperfine step on %s failed (status %d); the heapbench results are complete\n",
+                c->r.dir, rc);
+}
+
+/* The subcommand. */
+int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
+{
+    struct hb_runctx c;
+    memset(&c, 0, sizeof c);
+    char *run_id = NULL, *start = NULL;
+    hb_runctx_options(&c, cmd, argc, argv, &run_id, &start);
+    hb_runctx_matrix(&c);
+    hb_summary_init(&c.summary, &c.m);
+    if (c.o.resume) {
+        hb_resume_mark(c.o.resume, &c.m, &c.summary);
+        hb_results_reopen(&c.r, c.o.resume, run_id);
+    } else {
+        struct hb_strv names = {0};
+        for (size_t i = 0; i < c.nmetrics; i++)
+            hb_strv_push(&names, c.metrics[i].name);
+        hb_results_create(&c.r, c.o.outdir, &names);
+        hb_strv_free(&names);
+    }
+    hb_perf_probe();
+    struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0};
+    if (hb_meta_write(&c.r, &meta) != 0)
+        hb_fatal("cannot write %s/meta.json", c.r.dir);
+    hb_results_link_latest(&c.r);
+    struct hb_engine e = {&c.o, &c.m, &c.r, c.metrics, c.nmetrics, &c.summary,
+                          hb_root_path("build/lib/libhbprobe.so"), 0};
+    hb_engine_signals();
+    int interrupted = hb_engine_run(&e);
+    meta.end = hb_sys_now_iso();
+    meta.interrupted = interrupted;
+    meta.complete = !interrupted && hb_matrix_pending(&c.m) == 0;
+    if (hb_meta_write(&c.r, &meta) != 0 || e.write_errors)
+        fprintf(stderr, "heapbench: some results could not be written to %s\n", c.r.dir);
+    hb_summary_print(&c.summary, stdout);
+    if (interrupted)
+        fprintf(stderr, "heapbench: interrupted; finish it with: heapbench run --resume %s\n", c.r.dir);
+    else if (c.o.hyperfine)
+        hb_runctx_hyperfine(&c);
+    printf("results: %s\n", c.r.dir);
+    fflush(stdout);
+    return interrupted ? 130 : e.write_errors ? 1 : 0;
+}

@@ -1,0 +1,71 @@
+/* phases.c - parses phase-protocol records and judges a run's status (see phases.h).
+ *
+ * Always holds: the judge never upgrades a status (timeout/crashed/failed stay as they are).
+ */
+#include "phases.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses every record of text. */
+void hb_phase_parse(const char *text, struct hb_phase_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    struct hb_strv lines = {0};
+    hb_strv_split(&lines, text ? text : "", "\n", 0);
+    for (size_t i = 0; i < lines.n; i++) {
+        struct hb_strv f = {0};
+        hb_strv_split(&f, lines.v[i], "\t", 1);
+        if (strcmp(f.v[0], "served_by") == 0 && f.n >= 2 && !rep->served_by) {
+            rep->served_by = hb_xstrdup(f.v[1]);
+        } else if (strcmp(f.v[0], "phase") == 0 && f.n >= 6) {
+            rep->ph = hb_xrealloc(rep->ph, (rep->nph + 1) * sizeof *rep->ph);
+            rep->ph[rep->nph++] = (struct hb_phase){hb_xstrdup(f.v[1]), hb_xstrdup(f.v[2]), hb_xstrdup(f.v[3]),
+                                                    hb_xstrdup(f.v[4]), hb_xstrdup(f.v[5])};
+        } else if (strcmp(f.v[0], "size") == 0 && f.n >= 3) {
+            hb_strv_push(&rep->sizes, f.v[1]);
+            hb_strv_push(&rep->sizes, f.v[2]);
+        } else if (strcmp(f.v[0], "verify") == 0 && f.n >= 2 && strcmp(f.v[1], "ok") != 0) {
+            rep->verify_failed = 1;
+            free(rep->verify_detail);
+            rep->verify_detail = hb_xstrdup(f.n >= 3 ? f.v[2] : "");
+        }
+        hb_strv_free(&f);
+    }
+    hb_strv_free(&lines);
+}
+
+/* Checks served_by and verify of an exited-0 run. */
+void hb_phase_judge(const struct hb_phase_report *rep, const char *expected, struct hb_result *res)
+{
+    if (res->status != HB_OK)
+        return;
+    char real[PATH_MAX];
+    if (!rep->served_by) {
+        res->status = HB_FAILED;
+        snprintf(res->reason, sizeof res->reason, "workload did not report served_by");
+    } else if (!realpath(rep->served_by, real) || strcmp(real, expected) != 0) {
+        res->status = HB_FAILED;
+        snprintf(res->reason, sizeof res->reason, "LD_PRELOAD had no effect: malloc served by %s, expected %s",
+                 rep->served_by, expected);
+    } else if (rep->verify_failed) {
+        res->status = HB_FAILED;
+        snprintf(res->reason, sizeof res->reason, "verify failed: %s", rep->verify_detail);
+    }
+}
+
+/* Frees the parsed records. */
+void hb_phase_report_free(struct hb_phase_report *rep)
+{
+    for (size_t i = 0; i < rep->nph; i++) {
+        struct hb_phase *p = &rep->ph[i];
+        free(p->name), free(p->seconds), free(p->ops), free(p->live_bytes), free(p->rss_kb);
+    }
+    free(rep->ph);
+    free(rep->served_by);
+    free(rep->verify_detail);
+    hb_strv_free(&rep->sizes);
+    memset(rep, 0, sizeof *rep);
+}

@@ -1,0 +1,27 @@
+/* phases.h - what a workload reported on the phase pipe (docs/DATA.md phase protocol), and the
+ * verdict on a finished run: served_by verification and the workload's own verify record.
+ *
+ * Always holds: a run is "ok" only when it exited 0, reported served_by, that path is the
+ * allocator's library (realpath compared; glibc: libc.so.6), and no verify fail was reported.
+ * The parsed records are a struct hb_phase_report (record.h), which out/ writes.
+ */
+#ifndef HEAPBENCH_PHASES_H
+#define HEAPBENCH_PHASES_H
+
+#include <stddef.h>
+
+#include "record.h"
+#include "util.h"
+
+/* Parses the raw phase text (TAB-separated records, one per line); unknown or short records
+ * are ignored. */
+void hb_phase_parse(const char *text, struct hb_phase_report *rep);
+
+/* Turns an exited-0 result into failed when served_by is missing or is not expected (the
+ * realpath of the allocator's library, hb_registry_expected()), or the workload's verify
+ * failed, with the reason (DATA.md wording). Other statuses are kept. */
+void hb_phase_judge(const struct hb_phase_report *rep, const char *expected, struct hb_result *res);
+
+void hb_phase_report_free(struct hb_phase_report *rep);
+
+#endif

@@ -1,0 +1,256 @@
+/* columns.c - the tables of the results CSVs' columns and their writers (see columns.h).
+ *
+ * Always holds: each writer appends exactly one field; a writer of a measured figure writes an
+ * empty field when the run was not measured.
+ */
+#include "columns.h"
+
+#include <stdlib.h>
+
+/* The schema version every results CSV starts with. */
+static void hb_col_schema(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)x, (void)arg;
+    hb_csv_long(row, 1);
+}
+
+static void hb_col_run_id(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, x->run_id);
+}
+
+static void hb_col_host(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, x->host);
+}
+
+/* The run number, rep and thread count of the record. */
+static void hb_col_run(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_long(row, (long)x->rec->run);
+}
+
+static void hb_col_rep(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_long(row, x->rec->rep);
+}
+
+static void hb_col_threads(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_long(row, x->rec->threads);
+}
+
+/* A string member of the record (arg: its offset). */
+static void hb_col_rec_str(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    hb_csv_str(row, *(const char *const *)((const char *)x->rec + arg));
+}
+
+static void hb_col_status(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, hb_status_names[x->rec->status]);
+}
+
+static void hb_col_reason(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, x->rec->status == HB_OK ? "" : x->rec->reason);
+}
+
+/* exit_code: empty when not measured or killed by a signal. */
+static void hb_col_exit_code(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    if (x->rec->res && !x->rec->res->signal)
+        hb_csv_long(row, x->rec->res->exit_code);
+    else
+        hb_csv_empty(row);
+}
+
+/* signal: empty when not measured or it exited. */
+static void hb_col_signal(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    if (x->rec->res && x->rec->res->signal)
+        hb_csv_long(row, x->rec->res->signal);
+    else
+        hb_csv_empty(row);
+}
+
+/* A double member of the result (arg: its offset). */
+static void hb_col_res_num(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    if (x->rec->res)
+        hb_csv_num(row, *(const double *)((const char *)x->rec->res + arg));
+    else
+        hb_csv_empty(row);
+}
+
+/* A long member of the result (arg: its offset). */
+static void hb_col_res_long(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    if (x->rec->res)
+        hb_csv_long(row, *(const long *)((const char *)x->rec->res + arg));
+    else
+        hb_csv_empty(row);
+}
+
+static void hb_col_served_by(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, x->rec->res ? x->rec->served_by : NULL);
+}
+
+/* Perf counter arg: empty when not measured or unavailable. */
+static void hb_col_counter(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    if (x->rec->res && x->rec->res->counter_ok[arg])
+        hb_csv_num(row, x->rec->res->counter[arg]);
+    else
+        hb_csv_empty(row);
+}
+
+/* A field of phase record i (arg: its offset in struct hb_phase). */
+static void hb_col_phase(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    hb_csv_str(row, *(char *const *)((const char *)&x->rec->phases->ph[x->i] + arg));
+}
+
+static void hb_col_rss_t(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_num(row, x->rec->res->rss[x->i].t);
+}
+
+static void hb_col_rss_kb(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_long(row, (long)x->rec->res->rss[x->i].rss_kb);
+}
+
+/* Size record i's request (arg 0) or usable size (arg 1). */
+static void hb_col_size(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    hb_csv_str(row, x->rec->phases->sizes.v[2 * x->i + arg]);
+}
+
+#define REC(m) offsetof(struct hb_run_record, m)
+#define RES(m) offsetof(struct hb_result, m)
+#define PH(m) offsetof(struct hb_phase, m)
+
+/* The cell key minus host, plus rep: every per-run file but rss.csv repeats it. */
+#define HB_CELL_COLUMNS                                                                                   \
+    {"workload", hb_col_rec_str, REC(workload)}, {"allocator", hb_col_rec_str, REC(allocator)},          \
+        {"threads", hb_col_threads, 0}, {"params", hb_col_rec_str, REC(params)},                         \
+        {"env", hb_col_rec_str, REC(env)}, {"rep", hb_col_rep, 0}
+
+static const struct hb_column hb_runs_cols[] = {
+    {"schema", hb_col_schema, 0},
+    {"run_id", hb_col_run_id, 0},
+    {"host", hb_col_host, 0},
+    {"run", hb_col_run, 0},
+    HB_CELL_COLUMNS,
+    {"status", hb_col_status, 0},
+    {"reason", hb_col_reason, 0},
+    {"exit_code", hb_col_exit_code, 0},
+    {"signal", hb_col_signal, 0},
+    {"wall_s", hb_col_res_num, RES(wall_s)},
+    {"user_s", hb_col_res_num, RES(user_s)},
+    {"sys_s", hb_col_res_num, RES(sys_s)},
+    {"maxrss_kb", hb_col_res_long, RES(maxrss_kb)},
+    {"minflt", hb_col_res_long, RES(minflt)},
+    {"majflt", hb_col_res_long, RES(majflt)},
+    {"nvcsw", hb_col_res_long, RES(nvcsw)},
+    {"nivcsw", hb_col_res_long, RES(nivcsw)},
+    {"served_by", hb_col_served_by, 0},
+    {"task_clock_ms", hb_col_counter, HB_CTR_TASK_CLOCK},
+    {"page_faults", hb_col_counter, HB_CTR_PAGE_FAULTS},
+    {"context_switches", hb_col_counter, HB_CTR_CONTEXT_SWITCHES},
+    {"cpu_migrations", hb_col_counter, HB_CTR_CPU_MIGRATIONS},
+    {"cycles", hb_col_counter, HB_CTR_CYCLES},
+    {"instructions", hb_col_counter, HB_CTR_INSTRUCTIONS},
+    {"cache_misses", hb_col_counter, HB_CTR_CACHE_MISSES},
+    {"branch_misses", hb_col_counter, HB_CTR_BRANCH_MISSES},
+    {"dtlb_load_misses", hb_col_counter, HB_CTR_DTLB_LOAD_MISSES},
+};
+
+static const struct hb_column hb_phases_cols[] = {
+    {"schema", hb_col_schema, 0},
+    {"run_id", hb_col_run_id, 0},
+    {"run", hb_col_run, 0},
+    HB_CELL_COLUMNS,
+    {"phase", hb_col_phase, PH(name)},
+    {"seconds", hb_col_phase, PH(seconds)},
+    {"ops", hb_col_phase, PH(ops)},
+    {"live_bytes", hb_col_phase, PH(live_bytes)},
+    {"rss_kb", hb_col_phase, PH(rss_kb)},
+};
+
+static const struct hb_column hb_rss_cols[] = {
+    {"schema", hb_col_schema, 0}, {"run_id", hb_col_run_id, 0}, {"run", hb_col_run, 0},
+    {"t", hb_col_rss_t, 0},       {"rss_kb", hb_col_rss_kb, 0},
+};
+
+static const struct hb_column hb_sizes_cols[] = {
+    {"schema", hb_col_schema, 0},  {"run_id", hb_col_run_id, 0}, {"run", hb_col_run, 0},
+    {"allocator", hb_col_rec_str, REC(allocator)}, {"request", hb_col_size, 0}, {"usable", hb_col_size, 1},
+};
+
+static const struct {
+    const char *file;
+    const struct hb_column *cols;
+    size_t n;
+} hb_files[HB_NFILES] = {
+    {"runs.csv", hb_runs_cols, sizeof hb_runs_cols / sizeof *hb_runs_cols},
+    {"phases.csv", hb_phases_cols, sizeof hb_phases_cols / sizeof *hb_phases_cols},
+    {"rss.csv", hb_rss_cols, sizeof hb_rss_cols / sizeof *hb_rss_cols},
+    {"sizes.csv", hb_sizes_cols, sizeof hb_sizes_cols / sizeof *hb_sizes_cols},
+};
+
+/* The file's name (columns.h). */
+const char *hb_columns_file(enum hb_csv_file f)
+{
+    return hb_files[f].file;
+}
+
+/* The file's table (columns.h). */
+const struct hb_column *hb_columns(enum hb_csv_file f, size_t *n)
+{
+    *n = hb_files[f].n;
+    return hb_files[f].cols;
+}
+
+/* The header line (columns.h). */
+char *hb_columns_header(enum hb_csv_file f, const struct hb_strv *metric_names)
+{
+    struct hb_csv row = {0};
+    for (size_t i = 0; i < hb_files[f].n; i++)
+        hb_csv_str(&row, hb_files[f].cols[i].name);
+    for (size_t i = 0; f == HB_RUNS && metric_names && i < metric_names->n; i++) {
+        char *col = hb_xasprintf("metric_%s", metric_names->v[i]);
+        hb_csv_str(&row, col);
+        free(col);
+    }
+    hb_csv_end(&row);
+    return row.buf;
+}
+
+/* One row (columns.h). */
+void hb_columns_row(struct hb_csv *row, enum hb_csv_file f, const struct hb_row_ctx *x)
+{
+    for (size_t i = 0; i < hb_files[f].n; i++)
+        hb_files[f].cols[i].write(row, x, hb_files[f].cols[i].arg);
+    for (size_t i = 0; f == HB_RUNS && i < x->rec->nmetric; i++) {
+        if (x->rec->metric_ok && x->rec->metric_ok[i])
+            hb_csv_num(row, x->rec->metric[i]);
+        else
+            hb_csv_empty(row);
+    }
+    hb_csv_end(row);
+}

@@ -1,0 +1,147 @@
+/* results.c - creates and appends to a results directory (see results.h).
+ *
+ * Always holds: a CSV is never visible without its header line; rows are written whole.
+ */
+#include "results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sysinfo.h"
+
+/* Path inside the directory. */
+char *hb_results_path(const struct hb_results *r, const char *name)
+{
+    return hb_xasprintf("%s/%s", r->dir, name);
+}
+
+/* Opens every CSV for appending; exits 2 when one cannot be opened. */
+static void hb_results_open_files(struct hb_results *r)
+{
+    for (int f = 0; f < HB_NFILES; f++) {
+        char *path = hb_results_path(r, hb_columns_file(f));
+        r->fd[f] = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (r->fd[f] < 0)
+            hb_usage("cannot open %s: %s; give a writable results directory", path, strerror(errno));
+        free(path);
+    }
+}
+
+/* mkdir that accepts an existing directory. */
+static int hb_mkdir_ok(const char *path)
+{
+    return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* Creates the directory, the CSVs with headers, logs/ and work/. */
+void hb_results_create(struct hb_results *r, const char *outdir, const struct hb_strv *metric_names)
+{
+    memset(r, 0, sizeof *r);
+    r->host = hb_sys_host();
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    if (outdir) {
+        r->dir = hb_xstrdup(outdir);
+        if (hb_mkdir_ok(r->dir) != 0 || access(r->dir, W_OK) != 0)
+            hb_usage("cannot write output directory %s: %s; choose another with -o DIR", r->dir, strerror(errno));
+        char *old = hb_results_path(r, "runs.csv");
+        if (access(old, F_OK) == 0)
+            hb_usage("%s already holds results; finish it with --resume %s or choose another -o DIR", r->dir, r->dir);
+        free(old);
+        const char *base = strrchr(r->dir, '/');
+        r->run_id = hb_xstrdup(base && base[1] ? base + 1 : r->dir);
+    } else {
+        char *results = hb_root_path("results");
+        if (hb_mkdir_ok(results) != 0)
+            hb_usage("cannot create %s: %s; choose an output directory with -o DIR", results, strerror(errno));
+        for (int n = 1; !r->dir; n++) {
+            char *id = n == 1 ? hb_xasprintf("%s-%s", stamp, r->host) : hb_xasprintf("%s-%s-%d", stamp, r->host, n);
+            char *dir = hb_xasprintf("%s/%s", results, id);
+            if (mkdir(dir, 0755) == 0) {
+                r->dir = dir;
+                r->run_id = id;
+            } else if (errno != EEXIST) {
+                hb_usage("cannot create %s: %s; choose an output directory with -o DIR", dir, strerror(errno));
+            } else {
+                free(dir), free(id);
+            }
+        }
+        free(results);
+    }
+    for (int f = 0; f < HB_NFILES; f++) {
+        char *path = hb_results_path(r, hb_columns_file(f));
+        char *h = hb_columns_header(f, metric_names);
+        if (hb_write_file_atomic(path, h, strlen(h)) != 0)
+            hb_usage("cannot write %s: %s; choose a writable output directory with -o DIR", path, strerror(errno));
+        free(path), free(h);
+    }
+    char *logs = hb_results_path(r, "logs"), *work = hb_results_path(r, "work");
+    if (hb_mkdir_ok(logs) != 0 || hb_mkdir_ok(work) != 0)
+        hb_usage("cannot create %s: %s; choose a writable output directory with -o DIR", logs, strerror(errno));
+    free(logs), free(work);
+    hb_results_open_files(r);
+}
+
+/* Reopens an existing directory. */
+void hb_results_reopen(struct hb_results *r, const char *dir, const char *run_id)
+{
+    memset(r, 0, sizeof *r);
+    r->host = hb_sys_host();
+    r->dir = hb_xstrdup(dir);
+    r->run_id = hb_xstrdup(run_id);
+    hb_results_open_files(r);
+}
+
+/* One write(2) of the whole buffer. */
+int hb_results_append(struct hb_results *r, enum hb_csv_file f, struct hb_csv *row)
+{
+    int rc = 0;
+    if (row->len) {
+        ssize_t w = write(r->fd[f], row->buf, row->len);
+        rc = w == (ssize_t)row->len ? 0 : -1;
+    }
+    hb_csv_reset(row);
+    return rc;
+}
+
+/* results/latest -> the directory, via a temporary link renamed over it. */
+void hb_results_link_latest(const struct hb_results *r)
+{
+    char *results = hb_root_path("results");
+    char real[PATH_MAX], realres[PATH_MAX];
+    if (hb_mkdir_ok(results) != 0 || !realpath(r->dir, real) || !realpath(results, realres)) {
+        fprintf(stderr, "heapbench: could not update %s/latest: %s\n", results, strerror(errno));
+        free(results);
+        return;
+    }
+    size_t n = strlen(realres);
+    const char *target = strncmp(real, realres, n) == 0 && real[n] == '/' ? real + n + 1 : real;
+    char *tmp = hb_xasprintf("%s/.latest.%d", results, (int)getpid());
+    char *latest = hb_xasprintf("%s/latest", results);
+    unlink(tmp);
+    if (symlink(target, tmp) != 0 || rename(tmp, latest) != 0) {
+        fprintf(stderr, "heapbench: could not update %s: %s\n", latest, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp), free(latest), free(results);
+}
+
+/* Closes the files and frees the names. */
+void hb_results_close(struct hb_results *r)
+{
+    for (int f = 0; f < HB_NFILES; f++)
+        if (r->fd[f] > 0)
+            close(r->fd[f]);
+    free(r->dir), free(r->run_id), free(r->host);
+    memset(r, 0, sizeof *r);
+}

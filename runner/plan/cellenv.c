@@ -1,0 +1,77 @@
+/* cellenv.c - builds argv and envp of a measured process (see cellenv.h).
+ *
+ * Always holds: every string is built here, in the parent, so hb_launch() allocates nothing
+ * between fork and exec.
+ */
+#include "cellenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "spawner.h"
+
+/* Builds the group's argv. */
+void hb_cell_argv(const struct hb_group *g, int quick, struct hb_strv *argv)
+{
+    const struct hb_workload *w = g->wl;
+    switch (w->kind) {
+    case HB_WL_BINARY:
+        hb_strv_push(argv, w->bin);
+        if (g->pass_threads)
+            hb_strv_pushf(argv, "--threads=%d", g->threads);
+        if (quick)
+            hb_strv_push(argv, "--quick");
+        hb_strv_split(argv, g->params, " \t", 0);
+        break;
+    case HB_WL_PROGRAM:
+        hb_program_argv(w->prog, w->prog->command, argv);
+        break;
+    case HB_WL_COMMAND:
+        hb_strv_extend(argv, &w->command);
+        break;
+    }
+}
+
+/* The library to preload first for a: the allocator's own; for glibc, the C library itself when
+ * the probe is preloaded (commands and programs, which may be linked with another allocator,
+ * like Debian's redis-server with libjemalloc: glibc's malloc must then come first in the
+ * lookup order); NULL for glibc workloads (nothing preloaded). */
+static const char *hb_cell_first_lib(const struct hb_alloc *a, const char *probe)
+{
+    if (!a->system)
+        return a->lib;
+    return probe ? hb_registry_expected(a) : NULL;
+}
+
+/* The measured process's environment. */
+void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const char *probe, struct hb_strv *envp)
+{
+    struct hb_strv words = {0};
+    hb_strv_split(&words, g->env, " \t", 0);
+    if (g->wl->kind == HB_WL_PROGRAM)
+        hb_program_env(g->wl->prog, &words);
+    hb_spawn_clean_env(&words, envp);
+    const char *lib = hb_cell_first_lib(a, probe);
+    if (lib && probe)
+        hb_strv_pushf(envp, "LD_PRELOAD=%s %s", lib, probe);
+    else if (lib || probe)
+        hb_strv_pushf(envp, "LD_PRELOAD=%s", lib ? lib : probe);
+    hb_strv_pushf(envp, "HEAPBENCH_PHASE_FD=%d", HB_PHASE_FD_CHILD);
+    if (probe)
+        hb_strv_pushf(envp, "HEAPBENCH_PROBE_PPID=%d", (int)getpid());
+    hb_strv_extend(envp, &words);
+    hb_strv_free(&words);
+}
+
+/* Environment for helpers that must not be preloaded. */
+void hb_cell_plain_envp(const struct hb_program *p, struct hb_strv *envp)
+{
+    struct hb_strv words = {0};
+    if (p)
+        hb_program_env(p, &words);
+    hb_spawn_clean_env(&words, envp);
+    hb_strv_extend(envp, &words);
+    hb_strv_free(&words);
+}

@@ -1,0 +1,181 @@
+/* registry.c - parses allocators/registry.txt, resolves libraries, reads versions and hashes.
+ *
+ * Always holds: a non-system allocator is found only when its library path exists; the
+ * path stored is the realpath, so served_by (also realpath'd) can be compared with strcmp.
+ */
+#include "registry.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfcheck.h"
+#include "sysinfo.h"
+#include "util.h"
+
+/* Picks the first existing candidate of a (':'-separated, root-relative) and sets found/lib. */
+static void hb_registry_resolve(struct hb_alloc *a)
+{
+    a->system = strcmp(a->candidates, "-") == 0;
+    a->found = a->system;
+    if (a->system)
+        return;
+    struct hb_strv paths = {0};
+    hb_strv_split(&paths, a->candidates, ":", 0);
+    for (size_t i = 0; i < paths.n && !a->found; i++) {
+        char *full = hb_root_path(paths.v[i]);
+        char real[PATH_MAX];
+        if (realpath(full, real)) {
+            a->lib = hb_xstrdup(real);
+            a->found = 1;
+        }
+        free(full);
+    }
+    hb_strv_free(&paths);
+}
+
+/* Parses the registry text into reg. */
+int hb_registry_parse(struct hb_registry *reg, const char *text, char *err, size_t errlen)
+{
+    struct hb_strv f = {0};
+    size_t pos = 0, ln = 0;
+    int rc = 0;
+    while (rc == 0 && hb_table_next(text, &pos, &ln, &f) == 0) {
+        if (f.n != 6 || !*f.v[0] || !*f.v[1] ||
+            (strcmp(f.v[5], "default") != 0 && strcmp(f.v[5], "opt-in") != 0)) {
+            snprintf(err, errlen, "line %zu: want 'name | libraries | package | version | tunables | "
+                     "default|opt-in', got %zu fields", ln, f.n);
+            rc = -1;
+        } else {
+            reg->a = hb_xrealloc(reg->a, (reg->n + 1) * sizeof *reg->a);
+            struct hb_alloc *a = memset(&reg->a[reg->n++], 0, sizeof *reg->a);
+            a->name = hb_xstrdup(f.v[0]);
+            a->candidates = hb_xstrdup(f.v[1]);
+            a->package = hb_xstrdup(f.v[2]);
+            a->version_how = hb_xstrdup(f.v[3]);
+            a->tunables = hb_xstrdup(f.v[4]);
+            a->is_default = strcmp(f.v[5], "default") == 0;
+            hb_registry_resolve(a);
+        }
+    }
+    hb_strv_free(&f);
+    return rc;
+}
+
+/* Loads the project's registry file or exits 1. */
+void hb_registry_load(struct hb_registry *reg)
+{
+    char *path = hb_root_path("allocators/registry.txt");
+    char *text = hb_read_file(path, NULL);
+    char err[256];
+    if (!text)
+        hb_fatal("cannot read %s; run heapbench from its build/ directory of a full checkout", path);
+    if (hb_registry_parse(reg, text, err, sizeof err) != 0)
+        hb_fatal("%s: %s", path, err);
+    free(text);
+    free(path);
+}
+
+/* The allocator named name, or NULL. */
+struct hb_alloc *hb_registry_find(const struct hb_registry *reg, const char *name)
+{
+    for (size_t i = 0; i < reg->n; i++)
+        if (strcmp(reg->a[i].name, name) == 0)
+            return &reg->a[i];
+    return NULL;
+}
+
+/* Adds NAME=PATH, after checking that PATH is a shared object. */
+struct hb_alloc *hb_registry_add_user(struct hb_registry *reg, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || !eq[1])
+        hb_usage("--allocator wants NAME=/path/lib.so, got '%s'", spec);
+    char why[256] = "";
+    char *path = hb_xstrdup(eq + 1);
+    if (!hb_is_shared_object(path, why, sizeof why))
+        hb_usage("--allocator %s: %s is not a shared object (%s); give the path of a .so library",
+                 spec, path, why);
+    char *name = hb_xasprintf("%.*s", (int)(eq - spec), spec);
+    struct hb_alloc *a = hb_registry_find(reg, name);
+    if (!a) {
+        reg->a = hb_xrealloc(reg->a, (reg->n + 1) * sizeof *reg->a);
+        a = &reg->a[reg->n++];
+    } else {
+        free(a->name), free(a->candidates), free(a->package), free(a->version_how);
+        free(a->tunables), free(a->lib);
+    }
+    memset(a, 0, sizeof *a);
+    a->name = name;
+    a->candidates = path;
+    a->package = hb_xstrdup("-");
+    a->version_how = hb_xstrdup("path");
+    a->tunables = hb_xstrdup("none");
+    hb_registry_resolve(a);
+    return a;
+}
+
+/* Comma-separated names. */
+char *hb_registry_names(const struct hb_registry *reg)
+{
+    struct hb_strv names = {0};
+    for (size_t i = 0; i < reg->n; i++)
+        hb_strv_push(&names, reg->a[i].name);
+    char *s = hb_strv_join(&names, ", ");
+    hb_strv_free(&names);
+    return s;
+}
+
+/* Reads the version the registry says how to read, and the library's sha256. */
+void hb_registry_identify(struct hb_alloc *a)
+{
+    if (a->version)
+        return;
+    if (strncmp(a->version_how, "dpkg:", 5) == 0) {
+        char *argv[] = {"dpkg-query", "-W", "-f=${Version}", a->version_how + 5, NULL};
+        a->version = hb_capture(argv);
+    } else if (strcmp(a->version_how, "glibc") == 0) {
+        a->version = hb_sys_glibc();
+    } else if (strcmp(a->version_how, "git") == 0) {
+        a->version = hb_sys_git_commit();
+    } else {
+        a->version = hb_xstrdup("");
+    }
+    const char *lib = a->system ? NULL : a->lib;
+    char *libc = a->system ? hb_sys_libc_path() : NULL;
+    if (a->found) {
+        char *argv[] = {"sha256sum", "--", (char *)(lib ? lib : libc), NULL};
+        char *line = hb_capture(argv);
+        line[strcspn(line, " ")] = '\0';
+        a->sha256 = line;
+    } else {
+        a->sha256 = hb_xstrdup("");
+    }
+    free(libc);
+}
+
+/* What served_by must be for this allocator. */
+const char *hb_registry_expected(const struct hb_alloc *a)
+{
+    static char *libc;
+    if (!a->system)
+        return a->lib;
+    if (!libc)
+        libc = hb_sys_libc_path();
+    return libc;
+}
+
+/* Frees every allocator. */
+void hb_registry_free(struct hb_registry *reg)
+{
+    for (size_t i = 0; i < reg->n; i++) {
+        struct hb_alloc *a = &reg->a[i];
+        free(a->name), free(a->candidates), free(a->package), free(a->version_how);
+        free(a->tunables), free(a->lib), free(a->version), free(a->sha256);
+    }
+    free(reg->a);
+    reg->a = NULL;
+    reg->n = 0;
+}

@@ -1,0 +1,88 @@
+/* test_phases.c - unit tests of the phase-protocol parser and the served_by/verify judge
+ * (runner/measure/phases.c).
+ * Always holds: the expected verdicts follow from the records and allocators built here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "phases.h"
+#include "registry.h"
+#include "sysinfo.h"
+#include "tcheck.h"
+
+/* A result that exited 0. */
+static struct hb_result exited_ok(void)
+{
+    struct hb_result r;
+    memset(&r, 0, sizeof r);
+    r.status = HB_OK;
+    return r;
+}
+
+/* Parsing every record kind. */
+static void test_parse(void)
+{
+    struct hb_phase_report rep;
+    hb_phase_parse("served_by\t/x/lib.so\n"
+                    "phase\tbuild\t0.5\t100\t4096\t2000\n"
+                    "garbage line\n"
+                    "size\t1\t24\n"
+                    "phase\tfree\t0.1\t100\t0\t1500\n"
+                    "verify\tok\tsum 7\n",
+                    &rep);
+    TCHECK("served_by read", rep.served_by && strcmp(rep.served_by, "/x/lib.so") == 0);
+    TCHECK("two phases in order", rep.nph == 2 && strcmp(rep.ph[1].name, "free") == 0 &&
+                                      strcmp(rep.ph[0].live_bytes, "4096") == 0);
+    TCHECK("size record kept as request, usable", rep.sizes.n == 2 && strcmp(rep.sizes.v[1], "24") == 0);
+    TCHECK("verify ok is not a failure", !rep.verify_failed);
+    hb_phase_report_free(&rep);
+}
+
+/* The judge: served_by missing, wrong, right; verify fail; non-ok kept. */
+static void test_judge(void)
+{
+    char *libc = hb_sys_libc_path();
+    struct hb_alloc glibc = {.name = "glibc", .system = 1, .found = 1};
+    struct hb_alloc sh = {.name = "sh", .found = 1, .lib = "/usr/bin/dash"};
+    struct hb_phase_report rep;
+    struct hb_result r = exited_ok();
+
+    hb_phase_parse("phase\tx\t1\t1\t1\t1\n", &rep);
+    hb_phase_judge(&rep, hb_registry_expected(&glibc), &r);
+    TCHECK("no served_by -> failed", r.status == HB_FAILED && strcmp(r.reason, "workload did not report served_by") == 0);
+    hb_phase_report_free(&rep);
+
+    char *text = hb_xasprintf("served_by\t%s\n", libc);
+    hb_phase_parse(text, &rep);
+    r = exited_ok();
+    hb_phase_judge(&rep, hb_registry_expected(&glibc), &r);
+    TCHECK("libc serving glibc -> ok", r.status == HB_OK);
+    r = exited_ok();
+    hb_phase_judge(&rep, hb_registry_expected(&sh), &r);
+    TCHECK("libc serving a preloaded allocator -> failed", r.status == HB_FAILED);
+    TCHECK("reason says LD_PRELOAD had no effect and names both",
+           strncmp(r.reason, "LD_PRELOAD had no effect: malloc served by ", 43) == 0 && strstr(r.reason, libc) &&
+               strstr(r.reason, "expected /usr/bin/dash"));
+    r = exited_ok();
+    r.status = HB_CRASHED;
+    hb_phase_judge(&rep, hb_registry_expected(&sh), &r);
+    TCHECK("a crashed run stays crashed", r.status == HB_CRASHED);
+    hb_phase_report_free(&rep);
+    free(text);
+
+    hb_phase_parse("served_by\t/bin/sh\nverify\tfail\tchecksum 3 != 4\n", &rep);
+    r = exited_ok();
+    hb_phase_judge(&rep, hb_registry_expected(&sh), &r);
+    TCHECK("served_by through a symlink matches; verify fail -> failed",
+           r.status == HB_FAILED && strcmp(r.reason, "verify failed: checksum 3 != 4") == 0);
+    hb_phase_report_free(&rep);
+    free(libc);
+}
+
+/* Runs every check above; the exit status says whether one failed. */
+int main(void)
+{
+    test_parse();
+    test_judge();
+    return tcheck_summary();
+}
