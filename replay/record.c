@@ -40,6 +40,7 @@
 #define CHUNK_BYTES (64u << 10)
 
 enum { ST_UNUSED, ST_IDLE, ST_BUSY, ST_CLOSED };
+enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
 
 struct rec_thread {
     _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes */
@@ -63,6 +64,7 @@ static struct {
 
 static struct {
     int enabled, use_tsc, fd, hdr_fd;
+    _Atomic int file;                /* FILE_*: fd and hdr_fd are valid once it is FILE_OPEN */
     char dir[PATH_MAX - 64];
     uint64_t tsc0, mono0, mult;     /* ns = (tsc - tsc0) * mult >> 32 (or CLOCK_MONOTONIC - mono0) */
     _Atomic uint32_t nthreads;
@@ -167,26 +169,40 @@ static void write_header(void)
 
 /* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec)
  * and writes its header; the chunk fd appends, the header fd rewrites the header at exit. */
-static void open_trace(void)
+static void create_trace(void)
 {
     char path[PATH_MAX];
-    int err = errno;
-    for (int n = 1; n < 100 && R.fd < 0; n++) {
+    int fd = -1;
+    for (int n = 1; n < 100 && fd < 0; n++) {
         if (n == 1)
             snprintf(path, sizeof path, "%s/%llu.hbt", R.dir, (unsigned long long)R.h.pid);
         else
             snprintf(path, sizeof path, "%s/%llu.%d.hbt", R.dir, (unsigned long long)R.h.pid, n);
-        R.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-        if (R.fd < 0 && errno != EEXIST)
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
             break;
     }
-    if (R.fd >= 0) {
+    if (fd >= 0) {
         R.hdr_fd = open(path, O_WRONLY | O_CLOEXEC);
         write_header();
+        R.fd = fd;
     } else {
         R.enabled = 0;
         dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(errno));
     }
+}
+
+/* The first thread to write a chunk creates the file and its header; the others wait for that,
+ * so no chunk can land before the header (the only wait in the recorder: once per process). */
+static void open_trace(void)
+{
+    int err = errno, closed = FILE_CLOSED;
+    if (atomic_compare_exchange_strong(&R.file, &closed, FILE_OPENING)) {
+        create_trace();
+        atomic_store(&R.file, R.fd >= 0 ? FILE_OPEN : FILE_FAILED);
+    }
+    while (atomic_load(&R.file) == FILE_OPENING)
+        sched_yield();
     errno = err;
 }
 
@@ -196,9 +212,9 @@ static void flush(struct rec_thread *t)
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
         return;
-    if (R.fd < 0)
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
         open_trace();
-    if (R.fd >= 0) {
+    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
         int err = errno;
         write_all(R.fd, t->c.buf, len);
         errno = err;
@@ -474,6 +490,7 @@ static void atfork_child(void)
     close(R.fd);
     close(R.hdr_fd);
     R.fd = R.hdr_fd = -1;
+    atomic_store(&R.file, FILE_CLOSED);
     uint32_t n = atomic_load(&R.nthreads);
     memset(threads, 0, sizeof threads[0] * (n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS));
     atomic_store(&R.nthreads, 0);
