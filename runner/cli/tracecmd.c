@@ -192,7 +192,11 @@ int hb_cmd_record(int argc, char **argv)
     char *parent = slash ? hb_xasprintf("%.*s", (int)(slash - file), file) : hb_xstrdup(".");
     if (!out && !p && mkdir(parent, 0755) != 0 && errno != EEXIST)
         hb_usage("record: cannot create %s: %s; give -o FILE", parent, strerror(errno));
-    char *dir = hb_xasprintf("%s/.record.XXXXXX", parent);
+    char *absparent = realpath(parent, NULL); /* the recorded program may run in another directory */
+    if (!absparent)
+        hb_usage("record: no directory %s for %s: %s", parent, file, strerror(errno));
+    char *dir = hb_xasprintf("%s/.record.XXXXXX", absparent);
+    free(absparent);
     if (!mkdtemp(dir))
         hb_usage("record: cannot create a directory beside %s: %s", file, strerror(errno));
     struct hb_result orig;
