@@ -4,7 +4,8 @@
  * usage: hbreplay [--touch=none|first|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
  *
  * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
- * replayer's own baseline before any replayed allocation), phase `replay` (the events: ops done, live
+ * replayer's own baseline before any replayed allocation), phase `self` (the same events without
+ * allocator calls or touching: the replayer's own cost), phase `replay` (the events: ops done, live
  * requested bytes at the end), phase `ideal` (live_bytes = the trace's peak live requested
  * bytes, seconds = when the recorded program reached it, ops 0); when the trace carries them
  * (heapbench record), phase `original`: the program's own run without the recorder (its wall
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
     }
     struct hbt_stats want;
     hbt_stats(&t, (uint64_t *)slots, NULL, &want);
-    memset(slots, 0, t.objects * sizeof *slots); /* stays resident: part of the load baseline */
+    memset(slots, 0, t.objects * sizeof *slots); /* resident: part of the load baseline */
     const char *touch = wl_word("touch");
     struct replay_opts o = {.touch = !strcmp(touch, "none") ? TOUCH_NONE : !strcmp(touch, "all") ? TOUCH_ALL : TOUCH_FIRST,
                             .recorded_speed = !strcmp(wl_word("speed"), "recorded"),
@@ -111,8 +112,12 @@ int main(int argc, char **argv)
     }
     wl_phase("load", t0, 0, 0);
     struct replay_result r;
-    if (replay_run(&t, rp, &r) < 0)
+    if (replay_run(&t, rp, slots, 1, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
+    wl_phase_record("self", r.seconds, r.ops, 0, wl_rss_kb());
+    if (replay_run(&t, rp, slots, 0, &r) < 0)
+        return wl_verify(0, "a replay thread could not be started");
+    replay_free(&t, rp);
     wl_phase("replay", wl_now() - r.seconds, r.ops, want.live_bytes);
     wl_phase("ideal", wl_now() - (double)want.peak_ns / 1e9, 0, want.peak_bytes);
     if (t.h.orig_wall_ns)

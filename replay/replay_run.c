@@ -23,6 +23,7 @@ struct rop {
 #define RC_PRODUCES 0x20u
 #define RC_CROSS 0x40u  /* the object consumed was made by another thread: wait for it */
 #define RC_FREES 0x80u  /* consumed without a product: free it (free, or glibc's realloc(p, 0)) */
+#define REPLAY_SELF ((void *)4096) /* every block of the self pass (never dereferenced) */
 
 struct worker {
     const struct replay_opts *o;
@@ -31,6 +32,8 @@ struct worker {
     const uint64_t *ns;          /* the events' recorded times, with --speed=recorded */
     uint64_t nops, todo;         /* the thread's events (arrays' size), those decoded */
     uint64_t next_obj;           /* the index of the thread's next object */
+    uint64_t first_obj;          /* the index of its first */
+    int self;                    /* 1: the self pass, no allocator call (replay_run's self) */
     uint64_t done, nulls;
     const struct timespec *start;
     pthread_t tid;
@@ -55,7 +58,7 @@ static struct rop encode(const struct hbt_event *e)
 static int prepare(const struct hbt_trace *t, uint16_t th, struct worker *w)
 {
     w->nops = t->threads[th].ops;
-    w->next_obj = t->threads[th].obj_base;
+    w->first_obj = t->threads[th].obj_base;
     struct rop *ops = hbt_pages(w->nops * sizeof *ops);
     uint64_t *ns = w->o->recorded_speed ? hbt_pages(w->nops * sizeof *ns) : NULL;
     if (!ops || (w->o->recorded_speed && !ns))
@@ -136,14 +139,16 @@ static inline void perform(struct worker *w, const struct rop *op)
         if (old == REPLAY_NULL)
             old = NULL;
         if (code & RC_FREES) {
-            free(old);
+            if (!w->self)
+                free(old);
             return;
         }
     }
     if (!(code & RC_PRODUCES))
         return;
-    void *p = produce(code & 0x0f, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old);
-    if (!p) {
+    void *p = w->self ? REPLAY_SELF : produce(code & 0x0f, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old);
+    if (p == REPLAY_SELF) {
+    } else if (!p) {
         w->nulls++;
         p = REPLAY_NULL;
     } else {
@@ -175,7 +180,7 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     uint64_t i = 0;
     for (; i < w->todo; i++) {
-        if (w->ns)
+        if (w->ns && !w->self)
             wait_until(w->start, w->ns[i]);
         perform(w, &w->ops[i]);
     }
@@ -215,14 +220,18 @@ int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_
     return 0;
 }
 
-int replay_run(const struct hbt_trace *t, struct replay *rp, struct replay_result *r)
+int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, struct replay_result *r)
 {
     struct worker *ws = (struct worker *)rp;
     memset(r, 0, sizeof *r);
+    memset(slots, 0, t->objects * sizeof *slots);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (uint32_t i = 0; i < t->nthreads; i++) {
         ws[i].start = &start;
+        ws[i].self = self;
+        ws[i].next_obj = ws[i].first_obj;
+        ws[i].done = ws[i].nulls = 0;
         if (ws[i].nops && pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
             return -1; /* the threads started may wait for this one's objects: the caller ends the process */
     }
@@ -234,6 +243,7 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, struct replay_resul
         r->nulls += ws[i].nulls;
     }
     r->seconds = elapsed(&start);
-    release(t, ws);
     return 0;
 }
+
+void replay_free(const struct hbt_trace *t, struct replay *rp) { release(t, (struct worker *)rp); }

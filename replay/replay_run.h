@@ -35,8 +35,13 @@ struct replay;
 
 /* Prepares t's replay into slots (t->objects entries, zeroed). 0, or -1 when out of memory. */
 int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay **out);
-/* Runs it (and releases it); leaves each slot holding its object's pointer, or one of the
- * values above. Returns 0, or -1 when a thread cannot be started. */
-int replay_run(const struct hbt_trace *t, struct replay *rp, struct replay_result *r);
+/* Runs it with slots zeroed first; leaves each slot holding its object's pointer, or one of
+ * the values above. self: the self pass, which does everything but the allocator calls, the
+ * touching and the sleeping of --speed=recorded (threads, order, object table, waits for other
+ * threads' objects), so that its time is the replayer's own cost. Returns 0, or -1 when a
+ * thread cannot be started. */
+int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, struct replay_result *r);
+/* Releases a prepared replay. */
+void replay_free(const struct hbt_trace *t, struct replay *rp);
 
 #endif
