@@ -18,6 +18,7 @@ from heapbench.report import plots_overhead
 from heapbench.report import plots_rss
 from heapbench.report import plots_scaling
 from heapbench.report import plots_sizes
+from heapbench.report import replays
 from heapbench.report import tables
 from heapbench.report.cells import Summary
 from heapbench.report.document import Document, Figure, Section
@@ -111,6 +112,9 @@ def build(data, outdir):
                                                          f"{summary.baseline}; lower is better"))
     sections = [header_section(summary), board, failures_section(summary)]
     sections += workload_sections(summary, pngs) + optional_sections(summary, pngs)
+    replay_section = replays.section(summary)
+    if replay_section:
+        sections.append(replay_section)
     if summary.metric_columns():
         sections.append(Section("Program metrics", tables=[tables.metrics_table(summary)]))
     hyperfine = tables.hyperfine_table(results.read_csv(os.path.join(data["dir"], "hyperfine.csv"), required=False))
