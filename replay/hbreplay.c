@@ -5,7 +5,8 @@
  *
  * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
  * replayer's own baseline before any replayed allocation), phase `self` (the same events without
- * allocator calls or touching: the replayer's own cost), phase `replay` (the events: ops done, live
+ * allocator calls or touching: the replayer's own cost), phase `live` records every 10 ms or more
+ * during the replay (seconds into it, live requested bytes, RSS), phase `replay` (the events: ops done, live
  * requested bytes at the end), phase `ideal` (live_bytes = the trace's peak live requested
  * bytes, seconds = when the recorded program reached it, ops 0); when the trace carries them
  * (heapbench record), phase `original`: the program's own run without the recorder (its wall
@@ -51,6 +52,13 @@ static const char *take_trace(int *argc, char **argv)
     *argc = out;
     argv[out] = NULL;
     return path;
+}
+
+/* A `live` phase record: the replay's live requested bytes and RSS, seconds into the replay. */
+static void sample_live(void *arg, double seconds, uint64_t live_bytes)
+{
+    (void)arg;
+    wl_phase_record("live", seconds, 0, live_bytes, wl_rss_kb());
 }
 
 /* The end state against the trace: every object made, the live ones the trace's. */
@@ -100,7 +108,6 @@ int main(int argc, char **argv)
     }
     struct hbt_stats want;
     hbt_stats(&t, (uint64_t *)slots, NULL, &want);
-    memset(slots, 0, t.objects * sizeof *slots); /* resident: part of the load baseline */
     const char *touch = wl_word("touch");
     struct replay_opts o = {.touch = !strcmp(touch, "none") ? TOUCH_NONE : !strcmp(touch, "all") ? TOUCH_ALL : TOUCH_FIRST,
                             .recorded_speed = !strcmp(wl_word("speed"), "recorded"),
@@ -112,10 +119,10 @@ int main(int argc, char **argv)
     }
     wl_phase("load", t0, 0, 0);
     struct replay_result r;
-    if (replay_run(&t, rp, slots, 1, &r) < 0)
+    if (replay_run(&t, rp, slots, 1, NULL, NULL, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
     wl_phase_record("self", r.seconds, 0, 0, wl_rss_kb()); /* ops only on `replay`: throughput sums phase ops */
-    if (replay_run(&t, rp, slots, 0, &r) < 0)
+    if (replay_run(&t, rp, slots, 0, sample_live, NULL, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
     replay_free(&t, rp);
     wl_phase("replay", wl_now() - r.seconds, r.ops, want.live_bytes);

@@ -34,6 +34,9 @@ struct worker {
     uint64_t next_obj;           /* the index of the thread's next object */
     uint64_t first_obj;          /* the index of its first */
     int self;                    /* 1: the self pass, no allocator call (replay_run's self) */
+    int64_t *cum;                /* live bytes this thread added before each block of LIVE_BLOCK events */
+    _Atomic uint64_t progress;   /* events done, published every LIVE_BLOCK events (for the sampler) */
+    _Atomic int finished;
     uint64_t done, nulls;
     const struct timespec *start;
     pthread_t tid;
@@ -54,24 +57,35 @@ static struct rop encode(const struct hbt_event *e)
     return (struct rop){e->size, code};
 }
 
-/* Decodes thread th's events into w (mmap'd arrays). -1 when memory is refused. */
-static int prepare(const struct hbt_trace *t, uint16_t th, struct worker *w)
+#define LIVE_BLOCK 1024u
+
+static uint64_t cum_entries(const struct worker *w) { return w->nops / LIVE_BLOCK + 2; }
+
+/* Decodes thread th's events into w (mmap'd arrays), with the live bytes each block of events
+ * adds (sizes: every object's requested size). -1 when memory is refused. */
+static int prepare(const struct hbt_trace *t, uint16_t th, const uint64_t *sizes, struct worker *w)
 {
     w->nops = t->threads[th].ops;
     w->first_obj = t->threads[th].obj_base;
     struct rop *ops = hbt_pages(w->nops * sizeof *ops);
     uint64_t *ns = w->o->recorded_speed ? hbt_pages(w->nops * sizeof *ns) : NULL;
-    if (!ops || (w->o->recorded_speed && !ns))
+    w->cum = hbt_pages(cum_entries(w) * sizeof *w->cum);
+    if (!ops || !w->cum || (w->o->recorded_speed && !ns))
         return -1;
     struct hbt_cursor c;
     struct hbt_event e;
     hbt_cursor_init(&c, t, th);
     uint64_t n = 0;
+    int64_t live = 0;
     for (; n < w->nops && hbt_next(&c, &e) == 1; n++) {
+        if (n % LIVE_BLOCK == 0)
+            w->cum[n / LIVE_BLOCK] = live;
         ops[n] = encode(&e);
+        live += (hbt_produces(&e) ? (int64_t)e.size : 0) - (hbt_consumes(&e) ? (int64_t)sizes[e.ref] : 0);
         if (ns)
             ns[n] = e.ns;
     }
+    w->cum[n / LIVE_BLOCK + (n % LIVE_BLOCK != 0)] = live;
     w->todo = n;
     w->ops = ops;
     w->ns = ns;
@@ -183,8 +197,12 @@ static void *worker_main(void *arg)
         if (w->ns && !w->self)
             wait_until(w->start, w->ns[i]);
         perform(w, &w->ops[i]);
+        if ((i + 1) % LIVE_BLOCK == 0)
+            atomic_store_explicit(&w->progress, i + 1, memory_order_relaxed);
     }
     w->done = i;
+    atomic_store_explicit(&w->progress, i, memory_order_relaxed);
+    atomic_store_explicit(&w->finished, 1, memory_order_release);
     return NULL;
 }
 
@@ -200,6 +218,7 @@ static void release(const struct hbt_trace *t, struct worker *ws)
     for (uint32_t i = 0; i < t->nthreads; i++) {
         hbt_unpages((void *)ws[i].ops, ws[i].nops * sizeof(struct rop));
         hbt_unpages((void *)ws[i].ns, ws[i].ns ? ws[i].nops * sizeof(uint64_t) : 0);
+        hbt_unpages(ws[i].cum, ws[i].cum ? cum_entries(&ws[i]) * sizeof *ws[i].cum : 0);
     }
     hbt_unpages(ws, t->nthreads * sizeof *ws);
 }
@@ -211,7 +230,7 @@ int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_
         return -1;
     for (uint32_t i = 0; i < t->nthreads; i++) {
         ws[i] = (struct worker){.o = o, .slots = (void *_Atomic *)slots};
-        if (prepare(t, (uint16_t)i, &ws[i]) < 0) {
+        if (prepare(t, (uint16_t)i, (const uint64_t *)slots, &ws[i]) < 0) {
             release(t, ws);
             return -1;
         }
@@ -220,7 +239,34 @@ int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_
     return 0;
 }
 
-int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, struct replay_result *r)
+/* While the workers run: every 10 ms (20 ms after 100 samples, 40 after 200...) the live bytes
+ * of the replay (each thread's blocks done; exact to a block of events per thread) to sample. */
+static void sample_live(const struct hbt_trace *t, struct worker *ws, const struct timespec *start,
+                        replay_sample_fn sample, void *arg)
+{
+    long interval_ns = 10000000L;
+    for (unsigned n = 1;; n++) {
+        struct timespec ts = {0, interval_ns};
+        nanosleep(&ts, NULL);
+        int64_t live = 0;
+        int running = 0;
+        for (uint32_t i = 0; i < t->nthreads; i++) {
+            if (!ws[i].nops)
+                continue;
+            running |= !atomic_load_explicit(&ws[i].finished, memory_order_acquire);
+            uint64_t p = atomic_load_explicit(&ws[i].progress, memory_order_relaxed);
+            live += ws[i].cum[p / LIVE_BLOCK + (p == ws[i].todo && p % LIVE_BLOCK != 0)];
+        }
+        if (!running)
+            return;
+        sample(arg, elapsed(start), live > 0 ? (uint64_t)live : 0);
+        if (n % 100 == 0 && interval_ns < 1000000000L)
+            interval_ns *= 2;
+    }
+}
+
+int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, replay_sample_fn sample, void *arg,
+               struct replay_result *r)
 {
     struct worker *ws = (struct worker *)rp;
     memset(r, 0, sizeof *r);
@@ -232,9 +278,13 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int s
         ws[i].self = self;
         ws[i].next_obj = ws[i].first_obj;
         ws[i].done = ws[i].nulls = 0;
+        atomic_store(&ws[i].progress, 0);
+        atomic_store(&ws[i].finished, 0);
         if (ws[i].nops && pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
             return -1; /* the threads started may wait for this one's objects: the caller ends the process */
     }
+    if (!self && sample)
+        sample_live(t, ws, &start, sample, arg);
     for (uint32_t i = 0; i < t->nthreads; i++) {
         if (!ws[i].nops)
             continue;

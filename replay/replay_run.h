@@ -33,14 +33,19 @@ struct replay_result {
  * plus 8 for its time with --speed=recorded), so that the replay loop does no decoding. */
 struct replay;
 
-/* Prepares t's replay into slots (t->objects entries, zeroed). 0, or -1 when out of memory. */
+/* Prepares t's replay; slots (t->objects entries) holds every object's requested size (from
+ * hbt_stats) and is zeroed by replay_run. 0, or -1 when out of memory. */
 int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay **out);
 /* Runs it with slots zeroed first; leaves each slot holding its object's pointer, or one of
  * the values above. self: the self pass, which does everything but the allocator calls, the
  * touching and the sleeping of --speed=recorded (threads, order, object table, waits for other
  * threads' objects), so that its time is the replayer's own cost. Returns 0, or -1 when a
  * thread cannot be started. */
-int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, struct replay_result *r);
+typedef void (*replay_sample_fn)(void *arg, double seconds, uint64_t live_bytes);
+/* sample (when not NULL and not self) is called from the calling thread every 10 ms or more
+ * while the replay runs, with the seconds since its start and its live requested bytes. */
+int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, replay_sample_fn sample, void *arg,
+               struct replay_result *r);
 /* Releases a prepared replay. */
 void replay_free(const struct hbt_trace *t, struct replay *rp);
 

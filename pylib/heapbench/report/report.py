@@ -15,6 +15,7 @@ from heapbench.report import plots_bars
 from heapbench.report import plots_counters
 from heapbench.report import plots_leaderboard
 from heapbench.report import plots_overhead
+from heapbench.report import plots_replay
 from heapbench.report import plots_rss
 from heapbench.report import plots_scaling
 from heapbench.report import plots_sizes
@@ -51,7 +52,8 @@ def draw_jobs(summary):
     jobs = [("rss", plots_rss.draw, ()), ("counters", plots_counters.draw, ()),
             ("leaderboard", plots_leaderboard.draw, ())]
     jobs += [(("bars", w), plots_bars.draw, (w,)) for w in summary.workloads]
-    jobs += [("scaling", plots_scaling.draw, ()), ("overhead", plots_overhead.draw, ()), ("sizes", plots_sizes.draw, ())]
+    jobs += [("scaling", plots_scaling.draw, ()), ("overhead", plots_overhead.draw, ()), ("sizes", plots_sizes.draw, ()),
+             ("replay", plots_replay.draw, ())]
     return jobs
 
 
@@ -114,6 +116,10 @@ def build(data, outdir):
     sections += workload_sections(summary, pngs) + optional_sections(summary, pngs)
     replay_section = replays.section(summary)
     if replay_section:
+        if pngs["replay"]:
+            replay_section.figures.append(Figure(pngs["replay"], "RSS minus the replayer's baseline (one run per "
+                                                 "allocator, the median replay time) and the live requested bytes "
+                                                 "(dashed), over the replay"))
         sections.append(replay_section)
     if summary.metric_columns():
         sections.append(Section("Program metrics", tables=[tables.metrics_table(summary)]))
