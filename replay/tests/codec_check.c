@@ -2,7 +2,8 @@
  * every kind and flag written through the chunk writer (small chunks, so a thread spans several)
  * read back field by field; object references across threads; the live set and ideal; a header
  * rewrite (the original run's figures); an object freed twice and a header whose count does not
- * match its chunks are refused. Prints PASS/FAIL lines and "N passed, N failed". */
+ * match its chunks are refused. Prints PASS/FAIL lines and "N passed, N failed".
+ * Always holds: works in one temporary file (/tmp/hb-codec-check.*) that it removes. */
 #include "tcheck.h"
 #include "trace.h"
 #include "trace_stats.h"
