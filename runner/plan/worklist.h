@@ -60,7 +60,7 @@ void hb_worklist_add_programs(struct hb_worklist *wl, struct hb_program *progs, 
 struct hb_workload *hb_worklist_add_trace(struct hb_worklist *wl, const char *name);
 
 /* Adds trace:results/traces/NAME.hbt for every trace recorded there (make bench records the
- * program definitions there): they join the default matrix. */
+ * program definitions there): they join the default matrix (not --quick, like prog:NAME). */
 void hb_worklist_add_traces(struct hb_worklist *wl);
 
 /* Adds the exec command workload named name (basename of argv[0] when NULL). */
