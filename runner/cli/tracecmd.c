@@ -8,7 +8,7 @@
  * definition (its setup and cleanup run around the two runs, in results/traces/work/NAME). FILE defaults to results/traces/<command name>.hbt, where every trace
  * joins the default matrix as trace:results/traces/NAME.hbt.
  * Always holds: FILE is written only from a complete recorded run (exit 0); otherwise the
- * traces are left in the directory, named in the error line.
+ * traces are left in the directory, named in the error line (exit 1; usage errors exit 2).
  */
 #include "tracecmd.h"
 
@@ -56,7 +56,7 @@ static void hb_record_original(char *const *cmd, const char *cwd, struct hb_resu
     hb_record_envp(&envp, &none);
     struct hb_launch_spec spec = {.argv = cmd, .envp = envp.v, .cwd = cwd};
     if (hb_launch(&spec, res) != 0 || res->status != HB_OK)
-        hb_usage("record: %s did not run cleanly without the recorder (%s); fix the command first", cmd[0],
+        hb_fatal("record: %s did not run cleanly without the recorder (%s); fix the command first", cmd[0],
                  res->reason[0] ? res->reason : "non-zero exit");
     hb_strv_free(&envp);
 }
@@ -79,7 +79,7 @@ static pid_t hb_record_traced(char *const *cmd, const char *cwd, const char *dir
         hb_usage("record: cannot start %s: %s", cmd[0], strerror(rc));
     int st = hb_spawn_wait(pid);
     if (st != 0)
-        hb_usage("record: %s exited %d while recorded; its traces are in %s", cmd[0], st, dir);
+        hb_fatal("record: %s exited %d while recorded; its traces are in %s", cmd[0], st, dir);
     free(lib);
     hb_strv_free(&add);
     hb_strv_free(&envp);
@@ -110,7 +110,7 @@ static size_t hb_record_collect(const char *dir, pid_t pid, const char *out)
     if (d)
         closedir(d);
     if (!root || rename(root, out) != 0)
-        hb_usage("record: no readable trace of process %d or its children in %s (%s); was build/lib/libhbrecord.so preloaded?", (int)pid, dir,
+        hb_fatal("record: no readable trace of process %d or its children in %s (%s); was build/lib/libhbrecord.so preloaded?", (int)pid, dir,
                  root ? strerror(errno) : "none written");
     if (n > 1 && rename(dir, sub) != 0)
         hb_usage("record: cannot move the child processes' traces from %s to %s: %s", dir, sub, strerror(errno));
