@@ -197,10 +197,10 @@ int hb_cmd_record(int argc, char **argv)
         hb_usage("record: no directory %s for %s: %s", parent, file, strerror(errno));
     char *dir = hb_xasprintf("%s/.record.XXXXXX", absparent);
     free(absparent);
-    if (!mkdtemp(dir))
-        hb_usage("record: cannot create a directory beside %s: %s", file, strerror(errno));
     struct hb_result orig;
     hb_record_original(cmd, cwd, &orig);
+    if (!mkdtemp(dir))
+        hb_fatal("record: cannot create a directory beside %s: %s", file, strerror(errno));
     pid_t pid = hb_record_traced(cmd, cwd, dir);
     size_t n = hb_record_collect(dir, pid, file);
     uint64_t ops = hb_record_annotate(file, &orig);
