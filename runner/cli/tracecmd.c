@@ -86,6 +86,24 @@ static pid_t hb_record_traced(char *const *cmd, const char *cwd, const char *dir
     return pid;
 }
 
+/* Removes an earlier recording's FILE.d/ (its *.hbt files, then the directory). */
+static void hb_record_clear(const char *sub)
+{
+    DIR *d = opendir(sub);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".hbt") == 0) {
+            char *path = hb_xasprintf("%s/%s", sub, e->d_name);
+            unlink(path);
+            free(path);
+        }
+    }
+    if (d) {
+        closedir(d);
+        rmdir(sub);
+    }
+}
+
 /* Moves the trace with the most events (the process that allocates: cc1 under gcc's driver)
  * to out and every other trace of dir into out.d/; returns how many traces there were. */
 static size_t hb_record_collect(const char *dir, pid_t pid, const char *out)
@@ -112,6 +130,8 @@ static size_t hb_record_collect(const char *dir, pid_t pid, const char *out)
     if (!root || rename(root, out) != 0)
         hb_fatal("record: no readable trace of process %d or its children in %s (%s); was build/lib/libhbrecord.so preloaded?", (int)pid, dir,
                  root ? strerror(errno) : "none written");
+    if (n > 1)
+        hb_record_clear(sub);
     if (n > 1 && rename(dir, sub) != 0)
         hb_usage("record: cannot move the child processes' traces from %s to %s: %s", dir, sub, strerror(errno));
     if (n == 1)
