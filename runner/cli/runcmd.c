@@ -86,6 +86,10 @@ static void hb_runctx_matrix(struct hb_runctx *c)
     hb_worklist_load(&c->wl);
     hb_program_load_all(&c->progs, &c->nprogs);
     hb_worklist_add_programs(&c->wl, c->progs, c->nprogs);
+    hb_worklist_add_traces(&c->wl);
+    for (size_t i = 0; c->o.cmd == HB_CMD_RUN && i < c->o.workloads.n; i++)
+        if (strncmp(c->o.workloads.v[i], "trace:", 6) == 0 && !hb_worklist_find(&c->wl, c->o.workloads.v[i]))
+            hb_worklist_add_trace(&c->wl, c->o.workloads.v[i]);
     for (size_t i = 0; i < c->o.user_bins.n; i++)
         hb_worklist_add_bin(&c->wl, c->o.user_bins.v[i]);
     if (c->o.cmd == HB_CMD_EXEC)

@@ -58,7 +58,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
         fprintf(out, "usage: heapbench run [options]\n"
                      "Runs the benchmark matrix (workloads x params x threads x env x allocators) and\n"
                      "writes results/<run-id>/ (docs/DATA.md). Options:\n"
-                     "  -w, --workloads W1,W2    workloads (LIST names, prog:NAME; default: all)\n"
+                     "  -w, --workloads W1,W2    workloads (LIST names, prog:NAME, trace:FILE; default: all)\n"
                      "  -t, --threads 1,2,4      thread counts of multi-threaded workloads\n"
                      "  -p, --params 'ARGS'      one param set replacing the workloads' own; repeat for more\n"
                      "      --quick              quick param sets, 2 reps, every default allocator\n"
