@@ -6,6 +6,8 @@
  */
 #include "options.h"
 
+#include "shardenv.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,8 @@
 
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
-    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS
+    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS,
+    OPT_SHARDS, OPT_LIST_SHARD
 };
 
 /* --count-instructions: callgrind counts the instructions each process executes (deterministic
@@ -34,7 +37,9 @@ static const char hb_usage_measure[] =
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
     "  -o, --output DIR         results directory (default results/<run-id>)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
-    "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
+    "      --shard i/N          run only the workload groups g with g % N == i-1 (merge with 'heapbench merge');\n"
+    "                           without it, from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or TEST_SHARD_INDEX\n"
+    "      --shards N           the number of shards, for an index from the environment (JOB_COMPLETION_INDEX)\n"
     "      --metric NAME=REGEX[,higher]  read a figure from each run's output into metric_NAME\n"
     "      --wrap 'CMD ARGS'    run every measured process under CMD (e.g. 'taskset -c 1')\n"
     "      --count-instructions count each process's instructions with valgrind's callgrind into\n"
@@ -53,7 +58,8 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  -t, --threads 1,2,4      thread counts of multi-threaded workloads\n"
                      "  -p, --params 'ARGS'      one param set replacing the workloads' own; repeat for more\n"
                      "      --quick              quick param sets, 2 reps, every default allocator\n"
-                     "      --workload-bin NAME=PATH   use (or add) a workload binary\n");
+                     "      --workload-bin NAME=PATH   use (or add) a workload binary\n"
+                     "      --list-shard i/N     print the cells of shard i of N (what --shard i/N runs) and exit\n");
         fputs(hb_usage_measure, out);
         break;
     case HB_CMD_EXEC:
@@ -131,8 +137,8 @@ static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
     hb_strv_push(sv, val);
 }
 
-/* Parses --shard i/N. */
-static void hb_opt_shard(struct hb_options *o, const char *val)
+/* Parses --shard i/N (or --list-shard i/N, named by opt). */
+static void hb_opt_shard(struct hb_options *o, const char *opt, const char *val)
 {
     char *copy = hb_xstrdup(val);
     char *slash = strchr(copy, '/');
@@ -140,8 +146,27 @@ static void hb_opt_shard(struct hb_options *o, const char *val)
         *slash = '\0';
     if (!slash || hb_parse_int(copy, &o->shard_i) || hb_parse_int(slash + 1, &o->shard_n) ||
         o->shard_n < 1 || o->shard_i < 1 || o->shard_i > o->shard_n)
-        hb_usage("--shard: '%s' is not i/N with 1 <= i <= N; e.g. --shard 1/2", val);
+        hb_usage("%s: '%s' is not i/N with 1 <= i <= N; e.g. %s 1/2", opt, val, opt);
     free(copy);
+    o->shard_source = "--shard";
+}
+
+/* Without --shard: the shard from the scheduler's environment (shardenv.h), also appended to
+ * argv as --shard i/N so that meta.json and --resume keep it outside the scheduler. */
+static void hb_opt_shard_env(struct hb_options *o)
+{
+    char err[256];
+    if (o->shard_source) {
+        if (o->shards && o->shards != o->shard_n)
+            hb_usage("--shards %d disagrees with --shard %d/%d; give one of them", o->shards, o->shard_i, o->shard_n);
+        return;
+    }
+    if (o->resume || o->cmd != HB_CMD_RUN)
+        return;
+    if (hb_shard_from_env(o->shards, &o->shard_i, &o->shard_n, &o->shard_source, err, sizeof err) != 0)
+        hb_usage("shard from the environment: %s", err);
+    if (o->shard_source)
+        hb_strv_pushf(&o->argv, "--shard=%d/%d", o->shard_i, o->shard_n);
 }
 
 /* Handles one parsed option; returns 0 when c is not an option of this table. */
@@ -176,7 +201,9 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         break;
     case OPT_INTERVAL: o->interval_ms = hb_opt_int("--interval", val, 0); break;
     case OPT_RESUME: free(o->resume); o->resume = hb_xstrdup(val); break;
-    case OPT_SHARD: hb_opt_shard(o, val); break;
+    case OPT_SHARD: hb_opt_shard(o, "--shard", val); break;
+    case OPT_LIST_SHARD: hb_opt_shard(o, "--list-shard", val); o->list_shard = 1; break;
+    case OPT_SHARDS: o->shards = hb_opt_int("--shards", val, 1); break;
     case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
     case OPT_WRAP:
@@ -214,6 +241,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"metric", required_argument, 0, OPT_METRIC}, {"hyperfine", no_argument, 0, OPT_HYPERFINE},
         {"wrap", required_argument, 0, OPT_WRAP},
         {"count-instructions", no_argument, 0, OPT_INSTRUCTIONS},
+        {"shards", required_argument, 0, OPT_SHARDS}, {"list-shard", required_argument, 0, OPT_LIST_SHARD},
         {0, 0, 0, 0}};
     static const char *const only_run = "tp";
     memset(o, 0, sizeof *o);
@@ -238,12 +266,13 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
             hb_usage("%s %s: the option needs a value; see heapbench %s --help", argv[0], bad, argv[0]);
         int wrong_cmd = (cmd == HB_CMD_LIST) ||
                         (cmd == HB_CMD_EXEC && c < 256 && strchr(only_run, c)) ||
-                        (cmd == HB_CMD_RUN && c == OPT_HYPERFINE);
+                        (cmd == HB_CMD_RUN && c == OPT_HYPERFINE) || (cmd == HB_CMD_EXEC && c == OPT_LIST_SHARD);
         if (c == '?' || wrong_cmd || !hb_opt_apply(o, c, optarg))
             hb_usage("%s: unknown option '%s'; see heapbench %s --help", argv[0], bad, argv[0]);
     }
     if (o->quick && !o->reps_set)
         o->reps = 2;
+    hb_opt_shard_env(o);
     for (int i = optind; i < argc; i++)
         hb_strv_push(&o->command, argv[i]);
     if (cmd == HB_CMD_EXEC && !o->command.n && !o->resume)
