@@ -29,7 +29,9 @@ static int hb_shard_slurm(int explicit_n, int *i, int *n, char *err, size_t errl
         snprintf(err, errlen, "SLURM_ARRAY_TASK_ID/MIN/MAX/COUNT are not whole numbers");
         return -1;
     }
-    if (has_min && has_max) {
+    if (explicit_n) {
+        *i = id; /* --shards N: the task ID is the shard (--array=1-N), also in a task re-submitted alone */
+    } else if (has_min && has_max) {
         if (has_count && count != max - min + 1) {
             snprintf(err, errlen, "the Slurm array %d-%d has %d tasks, not %d: an array with a step or gaps "
                      "cannot be a shard list; submit with --array=1-N", min, max, count, max - min + 1);
@@ -40,11 +42,9 @@ static int hb_shard_slurm(int explicit_n, int *i, int *n, char *err, size_t errl
     } else if (has_count) {
         *i = id;
         *n = count;
-    } else if (!explicit_n) {
+    } else {
         snprintf(err, errlen, "SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT or MIN/MAX; give --shard i/N");
         return -1;
-    } else {
-        *i = id;
     }
     return 0;
 }

@@ -5,7 +5,8 @@
  * error, never silently "the whole matrix"; without any of the variables the result is 1/1.
  * The variables, first match wins:
  *   SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN/MAX (i = ID-MIN+1, N = MAX-MIN+1) or, without
- *     MIN, SLURM_ARRAY_TASK_COUNT (ID taken 1-based, as --array=1-N gives);
+ *     MIN, SLURM_ARRAY_TASK_COUNT (ID taken 1-based, as --array=1-N gives); with --shards N the ID
+ *     itself is the shard (1-based), so a task re-submitted alone (--array=k) keeps shard k of N;
  *   JOB_COMPLETION_INDEX (Kubernetes Indexed Job, 0-based) with an explicit N (--shards N);
  *   TEST_SHARD_INDEX (0-based) with TEST_TOTAL_SHARDS (Bazel's test sharding).
  * An explicit N (--shards N) overrides the count the scheduler gives.

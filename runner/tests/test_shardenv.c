@@ -67,6 +67,9 @@ static void test_env(void)
     TCHECK("slurm array with a step refused", refused((const char *[]){"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1",
                                                      "SLURM_ARRAY_TASK_MAX=5", "SLURM_ARRAY_TASK_COUNT=3", NULL},
                                                      0, "step"));
+    TCHECK("slurm task re-submitted alone with --shards N keeps its shard",
+           gives((const char *[]){"SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_MIN=2", "SLURM_ARRAY_TASK_MAX=2",
+                                  "SLURM_ARRAY_TASK_COUNT=1", NULL}, 3, 2, 3, "SLURM_ARRAY_TASK_ID"));
     TCHECK("slurm ID alone refused", refused((const char *[]){"SLURM_ARRAY_TASK_ID=1", NULL}, 0, "COUNT"));
     TCHECK("slurm ID not a number refused", refused((const char *[]){"SLURM_ARRAY_TASK_ID=x",
                                                    "SLURM_ARRAY_TASK_COUNT=2", NULL}, 0, "whole numbers"));
