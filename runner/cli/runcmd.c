@@ -16,6 +16,7 @@
 #include "python.h"
 #include "resume.h"
 #include "layout.h"
+#include "shardlist.h"
 #include "sysinfo.h"
 #include "thp.h"
 
@@ -122,6 +123,8 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     char *run_id = NULL, *start = NULL;
     hb_runctx_options(&c, cmd, argc, argv, &run_id, &start);
     hb_runctx_matrix(&c);
+    if (c.o.list_shard)
+        return hb_shardlist_print(&c.m, stdout);
     hb_summary_init(&c.summary, &c.m);
     if (c.o.resume) {
         hb_resume_mark(c.o.resume, &c.m, &c.summary);
