@@ -3,7 +3,7 @@
 #   make          build everything (-O2 -Wall -Wextra -Werror) into build/; the CLI is build/heapbench
 #   make deps     install the missing Debian packages (apt-get, as root; otherwise print the apt-get line)
 #   make test     deps + build + every component's tests; ends with "N passed, N failed"
-#   make bench    deps + build + the default matrix, then its report
+#   make bench    deps + build + the recorded program traces (once) + the default matrix, then its report
 #
 # Each component adds its own targets in <component>/rules.mk, included below; it appends
 # what `make` builds to ALL and what the tests need to TEST_BUILD.
@@ -18,8 +18,8 @@ PYTHON  := /usr/bin/python3
 # Debian packages the project needs: the allocators and tools of the runner issue, then what the tests use.
 DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 \
              hyperfine python3-matplotlib python3-scipy linux-perf libcjson1
-# What building the runner needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume).
-BUILD_PKGS := libcjson-dev
+# What building needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume; zlib: the traces' CRC-32).
+BUILD_PKGS := libcjson-dev zlib1g-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time glibc-source
 
 # What the binary says it is (runner/base/version.h): the version of debian/changelog's first entry;
@@ -32,6 +32,9 @@ PREFIX     ?= /usr/local
 
 ALL        :=
 TEST_BUILD :=
+# Program definitions make bench records once (results/traces/NAME.hbt, not in git) and replays
+# in the default matrix as trace:results/traces/NAME.hbt (replay/README.md).
+BENCH_TRACES := python3-alloc sqlite3 gcc
 
 .PHONY: all deps test bench clean FORCE
 all:
@@ -49,6 +52,8 @@ test: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all
+	@for p in $(BENCH_TRACES); do [ -f results/traces/$$p.hbt ] || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
+	    || echo "make bench: prog:$$p not recorded (see above); its replay is left out"; done
 	@$(B)/heapbench run
 	@$(B)/heapbench report results/latest
 

@@ -6,6 +6,7 @@
 # one definition of the buckets and quantiles in C), linked in and on the include path.
 # Every runner/tests/<name>.c is a test program linked with the runner objects except main.o,
 # built as build/tests/runner-<name>; runner/tests/run runs them all.
+# record and trace (cli/tracecmd.c) use the trace format's one C module, replay/trace.c (-lz).
 
 RUNNER_DIRS  := runner runner/cli runner/plan runner/measure runner/out runner/base
 RUNNER_SRC   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.c))
@@ -13,11 +14,11 @@ RUNNER_HDR   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.h))
 RUNNER_OBJ   := $(patsubst runner/%.c,$(B)/obj/runner/%.o,$(RUNNER_SRC))
 RUNNER_WL    := $(B)/obj/workloads/common/wl_hist.o $(B)/obj/workloads/common/wl_clock.o
 RUNNER_OBJ   += $(RUNNER_WL)
-RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ))
+RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ)) $(B)/obj/replay/trace.o
 RUNNER_TESTS := $(patsubst runner/tests/%.c,$(B)/tests/runner-%,$(wildcard runner/tests/*.c))
 RUNNER_DEFS  :=
-RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS)) -Iworkloads/common
-RUNNER_LIBS  := -lcjson -lm -lpthread
+RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS)) -Iworkloads/common -Ireplay
+RUNNER_LIBS  := -lcjson -lm -lpthread -lz
 
 ALL        += $(B)/heapbench
 TEST_BUILD += $(RUNNER_TESTS)
@@ -26,7 +27,7 @@ $(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) workloads/common/wl_hist.h workloa
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RUNNER_DEFS) $(RUNNER_INC) -c $< -o $@
 
-$(B)/heapbench: $(RUNNER_OBJ)
+$(B)/heapbench: $(RUNNER_OBJ) $(B)/obj/replay/trace.o
 	$(CC) $(CFLAGS) -o $@ $^ $(RUNNER_LIBS)
 
 $(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir

@@ -14,7 +14,7 @@ RUNS_HEADER = ("schema,run_id,host,run,workload,allocator,threads,params,env,rep
                "dtlb_load_misses").split(",")
 
 
-def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(1, 1), metrics=None):
+def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(1, 1), metrics=None, cpu_model="cpu0"):
     """Writes DIR/meta.json and DIR/runs.csv.
 
     cells: {(workload, allocator, threads, params, env): {metric: [value per rep]}} (every
@@ -44,6 +44,8 @@ def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(
         writer.writerows(rows)
     meta = {"schema": schema, "run_id": run_id, "host": host, "complete": True, "interrupted": False,
             "reps": max(r["rep"] for r in rows) if rows else 0, "cells": len(cells),
+            "shard": f"{shard[0]}/{shard[1]}", "cpu_model": cpu_model,
+            "shard_cells": sum(1 for i in range(len(cells)) if i % shard[1] == shard[0] - 1),
             "workloads": sorted({k[0] for k in cells}), "envs": sorted({k[4] for k in cells}),
             "allocators": {a: {"status": "found"} for a in sorted({k[1] for k in cells})},
             "metrics": metrics or {}}

@@ -67,14 +67,68 @@ class MergeTest(unittest.TestCase):
 
     def test_duplicate_shard_refused(self):
         """The same shard twice (copied elsewhere) or a shard plus the full run: exit 2, nothing written."""
-        copy = self.path("copy")
+        copy, full2 = self.path("copy"), self.path("full2")
         fixture.fixture_write(copy, self.cells, host="node1", shard=(1, 3))
-        for dirs in ((self.shards[0], copy), (self.shards[1], self.full)):
+        fixture.fixture_write(full2, self.cells, host="node2")
+        for dirs in ((self.shards[0], copy), (self.shards[1], full2)):
             out = self.path("dup")
             proc = merge(*dirs, "-o", out)
             self.assertEqual(proc.returncode, 2, proc.stdout)
             self.assertIn("give each shard once", proc.stderr)
+            self.assertIn("duplicate (cell, rep)", proc.stderr)
             self.assertFalse(os.path.exists(os.path.join(out, "runs.csv")))
+
+    def test_whole_runs_of_several_hosts(self):
+        """The same matrix run whole on 3 hosts merges (run numbers repeat across hosts): every host
+        keeps every cell and rep, run stays unique, meta.json says how runs were renumbered."""
+        whole = []
+        for i in (1, 2, 3):
+            whole.append(self.path(f"h{i}"))
+            fixture.fixture_write(whole[-1], self.cells, host=f"host{i}")
+        out = self.path("hosts")
+        proc = merge(*whole, "-o", out, "--expect", "1")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        runs = results.load(out)["runs"]
+        self.assertEqual(len({r["run"] for r in runs}), len(runs))
+        full = {(results.cell_key(r)[1:], r["rep"]) for r in results.load(self.full)["runs"]}
+        for host in ("host1", "host2", "host3"):
+            self.assertEqual({(results.cell_key(r)[1:], r["rep"]) for r in runs if r["host"] == host}, full)
+        with open(os.path.join(out, "meta.json")) as fh:
+            self.assertEqual(sorted(json.load(fh)["run_offsets"]), ["host2", "host3"])
+
+    def test_expect_missing_shard_exits_1(self):
+        """--expect 3 with shard 2 absent: the merge is written, the shard named, exit 1; without
+        --expect the same is a warning and exit 0."""
+        dirs = [self.shards[0], self.shards[2]]
+        proc = merge(*dirs, "-o", self.path("e1"), "--expect", "3")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("MISSING shard(s) 2", proc.stdout)
+        proc = merge(*dirs, "-o", self.path("e2"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("warning", proc.stderr)
+        self.assertEqual(merge(*self.shards, "-o", self.path("e3"), "--expect", "3").returncode, 0)
+
+    def test_missing_cells_reported_per_host(self):
+        """A shard that lost two rows (a task killed and not resumed): counted under its host, exit 1 with --expect."""
+        path = os.path.join(self.shards[1], "runs.csv")
+        with open(path) as fh:
+            lines = fh.read().splitlines()
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines[:-2]) + "\n")
+        proc = merge(*self.shards, "-o", self.path("c1"), "--expect", "3")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("2 missing (cell, rep)", proc.stdout)
+        self.assertRegex(proc.stdout, r"host node2 .*: \d+ runs, shard\(s\) 2, 2 missing")
+
+    def test_two_cpu_models_under_one_host_refused(self):
+        """Two directories of host 'node1' with different CPU models: exit 2, nothing written."""
+        other = self.path("other")
+        fixture.fixture_write(other, self.cells, host="node1", shard=(2, 3), cpu_model="cpu1")
+        out = self.path("cpu")
+        proc = merge(self.shards[0], other, "-o", out)
+        self.assertEqual(proc.returncode, 2, proc.stdout)
+        self.assertIn("two machines under one host name", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "runs.csv")))
 
     def test_mismatched_schema_refused(self):
         """A shard of another schema, or with other columns, is refused with exit 2."""

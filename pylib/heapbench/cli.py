@@ -61,6 +61,17 @@ def binary():
     return os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")
 
 
+# The variables from which `heapbench run` takes its shard when --shard is not given
+# (runner/plan/shardenv.h). A subcommand that runs its own matrix (ci, tune, quality, claims)
+# runs all of it, even inside one task of a Slurm array or an indexed Job.
+SHARD_VARS = ("SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "TEST_SHARD_INDEX")
+
+
+def run_env(env=None):
+    """A copy of env (default os.environ) without SHARD_VARS, for the runs a subcommand starts itself."""
+    return {k: v for k, v in (os.environ if env is None else env).items() if k not in SHARD_VARS}
+
+
 def fraction(text):
     """Parses a threshold '5%' or '0.05' into a fraction; raises ValueError on anything else."""
     text = text.strip()

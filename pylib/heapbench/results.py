@@ -6,9 +6,13 @@ Always holds: load() checks that the
 directory is a results directory of the schema this code reads, and raises ResultsError
 with a message that says what is wrong and what to do; callers print it and exit 2.
 Rows come back as dicts of strings, with numeric columns converted (empty -> None).
+Whatever the bytes of the files (not UTF-8, a meta.json that is not an object, a field beyond
+the csv module's limit, a row cut short, NaN, inf, a negative count or text in a numeric
+column), the reader raises ResultsError naming the file and line, never another exception.
 """
 import csv
 import json
+import math
 import os
 
 SCHEMA = 1
@@ -22,21 +26,80 @@ CELL_KEY = ("host", "workload", "allocator", "threads", "params", "env")
 MATCH_KEY = CELL_KEY[1:]
 
 
+# Numeric columns that may hold a negative value (every other numeric column is a count, a
+# time or a size: >= 0). User metrics (metric_*) may be anything finite.
+SIGNED_COLUMNS = {"exit_code", "signal"}
+
+
 class ResultsError(Exception):
     """A directory that cannot be read as heapbench results (message says why and what to do)."""
 
 
 def _number(text):
-    """A CSV field as int (no '.' or exponent) or float; None when empty; the text itself when not a number."""
+    """A CSV field as int (no '.' or exponent) or float; None when empty. Raises ValueError when
+    the text is not a finite number."""
     if not text:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        return text
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
     if value.is_integer() and "." not in text and "e" not in text and "E" not in text:
         return int(text)
     return value
+
+
+def _converter(name):
+    """The conversion of column name: None for text, else a function of (text) -> number or None."""
+    if name in TEXT_COLUMNS:
+        return None
+    if name in SIGNED_COLUMNS or name.startswith("metric_"):
+        return _number
+
+    def count(text):
+        """A number that cannot be negative."""
+        value = _number(text)
+        if value is not None and value < 0:
+            raise ValueError("negative")
+        return value
+    return count
+
+
+def _fail(path, line, what):
+    """The ResultsError of a malformed results file (what to do: the file is damaged)."""
+    return ResultsError(f"{path}:{line}: {what}; the file is damaged or not written by heapbench "
+                        "(re-run, or 'heapbench run --resume DIR' for a run that was cut)")
+
+
+def iter_csv(path):
+    """Yields (line number, list of fields) for every row of a CSV, the header first (line 1).
+
+    Raises ResultsError (never UnicodeDecodeError or csv.Error) on bytes that are not UTF-8, a
+    field beyond the csv module's limit, or a NUL byte.
+    """
+    line = 1
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            for fields in reader:
+                line = reader.line_num
+                yield line, fields
+    except UnicodeDecodeError as err:
+        raise _fail(path, line + 1, f"bytes that are not UTF-8 text ({err.reason})") from None
+    except csv.Error as err:
+        raise _fail(path, line + 1, f"not CSV ({err})") from None
+    except OSError as err:
+        raise ResultsError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def read_header(path):
+    """The header of a results CSV (its first column "schema"), or None when the file is absent."""
+    if not os.path.exists(path):
+        return None
+    for _, header in iter_csv(path):
+        if not header or header[0] != "schema":
+            break
+        return header
+    raise ResultsError(f"{path}: no 'schema' header column; not a heapbench results file")
 
 
 def read_csv(path, required=True):
@@ -45,27 +108,35 @@ def read_csv(path, required=True):
     Text columns (TEXT_COLUMNS) stay strings ("" when empty); every other column becomes a
     number, or None when empty. Every row must carry this code's schema.
     """
-    if not os.path.exists(path):
+    header = read_header(path)
+    if header is None:
         if required:
             raise ResultsError(f"{path}: missing; is this a heapbench results directory (results/<run-id>/)?")
         return []
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if not header or header[0] != "schema":
-            raise ResultsError(f"{path}: no 'schema' header column; not a heapbench results file")
-        convert = [None if name in TEXT_COLUMNS else _number for name in header]
-        schema = str(SCHEMA)
-        rows = []
-        for fields in reader:
-            if not fields:
-                continue
-            if fields[0] != schema:
-                raise ResultsError(f"{path}: schema {fields[0]!r}, this heapbench reads schema {SCHEMA}; "
-                                   "re-run the benchmark with this version or use the matching heapbench")
-            rows.append({name: (conv(value) if conv else value)
-                         for name, conv, value in zip(header, convert, fields)})
+    convert = [_converter(name) for name in header]
+    schema = str(SCHEMA)
+    rows = []
+    for line, fields in iter_csv(path):
+        if line == 1 or not fields:
+            continue
+        if fields[0] != schema:
+            raise ResultsError(f"{path}:{line}: schema {fields[0]!r}, this heapbench reads schema {SCHEMA}; "
+                               "re-run the benchmark with this version or use the matching heapbench")
+        if len(fields) != len(header):
+            raise _fail(path, line, f"{len(fields)} fields where the header has {len(header)} (a row cut short?)")
+        rows.append(_convert_row(path, line, header, convert, fields))
     return rows
+
+
+def _convert_row(path, line, header, convert, fields):
+    """One row as a dict with its numeric columns converted; ResultsError naming the bad column."""
+    row = {}
+    for name, conv, value in zip(header, convert, fields):
+        try:
+            row[name] = conv(value) if conv else value
+        except ValueError as err:
+            raise _fail(path, line, f"column {name} is {value[:40]!r}: {err}") from None
+    return row
 
 
 def write_csv(path, header, rows):
@@ -81,6 +152,41 @@ def write_csv(path, header, rows):
     os.replace(tmp, path)
 
 
+def read_meta(directory):
+    """meta.json of a results directory as a dict; ResultsError when it is absent, not a JSON
+    object, of another schema, or its fields used here (host, cpu_model, shard, reps, cells)
+    have the wrong type."""
+    meta_path = os.path.join(directory, "meta.json")
+    if not os.path.exists(meta_path):
+        raise ResultsError(f"{directory}: no meta.json; not a heapbench results directory "
+                           "(run 'heapbench run' first, or give results/<run-id>)")
+    try:
+        with open(meta_path, encoding="utf-8") as fh:
+            meta = json.load(fh, parse_constant=_no_constant)
+    except (OSError, ValueError, RecursionError) as err:
+        raise ResultsError(f"{meta_path}: unreadable ({str(err)[:200]}); the run may have been cut before it started")
+    if not isinstance(meta, dict):
+        raise ResultsError(f"{meta_path}: a JSON {type(meta).__name__}, not an object; not written by heapbench")
+    if meta.get("schema") != SCHEMA:
+        raise ResultsError(f"{meta_path}: schema {str(meta.get('schema'))[:40]!r}, this heapbench reads schema {SCHEMA}")
+    for key, kinds in META_TYPES.items():
+        if key in meta and meta[key] is not None and not isinstance(meta[key], kinds):
+            raise ResultsError(f"{meta_path}: '{key}' is a {type(meta[key]).__name__}; not written by heapbench")
+    return meta
+
+
+# Types of the meta.json fields the Python side reads (None is accepted for every one).
+META_TYPES = {"host": str, "cpu_model": str, "run_id": str, "shard": str, "shard_cells": int,
+              "reps": int, "cells": int, "complete": bool, "interrupted": bool, "quick": bool,
+              "start": str, "end": str, "command_line": str, "workloads": list, "envs": list,
+              "allocators": dict, "counters": dict, "metrics": dict, "argv": list}
+
+
+def _no_constant(name):
+    """json's hook for NaN and Infinity: refused."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def load(directory):
     """Loads meta.json and every CSV of a results directory into a dict.
 
@@ -90,17 +196,7 @@ def load(directory):
     """
     if not os.path.isdir(directory):
         raise ResultsError(f"{directory}: not a directory; give a results directory such as results/latest")
-    meta_path = os.path.join(directory, "meta.json")
-    if not os.path.exists(meta_path):
-        raise ResultsError(f"{directory}: no meta.json; not a heapbench results directory "
-                           "(run 'heapbench run' first, or give results/<run-id>)")
-    try:
-        with open(meta_path) as fh:
-            meta = json.load(fh)
-    except (OSError, ValueError) as err:
-        raise ResultsError(f"{meta_path}: unreadable ({err}); the run may have been cut before it started")
-    if meta.get("schema") != SCHEMA:
-        raise ResultsError(f"{meta_path}: schema {meta.get('schema')!r}, this heapbench reads schema {SCHEMA}")
+    meta = read_meta(directory)
     return {
         "dir": directory,
         "meta": meta,

@@ -56,7 +56,7 @@ class ReadersTest(unittest.TestCase):
     def test_list_names_match_the_runner(self):
         """Every LIST line, in order, with thread sweeps as ints and one param set per ';'."""
         rows = worklist.read_list()
-        self.assertEqual([w.name for w in rows], [w for w in self.workloads if not w.startswith("prog:")])
+        self.assertEqual([w.name for w in rows], [w for w in self.workloads if not w.startswith(("prog:", "trace:"))])
         churn = rows[[w.name for w in rows].index("thread-churn")]
         self.assertEqual(churn.threads, [1, 2, 4, 8, 16, 32])
         self.assertEqual(len(churn.params), 2)

@@ -66,6 +66,7 @@ int hb_cmd_list(int argc, char **argv)
     hb_worklist_load(&wl);
     hb_program_load_all(&progs, &nprogs);
     hb_worklist_add_programs(&wl, progs, nprogs);
+    hb_worklist_add_traces(&wl);
     hb_list_allocators(&reg);
     printf("\nworkloads:\n");
     for (size_t i = 0; i < wl.n; i++)

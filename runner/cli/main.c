@@ -1,4 +1,4 @@
-/* main.c - build/heapbench: dispatches the subcommands (run, exec, list in C; report, compare,
+/* main.c - build/heapbench: dispatches the subcommands (run, exec, list, record, trace in C; report, compare,
  * ci, merge, tune in Python under /usr/bin/python3, through python.c's table).
  *
  * Always holds: an unknown subcommand or a missing one exits 2 with one line; the Python
@@ -13,6 +13,7 @@
 #include "options.h"
 #include "python.h"
 #include "runcmd.h"
+#include "tracecmd.h"
 #include "util.h"
 #include "version.h"
 
@@ -37,8 +38,12 @@ int main(int argc, char **argv)
         return hb_cmd_run(HB_CMD_EXEC, argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
         return hb_cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "record") == 0)
+        return hb_cmd_record(argc - 1, argv + 1);
+    if (strcmp(cmd, "trace") == 0)
+        return hb_cmd_trace(argc - 1, argv + 1);
     if (hb_python_is_subcommand(cmd))
         hb_python_exec(argc - 1, argv + 1);
-    hb_usage("unknown command '%s'; valid: run, exec, list, report, compare, ci, merge, tune (see heapbench --help)",
+    hb_usage("unknown command '%s'; valid: run, exec, list, record, trace, report, compare, ci, merge, tune (see heapbench --help)",
              cmd);
 }

@@ -157,6 +157,11 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     fprintf(f, "  \"reps\": %d,\n  \"warmup\": %d,\n  \"timeout_s\": %g,\n  \"interval_ms\": %d,\n",
             m->reps, m->warmup, o->timeout_s, o->interval_ms);
     fprintf(f, "  \"order\": \"interleaved\",\n  \"shard\": \"%d/%d\",\n", m->shard_i, m->shard_n);
+    hb_meta_kv(f, "shard_source", o->shard_source);
+    size_t shard_groups = 0;
+    for (size_t g = 0; g < m->ng; g++)
+        shard_groups += hb_matrix_in_shard(m, g);
+    fprintf(f, "  \"shard_cells\": %zu,\n", shard_groups * m->nalloc);
     hb_meta_kv(f, "pin", o->have_pin ? o->pin_text : NULL);
     hb_meta_list(f, "workloads", &m->workloads);
     hb_meta_list(f, "envs", &m->envs);

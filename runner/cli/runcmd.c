@@ -16,6 +16,7 @@
 #include "python.h"
 #include "resume.h"
 #include "layout.h"
+#include "shardlist.h"
 #include "sysinfo.h"
 #include "thp.h"
 
@@ -86,6 +87,10 @@ static void hb_runctx_matrix(struct hb_runctx *c)
     hb_worklist_load(&c->wl);
     hb_program_load_all(&c->progs, &c->nprogs);
     hb_worklist_add_programs(&c->wl, c->progs, c->nprogs);
+    hb_worklist_add_traces(&c->wl);
+    for (size_t i = 0; c->o.cmd == HB_CMD_RUN && i < c->o.workloads.n; i++)
+        if (strncmp(c->o.workloads.v[i], "trace:", 6) == 0 && !hb_worklist_find(&c->wl, c->o.workloads.v[i]))
+            hb_worklist_add_trace(&c->wl, c->o.workloads.v[i]);
     for (size_t i = 0; i < c->o.user_bins.n; i++)
         hb_worklist_add_bin(&c->wl, c->o.user_bins.v[i]);
     if (c->o.cmd == HB_CMD_EXEC)
@@ -118,6 +123,8 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     char *run_id = NULL, *start = NULL;
     hb_runctx_options(&c, cmd, argc, argv, &run_id, &start);
     hb_runctx_matrix(&c);
+    if (c.o.list_shard)
+        return hb_shardlist_print(&c.m, stdout);
     hb_summary_init(&c.summary, &c.m);
     if (c.o.resume) {
         hb_resume_mark(c.o.resume, &c.m, &c.summary);

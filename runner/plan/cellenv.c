@@ -20,6 +20,7 @@ void hb_cell_argv(const struct hb_group *g, int quick, struct hb_strv *argv)
     switch (w->kind) {
     case HB_WL_BINARY:
         hb_strv_push(argv, w->bin);
+        hb_strv_extend(argv, &w->args);
         if (g->pass_threads)
             hb_strv_pushf(argv, "--threads=%d", g->threads);
         if (quick)

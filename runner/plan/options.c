@@ -7,6 +7,8 @@
 #include "options.h"
 #include "thp.h"
 
+#include "shardenv.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
     OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_ALLOCSTATS,
-    OPT_THP, OPT_LATENCY
+    OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD
 };
 
 /* --count-instructions: callgrind counts the instructions each process executes (deterministic
@@ -39,7 +41,9 @@ static const char hb_usage_measure[] =
     "                           as an axis: --env HEAPBENCH_THP=never --env HEAPBENCH_THP=always\n"
     "  -o, --output DIR         results directory (default results/<run-id>, see heapbench --help)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
-    "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
+    "      --shard i/N          run only the workload groups g with g % N == i-1 (merge with 'heapbench merge');\n"
+    "                           without it, from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or TEST_SHARD_INDEX\n"
+    "      --shards N           the number of shards, for an index from the environment (JOB_COMPLETION_INDEX)\n"
     "      --metric NAME=REGEX[,higher]  read a figure from each run's output into metric_NAME\n"
     "      --wrap 'CMD ARGS'    run every measured process under CMD (e.g. 'taskset -c 1')\n"
     "      --count-instructions count each process's instructions with valgrind's callgrind into\n"
@@ -58,13 +62,14 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
         fprintf(out, "usage: heapbench run [options]\n"
                      "Runs the benchmark matrix (workloads x params x threads x env x allocators) and\n"
                      "writes results/<run-id>/ (docs/DATA.md). Options:\n"
-                     "  -w, --workloads W1,W2    workloads (LIST names, prog:NAME; default: all)\n"
+                     "  -w, --workloads W1,W2    workloads (LIST names, prog:NAME, trace:FILE; default: all)\n"
                      "  -t, --threads 1,2,4      thread counts of multi-threaded workloads\n"
                      "  -p, --params 'ARGS'      one param set replacing the workloads' own; repeat for more\n"
                      "      --quick              quick param sets, 2 reps, every default allocator\n"
                      "      --workload-bin NAME=PATH   use (or add) a workload binary\n"
                      "      --allocstats         preload the statistics library: allocator figures at every\n"
-                     "                           phase end into allocstats.csv\n");
+                     "                           phase end into allocstats.csv\n"
+                     "      --list-shard i/N     print the cells of shard i of N (what --shard i/N runs) and exit\n");
         fputs(hb_usage_measure, out);
         break;
     case HB_CMD_EXEC:
@@ -145,8 +150,8 @@ static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
     hb_strv_push(sv, val);
 }
 
-/* Parses --shard i/N. */
-static void hb_opt_shard(struct hb_options *o, const char *val)
+/* Parses --shard i/N (or --list-shard i/N, named by opt). */
+static void hb_opt_shard(struct hb_options *o, const char *opt, const char *val)
 {
     char *copy = hb_xstrdup(val);
     char *slash = strchr(copy, '/');
@@ -154,8 +159,27 @@ static void hb_opt_shard(struct hb_options *o, const char *val)
         *slash = '\0';
     if (!slash || hb_parse_int(copy, &o->shard_i) || hb_parse_int(slash + 1, &o->shard_n) ||
         o->shard_n < 1 || o->shard_i < 1 || o->shard_i > o->shard_n)
-        hb_usage("--shard: '%s' is not i/N with 1 <= i <= N; e.g. --shard 1/2", val);
+        hb_usage("%s: '%s' is not i/N with 1 <= i <= N; e.g. %s 1/2", opt, val, opt);
     free(copy);
+    o->shard_source = "--shard";
+}
+
+/* Without --shard: the shard from the scheduler's environment (shardenv.h), also appended to
+ * argv as --shard i/N so that meta.json and --resume keep it outside the scheduler. */
+static void hb_opt_shard_env(struct hb_options *o)
+{
+    char err[256];
+    if (o->shard_source) {
+        if (o->shards && o->shards != o->shard_n)
+            hb_usage("--shards %d disagrees with --shard %d/%d; give one of them", o->shards, o->shard_i, o->shard_n);
+        return;
+    }
+    if (o->resume || o->cmd != HB_CMD_RUN)
+        return;
+    if (hb_shard_from_env(o->shards, &o->shard_i, &o->shard_n, &o->shard_source, err, sizeof err) != 0)
+        hb_usage("shard from the environment: %s", err);
+    if (o->shard_source)
+        hb_strv_pushf(&o->argv, "--shard=%d/%d", o->shard_i, o->shard_n);
 }
 
 /* Handles one parsed option; returns 0 when c is not an option of this table. */
@@ -194,7 +218,9 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         break;
     case OPT_INTERVAL: o->interval_ms = hb_opt_int("--interval", val, 0); break;
     case OPT_RESUME: free(o->resume); o->resume = hb_xstrdup(val); break;
-    case OPT_SHARD: hb_opt_shard(o, val); break;
+    case OPT_SHARD: hb_opt_shard(o, "--shard", val); break;
+    case OPT_LIST_SHARD: hb_opt_shard(o, "--list-shard", val); o->list_shard = 1; break;
+    case OPT_SHARDS: o->shards = hb_opt_int("--shards", val, 1); break;
     case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
     case OPT_ALLOCSTATS: o->allocstats = 1; break;
@@ -245,6 +271,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"count-instructions", no_argument, 0, OPT_INSTRUCTIONS},
         {"allocstats", no_argument, 0, OPT_ALLOCSTATS}, {"thp", required_argument, 0, OPT_THP},
         {"latency", required_argument, 0, OPT_LATENCY},
+        {"shards", required_argument, 0, OPT_SHARDS}, {"list-shard", required_argument, 0, OPT_LIST_SHARD},
         {0, 0, 0, 0}};
     static const char *const only_run = "tp";
     memset(o, 0, sizeof *o);
@@ -271,12 +298,14 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
             hb_usage("%s %s: the option needs a value; see heapbench %s --help", argv[0], bad, argv[0]);
         int wrong_cmd = (cmd == HB_CMD_LIST) ||
                         (cmd == HB_CMD_EXEC && c < 256 && strchr(only_run, c)) ||
-                        (cmd == HB_CMD_EXEC && c == OPT_ALLOCSTATS) || (cmd == HB_CMD_RUN && c == OPT_HYPERFINE);
+                        (cmd == HB_CMD_EXEC && c == OPT_ALLOCSTATS) || (cmd == HB_CMD_RUN && c == OPT_HYPERFINE) ||
+                        (cmd == HB_CMD_EXEC && c == OPT_LIST_SHARD);
         if (c == '?' || wrong_cmd || !hb_opt_apply(o, c, optarg))
             hb_usage("%s: unknown option '%s'; see heapbench %s --help", argv[0], bad, argv[0]);
     }
     if (o->quick && !o->reps_set)
         o->reps = 2;
+    hb_opt_shard_env(o);
     for (int i = optind; i < argc; i++)
         hb_strv_push(&o->command, argv[i]);
     if (cmd == HB_CMD_EXEC && !o->command.n && !o->resume)

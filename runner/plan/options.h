@@ -34,7 +34,10 @@ struct hb_options {
     int interval_ms;
     char *outdir;                /* -o */
     char *resume;                /* --resume */
-    int shard_i, shard_n;        /* --shard i/N (1/1 without) */
+    int shard_i, shard_n;        /* --shard i/N (1/1 without, or from the environment: shardenv.h) */
+    int shards;                  /* --shards N: the count for an index read from the environment */
+    const char *shard_source;    /* "--shard", the environment variable of the index, or NULL (1/1) */
+    int list_shard;              /* run --list-shard i/N: print the shard's cells, run nothing */
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */

@@ -5,6 +5,7 @@
  */
 #include "worklist.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,6 +121,50 @@ void hb_worklist_add_programs(struct hb_worklist *wl, struct hb_program *progs, 
     }
 }
 
+/* trace:FILE: the replayer with --trace=<absolute path>; one empty param set (--touch, --speed
+ * go there). */
+struct hb_workload *hb_worklist_add_trace(struct hb_worklist *wl, const char *name)
+{
+    const char *file = name + strlen("trace:");
+    char *rooted = hb_xasprintf("%s/%s", hb_root(), file);
+    const char *use = access(file, R_OK) == 0 || file[0] == '/' ? file : rooted;
+    char *abs = *file && !strchr(file, ' ') ? realpath(use, NULL) : NULL;
+    if (!abs || access(abs, R_OK) != 0)
+        hb_usage("%s: no readable trace %s (a path without spaces); record one with heapbench record -o FILE -- CMD", name, file);
+    free(rooted);
+    struct hb_workload *w = hb_worklist_append(wl, name, HB_WL_BINARY);
+    w->bin = hb_root_path("build/replay/hbreplay");
+    hb_strv_pushf(&w->args, "--trace=%s", abs);
+    hb_strv_push(&w->params, "");
+    hb_strv_push(&w->quick_params, "");
+    w->description = hb_xasprintf("replay of the allocation trace %s (heapbench record)", abs);
+    free(abs);
+    return w;
+}
+
+/* qsort comparator for strings (the traces join the matrix in name order). */
+static int hb_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void hb_worklist_add_traces(struct hb_worklist *wl)
+{
+    char *dir = hb_xasprintf("%s/results/traces", hb_root());
+    DIR *d = opendir(dir);
+    struct hb_strv names = {0};
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n > 4 && strcmp(e->d_name + n - 4, ".hbt") == 0 && !strchr(e->d_name, ' '))
+            hb_strv_pushf(&names, "trace:results/traces/%s", e->d_name);
+    }
+    if (d)
+        closedir(d);
+    qsort(names.v, names.n, sizeof *names.v, hb_cmp_str);
+    for (size_t i = 0; i < names.n; i++)
+        if (!hb_worklist_find(wl, names.v[i]))
+            hb_worklist_add_trace(wl, names.v[i]);
+    hb_strv_free(&names);
+    free(dir);
+}
+
 /* The exec command workload; params = the full command line. */
 struct hb_workload *hb_worklist_add_command(struct hb_worklist *wl, const char *name, const struct hb_strv *argv)
 {
@@ -189,6 +234,7 @@ void hb_worklist_free(struct hb_worklist *wl)
         hb_strv_free(&w->params);
         hb_strv_free(&w->quick_params);
         hb_strv_free(&w->command);
+        hb_strv_free(&w->args);
     }
     free(wl->w);
     wl->w = NULL;

@@ -1,5 +1,6 @@
 /* worklist.h - the workloads a run can use: workloads/LIST, --workload-bin, programs, commands.
  *
+ * A trace:FILE workload is a BINARY one: the replayer, which speaks the phase protocol.
  * Always holds: every hb_workload has a name, a kind and at least one param set (possibly "");
  * nthreads == 0 means single-threaded (never given --threads, the threads column is 1).
  */
@@ -24,6 +25,7 @@ struct hb_workload {
     char *name;
     enum hb_wl_kind kind;
     char *bin;                   /* BINARY: path of the executable */
+    struct hb_strv args;         /* BINARY: fixed arguments before the params (trace:FILE's --trace=) */
     int threads[HB_MAX_THREADS]; /* default thread sweep */
     size_t nthreads;             /* 0: single-threaded */
     struct hb_strv params;       /* param sets */
@@ -51,6 +53,15 @@ struct hb_workload *hb_worklist_add_bin(struct hb_worklist *wl, const char *spec
 
 /* Adds prog:NAME for each program definition. */
 void hb_worklist_add_programs(struct hb_worklist *wl, struct hb_program *progs, size_t n);
+
+/* Adds trace:FILE, the replayer (build/replay/hbreplay) on the trace FILE (relative to the
+ * current directory, else to the root). Exits 2 when FILE is not a readable file or its path
+ * holds a space. */
+struct hb_workload *hb_worklist_add_trace(struct hb_worklist *wl, const char *name);
+
+/* Adds trace:results/traces/NAME.hbt for every trace recorded there (make bench records the
+ * program definitions there): they join the default matrix (not --quick, like prog:NAME). */
+void hb_worklist_add_traces(struct hb_worklist *wl);
 
 /* Adds the exec command workload named name (basename of argv[0] when NULL). */
 struct hb_workload *hb_worklist_add_command(struct hb_worklist *wl, const char *name,

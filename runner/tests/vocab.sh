@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vocab.sh - one command-line vocabulary across the C subcommands (run, exec, list): in every
+# vocab.sh - one command-line vocabulary across the C subcommands (run, exec, list, record): in every
 # --help, a short option always has the same long name and the shared names have their agreed
 # short forms (-o/--output, -a/--allocators, -w/--workloads, -n/--reps, -t/--threads,
 # -p/--params, -h/--help).
@@ -8,7 +8,7 @@ source runner/tests/rtlib.bash
 declare -A agreed=([o]=output [a]=allocators [w]=workloads [n]=reps [t]=threads [p]=params [h]=help)
 declare -A seen   # short -> "long (subcommand)" first seen
 bad=""
-for cmd in run exec list; do
+for cmd in run exec list record; do
     help=$("$HB" "$cmd" --help 2>&1)
     while read -r short long; do
         [ -n "$short" ] || continue
@@ -25,6 +25,6 @@ for cmd in run exec list; do
     done
 done
 [ ${#seen[@]} -ge 6 ] || bad+="only ${#seen[@]} short options found in the --help texts; "
-[ -z "$bad" ] && t_pass "run, exec and list share one option vocabulary (${#seen[@]} short options)" ||
-    t_fail "run, exec and list share one option vocabulary" "$bad"
+[ -z "$bad" ] && t_pass "run, exec, list and record share one option vocabulary (${#seen[@]} short options)" ||
+    t_fail "run, exec, list and record share one option vocabulary" "$bad"
 t_summary

@@ -64,8 +64,7 @@ void wl_served_by(void)
 static double wl_phase_end(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
 {
     double now = wl_now();
-    wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, now - t0, (unsigned long long)ops,
-              (unsigned long long)live_bytes, (unsigned long long)wl_rss_kb());
+    wl_phase_record(name, now - t0, ops, live_bytes, wl_rss_kb());
     wl_lat_flush(name);
     if (heapbench_allocstat)
         heapbench_allocstat(wl_record_fd(), name);
@@ -84,6 +83,13 @@ double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
 double wl_phase_mark(const char *name, double t0, uint64_t ops, uint64_t live_bytes)
 {
     return wl_phase_end(name, t0, ops, live_bytes);
+}
+
+/* One `phase` record, every field given. */
+void wl_phase_record(const char *name, double seconds, uint64_t ops, uint64_t live_bytes, uint64_t rss_kb)
+{
+    wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, seconds, (unsigned long long)ops,
+              (unsigned long long)live_bytes, (unsigned long long)rss_kb);
 }
 
 /* One `size` record. */

@@ -24,6 +24,10 @@ double wl_phase(const char *name, double t0, uint64_t ops, uint64_t live_bytes);
  * chained this way add up exactly to the time since the first t0. */
 double wl_phase_mark(const char *name, double t0, uint64_t ops, uint64_t live_bytes);
 
+/* Writes a `phase` record with every field given (a figure measured elsewhere, such as the
+ * replayer's `original` run read from a trace header). */
+void wl_phase_record(const char *name, double seconds, uint64_t ops, uint64_t live_bytes, uint64_t rss_kb);
+
 /* Writes a `size` record: one malloc_usable_size sample. */
 void wl_size(size_t request, size_t usable);
 

@@ -75,7 +75,8 @@ def _measure(spec, reps):
     try:
         argv = [cli.binary(), "run"] + run_argv(spec, reps) + ["-o", os.path.join(out, "r")]
         argv += ["--wrap", spec.wrap.replace("{dir}", out)] if spec.wrap else []
-        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env=cli.run_env())
         if proc.returncode == 2:
             cli.usage_exit("check-claims", f"heapbench run refused {' '.join(argv[2:])}: {proc.stderr.strip()}")
         try:

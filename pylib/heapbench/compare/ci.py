@@ -71,7 +71,7 @@ def ci_run(args, out_dir, matrix_words, reps):
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
     print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
     try:
-        proc = subprocess.run(cmd, stdout=sys.stderr)
+        proc = subprocess.run(cmd, stdout=sys.stderr, env=cli.run_env())
     except OSError as err:
         cli.usage_exit("heapbench ci", f"cannot run {binary} ({err}); build it with 'make'")
     if proc.returncode == 2 or not os.path.exists(os.path.join(out_dir, "runs.csv")):

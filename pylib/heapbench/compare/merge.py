@@ -1,15 +1,18 @@
 #!/usr/bin/python3
-"""merge.py - `heapbench merge DIR... -o OUT`: joins the shards of one matrix into one results directory.
+"""merge.py - `heapbench merge DIR... -o OUT`: joins shards, or whole runs of several hosts, into one results directory.
 
-Always holds: every input is a valid results directory of the schema this heapbench reads
-(results.load) and every CSV of the same name has the same header in every shard, else
-nothing is written and the exit is 2; rows are copied verbatim except run_id (the merged
-directory's id); a run number or a (host, cell, rep) seen twice is refused (a shard merged
-twice, or shards of different runs); the host column is kept, and meta.json lists the hosts
-and the shards it came from. OUT is written through temporary names and renames.
+Always holds: every input is a valid results directory of the schema this heapbench reads and
+every CSV of the same name has the same header in every input, else nothing is written and the
+exit is 2; one host name never carries two CPU models (exit 2); a (host, cell, rep) seen twice is
+refused (exit 2: a shard merged twice); rows are copied verbatim except run_id (OUT's name) and,
+only when run numbers repeat across hosts, run (host k in sorted order: run + k x the largest
+run number, in every CSV, so run stays unique in OUT). Inputs are streamed: two passes, one row
+at a time, runs.csv k-way merged by run number; memory holds small keys, not rows. OUT is
+written through temporary names and renames. Exit 1 when --expect N is given and a shard or a
+(cell, rep) is missing.
 """
 import csv
-import io
+import heapq
 import json
 import os
 import sys
@@ -17,145 +20,157 @@ import sys
 from heapbench import cli
 from heapbench import results
 
-CSV_FILES = ("runs.csv", "phases.csv", "rss.csv", "sizes.csv", "allocstats.csv")
-CELL_REP = ("host", "workload", "allocator", "threads", "params", "env", "rep")
+from heapbench.compare import mergecheck
+from heapbench.compare.mergescan import CSV_FILES, Inventory, MergeError
 
 
-class MergeError(Exception):
-    """Shards that cannot be merged (message says which and what to do)."""
-
-
-def merge_read(path):
-    """(header, rows as lists of strings) of one CSV, or (None, []) when the file is absent."""
-    if not os.path.exists(path):
-        return None, []
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        return header, list(reader)
-
-
-def merge_tables(dirs, name, run_id):
-    """Concatenates CSV `name` of every shard: (header, rows) with run_id rewritten.
-
-    Raises MergeError when two shards have different headers for it.
-    """
-    header, rows, first = None, [], None
-    for directory in dirs:
-        h, r = merge_read(os.path.join(directory, name))
-        if h is None:
-            continue
-        if header is not None and h != header:
-            raise MergeError(f"{name} of {directory} has other columns than {first} "
-                             f"({len(h)} vs {len(header)}); merge only shards of the same 'run' command and version")
-        header, first = h, first or directory
-        col = h.index("run_id") if "run_id" in h else None
-        for row in r:
-            if col is not None:
-                row[col] = run_id
-            rows.append(row)
-    return header, rows
-
-
-def merge_check_runs(dirs, loaded):
-    """Raises MergeError on a run number or a (host, cell, rep) that occurs twice across the shards."""
-    seen = {}
-    for directory, data in zip(dirs, loaded):
-        for row in data["runs"]:
-            for key in (("run", row["run"]), tuple(row.get(k) for k in CELL_REP)):
-                if key in seen:
-                    raise MergeError(f"run {row['run']} ({'/'.join(map(str, results.cell_key(row)))} rep {row['rep']}) "
-                                     f"is in both {seen[key]} and {directory}; give each shard once, all from one matrix")
-                seen[key] = directory
-
-
-def merge_meta(dirs, loaded, run_id):
-    """The merged meta.json: the first shard's, with run_id, hosts, shards, the union of
-    workloads/envs/allocators, cells counted from the rows, start/end spanning all shards."""
-    metas = [d["meta"] for d in loaded]
+def merge_meta(inv, run_id, offsets):
+    """The merged meta.json: the first input's, with run_id, hosts, shards, offsets, the union of
+    workloads/envs/allocators, cells counted from the rows, start/end spanning all inputs."""
+    metas = [e.meta for e in inv.inputs]
     meta = dict(metas[0])
-    hosts = sorted({r["host"] for d in loaded for r in d["runs"]} | {m.get("host", "") for m in metas} - {""})
+    hosts = sorted(set(inv.runs) | {m.get("host") or "" for m in metas} - {""})
     meta.update(run_id=run_id, host=",".join(hosts), hosts=hosts,
-                shards=[{"dir": d, "run_id": m.get("run_id"), "host": m.get("host"), "complete": m.get("complete")}
-                        for d, m in zip(dirs, metas)],
+                cpu_models={h: inv.cpu[h][0] for h in sorted(inv.cpu)},
+                shards=[{"dir": e.dir, "run_id": e.meta.get("run_id"), "host": e.host, "shard": e.meta.get("shard"),
+                         "complete": e.meta.get("complete")} for e in inv.inputs],
+                run_offsets={h: o for h, o in sorted(offsets.items()) if o},
                 complete=all(m.get("complete") for m in metas),
                 interrupted=any(m.get("interrupted") for m in metas),
                 start=min((m.get("start") or "" for m in metas), default=None) or None,
                 end=None if any(not m.get("end") for m in metas) else max(m["end"] for m in metas),
-                workloads=sorted({w for m in metas for w in m.get("workloads", [])}),
-                envs=sorted({e for m in metas for e in m.get("envs", [])}),
-                cells=len({results.cell_key(r) for d in loaded for r in d["runs"]}),
-                command_line=" ; ".join(m.get("command_line", "") for m in metas))
+                workloads=sorted({str(w) for m in metas for w in m.get("workloads") or []}),
+                envs=sorted({str(e) for m in metas for e in m.get("envs") or []}),
+                cells=len(inv.cells),
+                command_line=" ; ".join(m.get("command_line") or "" for m in metas))
     allocators = {}
     for m in metas:
-        allocators.update(m.get("allocators", {}))
+        allocators.update(m.get("allocators") or {})
     meta["allocators"] = allocators
-    meta.pop("shard", None)
+    for key in ("shard", "shard_source", "shard_cells"):
+        meta.pop(key, None)
     return meta
 
 
-def merge_differences(loaded):
-    """Warnings for shards whose meta disagree on what was measured (reps, quick, commit)."""
+def rows_of(entry, name, header, run_id, offsets):
+    """Yields (new run number, fields) of CSV `name` of one input, run_id and run rewritten."""
+    col_id = header.index("run_id") if "run_id" in header else None
+    col_run = header.index("run") if "run" in header else None
+    path = os.path.join(entry.dir, name)
+    for line, fields in results.iter_csv(path):
+        if line == 1 or not fields:
+            continue
+        if len(fields) != len(header):
+            raise results.ResultsError(f"{path}:{line}: {len(fields)} fields where the header has {len(header)}; "
+                                       "repair it with 'heapbench run --resume'")
+        run = 0
+        if col_run is not None and fields[col_run].isdigit():
+            run = int(fields[col_run])
+            run += offsets.get(entry.run_host.get(run, entry.host), 0)
+            fields[col_run] = str(run)
+        if col_id is not None:
+            fields[col_id] = run_id
+        yield run, fields
+
+
+def write_csv(tmp, header, streams, ordered):
+    """Writes file tmp from the input streams (k-way merged by run when ordered)."""
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(header)
+        merged = heapq.merge(*streams, key=lambda item: item[0]) if ordered else (x for s in streams for x in s)
+        for _, fields in merged:
+            writer.writerow(fields)
+
+
+def merge(dirs, out, expect=None):
+    """Merges result directories dirs into out. Returns (inventory, coverage lines, gaps).
+    Raises results.ResultsError or MergeError before anything is written."""
+    inv = Inventory()
+    for directory in dirs:
+        inv.add(directory)
+    if inv.duplicates:
+        counts = "; ".join(f"host {h}: {c} duplicate (cell, rep), e.g. {ex}" for h, (c, ex) in sorted(inv.duplicates.items()))
+        raise MergeError(f"{counts}; give each shard once, all from one matrix")
+    lines, gaps = mergecheck.coverage(inv, expect)
+    offsets = inv.offsets()
+    run_id = os.path.basename(os.path.abspath(out))
+    created = not os.path.isdir(out)
+    os.makedirs(out, exist_ok=True)
+    done = []
+    try:
+        merge_pass2(inv, out, run_id, offsets, done)
+    except (results.ResultsError, OSError):
+        for path, _ in done:
+            if os.path.exists(path):
+                os.unlink(path)
+        if created:
+            os.rmdir(out)
+        raise
+    for path, name in done:  # runs.csv first, meta.json last
+        os.replace(path, os.path.join(out, name))
+    return inv, lines, gaps
+
+
+def merge_pass2(inv, out, run_id, offsets, done):
+    """Writes every CSV and meta.json of out under temporary names, appending (tmp, name) to done."""
+    for name in CSV_FILES:
+        if name not in inv.headers:
+            continue
+        header = inv.headers[name][0]
+        streams = [rows_of(e, name, header, run_id, offsets) for e in inv.inputs
+                   if os.path.exists(os.path.join(e.dir, name))]
+        tmp = os.path.join(out, f".{name}.tmp{os.getpid()}")
+        done.append((tmp, name))
+        write_csv(tmp, header, streams, name == "runs.csv")
+    tmp = os.path.join(out, f".meta.json.tmp{os.getpid()}")
+    done.append((tmp, "meta.json"))
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(merge_meta(inv, run_id, offsets), indent=2) + "\n")
+
+
+def merge_differences(inv):
+    """Warnings for inputs whose meta disagree on what was measured (reps, quick, commit)."""
     notes = []
     for field in ("reps", "quick", "git_commit", "warmup", "glibc_version"):
-        values = {json.dumps(d["meta"].get(field)) for d in loaded}
+        values = {json.dumps(e.meta.get(field)) for e in inv.inputs}
         if len(values) > 1:
-            notes.append(f"shards differ in {field}: {', '.join(sorted(values))}")
+            notes.append(f"inputs differ in {field}: {', '.join(sorted(values))}")
     return notes
-
-
-def merge_write(out, files):
-    """Writes {name: text} into directory out, each through a temporary name and a rename."""
-    os.makedirs(out, exist_ok=True)
-    for name, text in files.items():
-        tmp = os.path.join(out, f".{name}.tmp{os.getpid()}")
-        with open(tmp, "w", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, os.path.join(out, name))
-
-
-def merge(dirs, out):
-    """Merges result directories dirs into out. Raises results.ResultsError or MergeError."""
-    loaded = [results.load(d) for d in dirs]
-    merge_check_runs(dirs, loaded)
-    run_id = os.path.basename(os.path.abspath(out))
-    files = {}
-    for name in CSV_FILES:
-        header, rows = merge_tables(dirs, name, run_id)
-        if header is None:
-            continue
-        if name == "runs.csv":
-            rows.sort(key=lambda r: int(r[header.index("run")]))
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-        files[name] = buf.getvalue()
-    files["meta.json"] = json.dumps(merge_meta(dirs, loaded, run_id), indent=2) + "\n"
-    merge_write(out, files)
-    return loaded
 
 
 def main(argv):
     """Entry of `heapbench merge`; returns the exit status."""
     parser = cli.ArgParser(prog="heapbench merge", allow_abbrev=False,
-                               description="Merge the shards of one matrix (run --shard i/N) into one results directory.")
-    parser.add_argument("dirs", nargs="+", metavar="DIR", help="shard results directories")
+                           description="Merge the shards of one matrix (run --shard i/N), or whole runs of several "
+                                       "hosts, into one results directory (host is an axis).")
+    parser.add_argument("dirs", nargs="+", metavar="DIR", help="results directories (shards or whole runs)")
     cli.add_option(parser, "output", "merged results directory to write", required=True)
+    parser.add_argument("--expect", type=int, metavar="N",
+                        help="each matrix must be N shards: exit 1 when a shard or a (cell, rep) is missing")
     args = parser.parse_args(argv)
+    if args.expect is not None and args.expect < 1:
+        parser.error(f"--expect {args.expect}: give the number of shards, >= 1")
     if len(set(map(os.path.realpath, args.dirs))) != len(args.dirs):
         parser.error("the same directory is given twice; give each shard once")
     if os.path.exists(os.path.join(args.output, "runs.csv")):
         parser.error(f"{args.output} already holds results; give a new -o directory")
     try:
-        loaded = merge(args.dirs, args.output)
+        inv, lines, gaps = merge(args.dirs, args.output, args.expect)
     except (results.ResultsError, MergeError) as err:
         cli.usage_exit(parser.prog, str(err))
-    for note in merge_differences(loaded):
+    except OSError as err:
+        cli.usage_exit(parser.prog, f"cannot write {args.output}: {err.strerror}")
+    for note in merge_differences(inv):
         print(f"heapbench merge: warning: {note}", file=sys.stderr)
-    rows = sum(len(d["runs"]) for d in loaded)
-    print(f"merged {len(loaded)} shards, {rows} runs, into {args.output}")
-    return 0
+    for line in lines:
+        print(line)
+    rows = sum(e.rows for e in inv.inputs)
+    print(f"merged {len(inv.inputs)} inputs, {rows} runs, {len(inv.runs)} host(s), into {args.output}")
+    if gaps:
+        print(f"heapbench merge: {'error' if args.expect else 'warning'}: shards or cells are missing (see above)",
+              file=sys.stderr)
+    return 1 if gaps and args.expect else 0
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def quality_run(binary, out, args, params):
         cmd += ["--count-instructions", "--warmup", "0"]
     for p in params:
         cmd += ["-p", p]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=cli.run_env())
     if proc.returncode != 0:
         cli.usage_exit("compare/quality", f"'{' '.join(cmd)}' failed: {proc.stderr.strip()[-300:]}")
     return results.load(out)

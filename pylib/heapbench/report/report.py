@@ -17,9 +17,11 @@ from heapbench.report import plots_latency
 from heapbench.report import plots_leaderboard
 from heapbench.report import plots_memory
 from heapbench.report import plots_overhead
+from heapbench.report import plots_replay
 from heapbench.report import plots_rss
 from heapbench.report import plots_scaling
 from heapbench.report import plots_sizes
+from heapbench.report import replays
 from heapbench.report import tables
 from heapbench.report.cells import Summary
 from heapbench.report.document import Document, Figure, Section
@@ -56,6 +58,7 @@ def draw_jobs(summary):
     jobs += [("memory-timeline", plots_memory.draw_timeline, ()), ("memory-breakdown", plots_memory.draw_breakdown, ())]
     jobs += [(("latency", w), plots_latency.draw_distribution, (w,)) for w in summary.workloads]
     jobs += [("latency-threads", plots_latency.draw_threads, ())]
+    jobs += [("replay", plots_replay.draw, ())]
     return jobs
 
 
@@ -158,6 +161,13 @@ def build(data, outdir):
     lat = latency_section(summary, pngs)
     if lat:
         sections.append(lat)
+    replay_section = replays.section(summary)
+    if replay_section:
+        if pngs["replay"]:
+            replay_section.figures.append(Figure(pngs["replay"], "RSS minus the replayer's baseline (one run per "
+                                                 "allocator, the median replay time) and the live requested bytes "
+                                                 "(dashed), over the replay"))
+        sections.append(replay_section)
     if summary.metric_columns():
         sections.append(Section("Program metrics", tables=[tables.metrics_table(summary)]))
     hyperfine = tables.hyperfine_table(results.read_csv(os.path.join(data["dir"], "hyperfine.csv"), required=False))

@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import sys
 
-from heapbench import latency, results
+from heapbench import cli, latency, results
 
 POINT_KEY = ("workload", "threads", "params", "env")  # a measured point: a cell and its env set
 FREE_PHASE_PREFIXES = ("free",)  # phases.csv phase names that end with the memory given back (free-all, free)
@@ -38,7 +38,7 @@ def measure_points(runner_argv, envs, out_dir, clean_env):
     extra = [a for env in envs for a in ("--env", env)] + ["-o", out_dir]
     argv = argv[:split] + extra + argv[split:]
     print("tune: " + " ".join(_quote(a) for a in argv), file=sys.stderr, flush=True)
-    code = subprocess.run(argv, env=clean_env, stdout=sys.stderr).returncode
+    code = subprocess.run(argv, env=cli.run_env(clean_env), stdout=sys.stderr).returncode
     if code == 2:
         raise MeasureUsageError("the runner refused these options (its message is above); fix them and re-run tune")
     if code not in (0, 1):

@@ -1,0 +1,19 @@
+# progs.sh - sourced by the replay benchmarks: prepares the python3-alloc, sqlite3 and gcc program
+# definitions of exec/programs/ in a work directory, as the runner does (setup run once with
+# HB_WORKDIR and HB_PROGDIR set), and gives their commands.
+# bp_setup WORKDIR NAME: runs NAME's setup in WORKDIR; bp_command WORKDIR NAME: its command, expanded.
+# Always holds: reads only the `setup` and `command` keys of a .prog file ("key = value" lines).
+BP_PROGDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../exec/programs" && pwd)
+bp_key() { sed -nE "s/^$2[[:space:]]*=[[:space:]]*//p" "$BP_PROGDIR/$1.prog" | head -n 1; }
+bp_setup() {
+    local setup
+    setup=$(bp_key "$2" setup)
+    [ -z "$setup" ] && return 0
+    (cd "$1" && HB_WORKDIR=$1 HB_PROGDIR=$BP_PROGDIR sh -c "$setup" >/dev/null 2>&1)
+}
+bp_command() {
+    local c
+    c=$(bp_key "$2" command)
+    c=${c//\$HB_WORKDIR/$1}
+    echo "${c//\$HB_PROGDIR/$BP_PROGDIR}"
+}

@@ -1,0 +1,134 @@
+/* hbreplay.c - build/replay/hbreplay: replays an allocation trace on the allocator of this process
+ * (preload one to measure it), as a workload of the phase protocol (docs/DATA.md).
+ *
+ * usage: hbreplay [--touch=none|first|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
+ *
+ * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
+ * replayer's own baseline before any replayed allocation), phase `self` (the same events without
+ * allocator calls or touching: the replayer's own cost), phase `live` records every 10 ms or more
+ * during the replay (seconds into it, live requested bytes, RSS), phase `replay` (the events: ops done, live
+ * requested bytes at the end), phase `ideal` (live_bytes = the trace's peak live requested
+ * bytes, seconds = when the recorded program reached it, ops 0); when the trace carries them
+ * (heapbench record), phase `original`: the program's own run without the recorder (its wall
+ * time and peak RSS, the trace's events); then verify.
+ * Always holds: verify is ok only when the replay performed exactly the trace's number of
+ * events, every object of the trace was made, and the objects left live are the trace's (count
+ * and requested bytes) with no call returning NULL where the recorded one did not; a trace
+ * that is missing, truncated or corrupt prints one line on stderr and exits 2 before any
+ * record but served_by. */
+#include "replay_run.h"
+#include "trace.h"
+#include "trace_stats.h"
+#include "wl_args.h"
+#include "wl_phase.h"
+#include "wl_time.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct wl_param rp_params[] = {
+    WL_WORD("touch", "first", "none|first|all", "how replayed blocks are written: not, one write per page, every byte"),
+    WL_WORD("speed", "max", "max|recorded", "as fast as possible, or keeping the recorded gaps between events"),
+};
+
+static struct wl_prog rp_prog = WL_PROG("hbreplay", "replays an allocation trace (--trace=FILE) on the preloaded allocator", rp_params);
+
+/* Takes --trace=FILE or a last argument that is not an option out of argv; returns the path. */
+static const char *take_trace(int *argc, char **argv)
+{
+    const char *path = NULL;
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (strncmp(argv[i], "--trace=", 8) == 0)
+            path = argv[i] + 8;
+        else if (argv[i][0] != '-' && i == *argc - 1)
+            path = argv[i];
+        else
+            argv[out++] = argv[i];
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return path;
+}
+
+/* A `live` phase record: the replay's live requested bytes and RSS, seconds into the replay. */
+static void sample_live(void *arg, double seconds, uint64_t live_bytes)
+{
+    (void)arg;
+    wl_phase_record("live", seconds, 0, live_bytes, wl_rss_kb());
+}
+
+/* The end state against the trace: every object made, the live ones the trace's. */
+static int check_end(const struct hbt_trace *t, void **slots, const struct hbt_stats *want,
+                     const struct replay_result *r, char *detail, size_t cap)
+{
+    uint64_t *sizes = hbt_pages(t->objects * sizeof *sizes), unmade = 0, live = 0, bytes = 0;
+    struct hbt_stats again;
+    if (!sizes) {
+        snprintf(detail, cap, "out of memory for the final check");
+        return 0;
+    }
+    hbt_stats(t, sizes, NULL, &again);
+    for (uint64_t i = 0; i < t->objects; i++) {
+        unmade += slots[i] == REPLAY_UNMADE;
+        if (slots[i] != REPLAY_UNMADE && slots[i] != REPLAY_GONE) {
+            live++;
+            bytes += sizes[i];
+        }
+    }
+    hbt_unpages(sizes, t->objects * sizeof *sizes);
+    snprintf(detail, cap, "ops=%" PRIu64 "/%" PRIu64 " live_objects=%" PRIu64 "/%" PRIu64 " live_bytes=%" PRIu64 "/%" PRIu64
+             " unmade=%" PRIu64 " nulls=%" PRIu64, r->ops, t->ops, live, want->live_objects, bytes, want->live_bytes, unmade, r->nulls);
+    return r->ops == t->ops && live == want->live_objects && bytes == want->live_bytes && unmade == 0 && r->nulls == 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = take_trace(&argc, argv);
+    wl_args_parse(&rp_prog, argc, argv);
+    if (!path) {
+        fprintf(stderr, "hbreplay: no trace given; run hbreplay --trace=FILE (a file written by heapbench record)\n");
+        return 2;
+    }
+    wl_served_by();
+    double t0 = wl_now();
+    struct hbt_trace t;
+    char err[512];
+    if (hbt_open(path, &t, err, sizeof err) < 0) {
+        fprintf(stderr, "hbreplay: %s: %s\n", path, err);
+        return 2;
+    }
+    void **slots = hbt_pages(t.objects * sizeof *slots);
+    if (!slots) {
+        fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " objects\n", path, t.objects);
+        return 1;
+    }
+    struct hbt_stats want;
+    hbt_stats(&t, (uint64_t *)slots, NULL, &want);
+    const char *touch = wl_word("touch");
+    struct replay_opts o = {.touch = !strcmp(touch, "none") ? TOUCH_NONE : !strcmp(touch, "all") ? TOUCH_ALL : TOUCH_FIRST,
+                            .recorded_speed = !strcmp(wl_word("speed"), "recorded"),
+                            .page = (uint64_t)sysconf(_SC_PAGESIZE)};
+    struct replay *rp;
+    if (replay_prepare(&t, slots, &o, &rp) < 0) {
+        fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " events\n", path, t.ops);
+        return 1;
+    }
+    wl_phase("load", t0, 0, 0);
+    struct replay_result r;
+    if (replay_run(&t, rp, slots, 1, NULL, NULL, &r) < 0)
+        return wl_verify(0, "a replay thread could not be started");
+    wl_phase_record("self", r.seconds, 0, 0, wl_rss_kb()); /* ops only on `replay`: throughput sums phase ops */
+    if (replay_run(&t, rp, slots, 0, sample_live, NULL, &r) < 0)
+        return wl_verify(0, "a replay thread could not be started");
+    replay_free(&t, rp);
+    wl_phase("replay", wl_now() - r.seconds, r.ops, want.live_bytes);
+    wl_phase("ideal", wl_now() - (double)want.peak_ns / 1e9, 0, want.peak_bytes);
+    if (t.h.orig_wall_ns)
+        wl_phase_record("original", (double)t.h.orig_wall_ns / 1e9, 0, want.live_bytes, t.h.orig_maxrss_kb);
+    char detail[256];
+    return wl_verify(check_end(&t, slots, &want, &r, detail, sizeof detail), detail);
+}

@@ -1,0 +1,94 @@
+/* obj_map.c - the recorder's address -> object radix map (see obj_map.h).
+ * Always holds: a slot holds 0 (no object) or id + 1; a leaf, once installed, stays for the
+ * life of the process and is listed in regions[] (for the fork child's walk); the top array
+ * covers the 47-bit user address space. */
+#include "obj_map.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/mman.h>
+
+#define REGION_BITS 21                    /* 2 MiB per leaf */
+#define GRANULE_BITS 3                    /* one slot per 8 bytes */
+#define TOP_BITS (47 - REGION_BITS)
+#define LEAF_SLOTS (1u << (REGION_BITS - GRANULE_BITS))
+
+typedef _Atomic uint64_t leaf_t[LEAF_SLOTS];
+static leaf_t *_Atomic *top;
+static uint32_t *regions;        /* the regions that have a leaf, for obj_map_each */
+static _Atomic uint32_t nregions;
+#define MAX_REGIONS (1u << 22)
+
+static void *pages(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int obj_map_init(void)
+{
+    top = pages(sizeof(*top) << TOP_BITS);
+    regions = pages(sizeof(*regions) * MAX_REGIONS);
+    return top && regions ? 0 : -1;
+}
+
+/* The slot of addr; with make, installs its leaf when missing. NULL when there is none. */
+static _Atomic uint64_t *slot(uintptr_t addr, int make)
+{
+    if (!top || (addr & ((1u << GRANULE_BITS) - 1)) || (addr >> 47))
+        return NULL;
+    _Atomic(leaf_t *) *t = &top[addr >> REGION_BITS];
+    leaf_t *leaf = atomic_load_explicit(t, memory_order_acquire);
+    if (!leaf && make) {
+        leaf_t *fresh = pages(sizeof(leaf_t)), *none = NULL;
+        if (!fresh)
+            return NULL;
+        if (atomic_compare_exchange_strong(t, &none, fresh)) {
+            leaf = fresh;
+            uint32_t n = atomic_fetch_add(&nregions, 1);
+            if (n < MAX_REGIONS)
+                regions[n] = (uint32_t)(addr >> REGION_BITS);
+        } else {
+            munmap(fresh, sizeof(leaf_t));
+            leaf = none;
+        }
+    }
+    return leaf ? &(*leaf)[(addr & ((1u << REGION_BITS) - 1)) >> GRANULE_BITS] : NULL;
+}
+
+int obj_map_put(uintptr_t addr, uint64_t id)
+{
+    _Atomic uint64_t *s = slot(addr, 1);
+    if (!s)
+        return 0;
+    atomic_store_explicit(s, id + 1, memory_order_release);
+    return 1;
+}
+
+int obj_map_take(uintptr_t addr, uint64_t *id)
+{
+    _Atomic uint64_t *s = slot(addr, 0);
+    uint64_t v = s ? atomic_load_explicit(s, memory_order_acquire) : 0;
+    if (!v)
+        return 0;
+    atomic_store_explicit(s, 0, memory_order_relaxed);
+    *id = v - 1;
+    return 1;
+}
+
+void obj_map_each(void (*fn)(void *arg, uintptr_t addr, uint64_t *id), void *arg)
+{
+    uint32_t n = atomic_load(&nregions);
+    for (uint32_t k = 0; top && k < n && k < MAX_REGIONS; k++) {
+        uintptr_t r = regions[k];
+        leaf_t *leaf = atomic_load_explicit(&top[r], memory_order_relaxed);
+        for (uintptr_t i = 0; leaf && i < LEAF_SLOTS; i++) {
+            uint64_t v = atomic_load_explicit(&(*leaf)[i], memory_order_relaxed);
+            if (v) {
+                uint64_t id = v - 1;
+                fn(arg, (r << REGION_BITS) | (i << GRANULE_BITS), &id);
+                atomic_store_explicit(&(*leaf)[i], id + 1, memory_order_relaxed);
+            }
+        }
+    }
+}

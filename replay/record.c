@@ -1,0 +1,556 @@
+/* record.c - the recorder, build/lib/libhbrecord.so: preloaded, it logs every malloc-API call
+ * (malloc, calloc, realloc, free, posix_memalign, aligned_alloc, memalign, valloc, pvalloc,
+ * reallocarray) of a process into HEAPBENCH_RECORD_DIR/<pid>.hbt (format: trace.h, docs/DATA.md).
+ *
+ * Always holds:
+ *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
+ *     (one O_APPEND write(2) per chunk); the only shared writes are the address map's CAS and
+ *     one xchg on the thread's own state word (which lets exit flush a running thread safely);
+ *   - nothing here allocates through malloc: buffers and the address map come from mmap, the
+ *     real functions from dlsym(RTLD_NEXT), and dlsym's own calloc is served from a static
+ *     bootstrap arena; calls made while the recorder runs its own code pass straight through;
+ *   - objects are named (thread, seq) at record time through the address map (obj_map.c), so a
+ *     reused address never names two objects; realloc ends one object and makes another;
+ *   - a fork child starts its own trace (named by its pid, opened at its first flush) whose
+ *     first events re-create the heap it inherited; exec starts afresh from the environment;
+ *   - a trace is readable up to its last written chunk whatever happens to the process; the
+ *     header's totals (complete = 1) are written only by a normal exit.
+ */
+#include "obj_map.h"
+#include "trace.h"
+
+#include <cpuid.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define IE __attribute__((tls_model("initial-exec")))
+#define CHUNK_BYTES (64u << 10)
+
+enum { ST_UNUSED, ST_IDLE, ST_BUSY, ST_CLOSED };
+enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
+
+struct rec_thread {
+    _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes */
+    uint64_t written_ops;    /* events of this thread already in the file */
+    struct hbt_chunk c;
+};
+
+static struct {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+    void *(*reallocarray)(void *, size_t, size_t);
+    size_t (*usable_size)(void *);
+} real;
+
+static struct {
+    int enabled, use_tsc, fd, hdr_fd;
+    _Atomic int file;                /* FILE_*: fd and hdr_fd are valid once it is FILE_OPEN */
+    char dir[PATH_MAX - 64];
+    uint64_t tsc0, mono0, mult;     /* ns = (tsc - tsc0) * mult >> 32 (or CLOCK_MONOTONIC - mono0) */
+    _Atomic uint32_t nthreads;
+    _Atomic uint64_t unknown_refs, lost_threads;
+    pthread_key_t key;
+    struct hbt_header h;
+} R = {.fd = -1, .hdr_fd = -1};
+
+static struct rec_thread threads[HBT_MAX_THREADS];
+static struct rec_thread lost_thread = {.state = ST_CLOSED};  /* every thread past HBT_MAX_THREADS */
+static __thread struct rec_thread *tls_me IE;
+static __thread int tls_busy IE;
+
+/* ---- bootstrap: dlsym may call calloc before the real one is known ---- */
+
+static _Alignas(16) char boot[1 << 16];
+static _Atomic size_t boot_used;
+static _Atomic int resolving;
+
+static void *boot_alloc(size_t n)
+{
+    size_t need = (n + 15) & ~(size_t)15, off = atomic_fetch_add(&boot_used, need);
+    return off + need <= sizeof boot ? boot + off : NULL;
+}
+
+static int is_boot(const void *p) { return (const char *)p >= boot && (const char *)p < boot + sizeof boot; }
+
+static void resolve(void)
+{
+    if (real.free || atomic_exchange(&resolving, 1))
+        return;
+    real.malloc = dlsym(RTLD_NEXT, "malloc");
+    real.calloc = dlsym(RTLD_NEXT, "calloc");
+    real.realloc = dlsym(RTLD_NEXT, "realloc");
+    real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+    real.memalign = dlsym(RTLD_NEXT, "memalign");
+    real.valloc = dlsym(RTLD_NEXT, "valloc");
+    real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+    real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
+    real.usable_size = dlsym(RTLD_NEXT, "malloc_usable_size");
+    real.free = dlsym(RTLD_NEXT, "free");
+}
+
+/* ---- time ---- */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The TSC (when the CPU says it is invariant) costs a fraction of clock_gettime; its rate is
+ * measured against CLOCK_MONOTONIC over 200 us at start. */
+static void clock_init(void)
+{
+    unsigned a, b, c, d;
+    R.use_tsc = __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8));
+    R.mono0 = mono_ns();
+    R.tsc0 = __rdtsc();
+    if (!R.use_tsc)
+        return;
+    uint64_t n1, t1;
+    do {
+        n1 = mono_ns();
+        t1 = __rdtsc();
+    } while (n1 - R.mono0 < 200000);
+    R.mult = t1 > R.tsc0 ? ((n1 - R.mono0) << 32) / (t1 - R.tsc0) : 0;
+    R.use_tsc = R.mult != 0;
+}
+
+static uint64_t now_ns(void)
+{
+    if (R.use_tsc)
+        return (uint64_t)(((unsigned __int128)(__rdtsc() - R.tsc0) * R.mult) >> 32);
+    return mono_ns() - R.mono0;
+}
+
+/* ---- the trace file ---- */
+
+static void write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void write_header(void)
+{
+    static uint8_t buf[HBT_HEADER_SIZE];
+    hbt_header_encode(&R.h, buf);
+    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, 0) < 0)
+        return;
+}
+
+/* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec)
+ * and writes its header; the chunk fd appends, the header fd rewrites the header at exit. */
+static void create_trace(void)
+{
+    char path[PATH_MAX];
+    int fd = -1;
+    for (int n = 1; n < 100 && fd < 0; n++) {
+        if (n == 1)
+            snprintf(path, sizeof path, "%s/%llu.hbt", R.dir, (unsigned long long)R.h.pid);
+        else
+            snprintf(path, sizeof path, "%s/%llu.%d.hbt", R.dir, (unsigned long long)R.h.pid, n);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd >= 0) {
+        R.hdr_fd = open(path, O_WRONLY | O_CLOEXEC);
+        write_header();
+        R.fd = fd;
+    } else {
+        R.enabled = 0;
+        dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(errno));
+    }
+}
+
+/* The first thread to write a chunk creates the file and its header; the others wait for that,
+ * so no chunk can land before the header (the only wait in the recorder: once per process). */
+static void open_trace(void)
+{
+    int err = errno, closed = FILE_CLOSED;
+    if (atomic_compare_exchange_strong(&R.file, &closed, FILE_OPENING)) {
+        create_trace();
+        atomic_store(&R.file, R.fd >= 0 ? FILE_OPEN : FILE_FAILED);
+    }
+    while (atomic_load(&R.file) == FILE_OPENING)
+        sched_yield();
+    errno = err;
+}
+
+/* Writes the thread's chunk (the caller holds the thread BUSY or is its only user). */
+static void flush(struct rec_thread *t)
+{
+    size_t len = hbt_chunk_seal(&t->c);
+    if (len == 0)
+        return;
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        open_trace();
+    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
+        int err = errno;
+        write_all(R.fd, t->c.buf, len);
+        errno = err;
+        t->written_ops = t->c.op;
+    }
+    hbt_chunk_reset(&t->c);
+}
+
+/* ---- threads ---- */
+
+static struct rec_thread *register_thread(void)
+{
+    uint32_t idx = atomic_fetch_add(&R.nthreads, 1);
+    void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+    if (buf == MAP_FAILED) {
+        atomic_fetch_add(&R.lost_threads, 1);
+        return tls_me = &lost_thread;
+    }
+    struct rec_thread *t = &threads[idx];
+    t->written_ops = 0;
+    hbt_chunk_init(&t->c, buf, CHUNK_BYTES, (uint16_t)idx);
+    atomic_store(&t->state, ST_IDLE);
+    pthread_setspecific(R.key, t);
+    return tls_me = t;
+}
+
+/* Takes the calling thread's recorder for one event; NULL means "pass through unrecorded". */
+static struct rec_thread *enter(void)
+{
+    if (tls_busy || !R.enabled)
+        return NULL;
+    tls_busy = 1;
+    struct rec_thread *t = tls_me ? tls_me : register_thread();
+    int old = atomic_exchange(&t->state, ST_BUSY);
+    if (old != ST_IDLE) {
+        atomic_store(&t->state, old);
+        tls_busy = 0;
+        return NULL;
+    }
+    return t;
+}
+
+static void leave(struct rec_thread *t)
+{
+    atomic_store_explicit(&t->state, ST_IDLE, memory_order_release);
+    tls_busy = 0;
+}
+
+/* Takes t for good (waiting up to ~1 s for its owner to finish an event), writes what it
+ * holds and closes it. */
+static void close_thread(struct rec_thread *t)
+{
+    for (int spins = 0; spins < 100000; spins++) {
+        int idle = ST_IDLE;
+        if (atomic_compare_exchange_strong(&t->state, &idle, ST_BUSY)) {
+            flush(t);
+            munmap(t->c.buf, CHUNK_BYTES);
+            atomic_store(&t->state, ST_CLOSED);
+            return;
+        }
+        if (idle == ST_CLOSED || idle == ST_UNUSED)
+            return;
+        if (spins > 100) {
+            struct timespec ts = {0, 10000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* pthread key destructor: a thread that ends writes its last chunk. */
+static void thread_gone(void *arg)
+{
+    int busy = tls_busy;
+    tls_busy = 1;
+    close_thread(arg);
+    tls_busy = busy;
+}
+
+/* ---- events ---- */
+
+static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
+{
+    if (!hbt_chunk_has_room(&t->c))
+        flush(t);
+    e->ns = now_ns();
+    *seq = hbt_chunk_put(&t->c, e);
+}
+
+/* The object at p ends here (free or realloc): fills e's reference from the map. */
+static void consume(struct hbt_event *e, void *p)
+{
+    uint64_t id;
+    if (!p) {
+        e->flags |= HBT_F_NOREF;
+    } else if (obj_map_take((uintptr_t)p, &id)) {
+        e->ref_thread = (uint16_t)(id >> 48);
+        e->ref_seq = id & ((1ull << 48) - 1);
+    } else {
+        e->flags |= HBT_F_NOREF;
+        atomic_fetch_add_explicit(&R.unknown_refs, 1, memory_order_relaxed);
+    }
+}
+
+/* Records a call that may produce the object p of size n. */
+static void produce(struct rec_thread *t, struct hbt_event *e, void *p)
+{
+    uint64_t seq;
+    if (!p)
+        e->flags |= HBT_F_FAILED;
+    put(t, e, &seq);
+    if (seq != HBT_NONE)
+        obj_map_put((uintptr_t)p, ((uint64_t)t->c.thread << 48) | seq);
+}
+
+static void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
+{
+    struct hbt_event e = {.kind = (uint8_t)kind, .size = n};
+    e.align_log = (uint8_t)(align ? __builtin_ctzll(align) : 0);
+    produce(t, &e, p);
+    leave(t);
+}
+
+/* ---- the malloc API ---- */
+
+EXPORT void *malloc(size_t n)
+{
+    if (__builtin_expect(!real.free, 0)) {
+        resolve();
+        if (!real.malloc)
+            return boot_alloc(n);
+    }
+    struct rec_thread *t = enter();
+    void *p = real.malloc(n);
+    if (t)
+        record_alloc(t, HBT_MALLOC, 0, n, p);
+    return p;
+}
+
+EXPORT void *calloc(size_t m, size_t n)
+{
+    if (__builtin_expect(!real.calloc, 0)) {
+        resolve();
+        if (!real.calloc)
+            return boot_alloc(m * n); /* dlsym's own small calloc; the arena is zeroed */
+    }
+    struct rec_thread *t = enter();
+    void *p = real.calloc(m, n);
+    size_t total;
+    if (t)
+        record_alloc(t, HBT_CALLOC, 0, __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total, p);
+    return p;
+}
+
+EXPORT void free(void *p)
+{
+    if (!p || is_boot(p))
+        return;
+    if (__builtin_expect(!real.free, 0))
+        resolve();
+    struct rec_thread *t = enter();
+    if (t) {
+        struct hbt_event e = {.kind = HBT_FREE};
+        uint64_t seq;
+        consume(&e, p);
+        put(t, &e, &seq);
+        leave(t);
+    }
+    real.free(p);
+}
+
+/* realloc and reallocarray: the old object ends, a new one starts; a failed call keeps the
+ * old one (unless it asked for 0 bytes: glibc's realloc(p, 0) frees p and returns NULL). */
+static void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
+{
+    size_t total = __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total;
+    if (__builtin_expect(!real.free, 0))
+        resolve();
+    if (is_boot(p)) {
+        void *q = malloc(total);
+        if (q)
+            memcpy(q, p, total < (size_t)(boot + sizeof boot - (char *)p) ? total : (size_t)(boot + sizeof boot - (char *)p));
+        return q;
+    }
+    struct rec_thread *t = enter();
+    if (!t)
+        return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
+    struct hbt_event e = {.kind = (uint8_t)kind, .size = total};
+    consume(&e, p);
+    void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
+    if (!q && total > 0 && p && !(e.flags & HBT_F_NOREF)) /* failed: p lives on under its id */
+        obj_map_put((uintptr_t)p, ((uint64_t)e.ref_thread << 48) | e.ref_seq);
+    produce(t, &e, q);
+    leave(t);
+    return q;
+}
+
+EXPORT void *realloc(void *p, size_t n) { return realloc_common(HBT_REALLOC, p, 1, n); }
+EXPORT void *reallocarray(void *p, size_t m, size_t n) { return realloc_common(HBT_REALLOCARRAY, p, m, n); }
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (__builtin_expect(!real.free, 0))
+        resolve();
+    struct rec_thread *t = enter();
+    int rc = real.posix_memalign(out, align, n);
+    if (t)
+        record_alloc(t, HBT_POSIX_MEMALIGN, align, n, rc == 0 ? *out : NULL);
+    return rc;
+}
+
+/* aligned_alloc, memalign, valloc, pvalloc: one shape, the real function differs. */
+#define ALIGNED_HOOK(name, kind, params, call, align)                                          \
+    EXPORT void *name params                                                                   \
+    {                                                                                          \
+        if (__builtin_expect(!real.free, 0))                                                   \
+            resolve();                                                                         \
+        struct rec_thread *t = enter();                                                        \
+        void *p = call;                                                                        \
+        if (t)                                                                                 \
+            record_alloc(t, kind, align, n, p);                                                \
+        return p;                                                                              \
+    }
+ALIGNED_HOOK(aligned_alloc, HBT_ALIGNED_ALLOC, (size_t align, size_t n), real.aligned_alloc(align, n), align)
+ALIGNED_HOOK(memalign, HBT_MEMALIGN, (size_t align, size_t n), real.memalign(align, n), align)
+ALIGNED_HOOK(valloc, HBT_VALLOC, (size_t n), real.valloc(n), 0)
+ALIGNED_HOOK(pvalloc, HBT_PVALLOC, (size_t n), real.pvalloc(n), 0)
+
+/* ---- process life: start, fork, exit ---- */
+
+static void read_command(char *out, size_t cap)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, out, cap - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    n = n < 0 ? 0 : n;
+    for (ssize_t i = 0; i < n; i++)
+        out[i] = out[i] ? out[i] : ' ';
+    while (n > 0 && out[n - 1] == ' ')
+        n--;
+    out[n] = '\0';
+}
+
+static void header_start(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    R.h.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    R.h.pid = (uint64_t)getpid();
+    R.h.ppid = (uint64_t)getppid();
+    R.h.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+    read_command(R.h.command, sizeof R.h.command);
+}
+
+/* One object a fork child inherited: a malloc event in the child's thread 0, which becomes its
+ * new name. Its size is the allocator's usable size (the map keeps no requested sizes). */
+static void inherit(void *arg, uintptr_t addr, uint64_t *id)
+{
+    struct rec_thread *t = arg;
+    struct hbt_event e = {.kind = HBT_MALLOC, .size = real.usable_size ? real.usable_size((void *)addr) : 0};
+    uint64_t seq;
+    put(t, &e, &seq);
+    *id = seq;
+}
+
+/* In a fork child (one thread): the parent's threads, file and unwritten events are the
+ * parent's; the child's thread 0 first re-creates every live object it inherited. */
+static void atfork_child(void)
+{
+    if (!R.enabled)
+        return;
+    tls_busy = 1;
+    close(R.fd);
+    close(R.hdr_fd);
+    R.fd = R.hdr_fd = -1;
+    atomic_store(&R.file, FILE_CLOSED);
+    uint32_t n = atomic_load(&R.nthreads);
+    memset(threads, 0, sizeof threads[0] * (n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS));
+    atomic_store(&R.nthreads, 0);
+    atomic_store(&R.unknown_refs, 0);
+    atomic_store(&R.lost_threads, 0);
+    tls_me = NULL;
+    R.mono0 = mono_ns();
+    R.tsc0 = __rdtsc();
+    header_start();
+    struct rec_thread *t = register_thread();
+    if (t != &lost_thread)
+        obj_map_each(inherit, t);
+    tls_busy = 0;
+}
+
+__attribute__((constructor)) static void rec_init(void)
+{
+    tls_busy = 1;
+    resolve();
+    const char *dir = getenv("HEAPBENCH_RECORD_DIR");
+    if (!dir || !*dir || strlen(dir) >= sizeof R.dir) {
+        dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR is not set (or too long); nothing is recorded: use heapbench record\n");
+        tls_busy = 0;
+        return;
+    }
+    strcpy(R.dir, dir);
+    Dl_info info;
+    if (real.malloc && dladdr((void *)real.malloc, &info) && info.dli_fname)
+        snprintf(R.h.allocator, sizeof R.h.allocator, "%s", info.dli_fname);
+    clock_init();
+    header_start();
+    if (obj_map_init() == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
+        pthread_atfork(NULL, NULL, atfork_child) == 0)
+        R.enabled = 1;
+    else
+        dprintf(2, "hbrecord: cannot set up the recorder (out of memory?); nothing is recorded\n");
+    tls_busy = 0;
+}
+
+/* A normal exit: every thread's last chunk, then the header's totals (complete = 1). */
+__attribute__((destructor)) static void rec_fini(void)
+{
+    if (!R.enabled)
+        return;
+    tls_busy = 1;
+    uint32_t n = atomic_load(&R.nthreads);
+    n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;
+    uint64_t ops = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        close_thread(&threads[i]);
+        ops += threads[i].written_ops;
+    }
+    R.enabled = 0;
+    if (R.fd < 0)
+        return;
+    R.h.complete = 1;
+    R.h.threads = n;
+    R.h.ops = ops;
+    R.h.duration_ns = now_ns();
+    R.h.unknown_refs = atomic_load(&R.unknown_refs);
+    R.h.lost_threads = atomic_load(&R.lost_threads);
+    write_header();
+}

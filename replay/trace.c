@@ -1,0 +1,595 @@
+/* trace.c - writer and reader of the allocation trace format (see trace.h and docs/DATA.md).
+ * Always holds: the writer touches only the caller's buffers (no allocation: it runs inside
+ * malloc); the reader bounds every read by the chunk it is in, verifies every chunk's CRC-32
+ * and decodes every event once in hbt_open, and allocates only with mmap (a replay's own
+ * bookkeeping never goes through the allocator it measures). */
+#include "trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ---- shared pieces ---- */
+
+#define KIND_BIT(k) (1u << (k))
+static inline int kind_is_aligned(unsigned k)
+{
+    return (KIND_BIT(k) & (KIND_BIT(HBT_POSIX_MEMALIGN) | KIND_BIT(HBT_ALIGNED_ALLOC) | KIND_BIT(HBT_MEMALIGN))) != 0;
+}
+static inline int kind_takes_ref(unsigned k)
+{
+    return (KIND_BIT(k) & (KIND_BIT(HBT_FREE) | KIND_BIT(HBT_REALLOC) | KIND_BIT(HBT_REALLOCARRAY))) != 0;
+}
+
+const char *hbt_kind_name(unsigned kind)
+{
+    static const char *const names[HBT_KIND_COUNT] = {"?", "malloc", "calloc", "realloc", "free",
+        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray"};
+    return kind > 0 && kind < HBT_KIND_COUNT ? names[kind] : "?";
+}
+
+/* Whether an event that names an object consumes it: a free does; a realloc does unless it
+ * failed, and a failed realloc of size 0 is glibc's realloc(p, 0), which freed it. */
+static int ref_consumed(const struct hbt_event *e)
+{
+    return e->kind == HBT_FREE || !(e->flags & HBT_F_FAILED) || e->size == 0;
+}
+
+static uint32_t crc_of(const uint8_t *p, size_t n)
+{
+    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
+}
+
+static void put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* ---- writer ---- */
+
+void hbt_chunk_init(struct hbt_chunk *c, uint8_t *buf, size_t cap, uint16_t thread)
+{
+    memset(c, 0, sizeof *c);
+    c->buf = buf;
+    c->cap = cap;
+    c->thread = thread;
+    c->len = HBT_CHUNK_HEADER;
+}
+
+int hbt_chunk_has_room(const struct hbt_chunk *c) { return c->cap - c->len >= HBT_EVENT_MAX; }
+
+uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
+{
+    uint8_t *p = c->buf + c->len, *first = p++;
+    unsigned flags = e->flags & (HBT_F_NOREF | HBT_F_FAILED);
+    if (c->nops == 0)
+        c->base_ns = c->last_ns = e->ns;
+    p = put_varint(p, e->ns > c->last_ns ? e->ns - c->last_ns : 0);
+    if (e->ns > c->last_ns)
+        c->last_ns = e->ns;
+    if (kind_is_aligned(e->kind))
+        *p++ = e->align_log;
+    if (e->kind != HBT_FREE) {
+        if (e->size == c->last_size)
+            flags |= HBT_F_SAMESIZE;
+        else
+            p = put_varint(p, e->size);
+        c->last_size = e->size;
+    }
+    if (kind_takes_ref(e->kind) && !(flags & HBT_F_NOREF)) {
+        if (e->ref_thread != c->thread) {
+            flags |= HBT_F_XREF;
+            p = put_varint(put_varint(p, e->ref_thread), e->ref_seq);
+        } else {
+            p = put_varint(p, c->seq - 1 - e->ref_seq);
+        }
+    }
+    *first = (uint8_t)(e->kind | flags);
+    c->len = (size_t)(p - c->buf);
+    c->nops++;
+    c->op++;
+    if (e->kind == HBT_FREE || (flags & HBT_F_FAILED))
+        return HBT_NONE;
+    c->nprod++;
+    return c->seq++;
+}
+
+size_t hbt_chunk_seal(struct hbt_chunk *c)
+{
+    if (c->nops == 0)
+        return 0;
+    uint8_t *h = c->buf;
+    put_le(h, HBT_CHUNK_MAGIC, 4);
+    put_le(h + 4, c->thread, 2);
+    put_le(h + 6, 0, 2);
+    put_le(h + 8, c->len - HBT_CHUNK_HEADER, 4);
+    put_le(h + 12, c->nops, 4);
+    put_le(h + 16, c->nprod, 4);
+    put_le(h + 20, 0, 4);
+    put_le(h + 24, c->op - c->nops, 8);
+    put_le(h + 32, c->seq - c->nprod, 8);
+    put_le(h + 40, c->base_ns, 8);
+    put_le(h + 20, crc_of(h, c->len), 4);
+    return c->len;
+}
+
+void hbt_chunk_reset(struct hbt_chunk *c)
+{
+    c->len = HBT_CHUNK_HEADER;
+    c->nops = c->nprod = 0;
+    c->last_size = 0;
+}
+
+/* Appends "key\tvalue\n" at *pos (values with tabs or newlines get spaces); -1 when full. */
+static int text_add(char *text, size_t cap, size_t *pos, const char *key, const char *fmt, ...)
+{
+    char val[2560];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(val, sizeof val, fmt, ap);
+    va_end(ap);
+    for (char *s = val; *s; s++)
+        if (*s == '\t' || *s == '\n')
+            *s = ' ';
+    int n = snprintf(text + *pos, cap - *pos, "%s\t%s\n", key, val);
+    if (n < 0 || (size_t)n >= cap - *pos)
+        return -1;
+    *pos += (size_t)n;
+    return 0;
+}
+
+int hbt_header_encode(const struct hbt_header *h, uint8_t *out)
+{
+    memset(out, 0, HBT_HEADER_SIZE);
+    memcpy(out, HBT_MAGIC, 8);
+    put_le(out + 8, HBT_VERSION, 4);
+    char *text = (char *)out + 16;
+    size_t cap = HBT_HEADER_SIZE - 16 - 4, pos = 0;
+    int bad = text_add(text, cap, &pos, "command", "%s", h->command) |
+              text_add(text, cap, &pos, "allocator", "%s", h->allocator) |
+              text_add(text, cap, &pos, "page_size", "%" PRIu64, h->page_size) |
+              text_add(text, cap, &pos, "pid", "%" PRIu64, h->pid) |
+              text_add(text, cap, &pos, "ppid", "%" PRIu64, h->ppid) |
+              text_add(text, cap, &pos, "start_unix_ns", "%" PRIu64, h->start_unix_ns) |
+              text_add(text, cap, &pos, "complete", "%d", h->complete) |
+              text_add(text, cap, &pos, "threads", "%" PRIu64, h->threads) |
+              text_add(text, cap, &pos, "ops", "%" PRIu64, h->ops) |
+              text_add(text, cap, &pos, "duration_ns", "%" PRIu64, h->duration_ns) |
+              text_add(text, cap, &pos, "unknown_refs", "%" PRIu64, h->unknown_refs) |
+              text_add(text, cap, &pos, "lost_threads", "%" PRIu64, h->lost_threads) |
+              text_add(text, cap, &pos, "orig_wall_ns", "%" PRIu64, h->orig_wall_ns) |
+              text_add(text, cap, &pos, "orig_maxrss_kb", "%" PRIu64, h->orig_maxrss_kb);
+    put_le(out + 12, pos, 4);
+    put_le(out + HBT_HEADER_SIZE - 4, crc_of(out, HBT_HEADER_SIZE - 4), 4);
+    return bad ? -1 : 0;
+}
+
+int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, size_t errlen)
+{
+    uint8_t buf[HBT_HEADER_SIZE];
+    if (hbt_header_encode(h, buf) < 0) {
+        snprintf(err, errlen, "the header of %s does not fit %u bytes", path, HBT_HEADER_SIZE);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pwrite(fd, buf, sizeof buf, 0) : -1;
+    int e = errno;
+    if (fd >= 0 && close(fd) < 0 && n == (ssize_t)sizeof buf)
+        n = -1, e = errno;
+    if (n != (ssize_t)sizeof buf) {
+        snprintf(err, errlen, "cannot rewrite the header of %s: %s", path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- reader ---- */
+
+void *hbt_pages(size_t n)
+{
+    void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void hbt_unpages(void *p, size_t n)
+{
+    if (p)
+        munmap(p, n ? n : 1);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Reads the value of key from the header's text into val (cut to cap); "" when absent. */
+static void text_get(const char *text, size_t len, const char *key, char *val, size_t cap)
+{
+    size_t klen = strlen(key);
+    val[0] = '\0';
+    for (size_t i = 0; i < len;) {
+        const char *line = text + i, *nl = memchr(line, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - line) : len - i;
+        if (n > klen && memcmp(line, key, klen) == 0 && line[klen] == '\t') {
+            size_t v = n - klen - 1 < cap - 1 ? n - klen - 1 : cap - 1;
+            memcpy(val, line + klen + 1, v);
+            val[v] = '\0';
+            return;
+        }
+        i += n + 1;
+    }
+}
+
+static uint64_t text_num(const char *text, size_t len, const char *key)
+{
+    char v[32];
+    text_get(text, len, key, v, sizeof v);
+    return strtoull(v, NULL, 10);
+}
+
+static int read_header(struct hbt_trace *t, char *err, size_t errlen)
+{
+    const uint8_t *m = t->map;
+    if (t->size < HBT_HEADER_SIZE)
+        return fail(err, errlen, "truncated trace: %zu bytes, shorter than its %u-byte header; record it again", t->size, HBT_HEADER_SIZE);
+    if (memcmp(m, HBT_MAGIC, 8) != 0)
+        return fail(err, errlen, "not a heapbench trace (no HBTRACE magic at its start); give a file written by heapbench record");
+    if (get_le(m + HBT_HEADER_SIZE - 4, 4) != crc_of(m, HBT_HEADER_SIZE - 4))
+        return fail(err, errlen, "corrupt trace: its header fails its checksum; record it again");
+    uint64_t len = get_le(m + 12, 4);
+    t->h.version = (uint32_t)get_le(m + 8, 4);
+    if (t->h.version != HBT_VERSION || len > HBT_HEADER_SIZE - 20)
+        return fail(err, errlen, "trace format version %u (header text %" PRIu64 " bytes) is not version %u; record it again with this heapbench",
+                    t->h.version, len, HBT_VERSION);
+    const char *text = (const char *)m + 16;
+    text_get(text, len, "command", t->h.command, sizeof t->h.command);
+    text_get(text, len, "allocator", t->h.allocator, sizeof t->h.allocator);
+    t->h.page_size = text_num(text, len, "page_size");
+    t->h.pid = text_num(text, len, "pid");
+    t->h.ppid = text_num(text, len, "ppid");
+    t->h.start_unix_ns = text_num(text, len, "start_unix_ns");
+    t->h.complete = (int)text_num(text, len, "complete");
+    t->h.threads = text_num(text, len, "threads");
+    t->h.ops = text_num(text, len, "ops");
+    t->h.duration_ns = text_num(text, len, "duration_ns");
+    t->h.unknown_refs = text_num(text, len, "unknown_refs");
+    t->h.lost_threads = text_num(text, len, "lost_threads");
+    t->h.orig_wall_ns = text_num(text, len, "orig_wall_ns");
+    t->h.orig_maxrss_kb = text_num(text, len, "orig_maxrss_kb");
+    return 0;
+}
+
+/* One chunk header, read at off. */
+struct chunk_hdr {
+    uint32_t thread, len, nops, nprod, crc;
+    uint64_t first_op, first_seq, base_ns;
+};
+
+static void chunk_hdr_at(const uint8_t *h, struct chunk_hdr *c)
+{
+    c->thread = (uint32_t)get_le(h + 4, 2);
+    c->len = (uint32_t)get_le(h + 8, 4);
+    c->nops = (uint32_t)get_le(h + 12, 4);
+    c->nprod = (uint32_t)get_le(h + 16, 4);
+    c->crc = (uint32_t)get_le(h + 20, 4);
+    c->first_op = get_le(h + 24, 8);
+    c->first_seq = get_le(h + 32, 8);
+    c->base_ns = get_le(h + 40, 8);
+}
+
+/* Checks the chunk at off (framing, CRC, continuity with the thread's previous chunk) and
+ * counts it; fills_offsets: second pass, records its offset. Returns its total length or 0. */
+static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, size_t errlen)
+{
+    const uint8_t *h = t->map + off;
+    struct chunk_hdr c;
+    if (t->size - off < HBT_CHUNK_HEADER)
+        return (size_t)fail(err, errlen, "truncated trace: it ends %zu bytes into a chunk header at byte %zu; record it again", t->size - off, off) + 1;
+    chunk_hdr_at(h, &c);
+    if (get_le(h, 4) != HBT_CHUNK_MAGIC || c.thread >= HBT_MAX_THREADS || c.len > HBT_CHUNK_MAX)
+        return (size_t)fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
+    if (t->size - off - HBT_CHUNK_HEADER < c.len)
+        return (size_t)fail(err, errlen, "truncated trace: the chunk at byte %zu needs %u bytes, the file ends after %zu; record it again",
+                            off, c.len, t->size - off - HBT_CHUNK_HEADER) + 1;
+    uint8_t copy[HBT_CHUNK_HEADER];
+    memcpy(copy, h, sizeof copy);
+    put_le(copy + 20, 0, 4);
+    uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), copy, sizeof copy), h + HBT_CHUNK_HEADER, c.len);
+    if (crc != c.crc)
+        return (size_t)fail(err, errlen, "corrupt trace: the chunk at byte %zu fails its checksum; record it again", off) + 1;
+    struct hbt_thread_index *ti = &t->threads[c.thread];
+    if (c.first_op != ti->ops || c.first_seq != ti->objects)
+        return (size_t)fail(err, errlen, "corrupt trace: thread %u's chunk at byte %zu does not follow its previous one (a chunk is missing); record it again",
+                            c.thread, off) + 1;
+    if (fill)
+        ti->chunk_off[ti->nchunks] = off;
+    ti->nchunks++;
+    ti->ops += c.nops;
+    ti->objects += c.nprod;
+    if (c.thread + 1 > t->nthreads)
+        t->nthreads = c.thread + 1;
+    return HBT_CHUNK_HEADER + c.len;
+}
+
+/* One pass over the chunks; the second (fill) records their offsets. */
+static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < HBT_MAX_THREADS; i++) {
+        t->threads[i].nchunks = t->threads[i].ops = t->threads[i].objects = 0;
+    }
+    t->nthreads = 0;
+    for (size_t off = HBT_HEADER_SIZE; off < t->size;) {
+        size_t n = check_chunk(t, off, fill, err, errlen);
+        if (n <= 1)
+            return -1;
+        off += n;
+    }
+    return 0;
+}
+
+static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
+{
+    t->threads = hbt_pages(HBT_MAX_THREADS * sizeof *t->threads);
+    if (!t->threads || walk_chunks(t, 0, err, errlen) < 0)
+        return t->threads ? -1 : fail(err, errlen, "out of memory indexing the trace");
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        t->threads[i].chunk_off = hbt_pages(t->threads[i].nchunks * sizeof(uint64_t));
+        if (!t->threads[i].chunk_off)
+            return fail(err, errlen, "out of memory indexing the trace");
+    }
+    if (walk_chunks(t, 1, err, errlen) < 0)
+        return -1;
+    t->ops = t->objects = 0;
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        t->threads[i].obj_base = t->objects;
+        t->ops += t->threads[i].ops;
+        t->objects += t->threads[i].objects;
+    }
+    return 0;
+}
+
+static int next_checked(struct hbt_cursor *c, struct hbt_event *e);
+
+/* Decodes every event once: structure, references in range, no object consumed twice. */
+static int check_events(struct hbt_trace *t, char *err, size_t errlen)
+{
+    size_t bits = (t->objects + 7) / 8;
+    uint8_t *used = hbt_pages(bits);
+    if (!used)
+        return fail(err, errlen, "out of memory checking the trace");
+    int rc = 0;
+    for (uint32_t th = 0; th < t->nthreads && rc == 0; th++) {
+        struct hbt_cursor c;
+        struct hbt_event e;
+        int got;
+        hbt_cursor_init(&c, t, (uint16_t)th);
+        while ((got = next_checked(&c, &e)) == 1) {
+            if (e.ref == HBT_NONE)
+                continue;
+            if (used[e.ref / 8] & (1u << (e.ref % 8))) {
+                rc = fail(err, errlen, "corrupt trace: thread %u frees object %" PRIu64 " a second time; record it again", th, e.ref);
+                break;
+            }
+            used[e.ref / 8] |= (uint8_t)(1u << (e.ref % 8));
+        }
+        if (got < 0)
+            rc = fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th,
+                      c.t->threads[th].ops - c.left);
+    }
+    hbt_unpages(used, bits);
+    return rc;
+}
+
+int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return fail(err, errlen, "cannot open trace %s: %s", path, strerror(e));
+    }
+    t->size = (size_t)st.st_size;
+    void *m = t->size ? mmap(NULL, t->size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (m == MAP_FAILED)
+        return fail(err, errlen, "truncated trace: %s is empty or cannot be mapped; record it again", path);
+    t->map = m;
+    if (read_header(t, err, errlen) < 0 || index_chunks(t, err, errlen) < 0 || check_events(t, err, errlen) < 0) {
+        hbt_close(t);
+        return -1;
+    }
+    if (t->h.complete && (t->h.ops != t->ops || t->h.threads < t->nthreads)) {
+        fail(err, errlen, "truncated trace: its header counts %" PRIu64 " events, its chunks hold %" PRIu64 "; record it again", t->h.ops, t->ops);
+        hbt_close(t);
+        return -1;
+    }
+    return 0;
+}
+
+void hbt_close(struct hbt_trace *t)
+{
+    if (t->threads) {
+        for (uint32_t i = 0; i < HBT_MAX_THREADS; i++)
+            hbt_unpages(t->threads[i].chunk_off, t->threads[i].nchunks * sizeof(uint64_t));
+        hbt_unpages(t->threads, HBT_MAX_THREADS * sizeof *t->threads);
+    }
+    if (t->map)
+        munmap((void *)t->map, t->size);
+    memset(t, 0, sizeof *t);
+}
+
+void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread)
+{
+    memset(c, 0, sizeof *c);
+    c->t = t;
+    c->thread = thread;
+}
+
+/* Moves to the thread's next chunk; 0 when there is none. */
+static int next_chunk(struct hbt_cursor *c)
+{
+    const struct hbt_thread_index *ti = &c->t->threads[c->thread];
+    while (c->left == 0) {
+        if (c->chunk >= ti->nchunks)
+            return 0;
+        const uint8_t *h = c->t->map + ti->chunk_off[c->chunk++];
+        struct chunk_hdr hd;
+        chunk_hdr_at(h, &hd);
+        c->p = h + HBT_CHUNK_HEADER;
+        c->end = c->p + hd.len;
+        c->left = hd.nops;
+        c->ns = hd.base_ns;
+        c->seq = hd.first_seq;
+        c->last_size = 0;
+    }
+    return 1;
+}
+
+/* One varint. CHECKED: bounded by end (-1 past it), for hbt_open's check of every event; not
+ * CHECKED: for cursors on an opened trace, whose events all decoded within their chunk. */
+static inline __attribute__((always_inline)) int varint_at(const uint8_t **pp, const uint8_t *end, uint64_t *v, int checked)
+{
+    const uint8_t *p = *pp;
+    if (checked && p >= end)
+        return -1;
+    uint64_t r = *p++;
+    if (r >= 0x80) {
+        r &= 0x7f;
+        for (unsigned shift = 7;; shift += 7) {
+            if (shift >= 70 || (checked && p >= end))
+                return -1;
+            uint8_t b = *p++;
+            r |= (uint64_t)(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                break;
+        }
+    }
+    *pp = p;
+    *v = r;
+    return 0;
+}
+
+/* Reads the reference of e (same-thread distance, or thread + seq) and checks its range. An
+ * incomplete trace (crashed program) may name an object whose chunk was never written: that
+ * reference becomes unknown; in a complete trace it is corruption. */
+static inline __attribute__((always_inline)) int read_ref(struct hbt_cursor *c, struct hbt_event *e, int checked)
+{
+    uint64_t a, b;
+    const struct hbt_trace *t = c->t;
+    if (e->flags & HBT_F_XREF) {
+        if (varint_at(&c->p, c->end, &a, checked) < 0 || varint_at(&c->p, c->end, &b, checked) < 0 || a >= HBT_MAX_THREADS)
+            return -1;
+        if (a >= t->nthreads || b >= t->threads[a].objects) {
+            if (t->h.complete)
+                return -1;
+            e->flags = (uint8_t)((e->flags & ~HBT_F_XREF) | HBT_F_NOREF);
+            return 0;
+        }
+    } else {
+        if (varint_at(&c->p, c->end, &b, checked) < 0 || b >= c->seq)
+            return -1;
+        a = c->thread;
+        b = c->seq - 1 - b;
+    }
+    e->ref_thread = (uint16_t)a;
+    e->ref_seq = b;
+    return 0;
+}
+
+/* The chunk ends exactly where its events and objects do. */
+static int chunk_end_ok(const struct hbt_cursor *c)
+{
+    const struct hbt_thread_index *ti = &c->t->threads[c->thread];
+    uint64_t next_seq = c->chunk < ti->nchunks ? get_le(c->t->map + ti->chunk_off[c->chunk] + 32, 8) : ti->objects;
+    return c->p == c->end && c->seq == next_seq;
+}
+
+/* Decodes the next event (see hbt_next); CHECKED bounds every read and checks every rule. */
+static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c, struct hbt_event *e, int checked)
+{
+    if (c->left == 0 && !next_chunk(c))
+        return 0;
+    uint64_t v;
+    if (checked && c->p >= c->end)
+        return -1;
+    uint8_t b = *c->p++;
+    unsigned kind = b & 0x0f;
+    e->kind = (uint8_t)kind;
+    e->flags = b & 0xf0;
+    e->thread = c->thread;
+    e->align_log = 0;
+    e->ref = e->prod = HBT_NONE;
+    if ((checked && (kind == 0 || kind >= HBT_KIND_COUNT)) || varint_at(&c->p, c->end, &v, checked) < 0)
+        return -1;
+    c->ns += v;
+    e->ns = c->ns;
+    if (kind_is_aligned(kind)) {
+        if (checked && (c->p >= c->end || *c->p > 63))
+            return -1;
+        e->align_log = *c->p++;
+    }
+    if (kind != HBT_FREE) {
+        if (!(e->flags & HBT_F_SAMESIZE) && varint_at(&c->p, c->end, &c->last_size, checked) < 0)
+            return -1;
+        e->size = c->last_size;
+    } else {
+        e->size = 0;
+        if (checked && (e->flags & HBT_F_SAMESIZE))
+            return -1;
+    }
+    if (kind_takes_ref(kind)) {
+        if (checked && (e->flags & HBT_F_XREF) && (e->flags & HBT_F_NOREF))
+            return -1;
+        if (!(e->flags & HBT_F_NOREF)) {
+            if (read_ref(c, e, checked) < 0)
+                return -1;
+            if (ref_consumed(e))
+                e->ref = c->t->threads[e->ref_thread].obj_base + e->ref_seq;
+        }
+    } else if (checked && (e->flags & (HBT_F_XREF | HBT_F_NOREF))) {
+        return -1;
+    }
+    if (kind != HBT_FREE && !(e->flags & HBT_F_FAILED))
+        e->prod = c->t->threads[c->thread].obj_base + c->seq++;
+    if (--c->left == 0 && checked && !chunk_end_ok(c))
+        return -1;
+    return 1;
+}
+
+int hbt_next(struct hbt_cursor *c, struct hbt_event *e) { return next_event(c, e, 0); }
+
+static int next_checked(struct hbt_cursor *c, struct hbt_event *e) { return next_event(c, e, 1); }

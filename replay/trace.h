@@ -1,0 +1,146 @@
+/* trace.h - the allocation trace format (docs/DATA.md, "Allocation traces"): its writer, used by
+ * the recorder, and its reader, used by hbtrace and hbreplay (the only trace reader in C).
+ *
+ * A trace is a 4096-byte header (magic, version, key/value text, CRC-32) followed by chunks.
+ * Each chunk holds consecutive events of one recorded thread, delta- and varint-coded, behind
+ * a 48-byte chunk header with its own CRC-32, so a chunk decodes on its own.
+ * Always holds: the writer never allocates (the caller owns every buffer, the recorder maps
+ * them); the reader never trusts a byte it has not checked: every length is bounded by the
+ * file, every chunk's CRC is verified and every event decoded once in hbt_open, so a corrupt
+ * or truncated file is refused with one line of text and no read outside the mapping. */
+#ifndef HEAPBENCH_TRACE_H
+#define HEAPBENCH_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HBT_MAGIC "HBTRACE"        /* 8 bytes with its NUL */
+#define HBT_VERSION 1u
+#define HBT_HEADER_SIZE 4096u
+#define HBT_CHUNK_MAGIC 0x4b434248u /* "HBCK" little-endian */
+#define HBT_CHUNK_HEADER 48u
+#define HBT_CHUNK_MAX (1u << 20)    /* largest payload a reader accepts */
+#define HBT_EVENT_MAX 48u           /* most bytes one encoded event takes */
+#define HBT_MAX_THREADS 4096u
+
+/* Event kinds (low 4 bits of an event's first byte): one per malloc-API function. */
+enum hbt_kind {
+    HBT_MALLOC = 1, HBT_CALLOC, HBT_REALLOC, HBT_FREE, HBT_POSIX_MEMALIGN, HBT_ALIGNED_ALLOC,
+    HBT_MEMALIGN, HBT_VALLOC, HBT_PVALLOC, HBT_REALLOCARRAY, HBT_KIND_COUNT
+};
+
+/* Event flags (high 4 bits of the first byte). */
+#define HBT_F_XREF 0x10u     /* the object was produced by another thread: thread + seq follow */
+#define HBT_F_NOREF 0x20u    /* free/realloc of NULL or of an address the recorder did not know */
+#define HBT_F_FAILED 0x40u   /* the call returned NULL: nothing produced (realloc: see DATA.md) */
+#define HBT_F_SAMESIZE 0x80u /* size equals this thread's previous event's size (not stored) */
+
+/* No object: the reference of an unknown free, or the product of a failed call. */
+#define HBT_NONE UINT64_MAX
+
+/* One event as the writer takes it and the reader gives it. Objects are named by
+ * (thread, seq): the seq-th object that thread produced; the reader also gives the global
+ * object index (the producing thread's base + seq). */
+struct hbt_event {
+    uint8_t kind, flags, align_log; /* align_log: log2 of the alignment (memalign kinds) */
+    uint16_t thread;               /* the thread that made the call */
+    uint64_t size;                 /* bytes requested (calloc, reallocarray: the product) */
+    uint64_t ns;                   /* time since the trace started */
+    uint16_t ref_thread;           /* the consumed object: its producer thread and seq */
+    uint64_t ref_seq;
+    uint64_t ref;                  /* reader: global index of the object consumed, or HBT_NONE (also
+                                    * when a failed realloc names an object it leaves alive) */
+    uint64_t prod;                 /* reader: global index of the produced object, or HBT_NONE */
+};
+
+/* True when the (decoded) event consumes (frees or moves) an object: its ref is set. */
+static inline int hbt_consumes(const struct hbt_event *e) { return e->ref != UINT64_MAX; }
+/* True when the (decoded) event produces a new object: its prod is set. */
+static inline int hbt_produces(const struct hbt_event *e) { return e->prod != UINT64_MAX; }
+/* The function name of a kind ("malloc", ...), "?" for an unknown one. */
+const char *hbt_kind_name(unsigned kind);
+
+/* ---- writer ---- */
+
+/* One thread's chunk being filled: buf holds the chunk header, then the events. */
+struct hbt_chunk {
+    uint8_t *buf;
+    size_t cap, len;       /* cap >= HBT_CHUNK_HEADER + HBT_EVENT_MAX */
+    uint16_t thread;
+    uint32_t nops, nprod;
+    uint64_t op, seq;      /* the thread's next op index and next object seq */
+    uint64_t base_ns, last_ns, last_size;
+};
+
+/* Starts an empty chunk for thread in buf (the thread's counters start at 0). */
+void hbt_chunk_init(struct hbt_chunk *c, uint8_t *buf, size_t cap, uint16_t thread);
+/* True when one more event fits. */
+int hbt_chunk_has_room(const struct hbt_chunk *c);
+/* Appends one event (e->thread is ignored; the chunk's thread is used); returns the seq it
+ * produced, or HBT_NONE. Needs hbt_chunk_has_room. */
+uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e);
+/* Seals the chunk (header and CRC) and returns its length in bytes, 0 when it holds no
+ * event; after writing buf[0..len), call hbt_chunk_reset. */
+size_t hbt_chunk_seal(struct hbt_chunk *c);
+/* Empties the chunk, keeping the thread's counters. */
+void hbt_chunk_reset(struct hbt_chunk *c);
+
+/* The facts a header carries. Strings are NUL-terminated and cut to fit. */
+struct hbt_header {
+    uint32_t version;
+    char command[2048];
+    char allocator[512];
+    uint64_t page_size, pid, ppid, start_unix_ns;
+    int complete;              /* 1: the process exited normally and the totals below are set */
+    uint64_t threads, ops, duration_ns;
+    uint64_t unknown_refs, lost_threads; /* frees of addresses the recorder did not know; threads past HBT_MAX_THREADS */
+    uint64_t orig_wall_ns, orig_maxrss_kb; /* the program run once without the recorder (heapbench record); 0: not measured */
+};
+
+/* Encodes h into out[HBT_HEADER_SIZE]. Returns 0, or -1 when the text does not fit. */
+int hbt_header_encode(const struct hbt_header *h, uint8_t *out);
+/* Rewrites the header of the trace at path with h (for example with the original program's
+ * figures added). 0, or -1 with a one-line reason in err. */
+int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, size_t errlen);
+
+/* ---- reader ---- */
+
+/* Zeroed memory straight from mmap (NULL when refused), and its release: what the reader and
+ * the replayer use for their own bookkeeping, so that it never comes from the measured malloc. */
+void *hbt_pages(size_t n);
+void hbt_unpages(void *p, size_t n);
+
+struct hbt_thread_index {
+    uint64_t nchunks, ops, objects, obj_base;
+    uint64_t *chunk_off;       /* file offsets of its chunks, in order */
+};
+
+struct hbt_trace {
+    const uint8_t *map;
+    size_t size;
+    struct hbt_header h;
+    uint32_t nthreads;         /* 1 + the highest thread number seen */
+    uint64_t ops, objects;     /* totals over all chunks */
+    struct hbt_thread_index *threads;
+};
+
+/* Maps, checks and indexes the trace at path. 0 on success; -1 with a one-line reason in err
+ * (what is wrong and what to do) when the file is missing, truncated or corrupt. */
+int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen);
+void hbt_close(struct hbt_trace *t);
+
+/* Decodes one thread's events in order. */
+struct hbt_cursor {
+    const struct hbt_trace *t;
+    uint16_t thread;
+    uint64_t chunk, left;      /* the current chunk and the events left in it */
+    const uint8_t *p, *end;
+    uint64_t ns, seq, last_size;
+};
+
+void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread);
+/* The next event of the thread: 1, 0 at its end, -1 on a malformed event (hbt_open has
+ * already decoded every event, so -1 cannot happen on an opened trace). */
+int hbt_next(struct hbt_cursor *c, struct hbt_event *e);
+
+#endif

@@ -1,0 +1,258 @@
+/* tracecmd.c - `heapbench record` and `heapbench trace` (see tracecmd.h and docs/DATA.md).
+ *
+ * record: 1. runs CMD once without the recorder, measured by launch.c (wall time, peak RSS);
+ * 2. runs it again with build/lib/libhbrecord.so preloaded and HEAPBENCH_RECORD_DIR set to a
+ * fresh directory beside FILE; 3. moves the trace with the most events (the process that
+ * allocates: cc1 under gcc's driver) to FILE, the other processes' traces to FILE.d/, and
+ * writes the first run's figures into FILE's header. -w prog:NAME records a program
+ * definition (its setup and cleanup run around the two runs, in results/traces/work/NAME). FILE defaults to results/traces/<command name>.hbt, where every trace
+ * joins the default matrix as trace:results/traces/NAME.hbt.
+ * Always holds: FILE is written only from a complete recorded run (exit 0); otherwise the
+ * traces are left in the directory, named in the error line (exit 1; usage errors exit 2).
+ */
+#include "tracecmd.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "program.h"
+#include "spawner.h"
+#include "trace.h"
+#include "util.h"
+
+extern char **environ;
+
+static void hb_record_usage(FILE *out)
+{
+    fprintf(out, "usage: heapbench record [-o FILE] -- CMD ARGS...  |  heapbench record [-o FILE] -w prog:NAME\n"
+                 "Records every malloc-API call of CMD (and of the processes it starts) into the trace FILE\n"
+                 "(default results/traces/<CMD or NAME>.hbt, which joins the default matrix as trace:FILE),\n"
+                 "after running CMD once without the recorder to store its wall time and peak RSS.\n"
+                 "FILE holds the trace of the process with the most events (for gcc: cc1); the other\n"
+                 "processes' traces go to FILE.d/.\n"
+                 "  -o, --output FILE        the trace to write\n"
+                 "  -w, --workloads prog:NAME  record the program definition exec/programs/NAME.prog (its setup\n"
+                 "                           runs first in results/traces/work/NAME, its cleanup after)\n"
+                 "  -h, --help               this text\n");
+}
+
+/* The environment of a run of CMD: the runner's, without another run's variables, plus add. */
+static void hb_record_envp(struct hb_strv *envp, const struct hb_strv *add)
+{
+    hb_spawn_clean_env(add, envp);
+    hb_strv_extend(envp, add);
+}
+
+/* Run 1: CMD measured without the recorder. */
+static void hb_record_original(char *const *cmd, const char *cwd, struct hb_result *res)
+{
+    struct hb_strv envp = {0}, none = {0};
+    hb_record_envp(&envp, &none);
+    struct hb_launch_spec spec = {.argv = cmd, .envp = envp.v, .cwd = cwd};
+    if (hb_launch(&spec, res) != 0 || res->status != HB_OK)
+        hb_fatal("record: %s did not run cleanly without the recorder (%s); fix the command first", cmd[0],
+                 res->reason[0] ? res->reason : "non-zero exit");
+    hb_strv_free(&envp);
+}
+
+/* Run 2: CMD with the recorder writing into dir; returns the pid of the process it started. */
+static pid_t hb_record_traced(char *const *cmd, const char *cwd, const char *dir)
+{
+    struct hb_strv envp = {0}, add = {0};
+    const char *pre = getenv("LD_PRELOAD");
+    char *lib = hb_root_path("build/lib/libhbrecord.so");
+    if (access(lib, R_OK) != 0)
+        hb_usage("record: %s is missing; run make", lib);
+    hb_strv_pushf(&add, "LD_PRELOAD=%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
+    hb_strv_pushf(&add, "HEAPBENCH_RECORD_DIR=%s", dir);
+    hb_record_envp(&envp, &add);
+    struct hb_spawn s = {.argv = cmd, .envp = envp.v, .cwd = cwd};
+    pid_t pid;
+    int rc = hb_spawn_start(&s, &pid);
+    if (rc != 0)
+        hb_usage("record: cannot start %s: %s", cmd[0], strerror(rc));
+    int st = hb_spawn_wait(pid);
+    if (st != 0)
+        hb_fatal("record: %s exited %d while recorded; its traces are in %s", cmd[0], st, dir);
+    free(lib);
+    hb_strv_free(&add);
+    hb_strv_free(&envp);
+    return pid;
+}
+
+/* Removes an earlier recording's FILE.d/ (its *.hbt files, then the directory). */
+static void hb_record_clear(const char *sub)
+{
+    DIR *d = opendir(sub);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".hbt") == 0) {
+            char *path = hb_xasprintf("%s/%s", sub, e->d_name);
+            unlink(path);
+            free(path);
+        }
+    }
+    if (d) {
+        closedir(d);
+        rmdir(sub);
+    }
+}
+
+/* Moves the trace with the most events (the process that allocates: cc1 under gcc's driver)
+ * to out and every other trace of dir into out.d/; returns how many traces there were. */
+static size_t hb_record_collect(const char *dir, pid_t pid, const char *out)
+{
+    char *root = NULL, *sub = hb_xasprintf("%s.d", out);
+    uint64_t best = 0;
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        n++;
+        char *path = hb_xasprintf("%s/%s", dir, e->d_name), err[256];
+        struct hbt_trace t;
+        if (hbt_open(path, &t, err, sizeof err) == 0) {
+            if (!root || t.ops > best)
+                free(root), root = hb_xstrdup(path), best = t.ops;
+            hbt_close(&t);
+        }
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    if (!root || rename(root, out) != 0)
+        hb_fatal("record: no readable trace of process %d or its children in %s (%s); was build/lib/libhbrecord.so preloaded?", (int)pid, dir,
+                 root ? strerror(errno) : "none written");
+    if (n > 1)
+        hb_record_clear(sub);
+    if (n > 1 && rename(dir, sub) != 0)
+        hb_usage("record: cannot move the child processes' traces from %s to %s: %s", dir, sub, strerror(errno));
+    if (n == 1)
+        rmdir(dir);
+    free(root);
+    free(sub);
+    return n;
+}
+
+/* Writes the original run's figures into out's header; returns its event count. */
+static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig)
+{
+    struct hbt_trace t;
+    char err[512];
+    if (hbt_open(out, &t, err, sizeof err) != 0)
+        hb_usage("record: %s: %s", out, err);
+    struct hbt_header h = t.h;
+    uint64_t ops = t.ops;
+    hbt_close(&t);
+    h.orig_wall_ns = (uint64_t)(orig->wall_s * 1e9);
+    h.orig_maxrss_kb = (uint64_t)orig->maxrss_kb;
+    if (hbt_header_rewrite(out, &h, err, sizeof err) != 0)
+        hb_usage("record: %s", err);
+    return ops;
+}
+
+/* The program definition prog:NAME, set up in results/traces/work/NAME; its argv into cmd. */
+static struct hb_program *hb_record_program(const char *spec, struct hb_program **all, size_t *n, struct hb_strv *cmd)
+{
+    if (strncmp(spec, "prog:", 5) != 0)
+        hb_usage("record: -w takes prog:NAME (a definition of exec/programs/), got '%s'", spec);
+    hb_program_load_all(all, n);
+    struct hb_program *p = NULL;
+    for (size_t i = 0; i < *n && !p; i++)
+        p = strcmp((*all)[i].name, spec + 5) == 0 ? &(*all)[i] : NULL;
+    if (!p)
+        hb_usage("record: no program definition exec/programs/%s.prog", spec + 5);
+    if (p->missing)
+        hb_usage("record: %s needs %s (apt-get install %s)", spec, p->missing, p->package ? p->package : p->missing);
+    if (p->driver)
+        hb_usage("record: %s is a server under a driver; record it with -- CMD instead", spec);
+    char *work = hb_xasprintf("%s/results/traces/work/%s", hb_root(), p->name), err[512];
+    if (hb_program_setup(p, work, err, sizeof err) != 0)
+        hb_usage("record: %s", err);
+    hb_program_argv(p, p->command, cmd);
+    free(work);
+    return p;
+}
+
+int hb_cmd_record(int argc, char **argv)
+{
+    const char *out = NULL, *prog = NULL;
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return hb_record_usage(stdout), 0;
+        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+            out = argv[++i];
+        else if (!strncmp(argv[i], "--output=", 9))
+            out = argv[i] + 9;
+        else if ((!strcmp(argv[i], "-w") || !strcmp(argv[i], "--workloads")) && i + 1 < argc)
+            prog = argv[++i];
+        else
+            hb_usage("record: unknown option '%s'; usage: heapbench record [-o FILE] -- CMD ARGS...", argv[i]);
+    }
+    struct hb_program *all = NULL, *p = NULL;
+    size_t nprogs = 0;
+    struct hb_strv pcmd = {0};
+    if (prog)
+        p = hb_record_program(prog, &all, &nprogs, &pcmd);
+    else if (i + 1 >= argc)
+        hb_usage("record: no command given; usage: heapbench record [-o FILE] -- CMD ARGS...");
+    char **cmd = p ? pcmd.v : argv + i + 1;
+    const char *cwd = p ? p->workdir : NULL;
+    const char *base = p ? p->name : strrchr(cmd[0], '/') ? strrchr(cmd[0], '/') + 1 : cmd[0];
+    char *file = out ? hb_xstrdup(out) : hb_xasprintf("%s/results/traces/%s.hbt", hb_root(), base);
+    char *slash = strrchr(file, '/');
+    char *parent = slash ? hb_xasprintf("%.*s", (int)(slash - file), file) : hb_xstrdup(".");
+    if (!out && !p && mkdir(parent, 0755) != 0 && errno != EEXIST)
+        hb_usage("record: cannot create %s: %s; give -o FILE", parent, strerror(errno));
+    char *absparent = realpath(parent, NULL); /* the recorded program may run in another directory */
+    if (!absparent)
+        hb_usage("record: no directory %s for %s: %s", parent, file, strerror(errno));
+    char *dir = hb_xasprintf("%s/.record.XXXXXX", absparent);
+    free(absparent);
+    struct hb_result orig;
+    hb_record_original(cmd, cwd, &orig);
+    if (!mkdtemp(dir))
+        hb_fatal("record: cannot create a directory beside %s: %s", file, strerror(errno));
+    pid_t pid = hb_record_traced(cmd, cwd, dir);
+    size_t n = hb_record_collect(dir, pid, file);
+    uint64_t ops = hb_record_annotate(file, &orig);
+    printf("recorded %llu events of %s into %s (%zu process%s%s); its run without the recorder: %.3f s, %ld KiB peak RSS\n",
+           (unsigned long long)ops, cmd[0], file, n, n == 1 ? "" : "es", n > 1 ? ", the others in FILE.d/" : "",
+           orig.wall_s, orig.maxrss_kb);
+    hb_result_free(&orig);
+    if (p)
+        hb_program_cleanup(p);
+    for (size_t k = 0; k < nprogs; k++)
+        hb_program_free(&all[k]);
+    free(all);
+    hb_strv_free(&pcmd);
+    free(dir), free(parent), free(file);
+    return 0;
+}
+
+int hb_cmd_trace(int argc, char **argv)
+{
+    if (argc != 2 || argv[1][0] == '-') {
+        if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+            printf("usage: heapbench trace FILE\nPrints the statistics of an allocation trace (heapbench record).\n");
+            return 0;
+        }
+        hb_usage("trace: give one trace file: heapbench trace FILE");
+    }
+    char *bin = hb_root_path("build/replay/hbtrace");
+    char *args[] = {bin, argv[1], NULL};
+    struct hb_spawn s = {.argv = args};
+    int rc = access(bin, X_OK) == 0 ? hb_spawn_run(&s) : -1;
+    if (rc < 0)
+        hb_usage("trace: %s is missing; run make", bin);
+    free(bin);
+    return rc;
+}
