@@ -204,7 +204,7 @@ int hb_cmd_record(int argc, char **argv)
     char *file = out ? hb_xstrdup(out) : hb_xasprintf("%s/results/traces/%s.hbt", hb_root(), base);
     char *slash = strrchr(file, '/');
     char *parent = slash ? hb_xasprintf("%.*s", (int)(slash - file), file) : hb_xstrdup(".");
-    if (!out && mkdir(parent, 0755) != 0 && errno != EEXIST)
+    if (mkdir(parent, 0755) != 0 && errno != EEXIST)
         hb_usage("record: cannot create %s: %s; give -o FILE", parent, strerror(errno));
     char *absparent = realpath(parent, NULL); /* the recorded program may run in another directory */
     if (!absparent)
