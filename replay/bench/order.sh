@@ -10,13 +10,9 @@
 # PYTHONMALLOC=malloc, which sends CPython's small objects through malloc.
 # Always holds: works in a temporary directory it removes; reads the results with Python's csv.
 set -eu
-cd "$(dirname "$0")/../.."
-source replay/bench/progs.sh
+source "$(dirname "$0")/progs.sh"
 REPS=${1:-3}
-ROOT=$PWD
-TMP=$(mktemp -d /tmp/hb-replay-order.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+bp_tmp replay-order
 ENVSET=${ENVSET:-}
 for prog in ${PROGS:-python3-alloc sqlite3}; do
     mkdir -p "$TMP/$prog/work" "$TMP/$prog/tr"
@@ -55,4 +51,4 @@ same = [a for a in prog_rss if rp_[a] == rr.get(a)]
 print(f"same rank in program and replay: {len(same)} of {len(prog_rss)}")
 PY
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bp_load after

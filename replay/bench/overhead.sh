@@ -10,13 +10,10 @@
 # the steadier figure: wall time then mostly measures the other processes.
 # Always holds: works in a temporary directory it removes; needs make (libhbrecord.so, hbtrace).
 set -eu
-cd "$(dirname "$0")/../.."
-source replay/bench/progs.sh
+source "$(dirname "$0")/progs.sh"
 ROUNDS=${1:-5}
 REC=$PWD/build/lib/libhbrecord.so
-TMP=$(mktemp -d /tmp/hb-replay-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+bp_tmp replay-bench
 
 # times CMD...: "wall cpu" seconds of CMD and its children (GNU time; output discarded).
 times() { /usr/bin/time -f '%e %U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1, $2 + $3 }' "$TMP/time"; }
@@ -28,7 +25,7 @@ for prog in python3-alloc sqlite3 gcc; do
     bp_setup "$work" "$prog"
     read -r -a cmd <<<"$(bp_command "$work" "$prog")"
     : >"$TMP/rounds"
-    for r in $(seq "$ROUNDS"); do
+    for _ in $(seq "$ROUNDS"); do
         read -r pw pc <<<"$(cd "$work" && times "${cmd[@]}")"
         rm -rf "$TMP/tr"; mkdir "$TMP/tr"
         read -r qw qc <<<"$(cd "$work" && times env HEAPBENCH_RECORD_DIR="$TMP/tr" LD_PRELOAD="$REC" "${cmd[@]}")"
@@ -44,4 +41,4 @@ for prog in python3-alloc sqlite3 gcc; do
     printf '%-14s %8.3f %8.3f %6.2f %8.3f %8.3f %6.2f %9d %5d %8.2f\n' "$prog" "$(col 1)" "$(col 2)" "$(ratio 1 2)" \
         "$(col 3)" "$(col 4)" "$(ratio 3 4)" "$events" "$procs" "$(awk -v b="$bytes" -v e="$events" 'BEGIN { print b / e }')"
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bp_load after

@@ -2,8 +2,13 @@
 # definitions of exec/programs/ in a work directory, as the runner does (setup run once with
 # HB_WORKDIR and HB_PROGDIR set), and gives their commands.
 # bp_setup WORKDIR NAME: runs NAME's setup in WORKDIR; bp_command WORKDIR NAME: its command, expanded.
+# bp_tmp NAME: makes $TMP (removed on exit) and prints the load average; bp_load: the load line.
+# Sourcing it moves to the project root and sets ROOT.
 # Always holds: reads only the `setup` and `command` keys of a .prog file ("key = value" lines).
-BP_PROGDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../exec/programs" && pwd)
+# shellcheck shell=bash
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2 # the project root: every path below is relative to it
+ROOT=$PWD
+BP_PROGDIR=$ROOT/exec/programs
 bp_key() { sed -nE "s/^$2[[:space:]]*=[[:space:]]*//p" "$BP_PROGDIR/$1.prog" | head -n 1; }
 bp_setup() {
     local setup
@@ -16,4 +21,10 @@ bp_command() {
     c=$(bp_key "$2" command)
     c=${c//\$HB_WORKDIR/$1}
     echo "${c//\$HB_PROGDIR/$BP_PROGDIR}"
+}
+bp_load() { echo "load $1: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+bp_tmp() {
+    TMP=$(mktemp -d "/tmp/hb-$1.XXXXXX")
+    trap 'rm -rf "$TMP"' EXIT
+    bp_load before
 }

@@ -10,13 +10,9 @@
 # phase over interleaved rounds, and the load average before and after.
 # Always holds: works in a temporary directory it removes.
 set -eu
-cd "$(dirname "$0")/../.."
-source replay/bench/progs.sh
+source "$(dirname "$0")/progs.sh"
 ROUNDS=${1:-7}
-ROOT=$PWD
-TMP=$(mktemp -d /tmp/hb-replayer-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+bp_tmp replayer-bench
 mkdir -p "$TMP/work" "$TMP/tr"
 bp_setup "$TMP/work" sqlite3
 read -r -a cmd <<<"$(bp_command "$TMP/work" sqlite3)"
@@ -25,7 +21,7 @@ T=$(ls "$TMP"/tr/*.hbt | head -n 1)
 echo "trace: sqlite3, $(build/replay/hbtrace "$T" | sed -nE 's/^operations: //p') events, 1 thread"
 cells=("null none $ROOT/build/lib/libhbnull.so" "null first $ROOT/build/lib/libhbnull.so" "glibc none -" "glibc first -")
 [ "${BUMP:-0}" = 1 ] && cells+=("bump none $ROOT/build/lib/libbump.so")
-for r in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
     for c in "${cells[@]}"; do
         read -r name touch lib <<<"$c"
         pre=$([ "$lib" = - ] || echo "$lib")
@@ -39,4 +35,4 @@ for c in "${cells[@]}"; do
     awk -v k="$name $touch" '$1 " " $2 == k { print $3 }' "$TMP/ns" | sort -g |
         awk -v n="$name" -v t="$touch" '{ v[NR] = $1 } END { printf "%-8s %-6s %12.1f %12.1f\n", n, t, (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1] }'
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bp_load after

@@ -5,7 +5,7 @@
  * fresh directory beside FILE; 3. moves the trace with the most events (the process that
  * allocates: cc1 under gcc's driver) to FILE, the other processes' traces to FILE.d/, and
  * writes the first run's figures into FILE's header. -w prog:NAME records a program
- * definition (its setup and cleanup run around the two runs, in results/traces/work/NAME). FILE defaults to results/traces/<command name>.hbt, where every trace
+ * definition (its setup and cleanup run around the two runs, in .work.NAME beside FILE). FILE defaults to results/traces/<command name>.hbt, where every trace
  * joins the default matrix as trace:results/traces/NAME.hbt.
  * Always holds: FILE is written only from a complete recorded run (exit 0); otherwise the
  * traces are left in the directory, named in the error line (exit 1; usage errors exit 2).
@@ -38,7 +38,7 @@ static void hb_record_usage(FILE *out)
                  "processes' traces go to FILE.d/.\n"
                  "  -o, --output FILE        the trace to write\n"
                  "  -w, --workloads prog:NAME  record the program definition exec/programs/NAME.prog (its setup\n"
-                 "                           runs first in results/traces/work/NAME, its cleanup after)\n"
+                 "                           runs first in .work.NAME beside FILE, its cleanup after)\n"
                  "  -h, --help               this text\n");
 }
 
@@ -158,11 +158,10 @@ static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig
     return ops;
 }
 
-/* The program definition prog:NAME, set up in results/traces/work/NAME; its argv into cmd. */
-static struct hb_program *hb_record_program(const char *spec, struct hb_program **all, size_t *n, struct hb_strv *cmd)
+/* The program definition prog:NAME, set up in work; its argv into cmd. */
+static struct hb_program *hb_record_program(const char *spec, const char *work, struct hb_program **all, size_t *n,
+                                            struct hb_strv *cmd)
 {
-    if (strncmp(spec, "prog:", 5) != 0)
-        hb_usage("record: -w takes prog:NAME (a definition of exec/programs/), got '%s'", spec);
     hb_program_load_all(all, n);
     struct hb_program *p = NULL;
     for (size_t i = 0; i < *n && !p; i++)
@@ -173,11 +172,10 @@ static struct hb_program *hb_record_program(const char *spec, struct hb_program 
         hb_usage("record: %s needs %s (apt-get install %s)", spec, p->missing, p->package ? p->package : p->missing);
     if (p->driver)
         hb_usage("record: %s is a server under a driver; record it with -- CMD instead", spec);
-    char *work = hb_xasprintf("%s/results/traces/work/%s", hb_root(), p->name), err[512];
+    char err[512];
     if (hb_program_setup(p, work, err, sizeof err) != 0)
-        hb_usage("record: %s", err);
+        hb_fatal("record: %s", err);
     hb_program_argv(p, p->command, cmd);
-    free(work);
     return p;
 }
 
@@ -197,26 +195,29 @@ int hb_cmd_record(int argc, char **argv)
         else
             hb_usage("record: unknown option '%s'; usage: heapbench record [-o FILE] -- CMD ARGS...", argv[i]);
     }
-    struct hb_program *all = NULL, *p = NULL;
-    size_t nprogs = 0;
-    struct hb_strv pcmd = {0};
-    if (prog)
-        p = hb_record_program(prog, &all, &nprogs, &pcmd);
-    else if (i + 1 >= argc)
+    if (prog && strncmp(prog, "prog:", 5) != 0)
+        hb_usage("record: -w takes prog:NAME (a definition of exec/programs/), got '%s'", prog);
+    if (!prog && i + 1 >= argc)
         hb_usage("record: no command given; usage: heapbench record [-o FILE] -- CMD ARGS...");
-    char **cmd = p ? pcmd.v : argv + i + 1;
-    const char *cwd = p ? p->workdir : NULL;
-    const char *base = p ? p->name : strrchr(cmd[0], '/') ? strrchr(cmd[0], '/') + 1 : cmd[0];
+    const char *first = prog ? prog + 5 : argv[i + 1];
+    const char *base = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
     char *file = out ? hb_xstrdup(out) : hb_xasprintf("%s/results/traces/%s.hbt", hb_root(), base);
     char *slash = strrchr(file, '/');
     char *parent = slash ? hb_xasprintf("%.*s", (int)(slash - file), file) : hb_xstrdup(".");
-    if (!out && !p && mkdir(parent, 0755) != 0 && errno != EEXIST)
+    if (mkdir(parent, 0755) != 0 && errno != EEXIST)
         hb_usage("record: cannot create %s: %s; give -o FILE", parent, strerror(errno));
     char *absparent = realpath(parent, NULL); /* the recorded program may run in another directory */
     if (!absparent)
         hb_usage("record: no directory %s for %s: %s", parent, file, strerror(errno));
-    char *dir = hb_xasprintf("%s/.record.XXXXXX", absparent);
+    char *dir = hb_xasprintf("%s/.record.XXXXXX", absparent), *work = hb_xasprintf("%s/.work.%s", absparent, base);
     free(absparent);
+    struct hb_program *all = NULL, *p = NULL;
+    size_t nprogs = 0;
+    struct hb_strv pcmd = {0};
+    if (prog)
+        p = hb_record_program(prog, work, &all, &nprogs, &pcmd);
+    char **cmd = p ? pcmd.v : argv + i + 1;
+    const char *cwd = p ? p->workdir : NULL;
     struct hb_result orig;
     hb_record_original(cmd, cwd, &orig);
     if (!mkdtemp(dir))
@@ -234,7 +235,7 @@ int hb_cmd_record(int argc, char **argv)
         hb_program_free(&all[k]);
     free(all);
     hb_strv_free(&pcmd);
-    free(dir), free(parent), free(file);
+    free(dir), free(work), free(parent), free(file);
     return 0;
 }
 

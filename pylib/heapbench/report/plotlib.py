@@ -85,6 +85,15 @@ def log_ratio_axis(ax):
     ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
+def label_panel(ax, title, xlabel, ylabel):
+    """Titles a line panel, starts its y axis at 0 and puts its legend where it hides least."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="best", fontsize=7)
+
+
 def save(fig, outdir, name):
     """Writes fig as outdir/name (a .png), closes it and returns name."""
     fig.savefig(os.path.join(outdir, name), dpi=DPI, pil_kwargs={"compress_level": PNG_LEVEL})

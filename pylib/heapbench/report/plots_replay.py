@@ -55,9 +55,6 @@ def draw(summary, outdir):
             ax.plot(ts, rss - base, color=colours[alloc], linewidth=1.2, label=f"{alloc}: RSS - baseline")
             if i == 0:
                 ax.plot(ts, live, color="black", linestyle="--", linewidth=1.2, label="live requested bytes")
-        ax.set_title(f"{variant[1]} {variant_label(variant, len(summary.hosts) > 1)}")
-        ax.set_xlabel("seconds into the replay")
-        ax.set_ylabel("MiB")
-        ax.set_ylim(bottom=0)
-        ax.legend(loc="best", fontsize=7)
+        plotlib.label_panel(ax, f"{variant[1]} {variant_label(variant, len(summary.hosts) > 1)}",
+                            "seconds into the replay", "MiB")
     return plotlib.save(fig, outdir, "replay-timeline.png")

@@ -62,9 +62,6 @@ def draw(summary, outdir):
                 ts, kbs = lines[run["run"]]
                 ax.plot(ts, kbs / 1024.0, color=colours[alloc], label=f"{alloc} (rep {run['rep']})", linewidth=1.2,
                         marker="." if len(ts) < FEW_SAMPLES else None)
-        ax.set_title(f"{workload} {variant_label(variant, len(summary.hosts) > 1)}")
-        ax.set_xlabel("seconds since start")
-        ax.set_ylabel("RSS (MiB)")
-        ax.set_ylim(bottom=0)
-        ax.legend(loc="best", fontsize=7)
+        plotlib.label_panel(ax, f"{workload} {variant_label(variant, len(summary.hosts) > 1)}",
+                            "seconds since start", "RSS (MiB)")
     return plotlib.save(fig, outdir, "rss-timeline.png")
