@@ -20,7 +20,8 @@ DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2
              hyperfine python3-matplotlib python3-scipy linux-perf libcjson1
 # What building the runner needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume).
 BUILD_PKGS := libcjson-dev
-TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time
+TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time \
+             slurm-wlm munge yamllint python3-yaml python3-hypothesis bc
 
 ALL        :=
 TEST_BUILD :=
