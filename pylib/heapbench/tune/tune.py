@@ -70,6 +70,11 @@ def tune_args(argv):
     cli.add_option(parser, "timeout", "seconds per run, passed to the runner")
     opts = parser.parse_args(tune_join_params(argv[:split]))
     command = argv[split + 1:]
+    if split < len(argv) and not command:
+        parser.error("nothing after '--': give the command to tune (heapbench tune -a glibc -- CMD ARGS), "
+                     "or drop '--' to tune the workloads")
+    if opts.output and os.path.exists(opts.output) and not os.path.isdir(opts.output):
+        parser.error(f"-o {opts.output}: a file, not a directory; give a new or existing directory")
     if opts.workloads and command:
         parser.error("give either -w WORKLOADS or -- CMD, not both")
     if opts.budget is not None and opts.budget < 1:
@@ -344,7 +349,10 @@ def main(argv):
     if not os.access(cli.binary(), os.X_OK):
         tune_usage_error(f"{cli.binary()} is missing; run 'make' first")
     out = opts.output or os.path.join(cli.ROOT, "results", "tune-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as err:
+        tune_usage_error(f"cannot create {out} ({err.strerror}); give a writable -o DIR")
     search = TuneSearch(opts, target, tune_runner_argv(opts, target, command), out)
     try:
         search.run(the_grid)
