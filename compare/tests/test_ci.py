@@ -61,6 +61,29 @@ class CiTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertNotIn("REGRESSION", {r["verdict"] for r in self.rows()})
 
+    def test_no_cell_in_common_fails(self):
+        """A baseline of workload churn, a run of workload batch: nothing compared, exit 1, never PASS."""
+        proc = self.ci("--update-baseline", "-w", "churn", seed=1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = self.ci("-w", "batch", seed=2)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("no cells in common", proc.stderr)
+        self.assertNotIn("PASS", proc.stderr)
+
+    def test_few_shared_cells_warn_and_extra_cells_counted(self):
+        """A baseline of 1 workload, a run of 4: a warning (fewer than half shared) and one counting
+        line for the 18 extra cells instead of 18 lines; the Markdown lists them."""
+        proc = self.ci("--update-baseline", "-w", "churn", seed=1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        md = os.path.join(self.tmp.name, "ci.md")
+        proc = self.ci("-w", "churn,batch,x,y", "--markdown", md, seed=2)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertRegex(proc.stderr, r"warning: only \d+ cells are shared")
+        self.assertNotIn("extra cell:", proc.stdout)
+        self.assertIn("18 extra cells", proc.stdout)
+        with open(md) as fh:
+            self.assertEqual(fh.read().count("x/"), 6)
+
     def test_persistent_regression_is_confirmed(self):
         """A cell 15% slower in every batch: re-run, confirmed, exit 1."""
         self.make_baseline()

@@ -84,6 +84,23 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
         self.assertIn("schema", proc.stderr)
 
+    def test_bad_values_rejected(self):
+        """NaN, inf, a negative time and text in a numeric column of NEW: exit 2, one line naming the
+        column, never a comparison (once it printed a CI of [-4814%, +11%])."""
+        fixture.fixture_write(self.base, matrix(1))
+        for value in ("nan", "inf", "-0.5", "fast"):
+            fixture.fixture_write(self.new, matrix(2))
+            path = os.path.join(self.new, "runs.csv")
+            with open(path, newline="") as fh:
+                rows = list(csv.reader(fh))
+            rows[1][rows[0].index("wall_s")] = value
+            with open(path, "w", newline="") as fh:
+                csv.writer(fh, lineterminator="\n").writerows(rows)
+            proc = run_compare(self.base, self.new)
+            self.assertEqual(proc.returncode, 2, (value, proc.stdout))
+            self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+            self.assertIn("wall_s", proc.stderr)
+
     def test_usage_errors_exit_2_one_line(self):
         """A bad threshold, a missing argument, a non-results directory: exit 2, one line each."""
         fixture.fixture_write(self.base, matrix(1))

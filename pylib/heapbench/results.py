@@ -48,10 +48,27 @@ def _number(text):
     return value
 
 
-def _converter(name):
-    """The conversion of column name: None for text, else a function of (text) -> number or None."""
+# The files whose numeric columns are counts, times or sizes (other CSVs, e.g. hyperfine.csv's
+# diff_pct, may hold negative numbers).
+COUNT_FILES = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv"}
+
+
+def _lenient(text):
+    """A field of a CSV outside COUNT_FILES: a finite number when it reads as one, else the text."""
+    try:
+        return _number(text)
+    except ValueError:
+        return text
+
+
+def _converter(name, counts=True):
+    """The conversion of column name: None for text, else a function of (text) -> number or None
+    (counts: a file of COUNT_FILES, whose numbers must be finite, and >= 0 outside SIGNED_COLUMNS
+    and metric_*; else numbers where the text reads as one)."""
     if name in TEXT_COLUMNS:
         return None
+    if not counts:
+        return _lenient
     if name in SIGNED_COLUMNS or name.startswith("metric_"):
         return _number
 
@@ -113,7 +130,8 @@ def read_csv(path, required=True):
         if required:
             raise ResultsError(f"{path}: missing; is this a heapbench results directory (results/<run-id>/)?")
         return []
-    convert = [_converter(name) for name in header]
+    counts = os.path.basename(path) in COUNT_FILES
+    convert = [_converter(name, counts) for name in header]
     schema = str(SCHEMA)
     rows = []
     for line, fields in iter_csv(path):

@@ -286,7 +286,9 @@ def test_cli_params():
 def test_cli_refusal():
     """heapbench.tune refuses bad knobs and values with exit 2 and one line naming the valid ones."""
     env = dict(os.environ, HEAPBENCH_BIN="/nonexistent/heapbench")
-    cases = [("cli-unknown-knob", ["--grid", "arena=1"], "valid: arena_max"),
+    a_file = tempfile.NamedTemporaryFile(prefix="hb-tune-out-")
+    cases = [("cli-nothing-after-dashdash", ["-a", "glibc", "--"], "nothing after '--'"),
+             ("cli-output-is-a-file", ["-o", a_file.name], "a file, not a directory"),("cli-unknown-knob", ["--grid", "arena=1"], "valid: arena_max"),
              ("cli-bad-value", ["--grid", "tcache_count=-1"], "tcache_count=-1"),
              ("cli-unknown-allocator", ["-a", "nosuch", "--grid", "arena_max=1"], "unknown allocator 'nosuch'"),
              ("cli-bad-budget", ["--budget", "0"], "--budget 0"),
@@ -297,6 +299,7 @@ def test_cli_refusal():
         lines = proc.stderr.strip().splitlines()
         check(name, proc.returncode == 2 and len(lines) == 1 and expect in lines[0],
               f"exit {proc.returncode}, stderr {proc.stderr.strip()!r}")
+    a_file.close()
 
 
 if __name__ == "__main__":

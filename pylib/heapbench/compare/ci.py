@@ -144,6 +144,21 @@ def ci_verdicts(screen, confirmed):
     return screen
 
 
+def ci_check_shared(screen, batch_dir):
+    """Exit 1 when the baseline and the new run share no cell (a gate that compared nothing must
+    not pass); a warning when fewer than half of the cells of either side are shared."""
+    shared = len({(r["label"], r["host_base"], r["host_new"]) for r in screen["rows"]})
+    base_cells, new_cells = shared + len(screen["missing"]), shared + len(screen["extra"])
+    if not shared:
+        print(f"ci: FAIL: no cells in common between the baseline ({base_cells} cells) and this run "
+              f"({new_cells} cells, {batch_dir}): nothing was compared; run the baseline's matrix "
+              "or refresh it with --update-baseline", file=sys.stderr)
+        sys.exit(1)
+    if 2 * shared < max(base_cells, new_cells):
+        print(f"ci: warning: only {shared} cells are shared (baseline {base_cells}, this run {new_cells}); "
+              "most of the matrix is not gated", file=sys.stderr)
+
+
 def main(argv):
     """Entry of `heapbench ci`; returns the exit status."""
     parser = ci_parser()
@@ -170,11 +185,12 @@ def main(argv):
         screen = verdicts.run(baseline, new, holm=False, **settings)
     except verdicts.CompareError as err:
         cli.usage_exit(parser.prog, str(err))
+    ci_check_shared(screen, batch1)
     suspects = [r for r in screen["rows"] if r["verdict"] == "REGRESSION"]
     print(f"ci: batch 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)
     confirmed = ci_confirm(args, settings, baseline, suspects, out_dir) if suspects else {}
     result = ci_verdicts(screen, confirmed)
-    compare.compare_write(args, result, out_dir, title="heapbench ci")
+    compare.compare_write(args, result, out_dir, title="heapbench ci", itemize=False)
     failed = verdicts.count(result, "REGRESSION")
     print(f"ci: {'FAIL' if failed else 'PASS'}: {failed} confirmed regression(s); results in {out_dir}", file=sys.stderr)
     return 1 if failed else 0

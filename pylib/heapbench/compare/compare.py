@@ -53,9 +53,10 @@ def compare_settings(parser, args):
             "reference": args.reference, "higher": set(cli.split_list(args.higher)), "seed": args.seed}
 
 
-def compare_write(args, result, csv_dir, title="heapbench compare"):
-    """Prints the table and writes compare.csv into csv_dir plus the optional Markdown/JUnit files."""
-    sys.stdout.write(output.table(result))
+def compare_write(args, result, csv_dir, title="heapbench compare", itemize=True):
+    """Prints the table and writes compare.csv into csv_dir plus the optional Markdown/JUnit files
+    (itemize: one stdout line per missing/extra cell, else one counting line each)."""
+    sys.stdout.write(output.table(result, itemize))
     output.csv(result, os.path.join(csv_dir, "compare.csv"))
     if args.markdown:
         output.markdown(result, args.markdown, title)

@@ -60,8 +60,10 @@ def summary(result):
     return f"{counts}; {len(result['missing'])} missing, {len(result['extra'])} extra cells"
 
 
-def table(result):
-    """The stdout table as text: aligned columns, a verdict marker, then missing/extra and the summary."""
+def table(result, itemize=True):
+    """The stdout table as text: aligned columns, a verdict marker, then missing/extra (one line
+    per cell when itemize, else one counting line each; the lists are in Markdown and JUnit) and
+    the summary."""
     lines = [HEADER] + [_cells(r) for r in result["rows"]]
     widths = [max(len(line[i]) for line in lines) for i in range(len(HEADER))]
     out = io.StringIO()
@@ -69,8 +71,11 @@ def table(result):
         mark = "  " if i == 0 else SIGN.get(result["rows"][i - 1]["verdict"], "  ")
         out.write(mark + " " + "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() + "\n")
     for name in ("missing", "extra"):
-        for label in result[name]:
-            out.write(f"{name} cell: {label}\n")
+        if itemize:
+            out.writelines(f"{name} cell: {label}\n" for label in result[name])
+        elif result[name]:
+            where = "baseline only" if name == "missing" else "this run only"
+            out.write(f"{len(result[name])} {name} cells ({where}; listed in the --markdown and --junit outputs)\n")
     out.write(summary(result) + "\n")
     return out.getvalue()
 

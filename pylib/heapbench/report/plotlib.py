@@ -22,8 +22,10 @@ LEGEND_IN = 0.45     # inches above the panels for the shared legend
 TITLE_IN = 0.35      # inches above each panel for its title
 LABEL_IN = 0.55      # inches below each panel for tick labels and the x label
 
+# text.parse_math off: labels are cell names, program arguments and paths ('$HB_WORKDIR/in'), never
+# math; with it on, matplotlib would typeset the text between two '$' as a formula.
 plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "axes.grid": True, "grid.alpha": 0.3,
-                     "legend.fontsize": 8, "figure.dpi": DPI})
+                     "legend.fontsize": 8, "figure.dpi": DPI, "text.parse_math": False})
 
 
 def colours(allocators):

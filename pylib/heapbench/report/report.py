@@ -197,7 +197,11 @@ def main(argv):
     except OSError as err:
         sys.stderr.write(f"heapbench report: cannot write to {outdir} ({err}); give a writable -o DIR\n")
         return 2
-    doc = build(data, outdir)
+    try:
+        doc = build(data, outdir)
+    except results.ResultsError as err:  # an extra file of the directory (hyperfine.csv) that is damaged
+        sys.stderr.write(f"heapbench report: {err}\n")
+        return 2
     with open(os.path.join(outdir, "report.md"), "w") as fh:
         fh.write(render_md(doc))
     html_path = os.path.join(outdir, "report.html")

@@ -75,6 +75,11 @@ def tune_args(argv):
                    "all (default: sampled with --speed p99, else off)", choices=("off", "sampled", "all"))
     opts = parser.parse_args(tune_join_params(argv[:split]))
     command = argv[split + 1:]
+    if split < len(argv) and not command:
+        parser.error("nothing after '--': give the command to tune (heapbench tune -a glibc -- CMD ARGS), "
+                     "or drop '--' to tune the workloads")
+    if opts.output and os.path.exists(opts.output) and not os.path.isdir(opts.output):
+        parser.error(f"-o {opts.output}: a file, not a directory; give a new or existing directory")
     if opts.workloads and command:
         parser.error("give either -w WORKLOADS or -- CMD, not both")
     if opts.speed == "p99" and (command or opts.latency == "off"):
@@ -356,7 +361,10 @@ def main(argv):
     if not os.access(cli.binary(), os.X_OK):
         tune_usage_error(f"{cli.binary()} is missing; run 'make' first")
     out = opts.output or os.path.join(layout.results_dir(), "tune-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as err:
+        tune_usage_error(f"cannot create {out} ({err.strerror}); give a writable -o DIR")
     search = TuneSearch(opts, target, tune_runner_argv(opts, target, command), out)
     try:
         search.run(the_grid)
