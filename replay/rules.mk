@@ -6,7 +6,7 @@
 
 RP_OBJDIR  := $(B)/obj/replay
 RP_HDRS    := $(wildcard replay/*.h)
-RP_WLCOMMON := $(patsubst %,$(B)/obj/workloads/common/%.o,wl_args wl_phase wl_time)
+RP_WLCOMMON := $(patsubst workloads/common/%.c,$(B)/obj/workloads/common/%.o,$(wildcard workloads/common/*.c))
 RP_TESTPROGS := $(patsubst replay/tests/%.c,$(B)/tests/replay-%,$(wildcard replay/tests/*.c))
 
 ALL        += $(B)/lib/libhbrecord.so $(B)/replay/hbreplay $(B)/replay/hbtrace

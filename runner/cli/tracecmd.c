@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "layout.h"
 #include "program.h"
 #include "spawner.h"
 #include "trace.h"
@@ -201,7 +202,9 @@ int hb_cmd_record(int argc, char **argv)
         hb_usage("record: no command given; usage: heapbench record [-o FILE] -- CMD ARGS...");
     const char *first = prog ? prog + 5 : argv[i + 1];
     const char *base = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
-    char *file = out ? hb_xstrdup(out) : hb_xasprintf("%s/results/traces/%s.hbt", hb_root(), base);
+    char *results = hb_results_dir();
+    char *file = out ? hb_xstrdup(out) : hb_xasprintf("%s/traces/%s.hbt", results, base);
+    free(results);
     char *slash = strrchr(file, '/');
     char *parent = slash ? hb_xasprintf("%.*s", (int)(slash - file), file) : hb_xstrdup(".");
     if (mkdir(parent, 0755) != 0 && errno != EEXIST)

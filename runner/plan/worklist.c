@@ -147,7 +147,9 @@ static int hb_cmp_str(const void *a, const void *b) { return strcmp(*(char *cons
 
 void hb_worklist_add_traces(struct hb_worklist *wl)
 {
-    char *dir = hb_xasprintf("%s/results/traces", hb_root());
+    char *results = hb_results_dir(); /* results/ of the tree, or of the current directory when installed */
+    char *dir = hb_xasprintf("%s/traces", results);
+    free(results);
     DIR *d = opendir(dir);
     struct hb_strv names = {0};
     for (struct dirent *e; d && (e = readdir(d));) {
