@@ -1,6 +1,7 @@
 """testrun.py - runs a folder's unittest tests (test_*.py) in the project's test format (python3 -m heapbench.testrun DIR).
 
-Used by compare/tests/run and pylib/tests/run. Always holds: one line per test, "PASS name" or
+Used by compare/tests/run and pylib/tests/run; run_functions() serves the function-style test
+files of report/tests. Always holds: one line per test, "PASS name" or
 "FAIL name: why" ("SKIP name: why" for a test that needs what this machine lacks, counted in
 neither), then exactly one closing line "N passed, N failed"; exit 1 on any failure, 2 on a usage
 error. The folder is unittest's top-level directory, so its helper modules import by name.
@@ -41,6 +42,22 @@ class PassFailResult(unittest.TestResult):
     def addSkip(self, test, reason):
         """A test that cannot run here: SKIP line, counted in neither total."""
         print(f"SKIP {test.id().split('.', 1)[1]}: {reason}", flush=True)
+
+
+def run_functions(namespace, label):
+    """Runs every callable test_* of namespace (a test module's globals()) in name order, printing
+    "PASS label.name" or "FAIL label.name: why" (no closing line: the caller's tests/run counts);
+    returns the exit status, 1 when any failed."""
+    failed = 0
+    for name, func in sorted(namespace.items()):
+        if name.startswith("test_") and callable(func):
+            try:
+                func()
+                print(f"PASS {label}.{name[5:]}")
+            except AssertionError as err:
+                failed += 1
+                print(f"FAIL {label}.{name[5:]}: {err}")
+    return 1 if failed else 0
 
 
 def main(argv):

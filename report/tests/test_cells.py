@@ -7,6 +7,7 @@ copied; prints one PASS/FAIL line per test and exits 1 if any failed.
 import sys
 
 from heapbench.report.cells import Summary, geomean
+from heapbench import testrun
 
 
 def run_row(run, workload, allocator, threads, rep, status="ok", wall=None, rss=None, reason=""):
@@ -93,19 +94,6 @@ def test_columns():
     assert s.counter_columns() == ["minflt"] and s.metric_columns() == ["metric_score"], s.counter_columns()
 
 
-def main():
-    """Runs every test_ function, prints PASS/FAIL per test; exit 1 on a failure."""
-    failed = 0
-    for name, func in sorted(globals().items()):
-        if name.startswith("test_") and callable(func):
-            try:
-                func()
-                print(f"PASS cells.{name[5:]}")
-            except AssertionError as err:
-                failed += 1
-                print(f"FAIL cells.{name[5:]}: {err}")
-    return 1 if failed else 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testrun.run_functions(globals(), "cells"))

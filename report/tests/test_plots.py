@@ -7,6 +7,7 @@ import io
 import sys
 
 from heapbench.report import plotlib
+from heapbench import testrun
 from matplotlib import pyplot as plt
 
 
@@ -19,19 +20,6 @@ def test_dollar_is_not_math():
     assert plotlib.plt is plt and not title.get_parse_math(), "the title is parsed as math text"
 
 
-def main():
-    """Runs every test_ function, prints PASS/FAIL per test; exit 1 on a failure."""
-    failed = 0
-    for name, func in sorted(globals().items()):
-        if name.startswith("test_") and callable(func):
-            try:
-                func()
-                print(f"PASS plots.{name[5:]}")
-            except AssertionError as err:
-                failed += 1
-                print(f"FAIL plots.{name[5:]}: {err}")
-    return 1 if failed else 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testrun.run_functions(globals(), "plots"))
