@@ -106,8 +106,8 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_runctx_matrix(&c);
     hb_summary_init(&c.summary, &c.m);
     if (c.o.resume) {
-        hb_resume_mark(c.o.resume, &c.m, &c.summary);
         hb_results_reopen(&c.r, c.o.resume, run_id);
+        hb_resume_mark(c.o.resume, &c.m, &c.summary);
     } else {
         struct hb_strv names = {0};
         for (size_t i = 0; i < c.nmetrics; i++)
@@ -127,8 +127,12 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     meta.end = hb_sys_now_iso();
     meta.interrupted = interrupted;
     meta.complete = !interrupted && hb_matrix_pending(&c.m) == 0;
-    if (hb_meta_write(&c.r, &meta) != 0 || e.write_errors)
-        fprintf(stderr, "heapbench: some results could not be written to %s\n", c.r.dir);
+    int meta_failed = hb_meta_write(&c.r, &meta) != 0;
+    int write_failed = meta_failed || e.write_errors;
+    if (write_failed)
+        fprintf(stderr, "heapbench: some results could not be written to %s (%d runs not written, meta.json %s); "
+                "free some space, then heapbench run --resume %s\n", c.r.dir, e.write_errors,
+                meta_failed ? "not written" : "written", c.r.dir);
     hb_summary_print(&c.summary, stdout);
     if (interrupted)
         fprintf(stderr, "heapbench: interrupted; finish it with: heapbench run --resume %s\n", c.r.dir);
@@ -136,5 +140,5 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
         hb_runctx_hyperfine(&c);
     printf("results: %s\n", c.r.dir);
     fflush(stdout);
-    return interrupted ? 130 : e.write_errors ? 1 : 0;
+    return interrupted ? 130 : write_failed ? 1 : 0;
 }

@@ -140,6 +140,35 @@ static void hb_col_size(struct hb_csv *row, const struct hb_row_ctx *x, size_t a
     hb_csv_str(row, x->rec->phases->sizes.v[2 * x->i + arg]);
 }
 
+/* records: "phases.csv=N rss.csv=N ..." (the rows this run has in every other file). */
+static void hb_col_records(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, x->records);
+}
+
+/* Row counts of one run in each file but runs.csv. */
+static size_t hb_count_none(const struct hb_run_record *rec)
+{
+    (void)rec;
+    return 1;
+}
+
+static size_t hb_count_phases(const struct hb_run_record *rec)
+{
+    return rec->phases ? rec->phases->nph : 0;
+}
+
+static size_t hb_count_rss(const struct hb_run_record *rec)
+{
+    return rec->res ? rec->res->rss_len : 0;
+}
+
+static size_t hb_count_sizes(const struct hb_run_record *rec)
+{
+    return rec->phases ? rec->phases->sizes.n / 2 : 0;
+}
+
 #define REC(m) offsetof(struct hb_run_record, m)
 #define RES(m) offsetof(struct hb_result, m)
 #define PH(m) offsetof(struct hb_phase, m)
@@ -178,6 +207,7 @@ static const struct hb_column hb_runs_cols[] = {
     {"cache_misses", hb_col_counter, HB_CTR_CACHE_MISSES},
     {"branch_misses", hb_col_counter, HB_CTR_BRANCH_MISSES},
     {"dtlb_load_misses", hb_col_counter, HB_CTR_DTLB_LOAD_MISSES},
+    {"records", hb_col_records, 0},
 };
 
 static const struct hb_column hb_phases_cols[] = {
@@ -206,12 +236,19 @@ static const struct {
     const char *file;
     const struct hb_column *cols;
     size_t n;
+    size_t (*count)(const struct hb_run_record *rec);
 } hb_files[HB_NFILES] = {
-    {"runs.csv", hb_runs_cols, sizeof hb_runs_cols / sizeof *hb_runs_cols},
-    {"phases.csv", hb_phases_cols, sizeof hb_phases_cols / sizeof *hb_phases_cols},
-    {"rss.csv", hb_rss_cols, sizeof hb_rss_cols / sizeof *hb_rss_cols},
-    {"sizes.csv", hb_sizes_cols, sizeof hb_sizes_cols / sizeof *hb_sizes_cols},
+    {"runs.csv", hb_runs_cols, sizeof hb_runs_cols / sizeof *hb_runs_cols, hb_count_none},
+    {"phases.csv", hb_phases_cols, sizeof hb_phases_cols / sizeof *hb_phases_cols, hb_count_phases},
+    {"rss.csv", hb_rss_cols, sizeof hb_rss_cols / sizeof *hb_rss_cols, hb_count_rss},
+    {"sizes.csv", hb_sizes_cols, sizeof hb_sizes_cols / sizeof *hb_sizes_cols, hb_count_sizes},
 };
+
+/* How many rows of f the run has (columns.h). */
+size_t hb_columns_count(enum hb_csv_file f, const struct hb_run_record *rec)
+{
+    return hb_files[f].count(rec);
+}
 
 /* The file's name (columns.h). */
 const char *hb_columns_file(enum hb_csv_file f)

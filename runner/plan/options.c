@@ -73,6 +73,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  run       run the benchmark matrix into results/<run-id>/\n"
                      "  exec      benchmark any command: heapbench exec [options] -- CMD ARGS...\n"
                      "  list      show allocators and workloads\n"
+                     "  check DIR verify a results directory is whole (exit 1 if not; --resume repairs it)\n"
                      "  report DIR | compare BASE NEW | ci | merge DIR... | tune ...   analysis (Python)\n"
                      "  --version print the version\n");
         break;
