@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +26,7 @@
 #include "launch.h"
 #include "launch_driver.h"
 #include "perf.h"
+#include "reaper.h"
 #include "resolve.h"
 
 #define HB_LAUNCH_FD_MIN 10   /* runner-side fds of a launch are moved at or above this */
@@ -48,6 +50,7 @@ struct hb_run {
     struct hb_result *res;
     char path[4096]; /* the resolved program */
     pid_t pid;
+    pid_t parent; /* the runner, for the child's PR_SET_PDEATHSIG race check */
     int pidfd, phase_fd, err_fd, statm_fd, release_fd;
     int child_phase_fd, child_err_fd, child_release_fd, child_out_fd;
     int child_in_fd; /* /dev/null when the runner's stdin is a terminal (the child is not in its group) */
@@ -126,6 +129,10 @@ static void hb_child(const struct hb_run *r)
     char go;
 
     setpgid(0, 0);
+    /* dies with the runner (kill -9 included); a runner that died before this line is caught
+     * by the getppid() check, since the death signal is then never sent */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != r->parent)
+        _exit(127);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     for (int sig = 1; sig < NSIG; sig++)
@@ -403,6 +410,8 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     if (hb_run_prepare(&r) != 0)
         goto out;
     fflush(NULL);
+    hb_reaper_init();
+    r.parent = getpid();
     r.pid = fork();
     if (r.pid < 0) {
         snprintf(res->reason, sizeof res->reason, "fork: %s", strerror(errno));
@@ -423,6 +432,7 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     }
     hb_run_loop(&r);
     hb_run_drain(&r);
+    hb_reaper_sweep(r.pid, res->leaked, sizeof res->leaked);
     hb_run_rusage(&r);
     if (r.cerr_set) { /* never reached its program: no counters (counter_ok stays 0) */
         hb_child_error_reason(&r);

@@ -57,10 +57,15 @@ static void hb_col_status(struct hb_csv *row, const struct hb_row_ctx *x, size_t
     hb_csv_str(row, hb_status_names[x->rec->status]);
 }
 
+/* reason: why, for any status but ok; then the processes the run left behind (any status). */
 static void hb_col_reason(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
 {
     (void)arg;
-    hb_csv_str(row, x->rec->status == HB_OK ? "" : x->rec->reason);
+    const char *why = x->rec->status == HB_OK || !x->rec->reason ? "" : x->rec->reason;
+    const char *left = x->rec->res ? x->rec->res->leaked : "";
+    char *both = hb_xasprintf("%s%s%s", why, *why && *left ? "; " : "", left);
+    hb_csv_str(row, both);
+    free(both);
 }
 
 /* exit_code: empty when not measured or killed by a signal. */

@@ -52,6 +52,7 @@ struct hb_result {
     size_t rss_len;
     char *phase_text;                 /* everything the child wrote on the phase pipe, NUL-terminated */
     size_t phase_len;
+    char leaked[256];                 /* "" or "left N processes behind, killed: ..." (reaper.h) */
 };
 
 /* Frees the timeline and phase text of res; safe to call twice. */
