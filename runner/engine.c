@@ -145,6 +145,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         free(label);
         if (rep > 0)
             hb_engine_record(e, &rec);
+        if (rep > 0 && rec.status != HB_SKIPPED)
+            hb_summary_fail(e->summary, gi, ai);
         return 0;
     }
     struct hb_strv argv = {0}, envp = {0}, driver = {0}, ready = {0}, denv = {0};
@@ -183,6 +185,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
             hb_engine_record(e, &rec);
         if (rep > 0 && res.status == HB_OK)
             hb_summary_add(e->summary, gi, ai, res.wall_s);
+        else if (rep > 0 && res.status != HB_SKIPPED)
+            hb_summary_fail(e->summary, gi, ai);
         hb_phase_report_free(&rep_text);
     }
     if (started == 0)

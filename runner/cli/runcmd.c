@@ -96,6 +96,33 @@ static void hb_runctx_hyperfine(const struct hb_runctx *c)
                 c->r.dir, rc);
 }
 
+/* Names every allocator the user asked for (-a or --allocator) that is missing; their count.
+ * A missing allocator of the default matrix is only the warning its skipped rows carry. */
+static int hb_runctx_missing_named(const struct hb_runctx *c)
+{
+    int n = 0;
+    for (size_t a = 0; a < c->m.nalloc; a++) {
+        const struct hb_alloc *al = c->m.alloc[a];
+        if (al->found || (hb_strv_find(&c->o.allocators, al->name) < 0 && strcmp(al->version_how, "path") != 0))
+            continue;
+        fprintf(stderr, "heapbench: allocator %s was asked for but is missing (%s); its rows are skipped\n",
+                al->name, strcmp(al->package, "-") == 0 ? "run make" : al->package);
+        n++;
+    }
+    return n;
+}
+
+/* The exit status (runcmd.h): 130 interrupted, 1 a run not ok, a named allocator missing or a
+ * results file not written, else 0. */
+static int hb_runctx_status(const struct hb_runctx *c, int interrupted, int write_failed)
+{
+    size_t failed = hb_summary_failures(&c->summary, stderr);
+    int missing = hb_runctx_missing_named(c);
+    if (interrupted)
+        return 130;
+    return write_failed || failed || missing ? 1 : 0;
+}
+
 /* The subcommand. */
 int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
 {
@@ -134,11 +161,12 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
                 "free some space, then heapbench run --resume %s\n", c.r.dir, e.write_errors,
                 meta_failed ? "not written" : "written", c.r.dir);
     hb_summary_print(&c.summary, stdout);
+    int status = hb_runctx_status(&c, interrupted, write_failed);
     if (interrupted)
         fprintf(stderr, "heapbench: interrupted; finish it with: heapbench run --resume %s\n", c.r.dir);
     else if (c.o.hyperfine)
         hb_runctx_hyperfine(&c);
     printf("results: %s\n", c.r.dir);
     fflush(stdout);
-    return interrupted ? 130 : write_failed ? 1 : 0;
+    return status;
 }

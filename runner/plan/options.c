@@ -39,7 +39,11 @@ static const char hb_usage_measure[] =
     "      --wrap 'CMD ARGS'    run every measured process under CMD (e.g. 'taskset -c 1')\n"
     "      --count-instructions count each process's instructions with valgrind's callgrind into\n"
     "                           metric_instructions (deterministic; times and RSS are then valgrind's)\n"
-    "  -h, --help               this text\n";
+    "  -h, --help               this text\n"
+    "Exit status: 0 every measured run was ok; 1 a run failed, crashed or timed out, an allocator\n"
+    "named with -a/--allocator is missing, or a results file could not be written (every row is still\n"
+    "written and the failed cells are named on stderr; a missing allocator of the default matrix only\n"
+    "gives skipped rows and a warning); 2 usage error (nothing run); 130 interrupted.\n";
 
 /* Prints the usage of cmd. */
 void hb_options_usage(enum hb_cmd cmd, FILE *out)
