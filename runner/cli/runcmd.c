@@ -15,6 +15,7 @@
 #include "python.h"
 #include "resume.h"
 #include "sysinfo.h"
+#include "validate.h"
 
 /* All the state of one run. */
 struct hb_runctx {
@@ -35,6 +36,7 @@ static void hb_runctx_options(struct hb_runctx *c, enum hb_cmd cmd, int argc, ch
                               char **start)
 {
     hb_options_parse(&c->o, cmd, argc, argv);
+    hb_validate_options(&c->o);
     if (!c->o.resume)
         return;
     char *dir = hb_xstrdup(c->o.resume);

@@ -25,6 +25,7 @@
 
 #include "launch.h"
 #include "launch_driver.h"
+#include "logtail.h"
 #include "perf.h"
 #include "reaper.h"
 #include "resolve.h"
@@ -304,6 +305,16 @@ static void hb_run_drain(struct hb_run *r)
         hb_run_read_child_error(r);
 }
 
+/* Appends the last line of the run's log to its reason ("exit code 2: bad --size"). */
+static void hb_run_reason_log(struct hb_run *r)
+{
+    char line[160];
+    hb_log_last_line(r->spec->stdout_path, line, sizeof line);
+    size_t used = strlen(r->res->reason);
+    if (line[0] && used + 3 < sizeof r->res->reason)
+        snprintf(r->res->reason + used, sizeof r->res->reason - used, ": %s", line);
+}
+
 /* Sets status, reason, exit_code and signal from the wait status, timeout and driver outcome. */
 static void hb_run_status(struct hb_run *r)
 {
@@ -329,6 +340,8 @@ static void hb_run_status(struct hb_run *r)
         res->status = HB_FAILED;
         snprintf(res->reason, sizeof res->reason, "exit code %d", res->exit_code);
     }
+    if (res->status == HB_FAILED || res->status == HB_CRASHED)
+        hb_run_reason_log(r);
 }
 
 /* Copies the rusage figures into res (Linux reports ru_maxrss in KiB). */

@@ -7,6 +7,7 @@
 #include "options.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,22 +110,54 @@ int hb_parse_cpus(const char *text, cpu_set_t *set)
     return rc;
 }
 
-/* Parses a number option or exits 2 naming it. */
+/* Parses a number option or exits 2 naming it (and the largest value it takes). */
 static int hb_opt_int(const char *opt, const char *val, int min)
 {
     int v;
     if (hb_parse_int(val, &v) != 0 || v < min)
-        hb_usage("%s: '%s' is not a whole number >= %d; give e.g. %s %d", opt, val, min, opt, min + 1);
+        hb_usage("%s: '%s' is not a whole number from %d to %d; give e.g. %s %d", opt, val, min, INT_MAX, opt,
+                 min + 1);
     return v;
 }
 
-/* Splits a comma list into sv, rejecting an empty list. */
+/* Adds val to an axis list, refusing a value it already holds (it would repeat cells). */
+static void hb_opt_unique(struct hb_strv *sv, const char *opt, const char *val)
+{
+    if (hb_strv_find(sv, val) >= 0)
+        hb_usage("%s: '%s' is given twice; give each value once", opt, val);
+    hb_strv_push(sv, val);
+}
+
+/* Splits a comma list into sv, rejecting an empty list, an empty item and a repeated item. */
 static void hb_opt_list(struct hb_strv *sv, const char *opt, const char *val)
 {
-    size_t before = sv->n;
-    hb_strv_split(sv, val, ",", 0);
-    if (sv->n == before)
+    struct hb_strv items = {0};
+    hb_strv_split(&items, val, ",", 1);
+    if (!*val)
         hb_usage("%s: empty list; give names separated by commas", opt);
+    for (size_t i = 0; i < items.n; i++) {
+        if (!items.v[i][0])
+            hb_usage("%s: '%s' has an empty item; give values separated by single commas", opt, val);
+        hb_opt_unique(sv, opt, items.v[i]);
+    }
+    hb_strv_free(&items);
+}
+
+/* --env 'K=V K2=V2': every word NAME=VALUE with a shell-style NAME, no quotes (not a shell). */
+static void hb_opt_env(struct hb_strv *envs, const char *val)
+{
+    struct hb_strv words = {0};
+    hb_strv_split(&words, val, " \t", 0);
+    for (size_t i = 0; i < words.n; i++) {
+        const char *w = words.v[i];
+        size_t name = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+        if (!name || w[name] != '=' || (w[0] >= '0' && w[0] <= '9'))
+            hb_usage("--env: '%s' is not NAME=VALUE; an env set is NAME=VALUE words separated by blanks", w);
+        if (strpbrk(w, "\"'"))
+            hb_usage("--env: '%s' holds a quote; values cannot hold blanks or quotes (no shell parses them)", w);
+    }
+    hb_strv_free(&words);
+    hb_opt_unique(envs, "--env", val);
 }
 
 /* Checks NAME=VALUE shape of a pair option. */
@@ -161,11 +194,11 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
             hb_opt_int("-t", o->threads.v[i], 1);
         break;
     case 'n': o->reps = hb_opt_int("-n", val, 1); o->reps_set = 1; break;
-    case 'p': hb_strv_push(&o->params, val); break;
+    case 'p': hb_opt_unique(&o->params, "-p", val); break;
     case 'o': free(o->outdir); o->outdir = hb_xstrdup(val); break;
     case OPT_WARMUP: o->warmup = hb_opt_int("--warmup", val, 0); break;
     case OPT_QUICK: o->quick = 1; break;
-    case OPT_ENV: hb_strv_push(&o->envs, val); break;
+    case OPT_ENV: hb_opt_env(&o->envs, val); break;
     case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val); break;
     case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val); break;
     case OPT_PIN:
