@@ -16,6 +16,7 @@
 #include "cellenv.h"
 #include "elfcheck.h"
 #include "launch.h"
+#include "logtail.h"
 #include "phases.h"
 #include "progress.h"
 #include "resolve.h"
@@ -180,6 +181,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         rec.reason = res.reason;
         rec.served_by = rep_text.served_by;
         hb_engine_metrics(e, log, mval, mok);
+        if (hb_log_cap(log, HB_LOG_CAP) != 0)
+            hb_progress_note(pr, "heapbench: the log of a run could not be capped (see its logs/ file)");
         rec.phases = &rep_text;
         if (rep > 0)
             hb_engine_record(e, &rec);
