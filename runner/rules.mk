@@ -27,3 +27,15 @@ $(B)/heapbench: $(RUNNER_OBJ)
 
 $(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) $(RUNNER_INC) -Iscripts -o $@ $< $(RUNNER_LIB) $(RUNNER_LIBS)
+
+# The libFuzzer target of the runner's parsers (runner/fuzz/runner_fuzz.c; clang from Debian's clang
+# package, a test dependency): the runner's sources but main.c, compiled into it with coverage,
+# AddressSanitizer and UBSan. runner/tests/fuzz.sh runs it briefly; runner/tests/FUZZ.md has the long runs.
+RUNNER_CLANG ?= clang
+RUNNER_FUZZ  := $(B)/tests/fuzz-runner
+TEST_BUILD   += $(RUNNER_FUZZ)
+
+$(RUNNER_FUZZ): runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_HDR) | $(B)/.dir
+	$(RUNNER_CLANG) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE $(RUNNER_DEFS) $(RUNNER_INC) \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ \
+	    runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_LIBS)
