@@ -160,7 +160,7 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
     struct hb_launch_spec spec = {
         .argv = argv.v, .envp = envp.v, .timeout_s = e->o->timeout_s, .interval_ms = e->o->interval_ms,
         .pin = e->o->have_pin ? &e->o->pin : NULL, .want_phases = 1, .stdout_path = log,
-        .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL};
+        .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL, .mem_limit = e->o->mem_limit};
     hb_engine_driver(g, &driver, &ready, &denv, &spec);
     char *label = hb_engine_label(g, a, rep);
     hb_progress_begin(pr, label);

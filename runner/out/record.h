@@ -31,8 +31,8 @@ enum hb_counter {
 /* Column names, "task_clock_ms", "page_faults", ... "dtlb_load_misses". */
 extern const char *const hb_counter_names[HB_CTR_COUNT];
 
-enum hb_status { HB_OK, HB_FAILED, HB_TIMEOUT, HB_CRASHED, HB_SKIPPED };
-extern const char *const hb_status_names[]; /* "ok", "failed", "timeout", "crashed", "skipped" */
+enum hb_status { HB_OK, HB_FAILED, HB_TIMEOUT, HB_CRASHED, HB_SKIPPED, HB_OOM };
+extern const char *const hb_status_names[]; /* "ok", "failed", "timeout", "crashed", "skipped", "oom" */
 
 struct hb_rss_sample {
     double t;        /* seconds since the child was released */

@@ -6,6 +6,7 @@
  */
 #include "options.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
-    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS
+    OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_MEM_LIMIT
 };
 
 /* --count-instructions: callgrind counts the instructions each process executes (deterministic
@@ -33,6 +34,8 @@ static const char hb_usage_measure[] =
     "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"
     "      --timeout S          kill a process (group) after S seconds (default 300)\n"
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
+    "      --mem-limit SIZE     address space each process may use (RLIMIT_AS), e.g. 512M, 4G, or none;\n"
+    "                           default 3/4 of physical memory; a process that runs out is status oom\n"
     "  -o, --output DIR         results directory (default results/<run-id>)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
     "      --shard i/N          run only the cells with index % N == i-1 (merge with 'heapbench merge')\n"
@@ -169,6 +172,33 @@ static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
     hb_strv_push(sv, val);
 }
 
+/* Parses --mem-limit SIZE: a whole number with an optional K, M, G or T suffix (powers of 1024),
+ * or "none". */
+static unsigned long long hb_opt_size(const char *val)
+{
+    if (strcmp(val, "none") == 0)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(val, &end, 10);
+    const char *units = "KMGT", *u = *end ? strchr(units, *end) : NULL;
+    if (errno || end == val || *val == '-' || (*end && (!u || end[1])) || v == 0)
+        hb_usage("--mem-limit: '%s' is not a size; give e.g. --mem-limit 512M, 4G or none", val);
+    for (int i = 0; u && i <= (int)(u - units); i++) {
+        if (v > ULLONG_MAX / 1024)
+            hb_usage("--mem-limit: '%s' is too large; give e.g. --mem-limit 4G or none", val);
+        v *= 1024;
+    }
+    return v;
+}
+
+/* The default --mem-limit: 3/4 of physical memory. */
+static unsigned long long hb_opt_default_mem(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (unsigned long long)pages * (unsigned long long)size / 4 * 3 : 0;
+}
+
 /* Parses --shard i/N. */
 static void hb_opt_shard(struct hb_options *o, const char *val)
 {
@@ -223,6 +253,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         free(o->wrap);
         o->wrap = hb_xstrdup(val);
         break;
+    case OPT_MEM_LIMIT: o->mem_limit = hb_opt_size(val); o->mem_limit_set = 1; break;
     case OPT_INSTRUCTIONS:
         if (access(HB_INSTR_VALGRIND, X_OK) != 0)
             hb_usage("--count-instructions needs valgrind: apt-get install valgrind");
@@ -252,6 +283,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"metric", required_argument, 0, OPT_METRIC}, {"hyperfine", no_argument, 0, OPT_HYPERFINE},
         {"wrap", required_argument, 0, OPT_WRAP},
         {"count-instructions", no_argument, 0, OPT_INSTRUCTIONS},
+        {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
         {0, 0, 0, 0}};
     static const char *const only_run = "tp";
     memset(o, 0, sizeof *o);
@@ -261,6 +293,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     o->timeout_s = 300;
     o->interval_ms = 10;
     o->shard_i = o->shard_n = 1;
+    o->mem_limit = hb_opt_default_mem();
     for (int i = 0; i < argc; i++)
         hb_strv_push(&o->argv, argv[i]);
     opterr = 0;

@@ -38,6 +38,9 @@ struct hb_options {
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
+    unsigned long long mem_limit; /* --mem-limit: bytes of address space per process, 0 = none;
+                                   * default 3/4 of physical memory (protects the machine) */
+    int mem_limit_set;           /* 1: given on the command line */
     struct hb_strv command;      /* exec: CMD ARGS... */
 };
 
