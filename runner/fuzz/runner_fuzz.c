@@ -156,8 +156,13 @@ static void fz_results(const uint8_t *data, size_t size)
         if (repair && found >= 0) { /* a repaired directory must then be whole */
             struct hb_strv p2 = {0}, n2 = {0};
             int again = hb_integrity_scan(fz_dir, 0, &p2, &n2);
-            if (again != 0 || n2.n)
+            if (again != 0 || n2.n) { /* say what the repair left, then report the finding */
+                for (size_t i = 0; i < p2.n; i++)
+                    fprintf(stderr, "after repair: %s\n", p2.v[i]);
+                for (size_t i = 0; i < n2.n; i++)
+                    fprintf(stderr, "after repair: note: %s\n", n2.v[i]);
                 abort();
+            }
             hb_strv_free(&p2), hb_strv_free(&n2);
         }
     }

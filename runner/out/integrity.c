@@ -136,11 +136,14 @@ static size_t hb_integrity_runs(struct hb_ifile *runs, struct hb_irun **out, str
         hb_strv_free(&fl);
     }
     qsort(v, n, sizeof *v, hb_irun_by_key);
-    for (size_t i = 1; i < n; i++)
-        if (strcmp(v[i].key, v[i - 1].key) == 0 && runs->rows[v[i - 1].row].keep) {
-            runs->rows[v[i].row].keep = 0;
-            hb_strv_pushf(problems, "runs.csv: run %ld repeats the cell and rep of an earlier row", v[i].run);
+    for (size_t i = 1, first = 0; i < n; i++) { /* first: the earliest row of the current key */
+        if (strcmp(v[i].key, v[first].key) != 0) {
+            first = i;
+            continue;
         }
+        runs->rows[v[i].row].keep = 0;
+        hb_strv_pushf(problems, "runs.csv: run %ld repeats the cell and rep of an earlier row", v[i].run);
+    }
     qsort(v, n, sizeof *v, hb_irun_by_run);
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
@@ -268,6 +271,10 @@ int hb_integrity_scan(const char *dir, int repair, struct hb_strv *problems, str
     for (int f = 0; f < HB_NFILES; f++) {
         files[f].name = hb_columns_file(f);
         failed |= hb_integrity_load(dir, &files[f], problems) != 0;
+    }
+    if (!failed && files[HB_RUNS].run_col < 0) {
+        hb_strv_push(problems, "runs.csv: no 'run' column; not a heapbench runs.csv");
+        failed = 1;
     }
     struct hb_irun *v = NULL;
     size_t n = failed ? 0 : hb_integrity_runs(&files[HB_RUNS], &v, problems);
