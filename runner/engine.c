@@ -16,6 +16,7 @@
 #include "cellenv.h"
 #include "elfcheck.h"
 #include "launch.h"
+#include "logtail.h"
 #include "phases.h"
 #include "progress.h"
 #include "resolve.h"
@@ -149,6 +150,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         free(label);
         if (rep > 0)
             hb_engine_record(e, &rec);
+        if (rep > 0 && rec.status != HB_SKIPPED)
+            hb_summary_fail(e->summary, gi, ai);
         return 0;
     }
     struct hb_strv argv = {0}, envp = {0}, driver = {0}, ready = {0}, denv = {0};
@@ -166,7 +169,7 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         .argv = argv.v, .envp = envp.v, .timeout_s = e->o->timeout_s, .interval_ms = e->o->interval_ms,
         .pin = e->o->have_pin ? &e->o->pin : NULL, .thp = thp >= 0 ? &thp : NULL,
         .want_phases = 1, .stdout_path = log,
-        .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL};
+        .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL, .mem_limit = e->o->mem_limit};
     hb_engine_driver(g, &driver, &ready, &denv, &spec);
     char *label = hb_engine_label(g, a, rep);
     hb_progress_begin(pr, label);
@@ -187,11 +190,15 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         rec.reason = res.reason;
         rec.served_by = rep_text.served_by;
         hb_engine_metrics(e, log, mval, mok);
+        if (hb_log_cap(log, HB_LOG_CAP) != 0)
+            hb_progress_note(pr, "heapbench: the log of a run could not be capped (see its logs/ file)");
         rec.phases = &rep_text;
         if (rep > 0)
             hb_engine_record(e, &rec);
         if (rep > 0 && res.status == HB_OK)
             hb_summary_add(e->summary, gi, ai, res.wall_s);
+        else if (rep > 0 && res.status != HB_SKIPPED)
+            hb_summary_fail(e->summary, gi, ai);
         hb_phase_report_free(&rep_text);
     }
     if (started == 0)

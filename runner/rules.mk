@@ -43,3 +43,18 @@ $(B)/gen/version: FORCE | $(B)/.dir
 $(B)/obj/runner/base/version.o: $(B)/gen/version
 $(B)/obj/runner/base/version.o: RUNNER_DEFS += -DHB_VERSION='"$(HB_VERSION)"' -DHB_COMMIT='"$(HB_COMMIT)"' \
                                                -DHB_PREFIX='"$(PREFIX)"'
+
+# The libFuzzer target of the runner's parsers (runner/fuzz/runner_fuzz.c; clang from Debian's clang
+# package, a test dependency): the runner's sources but main.c, compiled into it with coverage,
+# AddressSanitizer and UBSan. runner/tests/fuzz.sh runs it briefly; runner/tests/FUZZ.md has the long runs.
+RUNNER_CLANG ?= clang
+RUNNER_FUZZ  := $(B)/tests/fuzz-runner
+# what the runner links from outside runner/ (the latency buckets, the trace reader)
+RUNNER_FUZZ_EXTRA := workloads/common/wl_hist.c workloads/common/wl_clock.c replay/trace.c
+TEST_BUILD   += $(RUNNER_FUZZ)
+
+$(RUNNER_FUZZ): runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_HDR) | $(B)/.dir
+	$(RUNNER_CLANG) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE $(RUNNER_DEFS) $(RUNNER_INC) \
+	    -DHB_VERSION='"$(HB_VERSION)"' -DHB_COMMIT='"$(HB_COMMIT)"' -DHB_PREFIX='"$(PREFIX)"' \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ \
+	    runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_FUZZ_EXTRA) $(RUNNER_LIBS)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "list.h"
 #include "options.h"
 #include "python.h"
@@ -42,8 +43,10 @@ int main(int argc, char **argv)
         return hb_cmd_record(argc - 1, argv + 1);
     if (strcmp(cmd, "trace") == 0)
         return hb_cmd_trace(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0)
+        return hb_cmd_check(argc - 1, argv + 1);
     if (hb_python_is_subcommand(cmd))
         hb_python_exec(argc - 1, argv + 1);
-    hb_usage("unknown command '%s'; valid: run, exec, list, record, trace, report, compare, ci, merge, tune (see heapbench --help)",
+    hb_usage("unknown command '%s'; valid: run, exec, list, check, record, trace, report, compare, ci, merge, tune (see heapbench --help)",
              cmd);
 }

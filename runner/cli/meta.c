@@ -163,6 +163,10 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
         shard_groups += hb_matrix_in_shard(m, g);
     fprintf(f, "  \"shard_cells\": %zu,\n", shard_groups * m->nalloc);
     hb_meta_kv(f, "pin", o->have_pin ? o->pin_text : NULL);
+    fprintf(f, "  \"mem_limit_bytes\": %llu,\n", o->mem_limit);
+    hb_meta_kv(f, "mem_limit_how", !o->mem_limit ? "none (--mem-limit none)"
+                                   : o->mem_limit_set ? "RLIMIT_AS of each measured process (--mem-limit)"
+                                                      : "RLIMIT_AS of each measured process (default: 3/4 of physical memory)");
     hb_meta_list(f, "workloads", &m->workloads);
     hb_meta_list(f, "envs", &m->envs);
     fprintf(f, "  \"cells\": %zu,\n  \"hyperfine\": %s,\n", m->ng * m->nalloc, o->hyperfine ? "true" : "false");

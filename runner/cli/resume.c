@@ -58,6 +58,8 @@ void hb_resume_mark(const char *dir, struct hb_matrix *m, struct hb_summary *s)
                          "was meta.json edited?", path, f.v[idx[0]], f.v[idx[1]], f.v[idx[5]]);
             if (strcmp(f.v[idx[6]], "ok") == 0)
                 hb_summary_add(s, g, a, atof(f.v[idx[7]]));
+            else if (strcmp(f.v[idx[6]], "skipped") != 0)
+                hb_summary_fail(s, g, a);
         }
         hb_strv_free(&f);
     }

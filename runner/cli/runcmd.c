@@ -19,6 +19,7 @@
 #include "shardlist.h"
 #include "sysinfo.h"
 #include "thp.h"
+#include "validate.h"
 
 /* All the state of one run. */
 struct hb_runctx {
@@ -50,6 +51,7 @@ static void hb_runctx_options(struct hb_runctx *c, enum hb_cmd cmd, int argc, ch
                               char **start)
 {
     hb_options_parse(&c->o, cmd, argc, argv);
+    hb_validate_options(&c->o);
     if (!c->o.resume)
         return;
     char *dir = hb_xstrdup(c->o.resume);
@@ -115,6 +117,33 @@ static void hb_runctx_hyperfine(const struct hb_runctx *c)
                 c->r.dir, rc);
 }
 
+/* Names every allocator the user asked for (-a or --allocator) that is missing; their count.
+ * A missing allocator of the default matrix is only the warning its skipped rows carry. */
+static int hb_runctx_missing_named(const struct hb_runctx *c)
+{
+    int n = 0;
+    for (size_t a = 0; a < c->m.nalloc; a++) {
+        const struct hb_alloc *al = c->m.alloc[a];
+        if (al->found || (hb_strv_find(&c->o.allocators, al->name) < 0 && strcmp(al->version_how, "path") != 0))
+            continue;
+        fprintf(stderr, "heapbench: allocator %s was asked for but is missing (%s); its rows are skipped\n",
+                al->name, strcmp(al->package, "-") == 0 ? "run make" : al->package);
+        n++;
+    }
+    return n;
+}
+
+/* The exit status (runcmd.h): 130 interrupted, 1 a run not ok, a named allocator missing or a
+ * results file not written, else 0. */
+static int hb_runctx_status(const struct hb_runctx *c, int interrupted, int write_failed)
+{
+    size_t failed = hb_summary_failures(&c->summary, stderr);
+    int missing = hb_runctx_missing_named(c);
+    if (interrupted)
+        return 130;
+    return write_failed || failed || missing ? 1 : 0;
+}
+
 /* The subcommand. */
 int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
 {
@@ -127,8 +156,8 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
         return hb_shardlist_print(&c.m, stdout);
     hb_summary_init(&c.summary, &c.m);
     if (c.o.resume) {
-        hb_resume_mark(c.o.resume, &c.m, &c.summary);
         hb_results_reopen(&c.r, c.o.resume, run_id);
+        hb_resume_mark(c.o.resume, &c.m, &c.summary);
     } else {
         struct hb_strv names = {0};
         for (size_t i = 0; i < c.nmetrics; i++)
@@ -148,14 +177,19 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     meta.end = hb_sys_now_iso();
     meta.interrupted = interrupted;
     meta.complete = !interrupted && hb_matrix_pending(&c.m) == 0;
-    if (hb_meta_write(&c.r, &meta) != 0 || e.write_errors)
-        fprintf(stderr, "heapbench: some results could not be written to %s\n", c.r.dir);
+    int meta_failed = hb_meta_write(&c.r, &meta) != 0;
+    int write_failed = meta_failed || e.write_errors;
+    if (write_failed)
+        fprintf(stderr, "heapbench: some results could not be written to %s (%d runs not written, meta.json %s); "
+                "free some space, then heapbench run --resume %s\n", c.r.dir, e.write_errors,
+                meta_failed ? "not written" : "written", c.r.dir);
     hb_summary_print(&c.summary, stdout);
+    int status = hb_runctx_status(&c, interrupted, write_failed);
     if (interrupted)
         fprintf(stderr, "heapbench: interrupted; finish it with: heapbench run --resume %s\n", c.r.dir);
     else if (c.o.hyperfine)
         hb_runctx_hyperfine(&c);
     printf("results: %s\n", c.r.dir);
     fflush(stdout);
-    return interrupted ? 130 : e.write_errors ? 1 : 0;
+    return status;
 }

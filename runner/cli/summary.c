@@ -22,6 +22,42 @@ void hb_summary_add(struct hb_summary *s, size_t g, size_t a, double wall_s)
     c->v[c->n++] = wall_s;
 }
 
+/* Counts a run that is not ok. */
+void hb_summary_fail(struct hb_summary *s, size_t g, size_t a)
+{
+    s->cell[g * s->m->nalloc + a].bad++;
+}
+
+/* The env of a group for one table line: "-" when empty, control characters as '?'. */
+static char *hb_summary_env(const char *env)
+{
+    char *e = hb_xstrdup(env[0] ? env : "-");
+    for (char *p = e; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return e;
+}
+
+/* Lines naming the cells with runs not ok (summary.h). */
+size_t hb_summary_failures(const struct hb_summary *s, FILE *out)
+{
+    const struct hb_matrix *m = s->m;
+    size_t total = 0;
+    for (size_t g = 0; g < m->ng; g++)
+        for (size_t a = 0; a < m->nalloc; a++) {
+            const struct hb_samples *c = &s->cell[g * m->nalloc + a];
+            if (!c->bad)
+                continue;
+            char *env = hb_summary_env(m->g[g].env);
+            fprintf(out, "heapbench: failed: %s %s t=%d env=%s %s: %zu runs failed, crashed or timed out "
+                    "(reason column of runs.csv)\n", m->g[g].wl->name, m->g[g].params, m->g[g].threads, env,
+                    m->alloc[a]->name, c->bad);
+            free(env);
+            total += c->bad;
+        }
+    return total;
+}
+
 /* qsort comparator for doubles. */
 static int hb_cmp_double(const void *x, const void *y)
 {
@@ -47,7 +83,11 @@ void hb_summary_print(const struct hb_summary *s, FILE *out)
     for (size_t a = 0; a < m->nalloc; a++)
         if (m->alloc[a]->system)
             glibc = (int)a;
-    fprintf(out, "%-18s %-34s %3s %-20s %-16s %3s %10s %9s\n", "workload", "params", "thr", "env",
+    int envw = 3;
+    for (size_t g = 0; g < m->ng; g++)
+        if ((int)strlen(m->g[g].env) > envw)
+            envw = (int)strlen(m->g[g].env);
+    fprintf(out, "%-18s %-34s %3s %-*s %-16s %3s %10s %9s\n", "workload", "params", "thr", envw, "env",
             "allocator", "ok", "median_s", "vs_glibc");
     for (size_t g = 0; g < m->ng; g++) {
         if (!hb_matrix_in_shard(m, g))
@@ -61,9 +101,10 @@ void hb_summary_print(const struct hb_summary *s, FILE *out)
                 snprintf(medtxt, sizeof medtxt, "%.4f", med);
             if (med >= 0 && base > 0)
                 snprintf(ratio, sizeof ratio, "%.2fx", med / base);
-            fprintf(out, "%-18.18s %-34.34s %3d %-20.20s %-16.16s %3zu %10s %9s\n", gr->wl->name, gr->params,
-                    gr->threads, gr->env[0] ? gr->env : "-", m->alloc[a]->name, s->cell[g * m->nalloc + a].n,
-                    medtxt, ratio);
+            char *env = hb_summary_env(gr->env);
+            fprintf(out, "%-18.18s %-34.34s %3d %-*s %-16.16s %3zu %10s %9s\n", gr->wl->name, gr->params,
+                    gr->threads, envw, env, m->alloc[a]->name, s->cell[g * m->nalloc + a].n, medtxt, ratio);
+            free(env);
         }
     }
 }

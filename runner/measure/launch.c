@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,7 +25,9 @@
 
 #include "launch.h"
 #include "launch_driver.h"
+#include "logtail.h"
 #include "perf.h"
+#include "reaper.h"
 #include "resolve.h"
 #include "thp.h"
 
@@ -41,7 +44,7 @@ static volatile sig_atomic_t hb_launch_interrupted; /* hb_launch_interrupt() hit
 void (*hb_launch_before_release)(pid_t pid); /* test seam (launch.h); NULL in the CLI */
 
 /* What the child reports on the error pipe when it cannot reach execve. */
-enum hb_child_stage { HB_STAGE_AFFINITY, HB_STAGE_REDIRECT, HB_STAGE_CHDIR, HB_STAGE_EXEC, HB_STAGE_THP };
+enum hb_child_stage { HB_STAGE_AFFINITY, HB_STAGE_REDIRECT, HB_STAGE_CHDIR, HB_STAGE_EXEC, HB_STAGE_THP, HB_STAGE_LIMIT };
 struct hb_child_error {
     int stage;
     int err;
@@ -53,6 +56,8 @@ struct hb_run {
     struct hb_result *res;
     char path[4096]; /* the resolved program */
     pid_t pid;
+    pid_t parent; /* the runner, for the child's PR_SET_PDEATHSIG race check */
+    uint64_t vm_peak_kb; /* the largest address-space size sampled (statm's first field) */
     int pidfd, phase_fd, err_fd, statm_fd, release_fd;
     int child_phase_fd, child_err_fd, child_release_fd, child_out_fd;
     int child_in_fd; /* /dev/null when the runner's stdin is a terminal (the child is not in its group) */
@@ -131,15 +136,22 @@ static void hb_child(const struct hb_run *r)
     char go;
 
     setpgid(0, 0);
+    /* dies with the runner (kill -9 included); a runner that died before this line is caught
+     * by the getppid() check, since the death signal is then never sent */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != r->parent)
+        _exit(127);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             sigaction(sig, &dfl, NULL);
+    struct rlimit as = {(rlim_t)s->mem_limit, (rlim_t)s->mem_limit};
     if (s->pin && sched_setaffinity(0, sizeof *s->pin, s->pin) != 0)
         ce.stage = HB_STAGE_AFFINITY;
     else if (s->thp && hb_thp_prctl(*s->thp) != 0)
         ce.stage = HB_STAGE_THP;
+    else if (s->mem_limit && setrlimit(RLIMIT_AS, &as) != 0)
+        ce.stage = HB_STAGE_LIMIT;
     else if ((r->child_out_fd >= 0 && (dup2(r->child_out_fd, 1) < 0 || dup2(r->child_out_fd, 2) < 0)) ||
              (r->child_in_fd >= 0 && dup2(r->child_in_fd, 0) < 0))
         ce.stage = HB_STAGE_REDIRECT;
@@ -162,7 +174,8 @@ static void hb_child_error_reason(const struct hb_run *r)
 {
     static const char *const what[] = {"cannot set CPU affinity for", "cannot redirect output of",
                                        "cannot chdir for", "cannot exec",
-                                       "cannot set the huge-page mode (prctl PR_SET_THP_DISABLE) of"};
+                                       "cannot set the huge-page mode (prctl PR_SET_THP_DISABLE) of",
+                                       "cannot set the memory limit of"};
     const char *extra = r->cerr.stage == HB_STAGE_CHDIR ? r->spec->cwd : NULL;
     snprintf(r->res->reason, sizeof r->res->reason, "%s %s%s%s: %s", what[r->cerr.stage], r->spec->argv[0],
              extra ? " to " : "", extra ? extra : "", strerror(r->cerr.err));
@@ -263,6 +276,9 @@ static void hb_run_sample(struct hb_run *r, double t)
     ssize_t n = r->statm_fd >= 0 ? pread(r->statm_fd, buf, sizeof buf - 1, 0) : -1;
     if (n > 0) {
         buf[n] = '\0';
+        if (sscanf(buf, "%lu %lu", &size, &resident) == 2 &&
+            (uint64_t)size * (uint64_t)sysconf(_SC_PAGESIZE) / 1024 > r->vm_peak_kb)
+            r->vm_peak_kb = (uint64_t)size * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
         if (sscanf(buf, "%lu %lu", &size, &resident) == 2 && resident > 0 &&
             hb_grow((void **)&r->res->rss, &r->rss_cap, r->res->rss_len + 1, sizeof *r->res->rss) == 0) {
             struct hb_rss_sample s = {t, (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024,
@@ -327,6 +343,33 @@ static void hb_run_drain(struct hb_run *r)
         hb_run_read_child_error(r);
 }
 
+/* A failed or crashed process under --mem-limit whose sampled size came within 10% of the limit,
+ * or whose last output line speaks of memory, ran out of it: status oom, the limit in the reason. */
+static void hb_run_oom(struct hb_run *r)
+{
+    char line[160];
+    if (!r->spec->mem_limit)
+        return;
+    hb_log_last_line(r->spec->stdout_path, line, sizeof line);
+    int near = (double)r->vm_peak_kb * 1024.0 >= 0.9 * (double)r->spec->mem_limit;
+    if (!near && !strcasestr(line, "memory") && !strcasestr(line, "bad_alloc") && !strcasestr(line, "alloc fail"))
+        return;
+    r->res->status = HB_OOM;
+    snprintf(r->res->reason, sizeof r->res->reason, "out of memory: the limit is %llu MiB of address space "
+             "(--mem-limit, RLIMIT_AS; largest size seen %llu MiB)", r->spec->mem_limit >> 20,
+             (unsigned long long)(r->vm_peak_kb >> 10));
+}
+
+/* Appends the last line of the run's log to its reason ("exit code 2: bad --size"). */
+static void hb_run_reason_log(struct hb_run *r)
+{
+    char line[160];
+    hb_log_last_line(r->spec->stdout_path, line, sizeof line);
+    size_t used = strlen(r->res->reason);
+    if (line[0] && used + 3 < sizeof r->res->reason)
+        snprintf(r->res->reason + used, sizeof r->res->reason - used, ": %s", line);
+}
+
 /* Sets status, reason, exit_code and signal from the wait status, timeout and driver outcome. */
 static void hb_run_status(struct hb_run *r)
 {
@@ -352,6 +395,10 @@ static void hb_run_status(struct hb_run *r)
         res->status = HB_FAILED;
         snprintf(res->reason, sizeof res->reason, "exit code %d", res->exit_code);
     }
+    if (res->status == HB_FAILED || res->status == HB_CRASHED)
+        hb_run_oom(r);
+    if (res->status == HB_FAILED || res->status == HB_CRASHED || res->status == HB_OOM)
+        hb_run_reason_log(r);
 }
 
 /* Copies the rusage figures into res (Linux reports ru_maxrss in KiB). */
@@ -433,6 +480,8 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     if (hb_run_prepare(&r) != 0)
         goto out;
     fflush(NULL);
+    hb_reaper_init();
+    r.parent = getpid();
     r.pid = fork();
     if (r.pid < 0) {
         snprintf(res->reason, sizeof res->reason, "fork: %s", strerror(errno));
@@ -453,6 +502,7 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     }
     hb_run_loop(&r);
     hb_run_drain(&r);
+    hb_reaper_sweep(r.pid, res->leaked, sizeof res->leaked);
     hb_run_rusage(&r);
     if (r.cerr_set) { /* never reached its program: no counters (counter_ok stays 0) */
         hb_child_error_reason(&r);

@@ -57,10 +57,15 @@ static void hb_col_status(struct hb_csv *row, const struct hb_row_ctx *x, size_t
     hb_csv_str(row, hb_status_names[x->rec->status]);
 }
 
+/* reason: why, for any status but ok; then the processes the run left behind (any status). */
 static void hb_col_reason(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
 {
     (void)arg;
-    hb_csv_str(row, x->rec->status == HB_OK ? "" : x->rec->reason);
+    const char *why = x->rec->status == HB_OK || !x->rec->reason ? "" : x->rec->reason;
+    const char *left = x->rec->res ? x->rec->res->leaked : "";
+    char *both = hb_xasprintf("%s%s%s", why, *why && *left ? "; " : "", left);
+    hb_csv_str(row, both);
+    free(both);
 }
 
 /* exit_code: empty when not measured or killed by a signal. */
@@ -194,6 +199,45 @@ static void hb_col_lat_clock(struct hb_csv *row, const struct hb_row_ctx *x, siz
     hb_csv_num(row, x->rec->phases->lat_clock_ns);
 }
 
+/* records: "phases.csv=N rss.csv=N ..." (the rows this run has in every other file). */
+static void hb_col_records(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, x->records);
+}
+
+/* Row counts of one run in each file but runs.csv. */
+static size_t hb_count_none(const struct hb_run_record *rec)
+{
+    (void)rec;
+    return 1;
+}
+
+static size_t hb_count_phases(const struct hb_run_record *rec)
+{
+    return rec->phases ? rec->phases->nph : 0;
+}
+
+static size_t hb_count_rss(const struct hb_run_record *rec)
+{
+    return rec->res ? rec->res->rss_len : 0;
+}
+
+static size_t hb_count_sizes(const struct hb_run_record *rec)
+{
+    return rec->phases ? rec->phases->sizes.n / 2 : 0;
+}
+
+static size_t hb_count_allocstats(const struct hb_run_record *rec)
+{
+    return rec->phases ? rec->phases->allocstats.n / HB_ALLOCSTAT_FIELDS : 0;
+}
+
+static size_t hb_count_latency(const struct hb_run_record *rec)
+{
+    return rec->phases ? rec->phases->nlat : 0;
+}
+
 #define REC(m) offsetof(struct hb_run_record, m)
 #define RES(m) offsetof(struct hb_result, m)
 #define PH(m) offsetof(struct hb_phase, m)
@@ -233,6 +277,7 @@ static const struct hb_column hb_runs_cols[] = {
     {"cache_misses", hb_col_counter, HB_CTR_CACHE_MISSES},
     {"branch_misses", hb_col_counter, HB_CTR_BRANCH_MISSES},
     {"dtlb_load_misses", hb_col_counter, HB_CTR_DTLB_LOAD_MISSES},
+    {"records", hb_col_records, 0},
 };
 
 static const struct hb_column hb_phases_cols[] = {
@@ -294,14 +339,21 @@ static const struct {
     const char *file;
     const struct hb_column *cols;
     size_t n;
+    size_t (*count)(const struct hb_run_record *rec);
 } hb_files[HB_NFILES] = {
-    {"runs.csv", hb_runs_cols, sizeof hb_runs_cols / sizeof *hb_runs_cols},
-    {"phases.csv", hb_phases_cols, sizeof hb_phases_cols / sizeof *hb_phases_cols},
-    {"rss.csv", hb_rss_cols, sizeof hb_rss_cols / sizeof *hb_rss_cols},
-    {"sizes.csv", hb_sizes_cols, sizeof hb_sizes_cols / sizeof *hb_sizes_cols},
-    {"allocstats.csv", hb_allocstats_cols, sizeof hb_allocstats_cols / sizeof *hb_allocstats_cols},
-    {"latency.csv", hb_latency_cols, sizeof hb_latency_cols / sizeof *hb_latency_cols},
+    {"runs.csv", hb_runs_cols, sizeof hb_runs_cols / sizeof *hb_runs_cols, hb_count_none},
+    {"phases.csv", hb_phases_cols, sizeof hb_phases_cols / sizeof *hb_phases_cols, hb_count_phases},
+    {"rss.csv", hb_rss_cols, sizeof hb_rss_cols / sizeof *hb_rss_cols, hb_count_rss},
+    {"sizes.csv", hb_sizes_cols, sizeof hb_sizes_cols / sizeof *hb_sizes_cols, hb_count_sizes},
+    {"allocstats.csv", hb_allocstats_cols, sizeof hb_allocstats_cols / sizeof *hb_allocstats_cols, hb_count_allocstats},
+    {"latency.csv", hb_latency_cols, sizeof hb_latency_cols / sizeof *hb_latency_cols, hb_count_latency},
 };
+
+/* How many rows of f the run has (columns.h). */
+size_t hb_columns_count(enum hb_csv_file f, const struct hb_run_record *rec)
+{
+    return hb_files[f].count(rec);
+}
 
 /* The file's name (columns.h). */
 const char *hb_columns_file(enum hb_csv_file f)

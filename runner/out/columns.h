@@ -41,6 +41,7 @@ struct hb_row_ctx {
     const char *run_id, *host;
     const struct hb_run_record *rec;
     size_t i;
+    const char *records; /* runs.csv's records column: "phases.csv=N rss.csv=N ..." */
 };
 
 struct hb_column {
@@ -54,6 +55,11 @@ const char *hb_columns_file(enum hb_csv_file f);
 
 /* The table of file f; *n gets its length. */
 const struct hb_column *hb_columns(enum hb_csv_file f, size_t *n);
+
+/* How many rows of f the run rec has (runs.csv: 1). Every file after runs.csv has a "run"
+ * column, and runs.csv's "records" column gives these counts, so a reader can tell whether a
+ * run's rows are all there (docs/DATA.md). */
+size_t hb_columns_count(enum hb_csv_file f, const struct hb_run_record *rec);
 
 /* The header line of f (with metric_<NAME> columns for runs.csv), new string ending in '\n'. */
 char *hb_columns_header(enum hb_csv_file f, const struct hb_strv *metric_names);

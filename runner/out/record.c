@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-const char *const hb_status_names[] = {"ok", "failed", "timeout", "crashed", "skipped"};
+const char *const hb_status_names[] = {"ok", "failed", "timeout", "crashed", "skipped", "oom"};
 
 const char *const hb_counter_names[HB_CTR_COUNT] = {
     "task_clock_ms", "page_faults",  "context_switches", "cpu_migrations",   "cycles",

@@ -31,8 +31,8 @@ enum hb_counter {
 /* Column names, "task_clock_ms", "page_faults", ... "dtlb_load_misses". */
 extern const char *const hb_counter_names[HB_CTR_COUNT];
 
-enum hb_status { HB_OK, HB_FAILED, HB_TIMEOUT, HB_CRASHED, HB_SKIPPED };
-extern const char *const hb_status_names[]; /* "ok", "failed", "timeout", "crashed", "skipped" */
+enum hb_status { HB_OK, HB_FAILED, HB_TIMEOUT, HB_CRASHED, HB_SKIPPED, HB_OOM };
+extern const char *const hb_status_names[]; /* "ok", "failed", "timeout", "crashed", "skipped", "oom" */
 
 struct hb_rss_sample {
     double t;             /* seconds since the child was released */
@@ -53,6 +53,7 @@ struct hb_result {
     size_t rss_len;
     char *phase_text;                 /* everything the child wrote on the phase pipe, NUL-terminated */
     size_t phase_len;
+    char leaked[256];                 /* "" or "left N processes behind, killed: ..." (reaper.h) */
 };
 
 /* Frees the timeline and phase text of res; safe to call twice. */

@@ -1,6 +1,7 @@
 /* results.c - creates and appends to a results directory (see results.h).
  *
- * Always holds: a CSV is never visible without its header line; rows are written whole.
+ * Always holds: a CSV is never visible without its header line; rows are written whole; one
+ * process at a time writes a directory (flock on DIR/.lock, which holds the writer's pid).
  */
 #include "results.h"
 
@@ -15,6 +16,9 @@
 #include <unistd.h>
 
 #include "layout.h"
+#include <sys/file.h>
+
+#include "integrity.h"
 #include "sysinfo.h"
 
 /* Path inside the directory. */
@@ -41,6 +45,27 @@ static void hb_results_open_files(struct hb_results *r)
     }
 }
 
+/* Takes DIR/.lock (exits 2 naming the pid that holds it); kept until the process ends. */
+static void hb_results_lock(struct hb_results *r)
+{
+    char *path = hb_results_path(r, ".lock");
+    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (r->lock_fd < 0)
+        hb_usage("cannot create %s: %s; give a writable results directory", path, strerror(errno));
+    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t n = pread(r->lock_fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+        hb_usage("%s is being written by heapbench pid %s; wait for it to end (or stop it) before writing there",
+                 r->dir, pid[0] ? pid : "(unknown)");
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    if (ftruncate(r->lock_fd, 0) != 0 || pwrite(r->lock_fd, pid, (size_t)len, 0) != len)
+        fprintf(stderr, "heapbench: cannot write the pid into %s: %s\n", path, strerror(errno));
+    free(path);
+}
+
 /* mkdir that accepts an existing directory. */
 static int hb_mkdir_ok(const char *path)
 {
@@ -61,6 +86,7 @@ void hb_results_create(struct hb_results *r, const char *outdir, const struct hb
         r->dir = hb_xstrdup(outdir);
         if (hb_mkdir_ok(r->dir) != 0 || access(r->dir, W_OK) != 0)
             hb_usage("cannot write output directory %s: %s; choose another with -o DIR", r->dir, strerror(errno));
+        hb_results_lock(r);
         char *old = hb_results_path(r, "runs.csv");
         if (access(old, F_OK) == 0)
             hb_usage("%s already holds results; finish it with --resume %s or choose another -o DIR", r->dir, r->dir);
@@ -77,6 +103,7 @@ void hb_results_create(struct hb_results *r, const char *outdir, const struct hb
             if (mkdir(dir, 0755) == 0) {
                 r->dir = dir;
                 r->run_id = id;
+                hb_results_lock(r);
             } else if (errno != EEXIST) {
                 hb_usage("cannot create %s: %s; choose an output directory with -o DIR", dir, strerror(errno));
             } else {
@@ -106,6 +133,16 @@ void hb_results_reopen(struct hb_results *r, const char *dir, const char *run_id
     r->host = hb_sys_host();
     r->dir = hb_xstrdup(dir);
     r->run_id = hb_xstrdup(run_id);
+    hb_results_lock(r);
+    struct hb_strv problems = {0}, notes = {0};
+    int found = hb_integrity_scan(dir, 1, &problems, &notes);
+    for (size_t i = 0; i < problems.n; i++)
+        fprintf(stderr, "heapbench: --resume %s: %s%s\n", dir, problems.v[i], found < 0 ? "" : "; measured again");
+    for (size_t i = 0; i < notes.n; i++)
+        fprintf(stderr, "heapbench: --resume %s: %s; dropped, measured again\n", dir, notes.v[i]);
+    hb_strv_free(&problems), hb_strv_free(&notes);
+    if (found < 0)
+        hb_fatal("--resume %s: the directory could not be repaired (above); nothing was run", dir);
     hb_results_open_files(r);
 }
 
@@ -121,7 +158,8 @@ int hb_results_append(struct hb_results *r, enum hb_csv_file f, struct hb_csv *r
     return rc;
 }
 
-/* results/latest -> the directory, via a temporary link renamed over it. */
+/* results/latest -> the directory, via a temporary link renamed over it; only for a directory
+ * under results/ (latest means "the latest run under results/"). */
 void hb_results_link_latest(const struct hb_results *r)
 {
     char *results = hb_results_dir();
@@ -132,7 +170,11 @@ void hb_results_link_latest(const struct hb_results *r)
         return;
     }
     size_t n = strlen(realres);
-    const char *target = strncmp(real, realres, n) == 0 && real[n] == '/' ? real + n + 1 : real;
+    if (strncmp(real, realres, n) != 0 || real[n] != '/') { /* -o outside results/: latest stays */
+        free(results);
+        return;
+    }
+    const char *target = real + n + 1;
     char *tmp = hb_xasprintf("%s/.latest.%d", results, (int)getpid());
     char *latest = hb_xasprintf("%s/latest", results);
     unlink(tmp);
@@ -149,6 +191,8 @@ void hb_results_close(struct hb_results *r)
     for (int f = 0; f < HB_NFILES; f++)
         if (r->fd[f] > 0)
             close(r->fd[f]);
+    if (r->lock_fd > 0)
+        close(r->lock_fd);
     free(r->dir), free(r->run_id), free(r->host);
     memset(r, 0, sizeof *r);
 }

@@ -3,7 +3,8 @@
  *
  * Always holds: each CSV exists with its header from the moment the directory is opened
  * (created as name.tmp, then renamed); each record is appended with one write(2) as the
- * run it describes finishes; results/latest is replaced atomically (symlink + rename).
+ * run it describes finishes; results/latest is replaced atomically (symlink + rename); a second
+ * writer of a directory is refused (exit 2, naming the pid in DIR/.lock) before it writes.
  */
 #ifndef HEAPBENCH_RESULTS_H
 #define HEAPBENCH_RESULTS_H
@@ -17,6 +18,7 @@ struct hb_results {
     char *run_id;
     char *host;
     int fd[HB_NFILES];
+    int lock_fd;     /* DIR/.lock, flock()ed while this process writes the directory */
 };
 
 /* Creates a new results directory: outdir, or $ROOT/results/<YYYYMMDD-HHMMSS>-<host>[-N].
@@ -24,8 +26,10 @@ struct hb_results {
  * directory cannot be created or written. */
 void hb_results_create(struct hb_results *r, const char *outdir, const struct hb_strv *metric_names);
 
-/* Opens an existing results directory for appending (--resume); run_id from meta.json.
- * Exits 2 when dir is not a results directory. */
+/* Opens an existing results directory for appending (--resume); run_id from meta.json. Takes
+ * the lock, then repairs every CSV (integrity.h: partial last lines and the rows of runs that
+ * are not whole go, so resume measures those runs again). Exits 2 when dir is not a results
+ * directory or is being written, 1 when it cannot be repaired. */
 void hb_results_reopen(struct hb_results *r, const char *dir, const char *run_id);
 
 /* Appends the built row(s) to a file with one write(2); resets row. -1 on a write error. */
@@ -34,7 +38,8 @@ int hb_results_append(struct hb_results *r, enum hb_csv_file f, struct hb_csv *r
 /* Path of a file in the results directory; new string. */
 char *hb_results_path(const struct hb_results *r, const char *name);
 
-/* Points $ROOT/results/latest at r->dir (atomically). */
+/* Points $ROOT/results/latest at r->dir (atomically) when r->dir is under $ROOT/results/;
+ * leaves it alone otherwise. */
 void hb_results_link_latest(const struct hb_results *r);
 
 void hb_results_close(struct hb_results *r);

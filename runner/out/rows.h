@@ -2,7 +2,8 @@
  * rss, sizes, latency; docs/DATA.md), each file's fields from its table in columns.h.
  *
  * Always holds: runs.csv's row is written last, so a runs.csv row means the run's other rows are
- * complete; each file gets its rows with one write(2).
+ * complete, and its "records" column says how many there are in each file; each file gets its
+ * rows with one write(2); after a failed write (a full disk) no file holds any row of the run.
  */
 #ifndef HEAPBENCH_ROWS_H
 #define HEAPBENCH_ROWS_H
@@ -10,8 +11,8 @@
 #include "columns.h"
 #include "results.h"
 
-/* Appends rec's rows to r's files: phases and sizes (from rec->phases, when set), the RSS
- * timeline (from rec->res, when set), then runs. Returns 0, or -1 when a write failed. */
+/* Appends rec's rows to every file of columns.h, runs.csv last. Returns 0, or -1 when a write
+ * failed (every file is then cut back to its length before the call). */
 int hb_rows_append(struct hb_results *r, const struct hb_run_record *rec);
 
 #endif

@@ -9,7 +9,9 @@
 
 #include "shardenv.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +19,7 @@
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
     OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_ALLOCSTATS,
-    OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD
+    OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD, OPT_MEM_LIMIT
 };
 
 /* --count-instructions: callgrind counts the instructions each process executes (deterministic
@@ -39,6 +41,8 @@ static const char hb_usage_measure[] =
     "      --thp MODE           transparent huge pages never|madvise|always per process (prctl and the\n"
     "                           allocator's own switch; the mode in effect is runs.csv's thp column);\n"
     "                           as an axis: --env HEAPBENCH_THP=never --env HEAPBENCH_THP=always\n"
+    "      --mem-limit SIZE     address space each process may use (RLIMIT_AS), e.g. 512M, 4G, or none;\n"
+    "                           default 3/4 of physical memory; a process that runs out is status oom\n"
     "  -o, --output DIR         results directory (default results/<run-id>, see heapbench --help)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
     "      --shard i/N          run only the workload groups g with g % N == i-1 (merge with 'heapbench merge');\n"
@@ -52,7 +56,12 @@ static const char hb_usage_measure[] =
     "                           the instructions, ~15 page faults and ~50 KiB RSS more per process)\n"
     "                           or all (every call timed: distorts throughput); the workloads'\n"
     "                           latency histograms go to latency.csv\n"
-    "  -h, --help               this text\n";
+
+    "  -h, --help               this text\n"
+    "Exit status: 0 every measured run was ok; 1 a run failed, crashed or timed out, an allocator\n"
+    "named with -a/--allocator is missing, or a results file could not be written (every row is still\n"
+    "written and the failed cells are named on stderr; a missing allocator of the default matrix only\n"
+    "gives skipped rows and a warning); 2 usage error (nothing run); 130 interrupted.\n";
 
 /* Prints the usage of cmd. */
 void hb_options_usage(enum hb_cmd cmd, FILE *out)
@@ -89,6 +98,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  run       run the benchmark matrix into results/<run-id>/\n"
                      "  exec      benchmark any command: heapbench exec [options] -- CMD ARGS...\n"
                      "  list      show allocators and workloads\n"
+                     "  check DIR verify a results directory is whole (exit 1 if not; --resume repairs it)\n"
                      "  report DIR | compare BASE NEW | ci | merge DIR... | tune ...   analysis (Python)\n"
                      "  --version print the version and the commit it was built from\n"
                      "Results: each run writes <run-id>/ and the link latest into the results location:\n"
@@ -123,22 +133,54 @@ int hb_parse_cpus(const char *text, cpu_set_t *set)
     return rc;
 }
 
-/* Parses a number option or exits 2 naming it. */
+/* Parses a number option or exits 2 naming it (and the largest value it takes). */
 static int hb_opt_int(const char *opt, const char *val, int min)
 {
     int v;
     if (hb_parse_int(val, &v) != 0 || v < min)
-        hb_usage("%s: '%s' is not a whole number >= %d; give e.g. %s %d", opt, val, min, opt, min + 1);
+        hb_usage("%s: '%s' is not a whole number from %d to %d; give e.g. %s %d", opt, val, min, INT_MAX, opt,
+                 min + 1);
     return v;
 }
 
-/* Splits a comma list into sv, rejecting an empty list. */
+/* Adds val to an axis list, refusing a value it already holds (it would repeat cells). */
+static void hb_opt_unique(struct hb_strv *sv, const char *opt, const char *val)
+{
+    if (hb_strv_find(sv, val) >= 0)
+        hb_usage("%s: '%s' is given twice; give each value once", opt, val);
+    hb_strv_push(sv, val);
+}
+
+/* Splits a comma list into sv, rejecting an empty list, an empty item and a repeated item. */
 static void hb_opt_list(struct hb_strv *sv, const char *opt, const char *val)
 {
-    size_t before = sv->n;
-    hb_strv_split(sv, val, ",", 0);
-    if (sv->n == before)
+    struct hb_strv items = {0};
+    hb_strv_split(&items, val, ",", 1);
+    if (!*val)
         hb_usage("%s: empty list; give names separated by commas", opt);
+    for (size_t i = 0; i < items.n; i++) {
+        if (!items.v[i][0])
+            hb_usage("%s: '%s' has an empty item; give values separated by single commas", opt, val);
+        hb_opt_unique(sv, opt, items.v[i]);
+    }
+    hb_strv_free(&items);
+}
+
+/* --env 'K=V K2=V2': every word NAME=VALUE with a shell-style NAME, no quotes (not a shell). */
+static void hb_opt_env(struct hb_strv *envs, const char *val)
+{
+    struct hb_strv words = {0};
+    hb_strv_split(&words, val, " \t", 0);
+    for (size_t i = 0; i < words.n; i++) {
+        const char *w = words.v[i];
+        size_t name = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+        if (!name || w[name] != '=' || (w[0] >= '0' && w[0] <= '9'))
+            hb_usage("--env: '%s' is not NAME=VALUE; an env set is NAME=VALUE words separated by blanks", w);
+        if (strpbrk(w, "\"'"))
+            hb_usage("--env: '%s' holds a quote; values cannot hold blanks or quotes (no shell parses them)", w);
+    }
+    hb_strv_free(&words);
+    hb_opt_unique(envs, "--env", val);
 }
 
 /* Checks NAME=VALUE shape of a pair option. */
@@ -148,6 +190,33 @@ static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
     if (!eq || eq == val || !eq[1])
         hb_usage("%s: '%s' is not NAME=VALUE; e.g. %s name=/path", opt, val, opt);
     hb_strv_push(sv, val);
+}
+
+/* Parses --mem-limit SIZE: a whole number with an optional K, M, G or T suffix (powers of 1024),
+ * or "none". */
+static unsigned long long hb_opt_size(const char *val)
+{
+    if (strcmp(val, "none") == 0)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(val, &end, 10);
+    const char *units = "KMGT", *u = *end ? strchr(units, *end) : NULL;
+    if (errno || end == val || *val == '-' || (*end && (!u || end[1])) || v == 0)
+        hb_usage("--mem-limit: '%s' is not a size; give e.g. --mem-limit 512M, 4G or none", val);
+    for (int i = 0; u && i <= (int)(u - units); i++) {
+        if (v > ULLONG_MAX / 1024)
+            hb_usage("--mem-limit: '%s' is too large; give e.g. --mem-limit 4G or none", val);
+        v *= 1024;
+    }
+    return v;
+}
+
+/* The default --mem-limit: 3/4 of physical memory. */
+static unsigned long long hb_opt_default_mem(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (unsigned long long)pages * (unsigned long long)size / 4 * 3 : 0;
 }
 
 /* Parses --shard i/N (or --list-shard i/N, named by opt). */
@@ -194,14 +263,14 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
             hb_opt_int("-t", o->threads.v[i], 1);
         break;
     case 'n': o->reps = hb_opt_int("-n", val, 1); o->reps_set = 1; break;
-    case 'p': hb_strv_push(&o->params, val); break;
+    case 'p': hb_opt_unique(&o->params, "-p", val); break;
     case 'o': free(o->outdir); o->outdir = hb_xstrdup(val); break;
     case OPT_WARMUP: o->warmup = hb_opt_int("--warmup", val, 0); break;
     case OPT_QUICK: o->quick = 1; break;
     case OPT_ENV:
         if (hb_thp_of_env(val, 0) == -2)
             hb_usage("--env: '%s' has HEAPBENCH_THP= with no mode; give never, madvise or always", val);
-        hb_strv_push(&o->envs, val);
+        hb_opt_env(&o->envs, val);
         break;
     case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val); break;
     case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val); break;
@@ -240,6 +309,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         free(o->latency);
         o->latency = hb_xstrdup(val);
         break;
+    case OPT_MEM_LIMIT: o->mem_limit = hb_opt_size(val); o->mem_limit_set = 1; break;
     case OPT_INSTRUCTIONS:
         if (access(HB_INSTR_VALGRIND, X_OK) != 0)
             hb_usage("--count-instructions needs valgrind: apt-get install valgrind");
@@ -272,6 +342,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"allocstats", no_argument, 0, OPT_ALLOCSTATS}, {"thp", required_argument, 0, OPT_THP},
         {"latency", required_argument, 0, OPT_LATENCY},
         {"shards", required_argument, 0, OPT_SHARDS}, {"list-shard", required_argument, 0, OPT_LIST_SHARD},
+        {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
         {0, 0, 0, 0}};
     static const char *const only_run = "tp";
     memset(o, 0, sizeof *o);
@@ -283,6 +354,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     o->shard_i = o->shard_n = 1;
     o->thp = -1;
     o->latency = hb_xstrdup("off");
+    o->mem_limit = hb_opt_default_mem();
     for (int i = 0; i < argc; i++)
         hb_strv_push(&o->argv, argv[i]);
     opterr = 0;

@@ -96,19 +96,21 @@ struct hb_alloc *hb_registry_add_user(struct hb_registry *reg, const char *spec)
     if (!eq || eq == spec || !eq[1])
         hb_usage("--allocator wants NAME=/path/lib.so, got '%s'", spec);
     char why[256] = "";
-    char *path = hb_xstrdup(eq + 1);
+    char *name = hb_xasprintf("%.*s", (int)(eq - spec), spec);
+    if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-") != strlen(name))
+        hb_usage("--allocator %s: the name '%s' may hold only letters, digits and _.+- (no commas or blanks)",
+                 spec, name);
+    struct hb_alloc *old = hb_registry_find(reg, name);
+    if (old)
+        hb_usage("--allocator %s: '%s' is already %s; choose another name", spec, name,
+                 strcmp(old->version_how, "path") == 0 ? "given by another --allocator" : "a registry allocator");
+    char cwd[PATH_MAX];
+    char *path = eq[1] == '/' || !getcwd(cwd, sizeof cwd) ? hb_xstrdup(eq + 1) : hb_xasprintf("%s/%s", cwd, eq + 1);
     if (!hb_is_shared_object(path, why, sizeof why))
         hb_usage("--allocator %s: %s is not a shared object (%s); give the path of a .so library",
                  spec, path, why);
-    char *name = hb_xasprintf("%.*s", (int)(eq - spec), spec);
-    struct hb_alloc *a = hb_registry_find(reg, name);
-    if (!a) {
-        reg->a = hb_xrealloc(reg->a, (reg->n + 1) * sizeof *reg->a);
-        a = &reg->a[reg->n++];
-    } else {
-        free(a->name), free(a->candidates), free(a->package), free(a->version_how);
-        free(a->tunables), free(a->lib);
-    }
+    reg->a = hb_xrealloc(reg->a, (reg->n + 1) * sizeof *reg->a);
+    struct hb_alloc *a = &reg->a[reg->n++];
     memset(a, 0, sizeof *a);
     a->name = name;
     a->candidates = path;

@@ -35,8 +35,9 @@ int hb_registry_parse(struct hb_registry *reg, const char *text, char *err, size
 /* Loads $ROOT/allocators/registry.txt; exits 1 with a message when unreadable or malformed. */
 void hb_registry_load(struct hb_registry *reg);
 
-/* Adds (or replaces) an allocator from --allocator NAME=PATH; exits 2 when PATH is not a
- * shared object or NAME is empty. The new allocator is opt-in only in the sense that it runs
+/* Adds an allocator from --allocator NAME=PATH (a relative PATH is taken from the current
+ * directory); exits 2 when PATH is not a shared object, NAME is empty, holds a character other
+ * than letters, digits and _.+-, or names an allocator already known (registry or --allocator). The new allocator is opt-in only in the sense that it runs
  * because it was asked for. */
 struct hb_alloc *hb_registry_add_user(struct hb_registry *reg, const char *spec);
 

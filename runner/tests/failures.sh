@@ -58,9 +58,9 @@ t_check "glibc child: no LD_PRELOAD, phase fd 3, the env set" grep -qx 'PRELOAD=
 t_check "jemalloc child: LD_PRELOAD is the library" grep -qx 'PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 FD=3 ARENA=1' "$RT_TMP/e/logs/2.log"
 rt_check "the env set is the env column" "$RT_TMP/e" '
 assert {r["env"] for r in runs} == {"MALLOC_ARENA_MAX=1"} and meta["envs"] == ["MALLOC_ARENA_MAX=1"]'
-"$HB" run -w envdump -a glibc -n 1 --warmup 0 --env "A=1 B='q' " -o "$RT_TMP/e2" >/dev/null 2>&1
+"$HB" run -w envdump -a glibc -n 1 --warmup 0 --env 'A=1 B=a;b&c$d ' -o "$RT_TMP/e2" >/dev/null 2>&1
 rt_check "meta.json command_line is the argv, shell-quoted" "$RT_TMP/e2" '
 import shlex
 assert shlex.split(meta["command_line"]) == ["heapbench"] + meta["argv"], meta["command_line"]
-assert "A=1 B=\x27q\x27 " in meta["argv"]'
+assert "A=1 B=a;b&c$d " in meta["argv"]'
 t_summary

@@ -1,30 +1,37 @@
 #!/usr/bin/env bash
 # quick.sh - a --quick run of thread-churn under glibc and jemalloc: every DATA.md column,
 # sane values (maxrss > 0, minflt > 0), served_by right for each allocator, phases and RSS
-# timeline present, meta.json complete, results/latest updated, summary and closing line.
+# timeline present, meta.json complete, results/latest updated (and left alone by a run with -o
+# outside results/), summary and closing line.
 source runner/tests/rtlib.bash
 
-out=$("$HB" run --quick -w thread-churn -a glibc,jemalloc -o "$RT_TMP/q" 2>"$RT_TMP/err"); rc=$?
+q=$RT_TMP/root/results/q   # under the private root's results/, so results/latest follows it
+mkdir -p "$RT_TMP/root/results"
+
+out=$("$HB" run --quick -w thread-churn -a glibc,jemalloc -o "$q" 2>"$RT_TMP/err"); rc=$?
 t_check "quick run exits 0" test "$rc" -eq 0
-t_check "last stdout line names the results dir" test "$(tail -n 1 <<<"$out")" = "results: $RT_TMP/q"
+t_check "last stdout line names the results dir" test "$(tail -n 1 <<<"$out")" = "results: $q"
 t_check "summary shows jemalloc's ratio to glibc" grep -Eq '^thread-churn .* jemalloc +2 +[0-9.]+ +[0-9.]+x$' <<<"$out"
 t_check "progress went to stderr, one line per run" grep -Eq '^\[[0-9]+/72\] thread-churn' "$RT_TMP/err"
-t_check "results/latest points at the run" test "$(readlink -f $RT_TMP/root/results/latest)" = "$(readlink -f "$RT_TMP/q")"
+t_check "results/latest points at the run" test "$(readlink -f $RT_TMP/root/results/latest)" = "$(readlink -f "$q")"
+"$HB" run --quick -w thread-churn -t 1 -a glibc -n 1 --warmup 0 -o "$RT_TMP/elsewhere" >/dev/null 2>&1
+t_check "a run with -o outside results/ leaves results/latest alone" \
+    test "$(readlink -f $RT_TMP/root/results/latest)" = "$(readlink -f "$q")"
 
-rt_check "runs.csv has every DATA.md column" "$RT_TMP/q" '
-cols = "schema,run_id,host,run,workload,allocator,threads,params,env,rep,status,reason,exit_code,signal,wall_s,user_s,sys_s,maxrss_kb,minflt,majflt,nvcsw,nivcsw,served_by,thp,task_clock_ms,page_faults,context_switches,cpu_migrations,cycles,instructions,cache_misses,branch_misses,dtlb_load_misses".split(",")
+rt_check "runs.csv has every DATA.md column" "$q" '
+cols = "schema,run_id,host,run,workload,allocator,threads,params,env,rep,status,reason,exit_code,signal,wall_s,user_s,sys_s,maxrss_kb,minflt,majflt,nvcsw,nivcsw,served_by,thp,task_clock_ms,page_faults,context_switches,cpu_migrations,cycles,instructions,cache_misses,branch_misses,dtlb_load_misses,records".split(",")
 assert list(runs[0].keys()) == cols, list(runs[0].keys())'
-rt_check "quick matrix: 6 threads x 2 param sets x 2 allocators x 2 reps, all ok" "$RT_TMP/q" '
+rt_check "quick matrix: 6 threads x 2 param sets x 2 allocators x 2 reps, all ok" "$q" '
 assert len(runs) == 48, len(runs)
 assert all(r["status"] == "ok" for r in runs), [r["reason"] for r in runs if r["status"] != "ok"]
 assert sorted(r["run"] for r in runs) == list(range(1, 49))
 assert {r["threads"] for r in runs} == {1, 2, 4, 8, 16, 32}'
-rt_check "sane values: wall, maxrss, minflt, task clock" "$RT_TMP/q" '
+rt_check "sane values: wall, maxrss, minflt, task clock" "$q" '
 for r in runs:
     assert r["wall_s"] > 0 and r["maxrss_kb"] > 0 and r["minflt"] > 0, r
     assert r["exit_code"] == 0 and r["signal"] is None
     assert r["task_clock_ms"] is not None and r["task_clock_ms"] > 0'
-rt_check "served_by is libc for glibc and libjemalloc for jemalloc" "$RT_TMP/q" '
+rt_check "served_by is libc for glibc and libjemalloc for jemalloc" "$q" '
 import os
 for r in runs:
     real = os.path.realpath(r["served_by"])
@@ -32,18 +39,18 @@ for r in runs:
         assert os.path.basename(real).startswith("libc.so"), real
     else:
         assert real == os.path.realpath("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"), real'
-rt_check "unavailable counters are empty with a reason in meta.json, never 0" "$RT_TMP/q" '
+rt_check "unavailable counters are empty with a reason in meta.json, never 0" "$q" '
 for name, why in meta["counters"].items():
     vals = {r[name] for r in runs}
     if why == "ok":
         assert None not in vals, name
     else:
         assert vals == {None}, (name, vals)'
-rt_check "every run has its phases and an RSS timeline" "$RT_TMP/q" '
+rt_check "every run has its phases and an RSS timeline" "$q" '
 assert {p["run"] for p in d["phases"]} == {r["run"] for r in runs}
 assert all(p["seconds"] >= 0 and p["rss_kb"] > 0 for p in d["phases"])
 assert {s["run"] for s in d["rss"]} <= {r["run"] for r in runs} and len(d["rss"]) > 0'
-rt_check "meta.json: complete, machine, allocators with version and sha256" "$RT_TMP/q" '
+rt_check "meta.json: complete, machine, allocators with version and sha256" "$q" '
 assert meta["complete"] is True and meta["interrupted"] is False and meta["end"]
 assert meta["cores"] >= 1 and meta["kernel"] and meta["glibc_version"] and meta["thp"]
 je = meta["allocators"]["jemalloc"]
@@ -52,7 +59,7 @@ assert meta["reps"] == 2 and meta["quick"] is True and meta["cells"] == 24'
 # --latency=sampled: latency.csv has rows for every ok run, no empty cell (but an empty params or env,
 # as in runs.csv), quantiles in
 # order and the clock in meta.json; the default run above (--latency off) wrote only the header.
-rt_check "latency off by default: latency.csv holds only its header" "$RT_TMP/q" '
+rt_check "latency off by default: latency.csv holds only its header" "$q" '
 assert d["latency"] == [] and meta["latency"] == {"mode": "off"}, meta.get("latency")'
 "$HB" run --quick --latency sampled -w thread-churn,bitmap-pool -a glibc,jemalloc -t 1,2 -n 1 -o "$RT_TMP/lat" \
     >/dev/null 2>"$RT_TMP/lat.err"

@@ -90,7 +90,7 @@ static void test_rows(void)
     struct hb_run_record rec = {.run = 7, .rep = 2, .workload = "w", .allocator = "a", .params = "--x=1,2",
                                 .env = "", .threads = 4, .status = HB_SKIPPED, .reason = "not installed",
                                 .metric = mval, .metric_ok = mok, .nmetric = 1};
-    struct hb_row_ctx x = {"id", "host", &rec, 0};
+    struct hb_row_ctx x = {"id", "host", &rec, 0, "phases.csv=0"};
     struct hb_csv row = {0};
     hb_columns_row(&row, HB_RUNS, &x);
     TCHECK("skipped row has the header's field count", fields_of(&row, &f) == head.n);

@@ -13,7 +13,7 @@ import numpy as np
 
 from heapbench import results
 
-BAD_STATUSES = ("failed", "timeout", "crashed")
+BAD_STATUSES = ("failed", "timeout", "crashed", "oom")
 VARIANT_KEY = ("host", "workload", "threads", "params", "env")  # a cell without its allocator
 # Counters of runs.csv shown in the counters section, in this order.
 COUNTER_COLUMNS = ("minflt", "majflt", "page_faults", "task_clock_ms", "nvcsw", "nivcsw", "context_switches",

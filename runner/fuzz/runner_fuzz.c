@@ -1,0 +1,188 @@
+/* runner_fuzz.c - libFuzzer target for the runner's parsers of text it did not write itself:
+ * the first input byte picks the parser, the rest is its text.
+ *   0 allocators/registry.txt (hb_registry_parse)   1 workloads/LIST (hb_worklist_parse)
+ *   2 exec/programs/NAME.prog (hb_program_parse, then the argv of its command and driver)
+ *   3 --params/--env/--wrap splitting (hb_strv_split on blanks, commas, ';')
+ *   4 CSV rows (hb_csv_parse to the end)   5 meta.json read back by --resume (cJSON: argv, run_id)
+ *   6 the phase protocol (hb_phase_parse + hb_phase_judge)   7 --metric NAME=REGEX and its extraction
+ *   8 a results directory (hb_integrity_scan, check and repair): NUL bytes split the input into
+ *     runs.csv, phases.csv, rss.csv, sizes.csv, written to a private temporary directory
+ * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so
+ * AddressSanitizer's leak check and any crash, hang or exit() is a finding. Built with clang
+ * -fsanitize=fuzzer,address,undefined from the runner's sources (runner/rules.mk).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "columns.h"
+#include "csvrow.h"
+#include "integrity.h"
+#include "json.h"
+#include "metric.h"
+#include "phases.h"
+#include "program.h"
+#include "registry.h"
+#include "worklist.h"
+
+static char fz_dir[64];
+
+/* The private directory of target 8, removed at exit. */
+static void fz_cleanup(void)
+{
+    for (int f = 0; f < HB_NFILES; f++) {
+        char *path = hb_xasprintf("%s/%s", fz_dir, hb_columns_file(f));
+        unlink(path);
+        free(path);
+    }
+    rmdir(fz_dir);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(fz_dir, sizeof fz_dir, "%s/hb-fuzz.XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    if (!mkdtemp(fz_dir))
+        abort();
+    atexit(fz_cleanup);
+    return 0;
+}
+
+static void fz_registry(const char *text)
+{
+    struct hb_registry reg = {0};
+    char err[256];
+    hb_registry_parse(&reg, text, err, sizeof err);
+    hb_registry_free(&reg);
+}
+
+static void fz_worklist(const char *text)
+{
+    struct hb_worklist wl = {0};
+    char err[256];
+    hb_worklist_parse(&wl, text, err, sizeof err);
+    hb_worklist_free(&wl);
+}
+
+static void fz_program(const char *text)
+{
+    struct hb_program p;
+    char err[256];
+    memset(&p, 0, sizeof p);
+    if (hb_program_parse(&p, "fz", text, err, sizeof err) == 0) {
+        struct hb_strv argv = {0};
+        hb_program_argv(&p, p.command, &argv);
+        if (p.driver)
+            hb_program_argv(&p, p.driver, &argv);
+        hb_strv_free(&argv);
+    }
+    hb_program_free(&p);
+}
+
+static void fz_split(const char *text)
+{
+    static const char *const seps[] = {" \t", ",", ";", ":"};
+    for (int i = 0; i < 4; i++) {
+        struct hb_strv sv = {0};
+        hb_strv_split(&sv, text, seps[i], i & 1);
+        char *joined = hb_strv_join(&sv, seps[i]);
+        free(joined);
+        hb_strv_free(&sv);
+    }
+}
+
+static void fz_csv(const char *text)
+{
+    size_t pos = 0, len = strlen(text);
+    for (struct hb_strv f = {0}; hb_csv_parse(text, &pos, &f) == 0; hb_strv_free(&f))
+        if (pos > len) /* the parser must never step past the end */
+            abort();
+}
+
+static void fz_json(const char *text)
+{
+    struct hb_strv argv = {0};
+    hb_json_get_strv(text, "argv", &argv);
+    hb_strv_free(&argv);
+    free(hb_json_get_str(text, "run_id"));
+    free(hb_json_get_str(text, "start"));
+}
+
+static void fz_phases(const char *text)
+{
+    struct hb_phase_report rep;
+    struct hb_result res;
+    memset(&res, 0, sizeof res);
+    hb_phase_parse(text, &rep);
+    hb_phase_judge(&rep, "/lib/x86_64-linux-gnu/libc.so.6", &res);
+    hb_phase_report_free(&rep);
+}
+
+static void fz_metric(const char *text)
+{
+    const char *nl = strchr(text, '\n');
+    char *spec = nl ? hb_xasprintf("%.*s", (int)(nl - text), text) : hb_xstrdup(text);
+    struct hb_metric m;
+    char err[256];
+    double v;
+    if (strlen(spec) < 200 && hb_metric_parse(&m, spec, err, sizeof err) == 0) {
+        hb_metric_extract(&m, nl ? nl + 1 : "", &v);
+        hb_metric_free(&m);
+    }
+    free(spec);
+}
+
+/* Target 8: the input's NUL-separated parts as the directory's CSVs, then check and repair. */
+static void fz_results(const uint8_t *data, size_t size)
+{
+    size_t at = 0;
+    for (int f = 0; f < HB_NFILES; f++) {
+        size_t end = at;
+        while (end < size && data[end])
+            end++;
+        char *path = hb_xasprintf("%s/%s", fz_dir, hb_columns_file(f));
+        if (hb_write_file_atomic(path, (const char *)data + at, end - at) != 0)
+            abort();
+        free(path);
+        at = end < size ? end + 1 : end;
+    }
+    for (int repair = 0; repair <= 1; repair++) {
+        struct hb_strv problems = {0}, notes = {0};
+        int found = hb_integrity_scan(fz_dir, repair, &problems, &notes);
+        hb_strv_free(&problems), hb_strv_free(&notes);
+        if (repair && found >= 0) { /* a repaired directory must then be whole */
+            struct hb_strv p2 = {0}, n2 = {0};
+            int again = hb_integrity_scan(fz_dir, 0, &p2, &n2);
+            if (again != 0 || n2.n) { /* say what the repair left, then report the finding */
+                for (size_t i = 0; i < p2.n; i++)
+                    fprintf(stderr, "after repair: %s\n", p2.v[i]);
+                for (size_t i = 0; i < n2.n; i++)
+                    fprintf(stderr, "after repair: note: %s\n", n2.v[i]);
+                abort();
+            }
+            hb_strv_free(&p2), hb_strv_free(&n2);
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > 65536)
+        return 0;
+    unsigned which = data[0] % 9;
+    if (which == 8) {
+        fz_results(data + 1, size - 1);
+        return 0;
+    }
+    char *text = malloc(size);
+    memcpy(text, data + 1, size - 1);
+    text[size - 1] = '\0';
+    void (*const parse[])(const char *) = {fz_registry, fz_worklist, fz_program, fz_split,
+                                           fz_csv,      fz_json,     fz_phases,  fz_metric};
+    parse[which](text);
+    free(text);
+    return 0;
+}

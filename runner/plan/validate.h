@@ -1,0 +1,19 @@
+/* validate.h - the checks of a parsed command line that look at the machine before anything
+ * runs: --pin CPUs online, --wrap and exec's command runnable, --resume alone.
+ *
+ * Always holds: a check that fails exits 2 with one line saying what is wrong and what would
+ * be right (the online CPUs, the missing shebang), before any directory is created.
+ */
+#ifndef HEAPBENCH_VALIDATE_H
+#define HEAPBENCH_VALIDATE_H
+
+#include "options.h"
+
+/* Checks o (as given on the command line); exits 2 on the first problem. */
+void hb_validate_options(const struct hb_options *o);
+
+/* Checks that name can be executed as a measured program (found, a regular executable file, an
+ * ELF binary or a script with a #! line); exits 2 naming what (e.g. "exec", "--wrap"). */
+void hb_validate_program(const char *what, const char *name);
+
+#endif

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# fuzz.sh - a short libFuzzer session of build/tests/fuzz-runner (runner/fuzz/runner_fuzz.c: the
+# registry, LIST, .prog, --params/--env splitting, CSV rows, meta.json, the phase protocol, --metric
+# and results directories through check/repair), seeded with the project's own files. PASS when
+# no crash, leak, hang or exit was found. FUZZ_SECONDS (default 20) sets its length; the long
+# runs and their figures are in runner/tests/FUZZ.md.
+source runner/tests/rtlib.bash
+
+fuzzer=$PWD/build/tests/fuzz-runner
+secs=${FUZZ_SECONDS:-20}
+if [ ! -x "$fuzzer" ]; then
+    t_fail "fuzz" "$fuzzer is missing: make build/tests/fuzz-runner (needs clang)"
+    t_summary; exit
+fi
+corpus=$RT_TMP/corpus
+mkdir -p "$corpus"
+seed() { # seed SELECTOR FILE...: one seed, the selector byte then the files joined by NUL bytes
+    local sel=$1 name; shift
+    name=$corpus/seed-$sel-$(basename "$1")
+    printf "\\x$(printf %02x "$sel")" > "$name"
+    local first=1
+    for f in "$@"; do
+        [ $first -eq 1 ] || printf '\0' >> "$name"
+        first=0
+        cat "$f" >> "$name"
+    done
+}
+seed 0 allocators/registry.txt
+seed 1 workloads/LIST
+for p in exec/programs/*.prog; do seed 2 "$p"; done
+printf '\x03--ops=1000 --size=64,X=1 GLIBC_TUNABLES=glibc.malloc.tcache_count=0;a' > "$corpus/seed-3"
+b=results/baseline
+[ -f $b/runs.csv ] && seed 4 $b/runs.csv
+[ -f $b/meta.json ] && seed 5 $b/meta.json
+printf '\x06served_by\t/lib/x86_64-linux-gnu/libc.so.6\nphase\tfill\t0.5\t100\t4096\t2000\nsize\t24\t24\nverify\tok\t-\n' \
+    > "$corpus/seed-6"
+printf '\x07rps=([0-9.]+) req/s,higher\nserved 1234.5 req/s\n' > "$corpus/seed-7"
+"$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 -o "$RT_TMP/r" >/dev/null 2>&1
+seed 8 "$RT_TMP/r/runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TMP/r/sizes.csv"
+head -c 3000 "$corpus/seed-8-runs.csv" > "$corpus/seed-8-short"
+
+out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=10 \
+      -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 "$corpus" 2>&1); rc=$?
+echo "# $(grep DONE <<<"$out" | tail -n 1)"
+if [ "$rc" -eq 0 ] && grep -q 'DONE' <<<"$out"; then
+    t_pass "fuzz-runner for ${secs}s: no crash, leak, hang or exit"
+else
+    t_fail "fuzz-runner for ${secs}s" "exit $rc: $(grep -E 'ERROR|SUMMARY|Test unit written' <<<"$out" | head -n 3)"
+fi
+t_summary

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# memlimit.sh - --mem-limit (issue 15, "limits"): a process that runs out of the address space it
+# is given is status oom with the limit in its reason (exit 1); the default limit is 3/4 of physical
+# memory, recorded in meta.json; a malformed size is a usage error.
+source runner/tests/rtlib.bash
+
+"$HB" exec -a glibc -n 1 --warmup 0 --mem-limit 256M -o "$RT_TMP/oom" -- \
+    /usr/bin/python3 -c 'x = bytearray(2 << 30)' >/dev/null 2>&1; rc=$?
+t_check "running out of --mem-limit exits 1" test "$rc" -eq 1
+rt_check "running out of --mem-limit is status oom with the limit in its reason" "$RT_TMP/oom" '
+r = runs[0]
+assert r["status"] == "oom" and "256 MiB" in r["reason"] and "MemoryError" in r["reason"], r
+assert meta["mem_limit_bytes"] == 256 << 20, meta["mem_limit_bytes"]'
+"$HB" exec -a glibc -n 1 --warmup 0 --mem-limit 256M -o "$RT_TMP/fits" -- /usr/bin/python3 -c 'x = bytearray(1 << 20)' \
+    >/dev/null 2>&1; rc=$?
+t_check "a process within --mem-limit is ok (exit 0)" test "$rc" -eq 0
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/dflt" -- true >/dev/null 2>&1
+rt_check "the default limit is 3/4 of physical memory, in meta.json" "$RT_TMP/dflt" '
+import os
+phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+assert meta["mem_limit_bytes"] == phys // 4 * 3, (meta["mem_limit_bytes"], phys)
+assert "default" in meta["mem_limit_how"], meta["mem_limit_how"]'
+rt_usage "--mem-limit 12Q is a usage error" exec --mem-limit 12Q -- true
+t_summary

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# validate.sh - bad input is refused before anything runs (issue 15, "validate before running"):
+# exit 2, one line on stderr, no results directory created.
+source runner/tests/rtlib.bash
+
+# rt_refused NAME WANT ARGS...: heapbench ARGS exits 2 with one line holding WANT, and -o's
+# directory ($RT_TMP/never) is not created.
+rt_refused() {
+    local name=$1 want=$2; shift 2
+    local err rc
+    err=$("$HB" "$@" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && grep -qF -- "$want" <<<"$err" &&
+       [ ! -e "$RT_TMP/never" ]; then
+        t_pass "$name"
+    else
+        t_fail "$name" "exit $rc, stderr: $err"
+    fi
+}
+o=(-o "$RT_TMP/never")
+rt_refused "--pin to a CPU that is not online lists the online ones" "the CPUs heapbench may use are 0" \
+    run -w thread-churn -a glibc --pin 1000 "${o[@]}"
+rt_refused "-t 1,1 (a repeated value)" "'1' is given twice" run -w thread-churn -t 1,1 "${o[@]}"
+rt_refused "-a glibc,glibc" "'glibc' is given twice" run -w thread-churn -a glibc,glibc "${o[@]}"
+rt_refused "--env '' --env ''" "is given twice" run -w thread-churn --env '' --env '' "${o[@]}"
+rt_refused "-t 1,,2 (an empty item)" "has an empty item" run -w thread-churn -t 1,,2 "${o[@]}"
+rt_refused "-w sizes, (an empty item)" "has an empty item" run -w sizes, "${o[@]}"
+rt_refused "-n 2147483648 says the maximum" "to 2147483647" run -w sizes -n 2147483648 "${o[@]}"
+rt_refused "--env with a quoted blank" "cannot hold blanks or quotes" run -w sizes --env 'FOO="a b"' "${o[@]}"
+rt_refused "--wrap nosuchwrapper" "--wrap: nosuchwrapper: not found" run -w sizes --wrap nosuchwrapper "${o[@]}"
+rt_refused "exec -- /nonexistent" "not found" exec "${o[@]}" -- /nonexistent
+rt_refused "exec -- a directory" "is a directory" exec "${o[@]}" -- /tmp
+printf 'echo hi\n' > "$RT_TMP/noshebang"
+rt_refused "exec -- a non-executable file" "is not executable" exec "${o[@]}" -- "$RT_TMP/noshebang"
+chmod +x "$RT_TMP/noshebang"
+rt_refused "exec -- a script without #!" "add '#!/bin/sh'" exec "${o[@]}" -- "$RT_TMP/noshebang"
+rt_refused "--allocator shadowing a registry name" "'glibc' is already a registry allocator" \
+    run -w sizes --allocator glibc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "${o[@]}"
+rt_refused "--allocator name with a comma" "no commas or blanks" \
+    run -w sizes --allocator 'a,b=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' "${o[@]}"
+rt_refused "--resume DIR with other options" "takes no other option" run --resume "$RT_TMP" -n 3
+(cd /usr/lib/x86_64-linux-gnu && "$HB" run -w thread-churn -t 1 -p '--ops=1000' -a mine -n 1 --warmup 0 \
+    --allocator mine=libjemalloc.so.2 -o "$RT_TMP/rel" >/dev/null 2>&1); rc=$?
+t_check "a relative --allocator path is taken from the current directory (exit 0)" test "$rc" -eq 0
+rt_check "... and served by that library" "$RT_TMP/rel" '
+assert runs[0]["status"] == "ok" and "libjemalloc" in runs[0]["served_by"], runs'
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/err" -- sh -c 'echo working; echo "bad --size: 7" >&2; exit 2' \
+    >/dev/null 2>&1
+rt_check "a failed row's reason carries the last line the process wrote" "$RT_TMP/err" '
+assert runs[0]["reason"] == "exit code 2: bad --size: 7", runs[0]["reason"]'
+t_summary
