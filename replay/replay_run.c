@@ -2,8 +2,10 @@
  * Always holds: every event is decoded before the replay starts (the loop only reads flat
  * arrays); each thread performs its own events in order; a slot is written only
  * by the event that produces or consumes its object; a cross-thread wait spins briefly, then
- * yields (the replay may have more threads than cores). */
+ * yields (the replay may have more threads than cores); every allocator call goes through the
+ * workloads' latency sampler (WL_LAT), like a workload's. */
 #include "replay_run.h"
+#include "wl_latency.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -140,6 +142,14 @@ static void *produce(unsigned kind, size_t n, size_t align, void *old)
     }
 }
 
+/* The latency sampler's kind of a producing event: realloc kinds, calloc, else malloc. */
+static inline enum wl_op op_of(unsigned kind)
+{
+    return kind == HBT_REALLOC || kind == HBT_REALLOCARRAY ? WL_OP_REALLOC
+           : kind == HBT_CALLOC                           ? WL_OP_CALLOC
+                                                          : WL_OP_MALLOC;
+}
+
 /* Performs one event. A recorded call that failed is not repeated, except glibc's
  * realloc(p, 0), which freed p and is replayed as free(p). */
 static inline void perform(struct worker *w, const struct rop *op)
@@ -154,13 +164,15 @@ static inline void perform(struct worker *w, const struct rop *op)
             old = NULL;
         if (code & RC_FREES) {
             if (!w->self)
-                free(old);
+                WL_LAT(WL_OP_FREE, free(old));
             return;
         }
     }
     if (!(code & RC_PRODUCES))
         return;
-    void *p = w->self ? REPLAY_SELF : produce(code & 0x0f, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old);
+    void *p = REPLAY_SELF;
+    if (!w->self)
+        WL_LAT(op_of(code & 0x0f), p = produce(code & 0x0f, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old));
     if (p == REPLAY_SELF) {
     } else if (!p) {
         w->nulls++;
