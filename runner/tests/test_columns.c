@@ -137,7 +137,7 @@ static void test_latency_row(void)
     struct hb_phase_report phases = {.lat = &lat, .nlat = 1, .lat_clock = "rdtsc", .lat_clock_ns = 20};
     struct hb_run_record rec = {.run = 3, .rep = 1, .workload = "w", .allocator = "a", .params = "", .env = "",
                                 .threads = 2, .status = HB_OK, .phases = &phases};
-    struct hb_row_ctx x = {"id", "host", &rec, 0};
+    struct hb_row_ctx x = {"id", "host", &rec, 0, ""};
     struct hb_csv row = {0};
     hb_columns_row(&row, HB_LATENCY, &x);
     int empty = 0, params = hb_strv_find(&head, "params"), env = hb_strv_find(&head, "env");
