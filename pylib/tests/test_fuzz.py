@@ -9,19 +9,26 @@ the reading half of its measure step: results.load() then measure_cells()). A su
 gap) or exit 2 with exactly one stderr line; any other exception, or a multi-line error, fails.
 HB_FUZZ_EXAMPLES sets the examples per entry point (default 25: the short run of make test).
 """
+import atexit
 import collections
 import contextlib
 import csv
 import io
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
 
+# hypothesis keeps a cache (.hypothesis/) in the current directory: keep it in a temporary one.
+_STORAGE = tempfile.mkdtemp(prefix="hb-hypothesis-")
+atexit.register(shutil.rmtree, _STORAGE, True)
+os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = _STORAGE
+
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from heapbench import results
+from heapbench import results  # noqa: E402 (after the storage directory is set)
 from heapbench.compare import compare, merge
 from heapbench.report import report
 from heapbench.tune import measure
