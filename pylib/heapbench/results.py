@@ -205,12 +205,35 @@ def _no_constant(name):
     raise ValueError(f"{name} is not a JSON value")
 
 
-def load(directory):
+class LazyRows:
+    """The rows of a results CSV, read again on each iteration (read_csv's checks, one row at a
+    time), so that a big file (rss.csv: ~100 rows per run) is never held whole."""
+
+    def __init__(self, path):
+        self.path = path
+        read_header(path)  # a wrong header is found now, not during the first iteration
+
+    def __iter__(self):
+        header = read_header(self.path)
+        if header is None:
+            return
+        counts = os.path.basename(self.path) in COUNT_FILES
+        convert = [_converter(name, counts) for name in header]
+        for line, fields in iter_csv(self.path):
+            if line == 1 or not fields:
+                continue
+            if fields[0] != str(SCHEMA) or len(fields) != len(header):
+                raise _fail(self.path, line, "not a row of this schema and header (a row cut short?)")
+            yield _convert_row(self.path, line, header, convert, fields)
+
+
+def load(directory, lazy=()):
     """Loads meta.json and every CSV of a results directory into a dict.
 
     Keys: dir, meta, runs, phases, rss, sizes, allocstats, latency ([] for a directory without
-    latency.csv). Raises ResultsError on a directory that is
-    not a results directory or has another schema version.
+    latency.csv). A key named in lazy ("rss") is a LazyRows instead of a list: iterate it, do not
+    index it. Raises ResultsError on a directory that is not a results directory or has another
+    schema version.
     """
     if not os.path.isdir(directory):
         raise ResultsError(f"{directory}: not a directory; give a results directory such as results/latest")
@@ -220,7 +243,7 @@ def load(directory):
         "meta": meta,
         "runs": read_csv(os.path.join(directory, "runs.csv")),
         "phases": read_csv(os.path.join(directory, "phases.csv"), required=False),
-        "rss": read_csv(os.path.join(directory, "rss.csv"), required=False),
+        "rss": (LazyRows if "rss" in lazy else lambda p: read_csv(p, required=False))(os.path.join(directory, "rss.csv")),
         "sizes": read_csv(os.path.join(directory, "sizes.csv"), required=False),
         "allocstats": read_csv(os.path.join(directory, "allocstats.csv"), required=False),
         "latency": read_csv(os.path.join(directory, "latency.csv"), required=False),

@@ -185,7 +185,7 @@ def main(argv):
     cli.add_option(parser, "output", "where to write the report (default: the results directory)", aliases=["--out"])
     args = parser.parse_args(argv)
     try:
-        data = results.load(args.dir)
+        data = results.load(args.dir, lazy=("rss",))  # rss.csv: read by the timeline plot only, streamed
     except results.ResultsError as err:
         sys.stderr.write(f"heapbench report: {err}\n")
         return 2
