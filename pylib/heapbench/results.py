@@ -19,7 +19,8 @@ SCHEMA = 1
 
 # Columns that are not numbers; every other column of a results CSV is numeric or empty.
 TEXT_COLUMNS = {"schema", "run_id", "host", "workload", "allocator", "params", "env",
-                "status", "reason", "served_by", "phase", "thp", "api", "stat", "layer", "op", "buckets"}
+                "status", "reason", "served_by", "phase", "thp", "api", "stat", "layer", "op", "buckets",
+                "records"}
 
 # A matrix cell; MATCH_KEY pairs cells of two runs (the host is kept as an axis beside it).
 CELL_KEY = ("host", "workload", "allocator", "threads", "params", "env")

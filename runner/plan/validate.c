@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "resolve.h"
+#include "sysinfo.h"
 
 /* "0-1,3": the CPUs of set as a list. */
 static void hb_validate_cpu_list(const cpu_set_t *set, char *out, size_t len)
@@ -100,4 +101,60 @@ void hb_validate_options(const struct hb_options *o)
     }
     if (o->cmd == HB_CMD_EXEC && o->command.n)
         hb_validate_program("exec", o->command.v[0]);
+}
+
+/* The parameter names a workload's --describe lists, plus those every workload takes. */
+static void hb_validate_names(const struct hb_workload *w, struct hb_strv *names)
+{
+    char *argv[] = {w->bin, "--describe", NULL};
+    char *text = hb_capture_all(argv);
+    struct hb_strv lines = {0};
+    hb_strv_split(&lines, text ? text : "", "\n", 0);
+    for (size_t i = 0; i < lines.n; i++)
+        hb_strv_pushf(names, "%.*s", (int)strcspn(lines.v[i], "\t"), lines.v[i]);
+    static const char *const common[] = {"threads", "seed", "quick"};
+    for (size_t i = 0; names->n && i < 3; i++)
+        if (hb_strv_find(names, common[i]) < 0)
+            hb_strv_push(names, common[i]);
+    hb_strv_free(&lines);
+    free(text);
+}
+
+/* Refuses a --key of params that w does not list. */
+static void hb_validate_group_params(const struct hb_workload *w, const char *params, const struct hb_strv *names)
+{
+    struct hb_strv words = {0};
+    hb_strv_split(&words, params, " \t", 0);
+    for (size_t i = 0; i < words.n; i++) {
+        const char *k = words.v[i];
+        if (strncmp(k, "--", 2) != 0)
+            continue;
+        char *key = hb_xasprintf("%.*s", (int)strcspn(k + 2, "="), k + 2);
+        if (hb_strv_find(names, key) < 0) {
+            char *known = hb_strv_join(names, ", --");
+            hb_usage("-p '%s': %s has no parameter --%s; its parameters are --%s (heapbench list)", params, w->name,
+                     key, known);
+        }
+        free(key);
+    }
+    hb_strv_free(&words);
+}
+
+/* The param check (validate.h): one --describe per workload. */
+void hb_validate_params(const struct hb_matrix *m)
+{
+    for (size_t g = 0; g < m->ng; g++) {
+        const struct hb_workload *w = m->g[g].wl;
+        int seen = 0;
+        for (size_t h = 0; h < g && !seen; h++)
+            seen = m->g[h].wl == w;
+        if (seen || w->kind != HB_WL_BINARY || access(w->bin, X_OK) != 0)
+            continue;
+        struct hb_strv names = {0};
+        hb_validate_names(w, &names);
+        for (size_t h = g; h < m->ng && names.n; h++)
+            if (m->g[h].wl == w)
+                hb_validate_group_params(w, m->g[h].params, &names);
+        hb_strv_free(&names);
+    }
 }

@@ -65,6 +65,7 @@ t_check "a second writer is told the pid ($pid)" grep -q "pid $pid" <<<"$err"
 err=$("$HB" run -w sizes --quick -a glibc -n 1 -o "$RT_TMP/busy" 2>&1 >/dev/null); rc=$?
 t_check "a second run into the same -o exits 2" test "$rc" -eq 2
 kill -9 "$pid"; wait "$pid" 2>/dev/null
+t_check "right after kill -9 of the writer, check finds the directory whole" "$HB" check "$RT_TMP/busy"
 "$HB" run --resume "$RT_TMP/busy" >/dev/null 2>&1; rc=$?
 t_check "after kill -9 of the writer, resume takes the lock and finishes (exit 0)" test "$rc" -eq 0
 t_check "after kill -9 and resume, check finds it whole" "$HB" check "$RT_TMP/busy"

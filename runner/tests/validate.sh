@@ -37,6 +37,8 @@ rt_refused "--allocator shadowing a registry name" "'glibc' is already a registr
     run -w sizes --allocator glibc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "${o[@]}"
 rt_refused "--allocator name with a comma" "no commas or blanks" \
     run -w sizes --allocator 'a,b=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' "${o[@]}"
+rt_refused "-p '--nosuch=1' (a parameter the workload does not have)" "thread-churn has no parameter --nosuch" \
+    run -w thread-churn -p '--nosuch=1' "${o[@]}"
 rt_refused "--resume DIR with other options" "takes no other option" run --resume "$RT_TMP" -n 3
 (cd /usr/lib/x86_64-linux-gnu && "$HB" run -w thread-churn -t 1 -p '--ops=1000' -a mine -n 1 --warmup 0 \
     --allocator mine=libjemalloc.so.2 -o "$RT_TMP/rel" >/dev/null 2>&1); rc=$?
