@@ -19,12 +19,13 @@ static char dir[] = "/tmp/hb-test-integrity.XXXXXX";
 #define PH_HDR "schema,run,phase\n"
 #define REC "phases.csv=1 rss.csv=0 sizes.csv=0"
 
-/* Writes the four files. */
+/* Writes every results file (those the test does not fill hold their header only). */
 static void put(const char *runs, const char *phases)
 {
-    const char *names[] = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv"};
-    const char *texts[] = {runs, phases, "schema,run,t,rss_kb\n", "schema,run,request,usable\n"};
-    for (int i = 0; i < 4; i++) {
+    const char *names[] = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv", "allocstats.csv", "latency.csv"};
+    const char *texts[] = {runs, phases, "schema,run,t,rss_kb\n", "schema,run,request,usable\n",
+                           "schema,run,phase,stat\n", "schema,run,phase,op\n"};
+    for (int i = 0; i < 6; i++) {
         char *path = hb_xasprintf("%s/%s", dir, names[i]);
         hb_write_file_atomic(path, texts[i], strlen(texts[i]));
         free(path);
@@ -64,8 +65,8 @@ int main(void)
     TCHECK("... repaired, they are gone", scan(1, NULL) == 0 && scan(0, &notes) == 0 && notes == 0);
     put("schema,workload,records\n1,w," REC "\n", PH_HDR "1,1,fill\n");
     TCHECK("a runs.csv without a run column is refused (fuzz finding)", scan(1, NULL) < 0);
-    const char *names[] = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv"};
-    for (int i = 0; i < 4; i++) {
+    const char *names[] = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv", "allocstats.csv", "latency.csv"};
+    for (int i = 0; i < 6; i++) {
         char *path = hb_xasprintf("%s/%s", dir, names[i]);
         unlink(path);
         free(path);
