@@ -39,7 +39,7 @@ struct hb_launch_spec {
     int want_phases;          /* 1: create the phase pipe (workloads and the exec probe) */
     const char *stdout_path;  /* NULL: inherit; else the child's stdout (and stderr) go to this file */
     /* Programs that are servers (exec): when driver_argv is set, the runner waits for
-     * ready_argv (if set) to exit 0 (polled, up to 10 s), runs driver_argv (not preloaded:
+     * ready_argv (if set) to exit 0 (polled, up to 30 s), runs driver_argv (not preloaded:
      * driver_envp) to completion with its output appended to stdout_path, then sends SIGTERM
      * to the measured process; a measured process that ends by that SIGTERM counts as exited 0. */
     char *const *driver_argv;

@@ -18,7 +18,7 @@
 
 #include "spawner.h"
 
-#define HB_DRV_READY_S 10.0      /* default time a server gets to become ready */
+#define HB_DRV_READY_S 30.0      /* default time a server gets to become ready (10 s was too short at load 15-19) */
 #define HB_DRV_READY_RETRY_S 0.1 /* pause between two ready_argv attempts */
 #define HB_DRV_TERM_GRACE_S 5.0  /* SIGTERM -> SIGKILL delay when stopping a server */
 
