@@ -16,7 +16,8 @@
 static long n;
 static void **ps, **qs;
 static _Atomic long made; /* how many of ps/qs thread A has published */
-static long c_malloc, c_calloc, c_realloc, c_free, c_pm, c_aa, c_ma, c_cross, live_bytes;
+static long c_malloc, c_calloc, c_realloc, c_pm, c_aa, c_ma, live_bytes;
+static _Atomic long c_free, c_cross; /* counted by threads B and C at once: a plain ++ lost updates */
 
 static void *volatile sink; /* keeps the compiler from deleting an unused aligned_alloc/free pair */
 
@@ -99,6 +100,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         pthread_join(t[i], NULL);
     printf("expect malloc=%ld calloc=%ld realloc=%ld free=%ld posix_memalign=%ld aligned_alloc=%ld memalign=%ld cross=%ld live_bytes=%ld\n",
-           c_malloc, c_calloc, c_realloc, c_free, c_pm, c_aa, c_ma, c_cross, live_bytes);
+           c_malloc, c_calloc, c_realloc, (long)c_free, c_pm, c_aa, c_ma, (long)c_cross, live_bytes);
     return 0;
 }
