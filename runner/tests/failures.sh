@@ -5,6 +5,9 @@
 # --timeout is timeout (and killed), a non-zero exit is failed with its code; the child's
 # environment holds LD_PRELOAD, HEAPBENCH_PHASE_FD and the env set, and output goes to the log.
 source runner/tests/rtlib.bash
+# the sleeper's duration names this test run, so that the check below never sees the sleeper of
+# another test run on the machine (two make test runs at once made it fail)
+SLEEP_S=31.$$
 
 root=$(rt_fake_root \
 "glibc    | -                                          | libc6        | glibc             | glibc    | default
@@ -12,12 +15,12 @@ jemalloc | /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 | libjemalloc2 | dpkg:libj
 ghost    | /nonexistent/libghost.so                   | ghost-pkg    | dpkg:ghost-pkg    | none     | default" \
 "thread-churn | 1 | --ops=2000 | --ops=2000 | the real one
 crash        | - |            |            | kills itself with SIGSEGV
-sleeper      | - |            |            | sleeps 31.5 s
+sleeper      | - |            |            | sleeps 31 s (past its timeout)
 exit3        | - |            |            | exits 3
 envdump      | - |            |            | prints its environment")
 w=$root/build/workloads
 printf '#!/bin/sh\nkill -SEGV $$\n' > "$w/crash"
-printf '#!/bin/sh\nexec sleep 31.5\n' > "$w/sleeper"
+printf '#!/bin/sh\nexec sleep %s\n' "$SLEEP_S" > "$w/sleeper"
 printf '#!/bin/sh\necho oops >&2\nexit 3\n' > "$w/exit3"
 printf '#!/bin/sh\necho "PRELOAD=$LD_PRELOAD FD=$HEAPBENCH_PHASE_FD ARENA=$MALLOC_ARENA_MAX"\n' > "$w/envdump"
 chmod +x "$w"/*
@@ -50,7 +53,7 @@ rt_check "a non-zero exit is failed with its exit code" "$RT_TMP/c" '
 rows = [r for r in runs if r["workload"] == "exit3"]
 assert len(rows) == 2 and all(r["status"] == "failed" and r["exit_code"] == 3 for r in rows), rows'
 t_check "timeouts did not hold the run up (took ${took}s)" test "$(echo "$took < 10" | bc)" -eq 1
-t_check "the timed-out sleeper was killed" bash -c "! pgrep -fx 'sleep 31.5' >/dev/null"
+t_check "the timed-out sleeper was killed" bash -c "! pgrep -fx 'sleep $SLEEP_S' >/dev/null"
 t_check "a process's stderr goes to its log" grep -qx oops "$RT_TMP/c/logs/5.log"
 
 "$HB" run -w envdump -a glibc,jemalloc -n 1 --warmup 0 --env 'MALLOC_ARENA_MAX=1' -o "$RT_TMP/e" >/dev/null 2>&1
