@@ -7,6 +7,8 @@
  *   6 the phase protocol (hb_phase_parse + hb_phase_judge)   7 --metric NAME=REGEX and its extraction
  *   8 a results directory (hb_integrity_scan, check and repair): NUL bytes split the input into
  *     runs.csv, phases.csv, rss.csv, sizes.csv, written to a private temporary directory
+ *   9 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next), written
+ *     to the same directory
  * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so
  * AddressSanitizer's leak check and any crash, hang or exit() is a finding. Built with clang
  * -fsanitize=fuzzer,address,undefined from the runner's sources (runner/rules.mk).
@@ -25,6 +27,7 @@
 #include "phases.h"
 #include "program.h"
 #include "registry.h"
+#include "trace.h"
 #include "worklist.h"
 
 static char fz_dir[64];
@@ -37,6 +40,9 @@ static void fz_cleanup(void)
         unlink(path);
         free(path);
     }
+    char *trace = hb_xasprintf("%s/fz.hbt", fz_dir);
+    unlink(trace);
+    free(trace);
     rmdir(fz_dir);
 }
 
@@ -168,13 +174,39 @@ static void fz_results(const uint8_t *data, size_t size)
     }
 }
 
+/* Target 9: the input as a trace file; an opened trace must decode to its end without error. */
+static void fz_trace(const uint8_t *data, size_t size)
+{
+    char *path = hb_xasprintf("%s/fz.hbt", fz_dir);
+    if (hb_write_file_atomic(path, (const char *)data, size) != 0)
+        abort();
+    struct hbt_trace t;
+    char err[256];
+    if (hbt_open(path, &t, err, sizeof err) == 0) {
+        for (uint32_t th = 0; th < t.nthreads; th++) {
+            struct hbt_cursor c;
+            struct hbt_event e;
+            int r;
+            hbt_cursor_init(&c, &t, (uint16_t)th);
+            while ((r = hbt_next(&c, &e)) == 1)
+                ;
+            if (r < 0) /* hbt_open decoded every event: a cursor may not fail after it */
+                abort();
+        }
+        hbt_close(&t);
+    } else if (!err[0] || strchr(err, '\n')) { /* a refusal is one line that says why */
+        abort();
+    }
+    free(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 65536)
         return 0;
-    unsigned which = data[0] % 9;
-    if (which == 8) {
-        fz_results(data + 1, size - 1);
+    unsigned which = data[0] % 10;
+    if (which == 8 || which == 9) {
+        (which == 8 ? fz_results : fz_trace)(data + 1, size - 1);
         return 0;
     }
     char *text = malloc(size);

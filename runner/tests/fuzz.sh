@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh - a short libFuzzer session of build/tests/fuzz-runner (runner/fuzz/runner_fuzz.c: the
-# registry, LIST, .prog, --params/--env splitting, CSV rows, meta.json, the phase protocol, --metric
-# and results directories through check/repair), seeded with the project's own files. PASS when
+# registry, LIST, .prog, --params/--env splitting, CSV rows, meta.json, the phase protocol, --metric,
+# results directories through check/repair, and trace files), seeded with the project's own files. PASS when
 # no crash, leak, hang or exit was found. FUZZ_SECONDS (default 20) sets its length; the long
 # runs and their figures are in runner/tests/FUZZ.md.
 source runner/tests/rtlib.bash
@@ -38,6 +38,8 @@ printf '\x07rps=([0-9.]+) req/s,higher\nserved 1234.5 req/s\n' > "$corpus/seed-7
 "$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 -o "$RT_TMP/r" >/dev/null 2>&1
 seed 8 "$RT_TMP/r/runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TMP/r/sizes.csv"
 head -c 3000 "$corpus/seed-8-runs.csv" > "$corpus/seed-8-short"
+"$HB" record -o "$RT_TMP/sort.hbt" -- sort /etc/services >/dev/null 2>&1 && seed 9 "$RT_TMP/sort.hbt"
+[ -f "$corpus/seed-9-sort.hbt" ] && head -c 700 "$corpus/seed-9-sort.hbt" > "$corpus/seed-9-cut"
 
 out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=10 \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 "$corpus" 2>&1); rc=$?
