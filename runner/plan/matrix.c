@@ -4,6 +4,7 @@
  * same options give the same groups, indices and run numbers on every machine and resume.
  */
 #include "matrix.h"
+#include "thp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,11 +73,28 @@ static void hb_matrix_pick_allocs(struct hb_matrix *m, const struct hb_options *
     }
 }
 
+/* Adds set to the env axis, once per mode of --thp M1,M2,... when that is an axis. */
+static void hb_matrix_add_env(struct hb_matrix *m, const struct hb_options *o, const char *set)
+{
+    if (!o->thp_axis.n) {
+        hb_strv_push(&m->envs, set);
+        return;
+    }
+    if (hb_thp_of_env(set, -1) != -1)
+        hb_usage("--thp: the env set '%s' already sets HEAPBENCH_THP; give the modes with --thp or with --env, "
+                 "not both", set);
+    for (size_t t = 0; t < o->thp_axis.n; t++) {
+        char *with = hb_xasprintf("%s%sHEAPBENCH_THP=%s", set, set[0] ? " " : "", o->thp_axis.v[t]);
+        hb_strv_push(&m->envs, with);
+        free(with);
+    }
+}
+
 /* Checks and normalises the environment sets ("K=V K2=V2", single spaces). */
 static void hb_matrix_pick_envs(struct hb_matrix *m, const struct hb_options *o)
 {
     if (!o->envs.n)
-        hb_strv_push(&m->envs, "");
+        hb_matrix_add_env(m, o, "");
     for (size_t i = 0; i < o->envs.n; i++) {
         struct hb_strv words = {0};
         hb_strv_split(&words, o->envs.v[i], " \t", 0);
@@ -85,7 +103,7 @@ static void hb_matrix_pick_envs(struct hb_matrix *m, const struct hb_options *o)
                 hb_usage("--env '%s': '%s' is not NAME=VALUE; give e.g. --env 'MALLOC_ARENA_MAX=1'",
                          o->envs.v[i], words.v[k]);
         char *norm = hb_strv_join(&words, " ");
-        hb_strv_push(&m->envs, norm);
+        hb_matrix_add_env(m, o, norm);
         free(norm);
         hb_strv_free(&words);
     }

@@ -38,9 +38,9 @@ static const char hb_usage_measure[] =
     "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"
     "      --timeout S          kill a process (group) after S seconds (default 300)\n"
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
-    "      --thp MODE           transparent huge pages never|madvise|always per process (prctl and the\n"
+    "      --thp MODE[,MODE]    transparent huge pages never|madvise|always per process (prctl and the\n"
     "                           allocator's own switch; the mode in effect is runs.csv's thp column);\n"
-    "                           as an axis: --env HEAPBENCH_THP=never --env HEAPBENCH_THP=always\n"
+    "                           two or more modes are an axis: each env set runs with HEAPBENCH_THP=MODE\n"
     "      --mem-limit SIZE     address space each process may use (RLIMIT_AS), e.g. 512M, 4G, or none;\n"
     "                           default 3/4 of physical memory; a process that runs out is status oom\n"
     "  -o, --output DIR         results directory (default results/<run-id>, see heapbench --help)\n"
@@ -183,6 +183,20 @@ static void hb_opt_env(struct hb_strv *envs, const char *val)
     hb_opt_unique(envs, "--env", val);
 }
 
+/* --thp MODE or --thp M1,M2,...: one mode for every process, or several as an axis. */
+static void hb_opt_thp(struct hb_options *o, const char *val)
+{
+    hb_strv_free(&o->thp_axis);
+    hb_opt_list(&o->thp_axis, "--thp", val);
+    for (size_t i = 0; i < o->thp_axis.n; i++)
+        if (hb_thp_parse(o->thp_axis.v[i]) < 0)
+            hb_usage("--thp: '%s' is not a mode; give never, madvise or always (or several, comma-separated)",
+                     o->thp_axis.v[i]);
+    o->thp = o->thp_axis.n == 1 ? hb_thp_parse(o->thp_axis.v[0]) : -1;
+    if (o->thp_axis.n == 1)
+        hb_strv_free(&o->thp_axis);
+}
+
 /* Checks NAME=VALUE shape of a pair option. */
 static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
 {
@@ -293,10 +307,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
     case OPT_ALLOCSTATS: o->allocstats = 1; break;
-    case OPT_THP:
-        if ((o->thp = hb_thp_parse(val)) < 0)
-            hb_usage("--thp: '%s' is not a mode; give never, madvise or always", val);
-        break;
+    case OPT_THP: hb_opt_thp(o, val); break;
     case OPT_WRAP:
         if (!*val)
             hb_usage("--wrap: empty command; e.g. --wrap 'taskset -c 1'");
@@ -390,7 +401,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
 void hb_options_free(struct hb_options *o)
 {
     struct hb_strv *lists[] = {&o->argv, &o->workloads, &o->allocators, &o->threads, &o->envs,
-                               &o->params, &o->user_allocs, &o->user_bins, &o->metrics, &o->command};
+                               &o->params, &o->user_allocs, &o->user_bins, &o->metrics, &o->command, &o->thp_axis};
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         hb_strv_free(lists[i]);
     free(o->pin_text);

@@ -42,7 +42,8 @@ struct hb_options {
     int hyperfine;               /* exec --hyperfine */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
     int allocstats;              /* run --allocstats: preload build/lib/libhbstats.so in workload cells */
-    int thp;                     /* --thp: a mode of thp.h; -1 when not given (nothing changed) */
+    int thp;                     /* --thp: a mode of thp.h; -1 when not given or given as a list */
+    struct hb_strv thp_axis;     /* --thp M1,M2,...: two or more modes, an axis (each env set x each mode) */
     char *latency;               /* --latency off|sampled|all (default off): HEAPBENCH_LATENCY of workloads */
     unsigned long long mem_limit; /* --mem-limit: bytes of address space per process, 0 = none;
                                    * default 3/4 of physical memory (protects the machine) */

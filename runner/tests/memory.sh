@@ -56,5 +56,13 @@ rt_check "without --allocstats: allocstats.csv has its header only, thp says mad
 assert d["allocstats"] == [], len(d["allocstats"])
 assert runs and runs[0]["thp"] in ("madvise", "always", "never"), runs[0]["thp"]'
 rt_usage "--thp sometimes is a usage error" run -w frag --quick --thp sometimes
+"$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 --thp never,always --env 'A=1' --env 'A=2' \
+    -o "$RT_TMP/axis" >/dev/null 2>&1
+rt_check "--thp never,always is an axis: each env set runs once per mode, and the mode is in effect" "$RT_TMP/axis" '
+got = sorted((r["env"], r["thp"]) for r in runs)
+assert got == [("A=1 HEAPBENCH_THP=always", "always"), ("A=1 HEAPBENCH_THP=never", "never"),
+               ("A=2 HEAPBENCH_THP=always", "always"), ("A=2 HEAPBENCH_THP=never", "never")], got'
+rt_usage "--thp never,always with an env set that sets HEAPBENCH_THP is a usage error" \
+    run -w sizes --quick --thp never,always --env HEAPBENCH_THP=never
 rt_usage "exec --allocstats is a usage error" exec --allocstats -- /bin/true
 t_summary
