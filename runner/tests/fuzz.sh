@@ -12,7 +12,7 @@ if [ ! -x "$fuzzer" ]; then
     t_fail "fuzz" "$fuzzer is missing: make build/tests/fuzz-runner (needs clang)"
     t_summary; exit
 fi
-corpus=$RT_TMP/corpus
+corpus=${FUZZ_CORPUS:-$RT_TMP/corpus} # FUZZ_CORPUS: a corpus kept between long runs
 mkdir -p "$corpus"
 seed() { # seed SELECTOR FILE...: one seed, the selector byte then the files joined by NUL bytes
     local sel=$1 name; shift
@@ -41,7 +41,11 @@ head -c 3000 "$corpus/seed-8-runs.csv" > "$corpus/seed-8-short"
 "$HB" record -o "$RT_TMP/sort.hbt" -- sort /etc/services >/dev/null 2>&1 && seed 9 "$RT_TMP/sort.hbt"
 [ -f "$corpus/seed-9-sort.hbt" ] && head -c 700 "$corpus/seed-9-sort.hbt" > "$corpus/seed-9-cut"
 
+# a finding is kept where the test's temporary directory is not: FUZZ_FINDINGS (default build/fuzz-findings)
+findings=${FUZZ_FINDINGS:-$PWD/build/fuzz-findings}
+mkdir -p "$findings"
 out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=10 \
+      -artifact_prefix="$findings/" \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 "$corpus" 2>&1); rc=$?
 echo "# $(grep DONE <<<"$out" | tail -n 1)"
 if [ "$rc" -eq 0 ] && grep -q 'DONE' <<<"$out"; then
