@@ -1,9 +1,11 @@
 """plots_memory.py - memory over a long life (the server workload) and where the memory goes (allocstats.csv).
 
-Always holds: the timeline shows one real run per allocator (the representative run of
-plots_rss: median wall time), its RSS samples, RSS and live requested bytes at every phase end,
-with each idle period shaded (from the end of a cycle's load to its last idle mark); the
-breakdown stacks, per allocator and phase, the live requested bytes, then the allocator's own
+Always holds: both figures walk the cells one way (representative_runs: workload -> variant ->
+allocator in the report's allocator order -> the representative run of plots_rss, median wall
+time, among the runs with phases or with allocator figures). The timeline shows its RSS samples, RSS and live requested bytes at
+every phase end, each placed at the RSS sample the runner tagged with it (rss.csv `phase`) or,
+in results without tags, at the sum of the durations, with each idle period shaded (from the end
+of a cycle's load to its last idle mark); the breakdown stacks, per allocator and phase, the live requested bytes, then the allocator's own
 allocated, active and resident figures, then RSS, each segment named by the gap it stands for; a
 layer the allocator does not report is skipped (its gap merges into the next one, named by both
 ends), and an allocator without any figure gets no panel.
@@ -27,11 +29,18 @@ GAP_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860",
 MAX_BARS = 8  # phases per breakdown panel
 
 
-def phase_times(rows):
-    """[(end seconds, row)] of one run's phases: the running sum of their durations."""
+def phase_times(rows, tagged=()):
+    """[(end seconds, row)] of one run's phases on the RSS timeline's clock. tagged: the run's
+    (phase, t) of rss.csv's tagged samples in file order; the k-th phase of a name is placed at the
+    k-th sample tagged with it, a phase without one at the previous end plus its duration (so
+    results without tags get the running sum of durations, which starts a few ms after t = 0)."""
+    queue = {}
+    for name, t in tagged:
+        queue.setdefault(name, []).append(t)
     out, t = [], 0.0
     for row in rows:
-        t += row["seconds"] or 0.0
+        times = queue.get(row["phase"])
+        t = times.pop(0) if times else t + (row["seconds"] or 0.0)
         out.append((t, row))
     return out
 
@@ -58,18 +67,31 @@ def _phases_by_run(summary):
     return by_run
 
 
-def timeline_runs(summary):
-    """[(variant, allocator, run row)] for every TIMELINE_WORKLOADS variant and allocator with an ok run."""
-    with_phases = {row["run"] for row in summary.data["phases"]}
-    out = []
-    for workload in TIMELINE_WORKLOADS:
+def _tags_by_run(summary):
+    """run -> [(phase, t)] of its tagged RSS samples, in file order."""
+    by_run = {}
+    for row in summary.data["rss"]:
+        if row.get("phase"):
+            by_run.setdefault(row["run"], []).append((row["phase"], row["t"]))
+    return by_run
+
+
+def representative_runs(summary, workloads, eligible):
+    """Yields (variant, allocator, run row) for every variant of workloads and every allocator (in
+    summary.allocators order) whose cell has a representative run among the run ids eligible."""
+    for workload in workloads:
         for variant in summary.variants(workload):
             cells = summary.by_variant[variant]
             for alloc in [a for a in summary.allocators if a in cells]:
-                run = representative_run(cells[alloc], with_phases)
+                run = representative_run(cells[alloc], eligible)
                 if run:
-                    out.append((variant, alloc, run))
-    return out
+                    yield variant, alloc, run
+
+
+def timeline_runs(summary):
+    """[(variant, allocator, run row)] for every TIMELINE_WORKLOADS variant and allocator with an ok run."""
+    with_phases = {row["run"] for row in summary.data["phases"]}
+    return list(representative_runs(summary, TIMELINE_WORKLOADS, with_phases))
 
 
 def draw_timeline(summary, outdir):
@@ -77,11 +99,11 @@ def draw_timeline(summary, outdir):
     shown = timeline_runs(summary)
     if not shown:
         return None
-    by_run = _phases_by_run(summary)
+    by_run, tags = _phases_by_run(summary), _tags_by_run(summary)
     samples = series(summary.data["rss"], "run", "t", "rss_kb")
     fig, axes = plotlib.grid(len(shown), 2, width=12, row_height=3.0)
     for ax, (variant, alloc, run) in zip(axes, shown):
-        timed = phase_times(by_run.get(run["run"], []))
+        timed = phase_times(by_run.get(run["run"], []), tags.get(run["run"], ()))
         for start, end in idle_spans(timed):
             ax.axvspan(start, end, color="#bbbbbb", alpha=0.5, linewidth=0, label="idle")
         if run["run"] in samples:
@@ -92,7 +114,7 @@ def draw_timeline(summary, outdir):
         ax.step([t for t, _ in timed], [(r["live_bytes"] or 0) / 2 ** 20 for _, r in timed], where="pre",
                 color="black", linewidth=1.2, label="live requested")
         ax.set_ylim(bottom=0)
-        ax.set_xlabel("seconds (phase ends: sum of phase durations)")
+        ax.set_xlabel("seconds since start (phase ends at their tagged RSS samples)")
         ax.set_ylabel("MiB")
         ax.set_title(f"{alloc}: {variant[1]} {variant_label(variant, len(summary.hosts) > 1)}")
     plotlib.shared_legend(fig, axes)
@@ -136,15 +158,12 @@ def breakdown_panels(summary):
     by_run = _phases_by_run(summary)
     with_stats = {run for run, _ in layers}
     panels = []
-    for workload in summary.workloads:
-        for variant in summary.variants(workload):
-            for alloc, cell in summary.by_variant[variant].items():
-                run = representative_run(cell, with_stats)
-                rows = [r for r in by_run.get(run["run"], []) if (run["run"], r["phase"]) in layers] if run else []
-                bars = [(r["phase"], stack(r["live_bytes"] or 0, layers[(run["run"], r["phase"])], r["rss_kb"] * 1024))
-                        for r in shown_phases(workload, rows)]
-                if bars:
-                    panels.append((variant, alloc, bars))
+    for variant, alloc, run in representative_runs(summary, summary.workloads, with_stats):
+        rows = [r for r in by_run.get(run["run"], []) if (run["run"], r["phase"]) in layers]
+        bars = [(r["phase"], stack(r["live_bytes"] or 0, layers[(run["run"], r["phase"])], r["rss_kb"] * 1024))
+                for r in shown_phases(variant[1], rows)]
+        if bars:
+            panels.append((variant, alloc, bars))
     return panels
 
 
