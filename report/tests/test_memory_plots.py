@@ -17,9 +17,24 @@ def phase(run, name, seconds, live=1024, rss_kb=4):
 
 def test_phase_ends_at_their_tagged_samples():
     """Each phase end sits at its tagged sample's t; a repeated name takes the tags in order."""
-    rows = [phase(1, "load", 0.5), phase(1, "idle", 0.1), phase(1, "idle", 0.9)]
-    timed = plots_memory.phase_times(rows, [("load", 0.52), ("idle", 0.63), ("idle", 1.54)])
-    assert [t for t, _ in timed] == [0.52, 0.63, 1.54], timed
+    rows = [phase(1, "load", 0.5), phase(1, "idle", 0.125), phase(1, "idle", 0.875)]
+    timed = plots_memory.phase_times(rows, [("load", 0.5625), ("idle", 0.6875), ("idle", 1.5625)])
+    assert [t for t, _ in timed] == [0.5625, 0.6875, 1.5625], timed
+
+
+def test_a_late_tag_gives_way_to_the_chained_durations():
+    """A tag the runner took late (descheduled, 62.5 ms) gives way to the previous end plus the duration."""
+    rows = [phase(1, "load", 0.5), phase(1, "idle", 0.125), phase(1, "idle", 0.875)]
+    timed = plots_memory.phase_times(rows, [("load", 0.5625), ("idle", 0.75), ("idle", 1.5625)])
+    assert [t for t, _ in timed] == [0.5625, 0.6875, 1.5625], timed
+
+
+def test_a_tag_within_the_slack_is_kept():
+    """The durations leave out the writing of each record: a tag 1 ms past the chain is kept, so
+    that gap never accumulates."""
+    rows = [phase(1, "load", 0.5), phase(1, "idle", 0.125)]
+    timed = plots_memory.phase_times(rows, [("load", 0.5), ("idle", 0.626)])
+    assert [t for t, _ in timed] == [0.5, 0.626], timed
 
 
 def test_phase_end_without_a_tag_follows_the_previous_end():
@@ -27,6 +42,13 @@ def test_phase_end_without_a_tag_follows_the_previous_end():
     rows = [phase(1, "load", 0.5), phase(1, "idle", 0.25), phase(1, "free-all", 0.125)]
     timed = plots_memory.phase_times(rows, [("load", 0.75)])
     assert [t for t, _ in timed] == [0.75, 1.0, 1.125], timed
+
+
+def test_sums_before_the_first_tag_do_not_pull_it_early():
+    """Before any tag the sum of durations starts late in the process: the first tag is taken as it is."""
+    rows = [phase(1, "load", 0.5), phase(1, "idle", 0.125)]
+    timed = plots_memory.phase_times(rows, [("idle", 0.6875)])
+    assert [t for t, _ in timed] == [0.5, 0.6875], timed
 
 
 def test_results_without_tags_get_the_sum_of_durations():

@@ -9,7 +9,9 @@
  * release (the timeline's t = 0) on the same clock. For every phase end it then prints, in ms:
  * the distance to the nearest sample of rss.csv, the lag of the sample tagged with that phase,
  * the distance to the nearest periodic sample (what the timeline had before the tagged samples),
- * and the error of placing the end at the sum of the phase durations (how the report placed it).
+ * the error of placing the end at the sum of the phase durations (how the report placed it), and
+ * the error of the report's placement now (pylib/heapbench/report/plots_memory.py phase_times:
+ * the tag, unless it is more than 2 ms past the previous end plus the duration).
  * Always holds: a benchmark, not a test: it prints figures and never judges them; exit 0 when
  * every run was ok, 1 otherwise, 2 on a usage error.
  */
@@ -25,13 +27,14 @@
 #include "phases.h"
 
 #define MG_MAX_MARKS 4096
+#define MG_TAG_SLACK_S 0.002 /* pylib/heapbench/report/plots_memory.py TAG_SLACK_S */
 
 extern char **environ;
 
-/* One phase end of one run: its name and the four distances (s). */
+/* One phase end of one run: its name and the five distances (s). */
 struct mg_mark {
     char name[64];
-    double nearest, tagged, periodic, summed;
+    double nearest, tagged, periodic, summed, placed;
 };
 
 static struct mg_mark mg_marks[MG_MAX_MARKS];
@@ -108,6 +111,17 @@ static int mg_seen(size_t first, size_t i, const char *name)
     return k;
 }
 
+/* Where the report places a phase end (plots_memory.phase_times, TAG_SLACK_S there), from the
+ * previous placement *placed (anchored: a tag has been seen), the phase's duration and its tag
+ * (NAN: none); updates both. */
+static double mg_place(double *placed, int *anchored, double seconds, double tag)
+{
+    double chained = *placed + seconds;
+    *placed = isnan(tag) || (*anchored && tag > chained + MG_TAG_SLACK_S) ? chained : tag;
+    *anchored |= !isnan(tag);
+    return *placed;
+}
+
 /* Adds the marks of one run: the clock file's lines in order, matched with the phase records. */
 static void mg_take_run(const struct hb_result *res, const char *clockfile)
 {
@@ -115,17 +129,19 @@ static void mg_take_run(const struct hb_result *res, const char *clockfile)
     hb_phase_parse(res->phase_text, &rep);
     FILE *f = fopen(clockfile, "r");
     char name[64];
-    double at, summed = 0;
+    double at, summed = 0, placed = 0;
+    int anchored = 0;
     size_t first = mg_n;
     for (size_t p = 0; f && p < rep.nph && mg_n < MG_MAX_MARKS && fscanf(f, "%63[^\t]\t%lf\n", name, &at) == 2; p++) {
-        double t = at - mg_release;
+        double t = at - mg_release, seconds = strtod(rep.ph[p].seconds, NULL);
         struct mg_mark *m = &mg_marks[mg_n];
-        summed += strtod(rep.ph[p].seconds, NULL);
+        summed += seconds;
         snprintf(m->name, sizeof m->name, "%s", name);
         m->nearest = mg_nearest(res, t, 0);
         m->periodic = mg_nearest(res, t, 1);
         m->tagged = mg_tagged(res, name, mg_seen(first, mg_n, name), t);
         m->summed = t - summed;
+        m->placed = mg_place(&placed, &anchored, seconds, t + m->tagged) - t;
         mg_n++;
     }
     if (f)
@@ -164,11 +180,12 @@ static void mg_print_stat(const char *name, size_t off)
     printf(" |");
 }
 
-/* One table row: the marks named name (NULL: all), their count and the four distances. */
+/* One table row: the marks named name (NULL: all), their count and the five distances. */
 static void mg_print_row(const char *name)
 {
     static const size_t fields[] = {offsetof(struct mg_mark, nearest), offsetof(struct mg_mark, tagged),
-                                    offsetof(struct mg_mark, periodic), offsetof(struct mg_mark, summed)};
+                                    offsetof(struct mg_mark, periodic), offsetof(struct mg_mark, summed),
+                                    offsetof(struct mg_mark, placed)};
     size_t n = 0;
     for (size_t i = 0; i < mg_n; i++)
         n += !name || strcmp(mg_marks[i].name, name) == 0;
@@ -182,7 +199,8 @@ static void mg_print_row(const char *name)
 static void mg_print(void)
 {
     printf("| phase end | n | nearest sample, ms (median / max) | its tagged sample's lag | nearest periodic sample "
-           "| sum of durations off by |\n| --- | --- | --- | --- | --- | --- |\n");
+           "| sum of durations off by | the report's placement off by |\n"
+           "| --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < mg_n; i++)
         if (mg_seen(0, i, mg_marks[i].name) == 0)
             mg_print_row(mg_marks[i].name);

@@ -36,7 +36,7 @@ for run in {s["run"] for s in d["rss"]}:
     got = [s["anon_huge_kb"] is not None for s in d["rss"] if s["run"] == run and not s["phase"]]
     assert got == [i % 10 == 0 for i in range(len(got))], (run, got)
     assert all(s["anon_huge_kb"] is None for s in d["rss"] if s["run"] == run and s["phase"])'
-rt_check "rss.csv: the tagged samples name the run'"'"'s phases, in their order, on a timeline in time order" "$RT_TMP/m" '
+rt_check "rss.csv: the tagged samples name the run's phases, in their order, on a timeline in time order" "$RT_TMP/m" '
 for run in {p["run"] for p in d["phases"]}:
     names = [p["phase"] for p in d["phases"] if p["run"] == run]
     rows = [s for s in d["rss"] if s["run"] == run]

@@ -3,8 +3,9 @@
 Always holds: both figures walk the cells one way (representative_runs: workload -> variant ->
 allocator in the report's allocator order -> the representative run of plots_rss, median wall
 time, among the runs with phases or with allocator figures). The timeline shows its RSS samples, RSS and live requested bytes at
-every phase end, each placed at the RSS sample the runner tagged with it (rss.csv `phase`) or,
-in results without tags, at the sum of the durations, with each idle period shaded (from the end
+every phase end, each placed by the RSS sample the runner tagged with it (rss.csv `phase`) and
+the durations (phase_times), or, in results without tags, at the sum of the durations, with
+each idle period shaded (from the end
 of a cycle's load to its last idle mark); the breakdown stacks, per allocator and phase, the live requested bytes, then the allocator's own
 allocated, active and resident figures, then RSS, each segment named by the gap it stands for; a
 layer the allocator does not report is skipped (its gap merges into the next one, named by both
@@ -27,20 +28,29 @@ GAP_NAMES = {("live", "allocated"): "internal fragmentation (allocated-live)",
 LEGEND_COLUMNS = 4
 GAP_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
 MAX_BARS = 8  # phases per breakdown panel
+TAG_SLACK_S = 0.002  # a tagged sample later than this past the chained durations was taken late
 
 
 def phase_times(rows, tagged=()):
     """[(end seconds, row)] of one run's phases on the RSS timeline's clock. tagged: the run's
-    (phase, t) of rss.csv's tagged samples in file order; the k-th phase of a name is placed at the
-    k-th sample tagged with it, a phase without one at the previous end plus its duration (so
-    results without tags get the running sum of durations, which starts a few ms after t = 0)."""
+    (phase, t) of rss.csv's tagged samples in file order; the k-th phase of a name has the k-th
+    sample tagged with it. A tag is never early (the runner samples after reading the record) but
+    is late when the runner was descheduled; the durations chain the phase ends on the workload's
+    own clock, short only by the few microseconds of writing each record. So a phase ends at its
+    tag, unless the tag is more than TAG_SLACK_S past the previous end plus the duration (a late
+    tag: then there); without a tag, at the previous end plus the duration. Before the first tag
+    (and in results without tags) that is the running sum of durations, which starts a few ms
+    after t = 0, so it never overrules a tag."""
     queue = {}
     for name, t in tagged:
         queue.setdefault(name, []).append(t)
-    out, t = [], 0.0
+    out, t, anchored = [], 0.0, False
     for row in rows:
         times = queue.get(row["phase"])
-        t = times.pop(0) if times else t + (row["seconds"] or 0.0)
+        tag = times.pop(0) if times else None
+        chained = t + (row["seconds"] or 0.0)
+        t = chained if tag is None or (anchored and tag > chained + TAG_SLACK_S) else tag
+        anchored = anchored or tag is not None
         out.append((t, row))
     return out
 
