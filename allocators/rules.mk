@@ -31,13 +31,22 @@ $(B)/tests/allocators-teach: allocators/tests/teach_check.c scripts/tcheck.h | $
 	$(CC) $(CFLAGS) -Iscripts -o $@ $< -lpthread
 
 # The allocator-statistics library (allocators/stats/): build/lib/libhbstats.so, preloaded beside
-# an allocator; only heapbench_allocstat is exported (-fvisibility=hidden, HBS_EXPORT).
-HBSTATS_SRC := $(wildcard allocators/stats/*.c)
+# an allocator; only heapbench_allocstat is exported (-fvisibility=hidden, HBS_EXPORT). Its records
+# go through the workloads' record writer (workloads/common/wl_record.c, compiled in PIC here).
+HBSTATS_SRC := $(filter-out allocators/stats/ctlcost.c,$(wildcard allocators/stats/*.c)) workloads/common/wl_record.c
 HBSTATS_LIB := $(B)/lib/libhbstats.so
 ALL += $(HBSTATS_LIB)
 
-$(HBSTATS_LIB): $(HBSTATS_SRC) allocators/stats/hbstats.h runner/base/thp.c runner/base/thp.h | $(B)/.dir
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Irunner/base -o $@ $(HBSTATS_SRC) runner/base/thp.c -ldl
+# allocators/stats/bench's probe of what each mallctl step costs jemalloc (not part of the library).
+HBSTATS_CTLCOST := $(B)/bench/hbstats-ctlcost
+ALL += $(HBSTATS_CTLCOST)
+
+$(HBSTATS_CTLCOST): allocators/stats/ctlcost.c | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -ldl -lpthread
+
+$(HBSTATS_LIB): $(HBSTATS_SRC) allocators/stats/hbstats.h workloads/common/wl_record.h runner/base/thp.c runner/base/thp.h | $(B)/.dir
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Irunner/base -Iworkloads/common -o $@ $(HBSTATS_SRC) runner/base/thp.c -ldl
 
 # The huge-page mode launcher (allocators/thp/): build/hb-thp MODE ... -- CMD, on the runner's
 # runner/base/thp.c (the one table of modes and switches, which the runner's --thp uses too).

@@ -33,6 +33,19 @@ $(B)/heapbench: $(RUNNER_OBJ) $(B)/obj/replay/trace.o
 $(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) $(RUNNER_INC) -Iscripts -o $@ $< $(RUNNER_LIB) $(RUNNER_LIBS)
 
+# The runner's benchmark programs: runner/bench/markgap.c -> build/bench/runner-markgap (linked with
+# the runner objects, like a test) and the clock hook it preloads, build/bench/libmarkclock.so.
+RUNNER_BENCH := $(B)/bench/runner-markgap $(B)/bench/libmarkclock.so
+ALL += $(RUNNER_BENCH)
+
+$(B)/bench/runner-markgap: runner/bench/markgap.c $(RUNNER_LIB) $(RUNNER_HDR) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(RUNNER_INC) -o $@ $< $(RUNNER_LIB) $(RUNNER_LIBS)
+
+$(B)/bench/libmarkclock.so: runner/bench/markclock.c | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $<
+
 # version.c alone gets the version, the commit and the prefix (Makefile), and is rebuilt when one of
 # them changes: $(B)/gen/version holds the three and is rewritten only when they differ.
 $(B)/gen/version: FORCE | $(B)/.dir

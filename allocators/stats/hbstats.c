@@ -9,16 +9,14 @@
  * (glibc, refmalloc) that is defined in the same object as the malloc the process uses, so a
  * glibc mallinfo2 never stands in for another allocator's; with none, every layer is emitted
  * empty with the reason. Nothing runs between two phase ends; nothing here calls malloc; each
- * record is one write(2) of at most 512 bytes. */
+ * record is one write(2) of at most 512 bytes, by the workloads' own record writer (wl_record.c,
+ * compiled into this library). */
 #include "hbstats.h"
+#include "wl_record.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
-#define HBS_RECORD_MAX 512
 #define HBS_EXPORT __attribute__((visibility("default")))
 
 struct hbs_api {
@@ -79,24 +77,13 @@ __attribute__((constructor)) static void hbs_choose(void)
              "mi_process_info, mallinfo2)", slash ? slash + 1 : path);
 }
 
-/* One record; a record longer than 512 bytes is cut and still ends in '\n'. */
+/* One record (wl_record_to: one write(2), cut at WL_RECORD_MAX bytes and still ending in '\n'). */
 void hbs_emit(const struct hbs_out *o, const char *stat, const char *layer, uint64_t value, const char *reason)
 {
-    char buf[HBS_RECORD_MAX], num[24] = "";
+    char num[24] = "";
     if (!reason)
         snprintf(num, sizeof num, "%llu", (unsigned long long)value);
-    int n = snprintf(buf, sizeof buf, "allocstat\t%s\t%s\t%s\t%s\t%s\t%s\n", o->phase, o->api, stat, layer, num,
-                     reason ? reason : "");
-    if (n < 0)
-        return;
-    if (n >= (int)sizeof buf) {
-        n = (int)sizeof buf - 1;
-        buf[n - 1] = '\n';
-    }
-    ssize_t w;
-    do
-        w = write(o->fd, buf, (size_t)n);
-    while (w < 0 && errno == EINTR);
+    wl_record_to(o->fd, "allocstat\t%s\t%s\t%s\t%s\t%s\t%s\n", o->phase, o->api, stat, layer, num, reason ? reason : "");
 }
 
 /* Called by the workload after the `phase` record of phase: writes that phase's allocstat records to fd. */

@@ -4,7 +4,10 @@
  * Always holds: everything the child uses is prepared before fork() and the child calls only
  * async-signal-safe functions until execve (no allocation); every fd opened before fork is
  * O_CLOEXEC and above HB_LAUNCH_FD_MIN so the child's dup2 onto 0..3 never clobbers one;
- * when hb_launch() returns, the child's process group has been sent SIGKILL and the child reaped.
+ * when hb_launch() returns, the child's process group has been sent SIGKILL and the child reaped;
+ * every `phase` record read while the child's statm was readable has an RSS sample of its own,
+ * taken when the read returned and tagged with the phase's name (the timeline's time base then
+ * places each phase end within the pipe latency; docs/DATA.md rss.csv).
  * Server programs (spec->driver_argv) are driven by launch_driver.c.
  */
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include "launch_driver.h"
 #include "logtail.h"
 #include "perf.h"
+#include "phases.h"
 #include "reaper.h"
 #include "resolve.h"
 #include "thp.h"
@@ -64,6 +68,8 @@ struct hb_run {
     struct hb_perf perf;
     double t0, deadline, next_sample;
     size_t rss_cap, phase_cap;
+    size_t scanned;  /* bytes of phase_text already looked at for phase records */
+    size_t periodic; /* periodic RSS samples recorded (every HB_HUGE_EVERY-th also reads smaps) */
     int timed_out, wstatus;
     struct rusage ru;
     struct hb_child_error cerr;
@@ -221,7 +227,7 @@ static int hb_run_prepare(struct hb_run *r)
 }
 
 /* Appends whatever the phase pipe holds now to res->phase_text; closes it at EOF. */
-static void hb_run_read_phases(struct hb_run *r)
+static void hb_run_drain_pipe(struct hb_run *r)
 {
     struct hb_result *res = r->res;
     for (;;) {
@@ -248,14 +254,12 @@ static void hb_run_read_child_error(struct hb_run *r)
     hb_close(&r->err_fd);
 }
 
-/* AnonHugePages of the child in KiB at every HB_HUGE_EVERY-th sample (sample number n), else -1.
+/* AnonHugePages of the child in KiB, or -1 when unreadable.
  * Opened at each read: a /proc/PID/smaps_rollup opened before the child's exec would go on
  * reading the address space it had then (statm follows the process, smaps files do not). */
-static int64_t hb_run_anon_huge(struct hb_run *r, size_t n)
+static int64_t hb_run_anon_huge(struct hb_run *r)
 {
     char buf[4096];
-    if (n % HB_HUGE_EVERY != 0)
-        return -1;
     snprintf(buf, sizeof buf, "/proc/%d/smaps_rollup", (int)r->pid);
     int fd = open(buf, O_RDONLY | O_CLOEXEC);
     ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
@@ -267,29 +271,49 @@ static int64_t hb_run_anon_huge(struct hb_run *r, size_t n)
     return hb_thp_anon_huge_kb(buf);
 }
 
-/* Appends one RSS sample (statm resident pages, and AnonHugePages every HB_HUGE_EVERY samples) at
- * time t; skips unreadable or empty samples. */
-static void hb_run_sample(struct hb_run *r, double t)
+/* Appends one RSS sample at time t from statm (with AnonHugePages when huge; tagged with phase,
+ * which it then owns, or NULL); returns 1, or 0 when statm was unreadable or empty (not kept). */
+static int hb_run_statm(struct hb_run *r, double t, int huge, char *phase)
 {
     char buf[128];
     unsigned long size, resident;
+    uint64_t page_kb = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
     ssize_t n = r->statm_fd >= 0 ? pread(r->statm_fd, buf, sizeof buf - 1, 0) : -1;
-    if (n > 0) {
-        buf[n] = '\0';
-        if (sscanf(buf, "%lu %lu", &size, &resident) == 2 &&
-            (uint64_t)size * (uint64_t)sysconf(_SC_PAGESIZE) / 1024 > r->vm_peak_kb)
-            r->vm_peak_kb = (uint64_t)size * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
-        if (sscanf(buf, "%lu %lu", &size, &resident) == 2 && resident > 0 &&
-            hb_grow((void **)&r->res->rss, &r->rss_cap, r->res->rss_len + 1, sizeof *r->res->rss) == 0) {
-            struct hb_rss_sample s = {t, (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024,
-                                      hb_run_anon_huge(r, r->res->rss_len)};
-            r->res->rss[r->res->rss_len++] = s;
-        }
+    buf[n > 0 ? n : 0] = '\0';
+    if (n <= 0 || sscanf(buf, "%lu %lu", &size, &resident) != 2 || resident == 0 ||
+        hb_grow((void **)&r->res->rss, &r->rss_cap, r->res->rss_len + 1, sizeof *r->res->rss) != 0) {
+        free(phase);
+        return 0;
     }
+    if ((uint64_t)size * page_kb > r->vm_peak_kb)
+        r->vm_peak_kb = (uint64_t)size * page_kb;
+    struct hb_rss_sample s = {t, (uint64_t)resident * page_kb, huge ? hb_run_anon_huge(r) : -1, phase};
+    r->res->rss[r->res->rss_len++] = s;
+    return 1;
+}
+
+/* The periodic sample due at t (AnonHugePages at every HB_HUGE_EVERY-th one); schedules the next. */
+static void hb_run_sample(struct hb_run *r, double t)
+{
+    r->periodic += (size_t)hb_run_statm(r, t, r->periodic % HB_HUGE_EVERY == 0, NULL);
     double iv = r->spec->interval_ms / 1000.0;
     r->next_sample += iv;
     if (r->next_sample <= t) /* fell behind (loaded machine): no burst of catch-up samples */
         r->next_sample = t + iv;
+}
+
+/* Reads the phase pipe (at time t, when poll said it was readable) and takes one RSS sample for
+ * each complete `phase` record that arrived, tagged with its name. */
+static void hb_run_read_phases(struct hb_run *r, double t)
+{
+    hb_run_drain_pipe(r);
+    const char *text = r->res->phase_text, *nl;
+    while ((nl = memchr(text + r->scanned, '\n', r->res->phase_len - r->scanned)) != NULL) {
+        char *name = hb_phase_name_of(text + r->scanned, (size_t)(nl - text) - r->scanned);
+        if (name)
+            hb_run_statm(r, t, 0, name);
+        r->scanned = (size_t)(nl - text) + 1;
+    }
 }
 
 /* Polls the child, its pipes and the driver until the child has ended, then reaps it. */
@@ -306,7 +330,7 @@ static void hb_run_loop(struct hb_run *r)
             break;
         now = hb_now() - r->t0;
         if (pf[1].revents)
-            hb_run_read_phases(r);
+            hb_run_read_phases(r, now);
         if (pf[2].revents)
             hb_run_read_child_error(r);
         if (now >= r->next_sample)
@@ -337,7 +361,7 @@ static void hb_run_drain(struct hb_run *r)
     while (r->phase_fd >= 0 && hb_now() < until) {
         struct pollfd pf = {r->phase_fd, POLLIN, 0};
         if (poll(&pf, 1, (int)ceil((until - hb_now()) * 1000)) > 0)
-            hb_run_read_phases(r);
+            hb_run_read_phases(r, hb_now() - r->t0);
     }
     if (r->err_fd >= 0)
         hb_run_read_child_error(r);

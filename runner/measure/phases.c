@@ -44,6 +44,24 @@ void hb_phase_parse(const char *text, struct hb_phase_report *rep)
     hb_latency_finish(rep);
 }
 
+/* The phase name of a `phase` record line with at least the fields hb_phase_parse() needs. */
+char *hb_phase_name_of(const char *line, size_t len)
+{
+    static const char tag[] = "phase\t";
+    if (len < sizeof tag - 1 || memcmp(line, tag, sizeof tag - 1) != 0)
+        return NULL;
+    const char *name = line + sizeof tag - 1, *end = memchr(name, '\t', len - (size_t)(name - line));
+    size_t tabs = 0;
+    for (size_t i = 0; i < len; i++)
+        tabs += line[i] == '\t';
+    if (!end || tabs < 5)
+        return NULL;
+    char *out = hb_xmalloc((size_t)(end - name) + 1);
+    memcpy(out, name, (size_t)(end - name));
+    out[end - name] = '\0';
+    return out;
+}
+
 /* Checks served_by and verify of an exited-0 run. */
 void hb_phase_judge(const struct hb_phase_report *rep, const char *expected, struct hb_result *res)
 {

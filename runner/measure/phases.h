@@ -24,4 +24,8 @@ void hb_phase_judge(const struct hb_phase_report *rep, const char *expected, str
 
 void hb_phase_report_free(struct hb_phase_report *rep);
 
+/* The name of the phase record in line (len bytes, no '\n'), newly allocated, when the line is a
+ * `phase` record hb_phase_parse() keeps (tag and 5 fields); NULL for any other line. */
+char *hb_phase_name_of(const char *line, size_t len);
+
 #endif

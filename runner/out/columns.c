@@ -155,6 +155,13 @@ static void hb_col_rss_huge(struct hb_csv *row, const struct hb_row_ctx *x, size
         hb_csv_empty(row);
 }
 
+/* The phase RSS sample i was taken for: empty for a periodic sample. */
+static void hb_col_rss_phase(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_str(row, x->rec->res->rss[x->i].phase);
+}
+
 /* Field arg (0 phase .. 5 reason) of allocstat record i. */
 static void hb_col_allocstat(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
 {
@@ -295,6 +302,7 @@ static const struct hb_column hb_phases_cols[] = {
 static const struct hb_column hb_rss_cols[] = {
     {"schema", hb_col_schema, 0}, {"run_id", hb_col_run_id, 0}, {"run", hb_col_run, 0},
     {"t", hb_col_rss_t, 0},       {"rss_kb", hb_col_rss_kb, 0}, {"anon_huge_kb", hb_col_rss_huge, 0},
+    {"phase", hb_col_rss_phase, 0},
 };
 
 static const struct hb_column hb_sizes_cols[] = {

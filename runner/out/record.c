@@ -20,6 +20,8 @@ const char *const hb_lat_q_names[HB_LAT_NQ] = {"p50", "p90", "p99", "p99.9", "p9
 /* Frees the timeline and phase text of res; safe to call twice (record.h). */
 void hb_result_free(struct hb_result *res)
 {
+    for (size_t i = 0; res->rss && i < res->rss_len; i++)
+        free(res->rss[i].phase);
     free(res->rss);
     free(res->phase_text);
     res->rss = NULL;

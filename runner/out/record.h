@@ -37,7 +37,8 @@ extern const char *const hb_status_names[]; /* "ok", "failed", "timeout", "crash
 struct hb_rss_sample {
     double t;             /* seconds since the child was released */
     uint64_t rss_kb;
-    int64_t anon_huge_kb; /* AnonHugePages (smaps_rollup), read every HB_HUGE_EVERY samples; -1 between */
+    int64_t anon_huge_kb; /* AnonHugePages (smaps_rollup), read every HB_HUGE_EVERY periodic samples; -1 between */
+    char *phase;          /* owned: the phase whose record was read when this sample was taken; NULL: periodic */
 };
 
 struct hb_result {

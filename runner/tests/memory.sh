@@ -2,10 +2,10 @@
 # memory.sh - run --allocstats and --thp end to end on the server and frag workloads (quick sizes):
 # allocstats.csv holds each run's allocator figures per phase end (jemalloc through mallctl,
 # glibc through mallinfo2, empty values with a reason for tbbmalloc), rss.csv's anon_huge_kb is
-# read every 10th sample, --thp never gives runs.csv thp=never and no huge page at any phase end
-# or sample although jemalloc is told MALLOC_CONF=thp:always, server's idle marks are in phases.csv
-# in time order, the report draws the memory sections, and without --allocstats allocstats.csv has its
-# header only.
+# read every 10th periodic sample, the samples tagged at phase ends name the run's phases in order,
+# --thp never gives runs.csv thp=never and no huge page at any phase end or sample although
+# jemalloc is told MALLOC_CONF=thp:always, server's idle marks are in phases.csv in time order,
+# the report draws the memory sections, and without --allocstats allocstats.csv has its header only.
 source runner/tests/rtlib.bash
 
 "$HB" run -w server,frag --quick -a glibc,jemalloc,tbbmalloc -n 1 --warmup 0 --allocstats --thp never \
@@ -31,10 +31,20 @@ huge = [s["value"] for s in d["allocstats"] if s["stat"] == "AnonHugePages"]
 read = [s["anon_huge_kb"] for s in d["rss"] if s["anon_huge_kb"] is not None]
 assert huge and set(huge) == {0}, huge
 assert read and set(read) == {0}, read'
-rt_check "rss.csv: anon_huge_kb read at every 10th sample of a run, empty between" "$RT_TMP/m" '
+rt_check "rss.csv: anon_huge_kb read at every 10th periodic sample of a run, empty between and at tagged ones" "$RT_TMP/m" '
 for run in {s["run"] for s in d["rss"]}:
-    got = [s["anon_huge_kb"] is not None for s in d["rss"] if s["run"] == run]
-    assert got == [i % 10 == 0 for i in range(len(got))], (run, got)'
+    got = [s["anon_huge_kb"] is not None for s in d["rss"] if s["run"] == run and not s["phase"]]
+    assert got == [i % 10 == 0 for i in range(len(got))], (run, got)
+    assert all(s["anon_huge_kb"] is None for s in d["rss"] if s["run"] == run and s["phase"])'
+rt_check "rss.csv: the tagged samples name the run's phases, in their order, on a timeline in time order" "$RT_TMP/m" '
+for run in {p["run"] for p in d["phases"]}:
+    names = [p["phase"] for p in d["phases"] if p["run"] == run]
+    rows = [s for s in d["rss"] if s["run"] == run]
+    tags = [s["phase"] for s in rows if s["phase"]]
+    it = iter(names)
+    assert all(t in it for t in tags), (names, tags)
+    assert all(a["t"] <= b["t"] for a, b in zip(rows, rows[1:])), run
+assert any(s["phase"] for s in d["rss"]), "no tagged sample in 6 runs"'
 rt_check "server: idle marks present, in time order, none early" "$RT_TMP/m" '
 for run in {p["run"] for p in d["phases"] if p["workload"] == "server"}:
     ph = [p for p in d["phases"] if p["run"] == run]

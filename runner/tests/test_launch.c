@@ -6,6 +6,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -18,6 +19,7 @@
 #include "test_launch_util.h"
 
 #define TL_PHASE_LINES 3000 /* more than a pipe buffer holds: the parent must read while it runs */
+#define TL_MARKS 5           /* phase records of the "marks" child, each read before the next is written */
 
 /* Writes line i of the phase-protocol test stream into buf; returns its length. */
 static int tl_phase_line(int i, char *buf, size_t len)
@@ -64,6 +66,29 @@ static int tl_mode_phases(void)
     return 0;
 }
 
+/* Waits until the parent has read everything written on fd (the pipe holds no byte). */
+static void tl_wait_drained(int fd)
+{
+    int left = 1;
+    while (ioctl(fd, FIONREAD, &left) == 0 && left > 0)
+        usleep(1000);
+}
+
+/* Writes TL_MARKS phase records ("other" records between them), each once the parent has read the
+ * one before, then lives on for 1 s so that the parent samples RSS for the last one while it is alive. */
+static int tl_mode_marks(void)
+{
+    char line[128];
+    for (int i = 0; i < TL_MARKS; i++) {
+        int n = snprintf(line, sizeof line, "other\tx\nphase\tmark%d\t0.001\t0\t0\t0\n", i);
+        if (write(3, line, (size_t)n) != n)
+            return 1;
+        tl_wait_drained(3);
+    }
+    usleep(1000000);
+    return 0;
+}
+
 /* Starts a grandchild, reports both pids on the phase fd, then both sleep far past any timeout. */
 static int tl_mode_sleeper(void)
 {
@@ -102,6 +127,8 @@ static int tl_child_main(int argc, char **argv)
         return tl_mode_phases();
     if (!strcmp(m, "sleeper"))
         return tl_mode_sleeper();
+    if (!strcmp(m, "marks"))
+        return tl_mode_marks();
     if (!strcmp(m, "hello")) {
         printf("hello out\n");
         fflush(stdout);
@@ -242,7 +269,7 @@ static void tl_test_rss(void)
     int rc = tl_run("alloc100", 30, &r);
     for (size_t i = 0; i < r.rss_len; i++) {
         max = r.rss[i].rss_kb > max ? r.rss[i].rss_kb : max;
-        ordered &= i == 0 || r.rss[i].t > r.rss[i - 1].t;
+        ordered &= i == 0 || r.rss[i].t >= r.rss[i - 1].t;
     }
     TCHECK("rss: run ok", rc == 0 && r.status == HB_OK);
     TCHECK("rss: at least 10 samples over 300 ms", r.rss_len >= 10);
@@ -250,6 +277,28 @@ static void tl_test_rss(void)
     printf("# rss: %zu samples, max %llu kB, maxrss %ld kB\n", r.rss_len, (unsigned long long)max, r.maxrss_kb);
     TCHECK("rss: timeline peaks near 100 MB", max >= 100 * 1024 - 1024 && max <= 110 * 1024);
     TCHECK("rss: maxrss near 100 MB", r.maxrss_kb >= 100 * 1024 && r.maxrss_kb <= 110 * 1024);
+    hb_result_free(&r);
+}
+
+/* Every phase record read while the child lives has one RSS sample tagged with its name, in the
+ * records' order, within the time-ordered timeline; other records and periodic samples have none. */
+static void tl_test_marks(void)
+{
+    struct hb_result r;
+    char want[16];
+    int k = 0, ordered = 1, bad_tag = 0;
+    int rc = tl_run("marks", 60, &r);
+    for (size_t i = 0; i < r.rss_len; i++) {
+        ordered &= i == 0 || r.rss[i].t >= r.rss[i - 1].t;
+        if (!r.rss[i].phase)
+            continue;
+        snprintf(want, sizeof want, "mark%d", k++);
+        bad_tag |= strcmp(r.rss[i].phase, want) != 0 || r.rss[i].anon_huge_kb != -1;
+    }
+    TCHECK("marks: run ok", rc == 0 && r.status == HB_OK);
+    TCHECK("marks: one tagged sample per phase record", k == TL_MARKS);
+    TCHECK("marks: tags name the phases in order (no smaps read)", !bad_tag);
+    TCHECK("marks: timeline in time order, periodic samples too", ordered && r.rss_len > (size_t)TL_MARKS);
     hb_result_free(&r);
 }
 
@@ -377,6 +426,7 @@ int main(int argc, char **argv)
     tl_test_interrupt();
     tl_test_phases();
     tl_test_rss();
+    tl_test_marks();
     tl_test_redirect();
     tl_test_exec_errors();
     tl_test_release_after_child_died();

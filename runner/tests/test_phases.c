@@ -79,9 +79,32 @@ static void test_judge(void)
     free(libc);
 }
 
+/* 1 when hb_phase_name_of(line) is want (NULL: no name). */
+static int name_is(const char *line, const char *want)
+{
+    char *got = hb_phase_name_of(line, strlen(line));
+    int same = want ? got && strcmp(got, want) == 0 : got == NULL;
+    free(got);
+    return same;
+}
+
+/* The name of a phase record line for the launch's tagged RSS samples: exactly the records the parser keeps. */
+static void test_name_of(void)
+{
+    TCHECK("name_of: a phase record gives its name", name_is("phase\tc1-idle-0.1s\t0.1\t0\t5\t7", "c1-idle-0.1s"));
+    TCHECK("name_of: a record short of a field gives none", name_is("phase\tc1\t0.1\t0\t5", NULL));
+    TCHECK("name_of: other records give none", name_is("phases\tx\t1\t2\t3\t4", NULL) && name_is("allocstat\tx\t\t\t\t\t", NULL));
+    TCHECK("name_of: the length bounds the line", hb_phase_name_of("phase\tab\t1\t2\t3\t4", 8) == NULL);
+    struct hb_phase_report rep;
+    hb_phase_parse("phase\t\t1\t2\t3\t4\n", &rep);
+    TCHECK("name_of: an empty name, as the parser keeps it", rep.nph == 1 && name_is("phase\t\t1\t2\t3\t4", ""));
+    hb_phase_report_free(&rep);
+}
+
 /* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
+    test_name_of();
     test_parse();
     test_judge();
     return tcheck_summary();

@@ -1,5 +1,7 @@
-/* wl_record.c - writes one phase-protocol record with one write(2) (see wl_record.h).
- * Always holds: at most WL_RECORD_MAX bytes per write, to HEAPBENCH_PHASE_FD or stdout. */
+/* wl_record.c - writes one phase-protocol record with one write(2) (see wl_record.h); the one writer
+ * of the record format in C, built into the workloads and (PIC) into libhbstats.so.
+ * Always holds: at most WL_RECORD_MAX bytes per write, to HEAPBENCH_PHASE_FD or stdout, or to the
+ * fd given; nothing here calls malloc. */
 #include "wl_record.h"
 
 #include <errno.h>
@@ -22,13 +24,10 @@ int wl_record_fd(void)
 }
 
 /* A record that would exceed WL_RECORD_MAX bytes is cut and still ends in '\n'. */
-void wl_record(const char *fmt, ...)
+static void wl_vrecord_to(int fd, const char *fmt, va_list ap)
 {
     char buf[WL_RECORD_MAX];
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     if (n < 0)
         return;
     if (n >= (int)sizeof buf) {
@@ -37,6 +36,24 @@ void wl_record(const char *fmt, ...)
     }
     ssize_t w;
     do
-        w = write(wl_record_fd(), buf, (size_t)n);
+        w = write(fd, buf, (size_t)n);
     while (w < 0 && errno == EINTR);
+}
+
+/* One record to fd. */
+void wl_record_to(int fd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wl_vrecord_to(fd, fmt, ap);
+    va_end(ap);
+}
+
+/* One record to wl_record_fd(). */
+void wl_record(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wl_vrecord_to(wl_record_fd(), fmt, ap);
+    va_end(ap);
 }

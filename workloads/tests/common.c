@@ -1,16 +1,19 @@
-/* tests/common.c - unit tests of workloads/common: block patterns, RNG, arena, counted heap, work split.
+/* tests/common.c - unit tests of workloads/common: block patterns, RNG, arena, counted heap, work split,
+ * the record writer.
  * Always holds: every check can fail (each asserts a property that a broken helper would violate);
  * prints PASS/FAIL lines and "N passed, N failed" (tcheck.h), exit 1 on any failure. */
 #include "tcheck.h"
 #include "wl_arena.h"
 #include "wl_block.h"
 #include "wl_heap.h"
+#include "wl_record.h"
 #include "wl_rng.h"
 #include "wl_threads.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Fill/check round trip over many sizes, and detection of damage at the first, a middle and the last byte. */
 static void test_block(void)
@@ -120,6 +123,29 @@ static void test_share(void)
 }
 
 /* Runs every group, prints the summary. */
+/* wl_record_to: one record per write to the fd given, whole; an overlong one is cut at
+ * WL_RECORD_MAX bytes and still ends in a newline. */
+static void test_record_to(void)
+{
+    int p[2];
+    char got[2 * WL_RECORD_MAX], long_name[WL_RECORD_MAX + 100];
+    if (pipe(p) != 0) {
+        TCHECK("record_to: pipe", 0);
+        return;
+    }
+    wl_record_to(p[1], "allocstat\t%s\t%d\n", "alloc", 42);
+    ssize_t n = read(p[0], got, sizeof got);
+    TCHECK("record_to: the record, whole, on the fd given", n == 19 && memcmp(got, "allocstat\talloc\t42\n", 19) == 0);
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    wl_record_to(p[1], "phase\t%s\n", long_name);
+    n = read(p[0], got, sizeof got);
+    TCHECK("record_to: an overlong record cut to WL_RECORD_MAX - 1 bytes ending in a newline",
+           n == WL_RECORD_MAX - 1 && got[n - 1] == '\n' && memcmp(got, "phase\txxx", 9) == 0);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void)
 {
     test_block();
@@ -127,5 +153,6 @@ int main(void)
     test_arena();
     test_heap();
     test_share();
+    test_record_to();
     return tcheck_summary();
 }

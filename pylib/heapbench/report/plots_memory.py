@@ -1,9 +1,12 @@
 """plots_memory.py - memory over a long life (the server workload) and where the memory goes (allocstats.csv).
 
-Always holds: the timeline shows one real run per allocator (the representative run of
-plots_rss: median wall time), its RSS samples, RSS and live requested bytes at every phase end,
-with each idle period shaded (from the end of a cycle's load to its last idle mark); the
-breakdown stacks, per allocator and phase, the live requested bytes, then the allocator's own
+Always holds: both figures walk the cells one way (representative_runs: workload -> variant ->
+allocator in the report's allocator order -> the representative run of plots_rss, median wall
+time, among the runs with phases or with allocator figures). The timeline shows its RSS samples, RSS and live requested bytes at
+every phase end, each placed by the RSS sample the runner tagged with it (rss.csv `phase`) and
+the durations (phase_times), or, in results without tags, at the sum of the durations, with
+each idle period shaded (from the end
+of a cycle's load to its last idle mark); the breakdown stacks, per allocator and phase, the live requested bytes, then the allocator's own
 allocated, active and resident figures, then RSS, each segment named by the gap it stands for; a
 layer the allocator does not report is skipped (its gap merges into the next one, named by both
 ends), and an allocator without any figure gets no panel.
@@ -25,13 +28,29 @@ GAP_NAMES = {("live", "allocated"): "internal fragmentation (allocated-live)",
 LEGEND_COLUMNS = 4
 GAP_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
 MAX_BARS = 8  # phases per breakdown panel
+TAG_SLACK_S = 0.002  # a tagged sample later than this past the chained durations was taken late
 
 
-def phase_times(rows):
-    """[(end seconds, row)] of one run's phases: the running sum of their durations."""
-    out, t = [], 0.0
+def phase_times(rows, tagged=()):
+    """[(end seconds, row)] of one run's phases on the RSS timeline's clock. tagged: the run's
+    (phase, t) of rss.csv's tagged samples in file order; the k-th phase of a name has the k-th
+    sample tagged with it. A tag is never early (the runner samples after reading the record) but
+    is late when the runner was descheduled; the durations chain the phase ends on the workload's
+    own clock, short only by the few microseconds of writing each record. So a phase ends at its
+    tag, unless the tag is more than TAG_SLACK_S past the previous end plus the duration (a late
+    tag: then there); without a tag, at the previous end plus the duration. Before the first tag
+    (and in results without tags) that is the running sum of durations, which starts a few ms
+    after t = 0, so it never overrules a tag."""
+    queue = {}
+    for name, t in tagged:
+        queue.setdefault(name, []).append(t)
+    out, t, anchored = [], 0.0, False
     for row in rows:
-        t += row["seconds"] or 0.0
+        times = queue.get(row["phase"])
+        tag = times.pop(0) if times else None
+        chained = t + (row["seconds"] or 0.0)
+        t = chained if tag is None or (anchored and tag > chained + TAG_SLACK_S) else tag
+        anchored = anchored or tag is not None
         out.append((t, row))
     return out
 
@@ -58,18 +77,31 @@ def _phases_by_run(summary):
     return by_run
 
 
-def timeline_runs(summary):
-    """[(variant, allocator, run row)] for every TIMELINE_WORKLOADS variant and allocator with an ok run."""
-    with_phases = {row["run"] for row in summary.data["phases"]}
-    out = []
-    for workload in TIMELINE_WORKLOADS:
+def _tags_by_run(summary):
+    """run -> [(phase, t)] of its tagged RSS samples, in file order."""
+    by_run = {}
+    for row in summary.data["rss"]:
+        if row.get("phase"):
+            by_run.setdefault(row["run"], []).append((row["phase"], row["t"]))
+    return by_run
+
+
+def representative_runs(summary, workloads, eligible):
+    """Yields (variant, allocator, run row) for every variant of workloads and every allocator (in
+    summary.allocators order) whose cell has a representative run among the run ids eligible."""
+    for workload in workloads:
         for variant in summary.variants(workload):
             cells = summary.by_variant[variant]
             for alloc in [a for a in summary.allocators if a in cells]:
-                run = representative_run(cells[alloc], with_phases)
+                run = representative_run(cells[alloc], eligible)
                 if run:
-                    out.append((variant, alloc, run))
-    return out
+                    yield variant, alloc, run
+
+
+def timeline_runs(summary):
+    """[(variant, allocator, run row)] for every TIMELINE_WORKLOADS variant and allocator with an ok run."""
+    with_phases = {row["run"] for row in summary.data["phases"]}
+    return list(representative_runs(summary, TIMELINE_WORKLOADS, with_phases))
 
 
 def draw_timeline(summary, outdir):
@@ -77,11 +109,11 @@ def draw_timeline(summary, outdir):
     shown = timeline_runs(summary)
     if not shown:
         return None
-    by_run = _phases_by_run(summary)
+    by_run, tags = _phases_by_run(summary), _tags_by_run(summary)
     samples = series(summary.data["rss"], "run", "t", "rss_kb")
     fig, axes = plotlib.grid(len(shown), 2, width=12, row_height=3.0)
     for ax, (variant, alloc, run) in zip(axes, shown):
-        timed = phase_times(by_run.get(run["run"], []))
+        timed = phase_times(by_run.get(run["run"], []), tags.get(run["run"], ()))
         for start, end in idle_spans(timed):
             ax.axvspan(start, end, color="#bbbbbb", alpha=0.5, linewidth=0, label="idle")
         if run["run"] in samples:
@@ -92,7 +124,7 @@ def draw_timeline(summary, outdir):
         ax.step([t for t, _ in timed], [(r["live_bytes"] or 0) / 2 ** 20 for _, r in timed], where="pre",
                 color="black", linewidth=1.2, label="live requested")
         ax.set_ylim(bottom=0)
-        ax.set_xlabel("seconds (phase ends: sum of phase durations)")
+        ax.set_xlabel("seconds since start (phase ends at their tagged RSS samples)")
         ax.set_ylabel("MiB")
         ax.set_title(f"{alloc}: {variant[1]} {variant_label(variant, len(summary.hosts) > 1)}")
     plotlib.shared_legend(fig, axes)
@@ -136,15 +168,12 @@ def breakdown_panels(summary):
     by_run = _phases_by_run(summary)
     with_stats = {run for run, _ in layers}
     panels = []
-    for workload in summary.workloads:
-        for variant in summary.variants(workload):
-            for alloc, cell in summary.by_variant[variant].items():
-                run = representative_run(cell, with_stats)
-                rows = [r for r in by_run.get(run["run"], []) if (run["run"], r["phase"]) in layers] if run else []
-                bars = [(r["phase"], stack(r["live_bytes"] or 0, layers[(run["run"], r["phase"])], r["rss_kb"] * 1024))
-                        for r in shown_phases(workload, rows)]
-                if bars:
-                    panels.append((variant, alloc, bars))
+    for variant, alloc, run in representative_runs(summary, summary.workloads, with_stats):
+        rows = [r for r in by_run.get(run["run"], []) if (run["run"], r["phase"]) in layers]
+        bars = [(r["phase"], stack(r["live_bytes"] or 0, layers[(run["run"], r["phase"])], r["rss_kb"] * 1024))
+                for r in shown_phases(variant[1], rows)]
+        if bars:
+            panels.append((variant, alloc, bars))
     return panels
 
 
