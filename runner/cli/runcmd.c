@@ -100,7 +100,7 @@ static void hb_runctx_matrix(struct hb_runctx *c)
     hb_matrix_build(&c->m, &c->o, &c->wl, &c->reg);
     if (!c->m.ng || !c->m.nalloc)
         hb_usage("the matrix is empty (no workloads or no allocators chosen); see heapbench list");
-    if (c->o.params.n) /* only -p's param sets: LIST's are the project's own, checked by its tests */
+    if (c->o.params.n || c->o.threads.n) /* -p and -t: LIST's own are the project's, checked by its tests */
         hb_validate_params(&c->m);
     for (size_t i = 0; i < c->o.metrics.n; i++)
         hb_runctx_metric(c, c->o.metrics.v[i]);

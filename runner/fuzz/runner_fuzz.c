@@ -7,6 +7,7 @@
  *   6 the phase protocol (hb_phase_parse + hb_phase_judge)   7 --metric NAME=REGEX and its extraction
  *   8 a results directory (hb_integrity_scan, check and repair): NUL bytes split the input into
  *     runs.csv, phases.csv, rss.csv, sizes.csv, written to a private temporary directory
+ *   9 a workload's --describe (hb_describe_parse, then every parameter's range and accepts)
  * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so
  * AddressSanitizer's leak check and any crash, hang or exit() is a finding. Built with clang
  * -fsanitize=fuzzer,address,undefined from the runner's sources (runner/rules.mk).
@@ -19,6 +20,7 @@
 
 #include "columns.h"
 #include "csvrow.h"
+#include "describe.h"
 #include "integrity.h"
 #include "json.h"
 #include "metric.h"
@@ -168,11 +170,24 @@ static void fz_results(const uint8_t *data, size_t size)
     }
 }
 
+static void fz_describe(const char *text)
+{
+    struct hb_describe d;
+    long long lo, hi;
+    hb_describe_parse(&d, text);
+    for (size_t i = 0; i < d.n; i++) {
+        hb_describe_range(&d.p[i], &lo, &hi);
+        hb_describe_accepts(&d.p[i], d.p[i].def);
+        hb_describe_accepts(&d.p[i], d.p[(i + 1) % d.n].name);
+    }
+    hb_describe_free(&d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 65536)
         return 0;
-    unsigned which = data[0] % 9;
+    unsigned which = data[0] % 10;
     if (which == 8) {
         fz_results(data + 1, size - 1);
         return 0;
@@ -181,7 +196,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
     void (*const parse[])(const char *) = {fz_registry, fz_worklist, fz_program, fz_split,
-                                           fz_csv,      fz_json,     fz_phases,  fz_metric};
+                                           fz_csv,      fz_json,     fz_phases,  fz_metric,
+                                           NULL,        fz_describe};
     parse[which](text);
     free(text);
     return 0;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # fuzz.sh - a short libFuzzer session of build/tests/fuzz-runner (runner/fuzz/runner_fuzz.c: the
-# registry, LIST, .prog, --params/--env splitting, CSV rows, meta.json, the phase protocol, --metric
-# and results directories through check/repair), seeded with the project's own files. PASS when
-# no crash, leak, hang or exit was found. FUZZ_SECONDS (default 20) sets its length; the long
-# runs and their figures are in runner/tests/FUZZ.md.
+# registry, LIST, .prog, --params/--env splitting, CSV rows, meta.json, the phase protocol, --metric,
+# results directories through check/repair, and a workload's --describe), seeded with the project's
+# own files. PASS when no crash, leak, hang or exit was found. FUZZ_SECONDS (default 20) sets its
+# length; the long runs and their figures are in runner/tests/FUZZ.md.
 source runner/tests/rtlib.bash
 
 fuzzer=$PWD/build/tests/fuzz-runner
@@ -38,6 +38,7 @@ printf '\x07rps=([0-9.]+) req/s,higher\nserved 1234.5 req/s\n' > "$corpus/seed-7
 "$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 -o "$RT_TMP/r" >/dev/null 2>&1
 seed 8 "$RT_TMP/r/runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TMP/r/sizes.csv"
 head -c 3000 "$corpus/seed-8-runs.csv" > "$corpus/seed-8-short"
+{ printf '\x09'; build/workloads/thread-churn --describe; } > "$corpus/seed-9"
 
 out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=10 \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 "$corpus" 2>&1); rc=$?
