@@ -44,7 +44,7 @@ struct hb_options {
     int allocstats;              /* run --allocstats: preload build/lib/libhbstats.so in workload cells */
     int thp;                     /* --thp: a mode of thp.h; -1 when not given (nothing changed) */
     char *latency;               /* --latency off|sampled|all (default off): HEAPBENCH_LATENCY of workloads */
-    unsigned long long mem_limit; /* --mem-limit: bytes of address space per process, 0 = none;
+    unsigned long long mem_limit; /* --mem-limit: bytes (the run's cgroup, else RLIMIT_AS), 0 = none;
                                    * default 3/4 of physical memory (protects the machine) */
     int mem_limit_set;           /* 1: given on the command line */
     struct hb_strv command;      /* exec: CMD ARGS... */
