@@ -161,7 +161,9 @@ static int hb_runcg_guard(struct hb_runcg *cg)
         return -1;
     exe[n] = '\0';
     char *argv[] = {exe, "cgroup-guard", cg->dir, NULL};
-    struct hb_spawn s = {.argv = argv, .in_fd = p[0], .new_group = 1};
+    /* stdout and stderr to /dev/null: a caller reading the runner's output ($(heapbench ...)) must not
+     * wait for the guard */
+    struct hb_spawn s = {.argv = argv, .in_fd = p[0], .out_path = "/dev/null", .err_to_out = 1, .new_group = 1};
     int err = hb_spawn_start(&s, &cg->guard_pid);
     close(p[0]);
     if (err != 0) {
