@@ -6,7 +6,9 @@
  *   4 CSV rows (hb_csv_parse to the end)   5 meta.json read back by --resume (cJSON: argv, run_id)
  *   6 the phase protocol (hb_phase_parse + hb_phase_judge)   7 --metric NAME=REGEX and its extraction
  *   8 a results directory (hb_integrity_scan, check and repair): NUL bytes split the input into
- *     runs.csv, phases.csv, rss.csv, sizes.csv, written to a private temporary directory
+ *     runs.csv, phases.csv, rss.csv, sizes.csv, allocstats.csv, latency.csv, written to a private
+ *     temporary directory (a part that is the byte 0x01 alone: that file is absent, as in a
+ *     directory of an older heapbench)
  *   9 a workload's --describe (hb_describe_parse, then every parameter's range and accepts)
  * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so
  * AddressSanitizer's leak check and any crash, hang or exit() is a finding. Built with clang
@@ -146,7 +148,9 @@ static void fz_results(const uint8_t *data, size_t size)
         while (end < size && data[end])
             end++;
         char *path = hb_xasprintf("%s/%s", fz_dir, hb_columns_file(f));
-        if (hb_write_file_atomic(path, (const char *)data + at, end - at) != 0)
+        if (f != HB_RUNS && end - at == 1 && data[at] == 0x01) /* the byte 0x01 alone: the file is absent */
+            unlink(path);
+        else if (hb_write_file_atomic(path, (const char *)data + at, end - at) != 0)
             abort();
         free(path);
         at = end < size ? end + 1 : end;

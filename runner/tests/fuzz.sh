@@ -38,6 +38,9 @@ printf '\x07rps=([0-9.]+) req/s,higher\nserved 1234.5 req/s\n' > "$corpus/seed-7
 "$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 -o "$RT_TMP/r" >/dev/null 2>&1
 seed 8 "$RT_TMP/r/runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TMP/r/sizes.csv"
 head -c 3000 "$corpus/seed-8-runs.csv" > "$corpus/seed-8-short"
+sed -e 's/ allocstats\.csv=[0-9]*//; s/ latency\.csv=[0-9]*//' "$RT_TMP/r/runs.csv" > "$RT_TMP/old-runs.csv"
+printf '\x01' > "$RT_TMP/absent" # an older directory: no allocstats.csv, no latency.csv
+seed 8 "$RT_TMP/old-runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TMP/r/sizes.csv" "$RT_TMP/absent" "$RT_TMP/absent"
 { printf '\x09'; build/workloads/thread-churn --describe; } > "$corpus/seed-9"
 
 out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=10 \
