@@ -156,6 +156,16 @@ static void hb_validate_group_threads(const struct hb_group *g, const struct hb_
              "or leave %s out of this run", g->threads, g->wl->name, min, max, p->accepts, min, max, g->wl->name);
 }
 
+/* 1 when a group of w from group g on has something to check: a thread count it is given, or a
+ * --key in its params (a --workload-bin of another origin is asked --describe only then). */
+static int hb_validate_needed(const struct hb_matrix *m, size_t g, const struct hb_workload *w)
+{
+    for (size_t h = g; h < m->ng; h++)
+        if (m->g[h].wl == w && (m->g[h].pass_threads || (m->g[h].params && strstr(m->g[h].params, "--"))))
+            return 1;
+    return 0;
+}
+
 /* The workload checks (validate.h): one --describe per workload. */
 void hb_validate_params(const struct hb_matrix *m)
 {
@@ -164,7 +174,7 @@ void hb_validate_params(const struct hb_matrix *m)
         int seen = 0;
         for (size_t h = 0; h < g && !seen; h++)
             seen = m->g[h].wl == w;
-        if (seen || w->kind != HB_WL_BINARY || access(w->bin, X_OK) != 0)
+        if (seen || w->kind != HB_WL_BINARY || access(w->bin, X_OK) != 0 || !hb_validate_needed(m, g, w))
             continue;
         struct hb_describe d = {0};
         hb_validate_describe(w, &d);
