@@ -151,6 +151,17 @@ static void hb_runcg_create(struct hb_runcg *cg)
     cg->how = "none: no writable cgroup (process groups, PR_SET_PDEATHSIG and the subreaper; the limit is RLIMIT_AS)";
 }
 
+/* fd moved to a CLOEXEC descriptor above stdio (a runner started with stdin closed gets a pipe
+ * end as fd 0, which the guard's stdin would not be). */
+static int hb_runcg_above_stdio(int fd)
+{
+    if (fd > 2)
+        return fd;
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return hi;
+}
+
 /* Starts the guard of cg->dir on a pipe whose write end the runner keeps; 0 or -1. */
 static int hb_runcg_guard(struct hb_runcg *cg)
 {
@@ -159,6 +170,15 @@ static int hb_runcg_guard(struct hb_runcg *cg)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0 || pipe2(p, O_CLOEXEC) != 0)
         return -1;
+    p[0] = hb_runcg_above_stdio(p[0]);
+    p[1] = hb_runcg_above_stdio(p[1]);
+    if (p[0] < 0 || p[1] < 0) {
+        if (p[0] >= 0)
+            close(p[0]);
+        if (p[1] >= 0)
+            close(p[1]);
+        return -1;
+    }
     exe[n] = '\0';
     char *argv[] = {exe, "cgroup-guard", cg->dir, NULL};
     /* stdout and stderr to /dev/null: a caller reading the runner's output ($(heapbench ...)) must not
