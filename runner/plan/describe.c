@@ -48,9 +48,12 @@ const struct hb_param_info *hb_describe_find(const struct hb_describe *d, const 
     return NULL;
 }
 
-/* A whole decimal number as sign and magnitude; -1 when s is not one (or does not fit 64 bits). */
+/* A whole decimal number as sign and magnitude ('+' taken, as strtoll in the workloads takes it);
+ * -1 when s is not one (or does not fit 64 bits). */
 static int hb_describe_int(const char *s, size_t len, int *neg, unsigned long long *mag)
 {
+    if (len > 1 && s[0] == '+' && s[1] != '-')
+        s++, len--;
     *neg = len > 0 && s[0] == '-';
     char digits[32];
     size_t n = len - (size_t)*neg;

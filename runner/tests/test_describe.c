@@ -28,6 +28,8 @@ int main(void)
                                        strcmp(t->desc, "threads sharing the work") == 0);
     TCHECK("an unknown name is not found", !hb_describe_find(&d, "nosuch"));
     TCHECK("an integer range takes its edges", hb_describe_accepts(t, "1") && hb_describe_accepts(t, "1024"));
+    TCHECK("... with a '+' as the workloads' strtoll does", hb_describe_accepts(t, "+8") && !hb_describe_accepts(t, "+0") &&
+                                                               !hb_describe_accepts(t, "+-1") && !hb_describe_accepts(t, "+"));
     TCHECK("... and nothing beyond them", !hb_describe_accepts(t, "0") && !hb_describe_accepts(t, "1025") &&
                                               !hb_describe_accepts(t, "100000") && !hb_describe_accepts(t, "-1"));
     TCHECK("... nor a non-integer", !hb_describe_accepts(t, "2x") && !hb_describe_accepts(t, "") &&
