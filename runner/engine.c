@@ -169,7 +169,10 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         .argv = argv.v, .envp = envp.v, .timeout_s = e->o->timeout_s, .interval_ms = e->o->interval_ms,
         .pin = e->o->have_pin ? &e->o->pin : NULL, .thp = thp >= 0 ? &thp : NULL,
         .want_phases = 1, .stdout_path = log,
-        .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL, .mem_limit = e->o->mem_limit};
+        .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL, .mem_limit = e->o->mem_limit,
+        .cgroup = e->cgroup && e->cgroup->version ? e->cgroup : NULL};
+    if (spec.cgroup && spec.cgroup->limited) /* the cgroup holds the limit: no RLIMIT_AS as well */
+        spec.mem_limit = 0;
     hb_engine_driver(g, &driver, &ready, &denv, &spec);
     char *label = hb_engine_label(g, a, rep);
     hb_progress_begin(pr, label);

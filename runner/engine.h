@@ -15,6 +15,7 @@
 #include "metric.h"
 #include "options.h"
 #include "results.h"
+#include "runcg.h"
 #include "summary.h"
 
 struct hb_engine {
@@ -28,6 +29,7 @@ struct hb_engine {
     char *stats;           /* $ROOT/build/lib/libhbstats.so under --allocstats, else NULL */
     int thp_system;        /* the system's huge-page mode (thp.h), -1 unknown */
     int write_errors;
+    const struct hb_runcg *cgroup; /* the run's cgroup (runcg.h); version 0: none */
 };
 
 /* Installs the SIGINT/SIGTERM handlers that stop the engine (and kill the child's group). */

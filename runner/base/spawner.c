@@ -20,7 +20,9 @@ extern char **environ;
 /* The helper's fds 0, 1 and 2 as s asks. */
 static void hb_spawn_files(const struct hb_spawn *s, posix_spawn_file_actions_t *fa)
 {
-    if (s->in_path)
+    if (s->in_fd > 0)
+        posix_spawn_file_actions_adddup2(fa, s->in_fd, 0);
+    else if (s->in_path)
         posix_spawn_file_actions_addopen(fa, 0, s->in_path, O_RDONLY, 0);
     if (s->out_fd > 0)
         posix_spawn_file_actions_adddup2(fa, s->out_fd, 1);

@@ -20,6 +20,7 @@ struct hb_spawn {
     char *const *envp;     /* NULL: the runner's environ */
     const char *cwd;       /* NULL: the runner's */
     const char *in_path;   /* NULL: inherit stdin; else opened read-only on fd 0 */
+    int in_fd;             /* > 0: dup2'ed onto stdin instead (e.g. a pipe's read end) */
     const char *out_path;  /* NULL: inherit stdout; else opened for appending (created 0644) */
     int out_fd;            /* > 0: dup2'ed onto stdout instead (e.g. a pipe's write end) */
     int err_to_out;        /* 1: stderr goes where stdout goes */

@@ -13,6 +13,7 @@
 #include "list.h"
 #include "options.h"
 #include "python.h"
+#include "runcg.h"
 #include "runcmd.h"
 #include "tracecmd.h"
 #include "util.h"
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
         hb_options_usage(HB_CMD_NONE, stdout);
         return 0;
     }
+    if (strcmp(cmd, "cgroup-guard") == 0) /* started by the runner itself (runcg.h), not in --help */
+        return hb_runcg_guard_main(argc > 2 ? argv[2] : NULL);
     if (strcmp(cmd, "run") == 0)
         return hb_cmd_run(HB_CMD_RUN, argc - 1, argv + 1);
     if (strcmp(cmd, "exec") == 0)

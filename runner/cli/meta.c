@@ -128,6 +128,21 @@ static void hb_meta_counters(FILE *f, const struct hb_meta *meta)
     fprintf(f, "},\n");
 }
 
+/* mem_limit_how (which mechanism holds --mem-limit), containment (how no measured process
+ * outlives its run or the runner) and cgroup (the run's cgroup directory, null when none). */
+static void hb_meta_limits(FILE *f, const struct hb_options *o, const struct hb_runcg *cg)
+{
+    int limited = cg && cg->limited;
+    const char *src = o->mem_limit_set ? "--mem-limit" : "default: 3/4 of physical memory";
+    char *how = !o->mem_limit ? hb_xstrdup("none (--mem-limit none)")
+                : limited     ? hb_xasprintf("%s (%s)", cg->how, src)
+                              : hb_xasprintf("RLIMIT_AS of each measured process (%s)", src);
+    hb_meta_kv(f, "mem_limit_how", how);
+    hb_meta_kv(f, "containment", cg ? cg->how : "process groups, PR_SET_PDEATHSIG and the subreaper");
+    hb_meta_kv(f, "cgroup", cg && cg->version ? cg->dir : NULL);
+    free(how);
+}
+
 /* Builds the document in memory and replaces meta.json with it. */
 int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
 {
@@ -164,9 +179,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     fprintf(f, "  \"shard_cells\": %zu,\n", shard_groups * m->nalloc);
     hb_meta_kv(f, "pin", o->have_pin ? o->pin_text : NULL);
     fprintf(f, "  \"mem_limit_bytes\": %llu,\n", o->mem_limit);
-    hb_meta_kv(f, "mem_limit_how", !o->mem_limit ? "none (--mem-limit none)"
-                                   : o->mem_limit_set ? "RLIMIT_AS of each measured process (--mem-limit)"
-                                                      : "RLIMIT_AS of each measured process (default: 3/4 of physical memory)");
+    hb_meta_limits(f, o, meta->cgroup);
     hb_meta_list(f, "workloads", &m->workloads);
     hb_meta_list(f, "envs", &m->envs);
     fprintf(f, "  \"cells\": %zu,\n  \"hyperfine\": %s,\n", m->ng * m->nalloc, o->hyperfine ? "true" : "false");

@@ -13,6 +13,7 @@
 #include "metric.h"
 #include "options.h"
 #include "results.h"
+#include "runcg.h"
 
 struct hb_meta {
     const struct hb_options *opts;
@@ -22,6 +23,7 @@ struct hb_meta {
     char *start;       /* ISO-8601 */
     char *end;         /* NULL while running */
     int complete, interrupted;
+    const struct hb_runcg *cgroup; /* the run's cgroup (runcg.h): how processes are contained and limited */
 };
 
 /* Writes meta.json of r; returns 0, or -1 when it could not be written. */

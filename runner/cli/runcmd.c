@@ -19,6 +19,7 @@
 #include "shardlist.h"
 #include "sysinfo.h"
 #include "thp.h"
+#include "runcg.h"
 #include "validate.h"
 
 /* All the state of one run. */
@@ -100,7 +101,7 @@ static void hb_runctx_matrix(struct hb_runctx *c)
     hb_matrix_build(&c->m, &c->o, &c->wl, &c->reg);
     if (!c->m.ng || !c->m.nalloc)
         hb_usage("the matrix is empty (no workloads or no allocators chosen); see heapbench list");
-    if (c->o.params.n) /* only -p's param sets: LIST's are the project's own, checked by its tests */
+    if (c->o.params.n || c->o.threads.n) /* -p and -t: LIST's own are the project's, checked by its tests */
         hb_validate_params(&c->m);
     for (size_t i = 0; i < c->o.metrics.n; i++)
         hb_runctx_metric(c, c->o.metrics.v[i]);
@@ -168,14 +169,17 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
         hb_strv_free(&names);
     }
     hb_perf_probe();
-    struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0};
+    struct hb_runcg cg;
+    hb_runcg_open(&cg, c.o.mem_limit);
+    struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0, &cg};
     if (hb_meta_write(&c.r, &meta) != 0)
         hb_fatal("cannot write %s/meta.json", c.r.dir);
     hb_results_link_latest(&c.r);
     struct hb_engine e = {&c.o, &c.m, &c.r, c.metrics, c.nmetrics, &c.summary,
-                          hb_root_path("build/lib/libhbprobe.so"), hb_runcmd_stats(&c.o), hb_thp_system(), 0};
+                          hb_root_path("build/lib/libhbprobe.so"), hb_runcmd_stats(&c.o), hb_thp_system(), 0, &cg};
     hb_engine_signals();
     int interrupted = hb_engine_run(&e);
+    hb_runcg_close(&cg);
     meta.end = hb_sys_now_iso();
     meta.interrupted = interrupted;
     meta.complete = !interrupted && hb_matrix_pending(&c.m) == 0;

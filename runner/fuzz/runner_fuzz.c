@@ -6,8 +6,11 @@
  *   4 CSV rows (hb_csv_parse to the end)   5 meta.json read back by --resume (cJSON: argv, run_id)
  *   6 the phase protocol (hb_phase_parse + hb_phase_judge)   7 --metric NAME=REGEX and its extraction
  *   8 a results directory (hb_integrity_scan, check and repair): NUL bytes split the input into
- *     runs.csv, phases.csv, rss.csv, sizes.csv, written to a private temporary directory
- *   9 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next), written
+ *     runs.csv, phases.csv, rss.csv, sizes.csv, allocstats.csv, latency.csv, written to a private
+ *     temporary directory (a part that is the byte 0x01 alone: that file is absent, as in a
+ *     directory of an older heapbench)
+ *   9 a workload's --describe (hb_describe_parse, then every parameter's range and accepts)
+ *  10 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next), written
  *     to the same directory
  * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so
  * AddressSanitizer's leak check and any crash, hang or exit() is a finding. Built with clang
@@ -21,6 +24,7 @@
 
 #include "columns.h"
 #include "csvrow.h"
+#include "describe.h"
 #include "integrity.h"
 #include "json.h"
 #include "metric.h"
@@ -150,7 +154,9 @@ static void fz_results(const uint8_t *data, size_t size)
         while (end < size && data[end])
             end++;
         char *path = hb_xasprintf("%s/%s", fz_dir, hb_columns_file(f));
-        if (hb_write_file_atomic(path, (const char *)data + at, end - at) != 0)
+        if (f != HB_RUNS && end - at == 1 && data[at] == 0x01) /* the byte 0x01 alone: the file is absent */
+            unlink(path);
+        else if (hb_write_file_atomic(path, (const char *)data + at, end - at) != 0)
             abort();
         free(path);
         at = end < size ? end + 1 : end;
@@ -174,7 +180,7 @@ static void fz_results(const uint8_t *data, size_t size)
     }
 }
 
-/* Target 9: the input as a trace file; an opened trace must decode to its end without error. */
+/* Target 10: the input as a trace file; an opened trace must decode to its end without error. */
 static void fz_trace(const uint8_t *data, size_t size)
 {
     char *path = hb_xasprintf("%s/fz.hbt", fz_dir);
@@ -200,12 +206,25 @@ static void fz_trace(const uint8_t *data, size_t size)
     free(path);
 }
 
+static void fz_describe(const char *text)
+{
+    struct hb_describe d;
+    long long lo, hi;
+    hb_describe_parse(&d, text);
+    for (size_t i = 0; i < d.n; i++) {
+        hb_describe_range(&d.p[i], &lo, &hi);
+        hb_describe_accepts(&d.p[i], d.p[i].def);
+        hb_describe_accepts(&d.p[i], d.p[(i + 1) % d.n].name);
+    }
+    hb_describe_free(&d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 65536)
         return 0;
-    unsigned which = data[0] % 10;
-    if (which == 8 || which == 9) {
+    unsigned which = data[0] % 11;
+    if (which == 8 || which == 10) {
         (which == 8 ? fz_results : fz_trace)(data + 1, size - 1);
         return 0;
     }
@@ -213,7 +232,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
     void (*const parse[])(const char *) = {fz_registry, fz_worklist, fz_program, fz_split,
-                                           fz_csv,      fz_json,     fz_phases,  fz_metric};
+                                           fz_csv,      fz_json,     fz_phases,  fz_metric,
+                                           NULL,        fz_describe};
     parse[which](text);
     free(text);
     return 0;

@@ -75,6 +75,7 @@ struct hb_run {
     struct hb_child_error cerr;
     int cerr_set;
     int driving; /* 1: a server program under spec->driver_argv (drv is live) */
+    unsigned long long oom_kills; /* the cgroup's OOM-kill count at the release */
     struct hb_driver drv;
 };
 
@@ -372,6 +373,13 @@ static void hb_run_drain(struct hb_run *r)
 static void hb_run_oom(struct hb_run *r)
 {
     char line[160];
+    const struct hb_runcg *cg = r->spec->cgroup;
+    if (cg && cg->limited && hb_runcg_oom_kills(cg) > r->oom_kills) {
+        r->res->status = HB_OOM;
+        snprintf(r->res->reason, sizeof r->res->reason, "out of memory: the limit is %llu MiB (--mem-limit, %s; "
+                 "the kernel's OOM killer ended it)", cg->limit >> 20, cg->how);
+        return;
+    }
     if (!r->spec->mem_limit)
         return;
     hb_log_last_line(r->spec->stdout_path, line, sizeof line);
@@ -452,6 +460,13 @@ static int hb_run_release(struct hb_run *r)
     }
     snprintf(statm, sizeof statm, "/proc/%d/statm", (int)r->pid);
     r->statm_fd = hb_fd_high(open(statm, O_RDONLY | O_CLOEXEC));
+    int err = hb_runcg_join(r->spec->cgroup, r->pid);
+    if (err != 0) {
+        snprintf(r->res->reason, sizeof r->res->reason, "cannot move the process into the run's cgroup %.120s: %s",
+                 r->spec->cgroup->dir, strerror(err));
+        return -1;
+    }
+    r->oom_kills = hb_runcg_oom_kills(r->spec->cgroup);
     if (hb_launch_before_release)
         hb_launch_before_release(r->pid);
     r->t0 = hb_now();
@@ -527,6 +542,7 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
     hb_run_loop(&r);
     hb_run_drain(&r);
     hb_reaper_sweep(r.pid, res->leaked, sizeof res->leaked);
+    hb_runcg_empty(spec->cgroup); /* what neither the group nor the subreaper caught */
     hb_run_rusage(&r);
     if (r.cerr_set) { /* never reached its program: no counters (counter_ok stays 0) */
         hb_child_error_reason(&r);

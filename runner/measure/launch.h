@@ -11,7 +11,9 @@
  *     hb_launch_interrupt() kill the group;
  *   - the phase pipe's write end is the child's fd HB_PHASE_FD_CHILD, named in envp by the
  *     caller as HEAPBENCH_PHASE_FD; its lines are returned raw in phase_text (the caller parses);
- *   - RSS is sampled from /proc/PID/statm every interval_ms without stopping the child.
+ *   - RSS is sampled from /proc/PID/statm every interval_ms without stopping the child;
+ *   - with spec->cgroup, the parent moves the child into that cgroup before releasing it, so the
+ *     program and every descendant are in it from their first instruction.
  * The caller owns and frees everything in struct hb_result (record.h) through hb_result_free().
  * Helper programs (setup, drivers, captures) are started by spawner.c; this is the only code that
  * forks a process to measure it.
@@ -25,6 +27,7 @@
 #include <sys/types.h>
 
 #include "record.h"
+#include "runcg.h"
 
 #define HB_PHASE_FD_CHILD 3 /* fd number of the phase pipe in the child */
 
@@ -49,6 +52,10 @@ struct hb_launch_spec {
     unsigned long long mem_limit; /* bytes of address space (RLIMIT_AS) of the process; 0: none.
                                    * A process that fails or crashes with its sampled size near the
                                    * limit, or whose last output line speaks of memory, is HB_OOM. */
+    const struct hb_runcg *cgroup; /* NULL: none; else the run's cgroup (runcg.h): the child joins it
+                                    * before its release, whatever is left in it after the run is
+                                    * killed, and an OOM kill the cgroup counts during the run
+                                    * (its memory limit) makes the run HB_OOM */
 };
 
 /* Runs and measures one process as described above. Returns 0 when the process was started

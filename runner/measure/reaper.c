@@ -1,7 +1,7 @@
 /* reaper.c - the subreaper and the sweep of escaped descendants (see reaper.h).
  *
  * Always holds: a process is counted once however many scans see it; only children of the
- * runner and members of the measured group are ever signalled.
+ * runner (never the spared one) and members of the measured group are ever signalled.
  */
 #include "reaper.h"
 
@@ -18,6 +18,13 @@
 
 #define HB_REAPER_MAX 32       /* processes named in a note */
 #define HB_REAPER_BOUND_S 2.0  /* how long the sweep waits for processes to die */
+
+static pid_t hb_reaper_spared; /* hb_reaper_spare(): never signalled by a sweep */
+
+void hb_reaper_spare(pid_t pid)
+{
+    hb_reaper_spared = pid;
+}
 
 void hb_reaper_init(void)
 {
@@ -67,7 +74,7 @@ static int hb_reaper_scan(pid_t pgid, pid_t *seen, int *nseen, char *note, size_
     for (struct dirent *de; (de = readdir(d)) != NULL;) {
         pid_t pid = (pid_t)atoi(de->d_name), ppid, pgrp;
         char comm[64], state;
-        if (pid <= 0 || pid == self || hb_reaper_stat(pid, comm, sizeof comm, &state, &ppid, &pgrp) != 0)
+        if (pid <= 0 || pid == self || pid == hb_reaper_spared || hb_reaper_stat(pid, comm, sizeof comm, &state, &ppid, &pgrp) != 0)
             continue;
         if (ppid != self && (pgid <= 0 || pgrp != pgid))
             continue;

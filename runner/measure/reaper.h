@@ -15,7 +15,10 @@
 /* Makes the runner the subreaper of its descendants (once; later calls do nothing). */
 void hb_reaper_init(void);
 
-/* Kills (SIGKILL) and reaps every child of the runner and every process of group pgid; the
+/* Leaves pid (a helper that outlives the runs: the cgroup guard, runcg.h) out of every sweep. */
+void hb_reaper_spare(pid_t pid);
+
+/* Kills (SIGKILL) and reaps every child of the runner (but the spared one) and every process of group pgid; the
  * live ones found are named in note ("left 1 process behind, killed: sleep[1234]"), "" when
  * none. Returns how many were found alive. Call it once the measured process was waited for
  * and no other child of the runner is meant to be running. */

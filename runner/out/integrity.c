@@ -3,7 +3,8 @@
  * Always holds: a row is kept only when it is a whole record (ends in a newline, as many fields
  * as its header, a positive run number) of a run whose runs.csv row is kept; a runs.csv row is
  * kept only when it is the first of its run number and of its (cell, rep) and its "records"
- * counts match the other files. The scan never writes unless asked to repair.
+ * counts match the other files (a file that does not exist has no rows, and is never created
+ * here: resume creates it with its header). The scan never writes unless asked to repair.
  */
 #include "integrity.h"
 
@@ -49,11 +50,19 @@ static long hb_integrity_run_number(const char *s)
     return *s && !*end && !errno && v > 0 ? v : -1;
 }
 
-/* Reads and splits one file into records; defects into problems. 0 or -1 (unreadable). */
-static int hb_integrity_load(const char *dir, struct hb_ifile *f, struct hb_strv *problems)
+/* Reads and splits one file into records; defects into problems. 0 or -1 (unreadable). A file
+ * other than runs.csv that does not exist (a directory of a heapbench older than that file) is
+ * loaded as one with no rows: it is a defect only of the runs whose records count rows in it. */
+static int hb_integrity_load(const char *dir, struct hb_ifile *f, int is_runs, struct hb_strv *problems)
 {
     char *path = hb_xasprintf("%s/%s", dir, f->name);
     f->text = hb_read_file(path, NULL);
+    if (!f->text && errno == ENOENT && !is_runs) {
+        free(path);
+        f->text = hb_xstrdup("");
+        f->run_col = 0; /* no rows: every run's count of them is 0 */
+        return 0;
+    }
     if (!f->text) {
         hb_strv_pushf(problems, "%s: cannot read it: %s", path, strerror(errno));
         free(path);
@@ -270,7 +279,7 @@ int hb_integrity_scan(const char *dir, int repair, struct hb_strv *problems, str
     int failed = 0;
     for (int f = 0; f < HB_NFILES; f++) {
         files[f].name = hb_columns_file(f);
-        failed |= hb_integrity_load(dir, &files[f], problems) != 0;
+        failed |= hb_integrity_load(dir, &files[f], f == HB_RUNS, problems) != 0;
     }
     if (!failed && files[HB_RUNS].run_col < 0) {
         hb_strv_push(problems, "runs.csv: no 'run' column; not a heapbench runs.csv");

@@ -3,7 +3,9 @@
  *
  * Always holds: after hb_integrity_scan(dir, 1, ...) returned 0 problems that it could not fix,
  * no CSV of dir ends in a partial line, no (cell, rep) and no run number has two runs.csv rows,
- * and every runs.csv row's "records" counts equal the rows its run has in each other file; the
+ * and every runs.csv row's "records" counts equal the rows its run has in each other file (a file
+ * other than runs.csv that does not exist, as in a directory of a heapbench older than that file,
+ * has no rows: a defect only when a run's records count rows in it); the
  * rows removed are those of runs that resume will measure again. Files are rewritten atomically.
  */
 #ifndef HEAPBENCH_INTEGRITY_H

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "describe.h"
 #include "resolve.h"
 #include "sysinfo.h"
 
@@ -103,44 +104,69 @@ void hb_validate_options(const struct hb_options *o)
         hb_validate_program("exec", o->command.v[0]);
 }
 
-/* The parameter names a workload's --describe lists, plus those every workload takes. */
-static void hb_validate_names(const struct hb_workload *w, struct hb_strv *names)
+/* The --describe of w, with the parameters every workload takes (threads, seed, quick) added when
+ * it lists any: a workload that lists nothing is not checked. */
+static void hb_validate_describe(const struct hb_workload *w, struct hb_describe *d)
 {
-    char *argv[] = {w->bin, "--describe", NULL};
-    char *text = hb_capture_all(argv);
-    struct hb_strv lines = {0};
-    hb_strv_split(&lines, text ? text : "", "\n", 0);
-    for (size_t i = 0; i < lines.n; i++)
-        hb_strv_pushf(names, "%.*s", (int)strcspn(lines.v[i], "\t"), lines.v[i]);
+    hb_describe_load(d, w->bin);
     static const char *const common[] = {"threads", "seed", "quick"};
-    for (size_t i = 0; names->n && i < 3; i++)
-        if (hb_strv_find(names, common[i]) < 0)
-            hb_strv_push(names, common[i]);
-    hb_strv_free(&lines);
-    free(text);
+    for (size_t i = 0; d->n && i < 3; i++)
+        if (!hb_describe_find(d, common[i])) {
+            d->p = hb_xrealloc(d->p, (d->n + 1) * sizeof *d->p);
+            d->p[d->n++] = (struct hb_param_info){hb_xstrdup(common[i]), hb_xstrdup(""), hb_xstrdup(""), hb_xstrdup("")};
+        }
 }
 
-/* Refuses a --key of params that w does not list. */
-static void hb_validate_group_params(const struct hb_workload *w, const char *params, const struct hb_strv *names)
+/* Refuses a --key of params that w does not list, or a --key=value that its --describe says it does not accept. */
+static void hb_validate_group_params(const struct hb_workload *w, const char *params, const struct hb_describe *d)
 {
     struct hb_strv words = {0};
     hb_strv_split(&words, params, " \t", 0);
     for (size_t i = 0; i < words.n; i++) {
-        const char *k = words.v[i];
+        const char *k = words.v[i], *eq = strchr(k, '=');
         if (strncmp(k, "--", 2) != 0)
             continue;
         char *key = hb_xasprintf("%.*s", (int)strcspn(k + 2, "="), k + 2);
-        if (hb_strv_find(names, key) < 0) {
-            char *known = hb_strv_join(names, ", --");
+        const struct hb_param_info *p = hb_describe_find(d, key);
+        if (!p) {
+            struct hb_strv names = {0};
+            for (size_t n = 0; n < d->n; n++)
+                hb_strv_push(&names, d->p[n].name);
             hb_usage("-p '%s': %s has no parameter --%s; its parameters are --%s (heapbench list)", params, w->name,
-                     key, known);
+                     key, hb_strv_join(&names, ", --"));
         }
+        if (eq && !hb_describe_accepts(p, eq + 1))
+            hb_usage("-p '%s': %s's --%s accepts %s, got '%s'; give a value in that range (heapbench list)", params,
+                     w->name, key, p->accepts, eq + 1);
         free(key);
     }
     hb_strv_free(&words);
 }
 
-/* The param check (validate.h): one --describe per workload. */
+/* Refuses a thread count of group g that its workload's --threads does not accept. */
+static void hb_validate_group_threads(const struct hb_group *g, const struct hb_describe *d)
+{
+    const struct hb_param_info *p = hb_describe_find(d, "threads");
+    long long min, max;
+    char t[24];
+    snprintf(t, sizeof t, "%d", g->threads);
+    if (!g->pass_threads || !p || hb_describe_accepts(p, t) || hb_describe_range(p, &min, &max) != 0)
+        return;
+    hb_usage("-t %d: %s takes %lld to %lld threads (its --threads accepts %s); give -t values from %lld to %lld, "
+             "or leave %s out of this run", g->threads, g->wl->name, min, max, p->accepts, min, max, g->wl->name);
+}
+
+/* 1 when a group of w from group g on has something to check: a thread count it is given, or a
+ * --key in its params (a --workload-bin of another origin is asked --describe only then). */
+static int hb_validate_needed(const struct hb_matrix *m, size_t g, const struct hb_workload *w)
+{
+    for (size_t h = g; h < m->ng; h++)
+        if (m->g[h].wl == w && (m->g[h].pass_threads || (m->g[h].params && strstr(m->g[h].params, "--"))))
+            return 1;
+    return 0;
+}
+
+/* The workload checks (validate.h): one --describe per workload. */
 void hb_validate_params(const struct hb_matrix *m)
 {
     for (size_t g = 0; g < m->ng; g++) {
@@ -148,13 +174,15 @@ void hb_validate_params(const struct hb_matrix *m)
         int seen = 0;
         for (size_t h = 0; h < g && !seen; h++)
             seen = m->g[h].wl == w;
-        if (seen || w->kind != HB_WL_BINARY || access(w->bin, X_OK) != 0)
+        if (seen || w->kind != HB_WL_BINARY || access(w->bin, X_OK) != 0 || !hb_validate_needed(m, g, w))
             continue;
-        struct hb_strv names = {0};
-        hb_validate_names(w, &names);
-        for (size_t h = g; h < m->ng && names.n; h++)
-            if (m->g[h].wl == w)
-                hb_validate_group_params(w, m->g[h].params, &names);
-        hb_strv_free(&names);
+        struct hb_describe d = {0};
+        hb_validate_describe(w, &d);
+        for (size_t h = g; h < m->ng && d.n; h++)
+            if (m->g[h].wl == w) {
+                hb_validate_group_threads(&m->g[h], &d);
+                hb_validate_group_params(w, m->g[h].params, &d);
+            }
+        hb_describe_free(&d);
     }
 }

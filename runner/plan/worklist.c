@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "describe.h"
 #include "layout.h"
 #include "sysinfo.h"
 
@@ -210,21 +211,16 @@ void hb_worklist_describe(const struct hb_workload *w, FILE *out)
         fprintf(out, "      (not built: %s; run make)\n", w->bin);
         return;
     }
-    char *argv[] = {w->bin, "--describe", NULL};
-    char *text = hb_capture_all(argv);
-    struct hb_strv lines = {0};
-    hb_strv_split(&lines, text, "\n", 0);
-    for (size_t i = 0; i < lines.n; i++) {
-        struct hb_strv f = {0};
-        hb_strv_split(&f, lines.v[i], "\t", 1);
-        fprintf(out, "      --%-14s default %-10s %s\n", f.v[0], f.n > 1 ? f.v[1] : "",
-                f.n > 2 ? f.v[2] : "");
-        hb_strv_free(&f);
+    struct hb_describe d;
+    hb_describe_load(&d, w->bin);
+    for (size_t i = 0; i < d.n; i++) { /* a word parameter's description already lists its choices */
+        int range = strstr(d.p[i].accepts, "..") != NULL;
+        fprintf(out, "      --%-14s default %-10s %s%s%s%s\n", d.p[i].name, d.p[i].def, d.p[i].desc,
+                range ? " [" : "", range ? d.p[i].accepts : "", range ? "]" : "");
     }
-    if (!lines.n)
+    if (!d.n)
         fprintf(out, "      (%s --describe printed nothing)\n", w->bin);
-    hb_strv_free(&lines);
-    free(text);
+    hb_describe_free(&d);
 }
 
 /* Frees every workload. */

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # fuzz.sh - a short libFuzzer session of build/tests/fuzz-runner (runner/fuzz/runner_fuzz.c: the
 # registry, LIST, .prog, --params/--env splitting, CSV rows, meta.json, the phase protocol, --metric,
-# results directories through check/repair, and trace files), seeded with the project's own files. PASS when
-# no crash, leak, hang or exit was found. FUZZ_SECONDS (default 20) sets its length; the long
-# runs and their figures are in runner/tests/FUZZ.md.
+# results directories through check/repair, a workload's --describe and trace files), seeded with
+# the project's own files. PASS when no crash, leak, hang or exit was found. FUZZ_SECONDS (default
+# 20) sets its length; the long runs and their figures are in runner/tests/FUZZ.md.
 source runner/tests/rtlib.bash
 
 fuzzer=$PWD/build/tests/fuzz-runner
@@ -38,8 +38,12 @@ printf '\x07rps=([0-9.]+) req/s,higher\nserved 1234.5 req/s\n' > "$corpus/seed-7
 "$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 -o "$RT_TMP/r" >/dev/null 2>&1
 seed 8 "$RT_TMP/r/runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TMP/r/sizes.csv"
 head -c 3000 "$corpus/seed-8-runs.csv" > "$corpus/seed-8-short"
-"$HB" record -o "$RT_TMP/sort.hbt" -- sort /etc/services >/dev/null 2>&1 && seed 9 "$RT_TMP/sort.hbt"
-[ -f "$corpus/seed-9-sort.hbt" ] && head -c 700 "$corpus/seed-9-sort.hbt" > "$corpus/seed-9-cut"
+sed -e 's/ allocstats\.csv=[0-9]*//; s/ latency\.csv=[0-9]*//' "$RT_TMP/r/runs.csv" > "$RT_TMP/old-runs.csv"
+printf '\x01' > "$RT_TMP/absent" # an older directory: no allocstats.csv, no latency.csv
+seed 8 "$RT_TMP/old-runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TMP/r/sizes.csv" "$RT_TMP/absent" "$RT_TMP/absent"
+{ printf '\x09'; build/workloads/thread-churn --describe; } > "$corpus/seed-9"
+"$HB" record -o "$RT_TMP/sort.hbt" -- sort /etc/services >/dev/null 2>&1 && seed 10 "$RT_TMP/sort.hbt"
+[ -f "$corpus/seed-10-sort.hbt" ] && head -c 700 "$corpus/seed-10-sort.hbt" > "$corpus/seed-10-cut"
 
 # a finding is kept where the test's temporary directory is not: FUZZ_FINDINGS (default build/fuzz-findings)
 findings=${FUZZ_FINDINGS:-$PWD/build/fuzz-findings}

@@ -2,7 +2,9 @@
 # memlimit.sh - --mem-limit (issue 15, "limits"): a process that runs out of the address space it
 # is given is status oom with the limit in its reason (exit 1); the default limit is 3/4 of physical
 # memory, recorded in meta.json; a malformed size is a usage error.
+# These are the RLIMIT_AS path's (no cgroup, HEAPBENCH_CGROUP=off); cgroup.sh has the cgroup's.
 source runner/tests/rtlib.bash
+export HEAPBENCH_CGROUP=off
 
 "$HB" exec -a glibc -n 1 --warmup 0 --mem-limit 256M -o "$RT_TMP/oom" -- \
     /usr/bin/python3 -c 'x = bytearray(2 << 30)' >/dev/null 2>&1; rc=$?

@@ -46,4 +46,20 @@ s2 = {key(r) for r in results.load(sys.argv[1] + "/../s2")["runs"]}
 assert s1 and s2 and not (s1 & s2), (s1 & s2)
 assert s1 | s2 == full, (len(s1), len(s2), len(full))
 assert {(r[3], r[4]) for r in s1}.isdisjoint({(r[3], r[4]) for r in s2})  # a group stays whole in one shard'
+# A directory of a heapbench older than allocstats.csv and latency.csv: neither file, and runs.csv's
+# records column names neither. check finds it whole, and --resume finishes it (creating both).
+"$HB" run -w thread-churn -t 1 -p '--ops=1000' -a glibc -n 2 --warmup 0 -o "$RT_TMP/old" >/dev/null 2>&1
+rm -f "$RT_TMP/old/allocstats.csv" "$RT_TMP/old/latency.csv"
+sed -i -e 's/ allocstats\.csv=[0-9]*//; s/ latency\.csv=[0-9]*//' -e '$d' "$RT_TMP/old/runs.csv"
+out=$("$HB" check "$RT_TMP/old" 2>&1); rc=$?
+if [ "$rc" -eq 0 ]; then t_pass "check: a directory older than allocstats.csv and latency.csv is whole (exit 0)"
+else t_fail "check: a directory older than allocstats.csv and latency.csv is whole" "exit $rc: $out"; fi
+out=$("$HB" run --resume "$RT_TMP/old" 2>&1); rc=$?
+if [ "$rc" -eq 0 ]; then t_pass "--resume of that directory runs what is left (exit 0)"
+else t_fail "--resume of that directory runs what is left" "exit $rc: $(tail -n 2 <<<"$out")"; fi
+rt_check "... both runs are there, and the two files exist with their headers" "$RT_TMP/old" '
+import os
+assert sorted(r["run"] for r in runs) == [1, 2], [r["run"] for r in runs]
+for f in ("allocstats.csv", "latency.csv"):
+    assert open(os.path.join(sys.argv[1], f)).readline().startswith("schema,"), f'
 t_summary

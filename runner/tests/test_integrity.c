@@ -1,8 +1,9 @@
 /* test_integrity.c - unit tests of runner/out/integrity.c on small directories written here: a
  * whole directory has no defect; a partial last line, a run with missing rows, a (cell, rep) given
  * three times and rows of a run without a runs.csv row are found, and after a repair the same
- * scan finds nothing; a runs.csv without a run column is refused. The cases after the first two
- * were found by runner/fuzz (runner/tests/FUZZ.md).
+ * scan finds nothing; a runs.csv without a run column is refused; a file missing from a
+ * directory of an older heapbench is no defect unless a run counts rows in it. The cases after
+ * the first two were found by runner/fuzz (runner/tests/FUZZ.md), but the last.
  * Always holds: every file lives in a mkdtemp() directory removed at the end.
  */
 #include <stdio.h>
@@ -30,6 +31,14 @@ static void put(const char *runs, const char *phases)
         hb_write_file_atomic(path, texts[i], strlen(texts[i]));
         free(path);
     }
+}
+
+/* Removes one results file (a directory written before that file existed). */
+static void drop(const char *name)
+{
+    char *path = hb_xasprintf("%s/%s", dir, name);
+    unlink(path);
+    free(path);
 }
 
 /* Defects found by a scan (repair or not). */
@@ -65,12 +74,22 @@ int main(void)
     TCHECK("... repaired, they are gone", scan(1, NULL) == 0 && scan(0, &notes) == 0 && notes == 0);
     put("schema,workload,records\n1,w," REC "\n", PH_HDR "1,1,fill\n");
     TCHECK("a runs.csv without a run column is refused (fuzz finding)", scan(1, NULL) < 0);
+    put(RUNS_HDR "1,1,w,a,1,,,1,ok," REC "\n", PH_HDR "1,1,fill\n");
+    drop("allocstats.csv"), drop("latency.csv");
+    TCHECK("a directory of an older heapbench (no allocstats.csv, latency.csv; records names neither) is whole",
+           scan(0, &notes) == 0 && notes == 0);
+    TCHECK("... and a repair leaves it so", scan(1, NULL) == 0 && scan(0, NULL) == 0);
+    put(RUNS_HDR "1,1,w,a,1,,,1,ok," REC " latency.csv=0\n", PH_HDR "1,1,fill\n");
+    drop("latency.csv");
+    TCHECK("a missing file whose every records count is 0 is no defect", scan(0, NULL) == 0);
+    put(RUNS_HDR "1,1,w,a,1,,,1,ok," REC " latency.csv=2\n1,2,w,a,1,,,2,ok," REC " latency.csv=0\n",
+        PH_HDR "1,1,fill\n1,2,fill\n");
+    drop("latency.csv");
+    TCHECK("a missing file that a run counts rows in is that run's defect", scan(0, NULL) == 1);
+    TCHECK("... repaired (the run dropped), it is whole", scan(1, NULL) == 1 && scan(0, NULL) == 0);
     const char *names[] = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv", "allocstats.csv", "latency.csv"};
-    for (int i = 0; i < 6; i++) {
-        char *path = hb_xasprintf("%s/%s", dir, names[i]);
-        unlink(path);
-        free(path);
-    }
+    for (int i = 0; i < 6; i++)
+        drop(names[i]);
     rmdir(dir);
     return tcheck_summary();
 }

@@ -1,11 +1,13 @@
 /* test_spawner.c - unit tests of the helper spawner (runner/base/spawner.c): a helper starts
  * with no ignored and no blocked signal although the runner ignores SIGPIPE and blocks SIGUSR1,
- * its output is appended where asked, it runs in the asked directory and group, exit statuses
+ * its output is appended where asked, its stdin can be a pipe the runner writes (in_fd), it runs
+ * in the asked directory and group, exit statuses
  * and start failures are reported, and the clean environment drops the measured-process names.
  * Always holds: every expected value follows from what the test sets up; files live in a
  * temporary directory removed at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,27 @@ static void test_files_and_status(const char *dir)
     free(out);
 }
 
+/* in_fd: the helper reads a pipe the runner writes, and sees its EOF once the runner closes the
+ * write end (O_CLOEXEC: the helper holds no copy of it), as the cgroup guard does. */
+static void test_in_fd(const char *dir)
+{
+    char *out = hb_xasprintf("%s/in.txt", dir);
+    int p[2];
+    pid_t pid = 0;
+    char *argv[] = {"/bin/cat", NULL};
+    TCHECK("a pipe for in_fd", pipe2(p, O_CLOEXEC) == 0);
+    struct hb_spawn sp = {.argv = argv, .in_fd = p[0], .out_path = out};
+    int err = hb_spawn_start(&sp, &pid);
+    close(p[0]);
+    TCHECK("in_fd: the helper starts", err == 0);
+    TCHECK("in_fd: the runner writes to it", write(p[1], "through the pipe\n", 17) == 17);
+    close(p[1]);
+    TCHECK("in_fd: EOF ends the helper (exit 0)", err == 0 && hb_spawn_wait(pid) == 0);
+    char *text = hb_read_file(out, NULL);
+    TCHECK("in_fd: the helper read what the runner wrote", text && !strcmp(text, "through the pipe\n"));
+    free(text), free(out);
+}
+
 /* The clean environment drops LD_PRELOAD, HEAPBENCH_PHASE_FD and the names given. */
 static void test_clean_env(void)
 {
@@ -108,6 +131,7 @@ int main(void)
         return perror("mkdtemp"), 1;
     test_signals(dir);
     test_files_and_status(dir);
+    test_in_fd(dir);
     test_clean_env();
     char *rm = hb_xasprintf("rm -rf '%s'", dir);
     if (system(rm) != 0)

@@ -39,6 +39,12 @@ rt_refused "--allocator name with a comma" "no commas or blanks" \
     run -w sizes --allocator 'a,b=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' "${o[@]}"
 rt_refused "-p '--nosuch=1' (a parameter the workload does not have)" "thread-churn has no parameter --nosuch" \
     run -w thread-churn -p '--nosuch=1' "${o[@]}"
+rt_refused "-t above the workload's --threads range names the workload and its range" \
+    "thread-churn takes 1 to 1024 threads" run -w thread-churn -t 1,100000 "${o[@]}"
+rt_refused "-p with an integer out of the parameter's range names the range" "--ops accepts 1..1000000000000" \
+    run -w thread-churn -p '--ops=0' "${o[@]}"
+rt_refused "-p with a word not among the parameter's choices names them" "--mode accepts loop|batch" \
+    run -w thread-churn -p '--mode=nosuch' "${o[@]}"
 rt_refused "--resume DIR with other options" "takes no other option" run --resume "$RT_TMP" -n 3
 (cd /usr/lib/x86_64-linux-gnu && "$HB" run -w thread-churn -t 1 -p '--ops=1000' -a mine -n 1 --warmup 0 \
     --allocator mine=libjemalloc.so.2 -o "$RT_TMP/rel" >/dev/null 2>&1); rc=$?

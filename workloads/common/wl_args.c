@@ -82,7 +82,8 @@ static void wl_latency_args(const char *mode, const char *every)
         wl_usage_error("--latency (or HEAPBENCH_LATENCY) must be off, sampled or all, got", m);
 }
 
-/* Prints `name<TAB>default<TAB>description` for each parameter, then seed. */
+/* Prints `name<TAB>default<TAB>description<TAB>accepts` for each parameter, then seed; accepts is
+ * `MIN..MAX` for an integer parameter, the choices `a|b|c` for a word one (what wl_set takes). */
 static void wl_describe(const struct wl_prog *prog)
 {
     for (size_t i = 0; i < prog->nparams; i++) {
@@ -92,9 +93,12 @@ static void wl_describe(const struct wl_prog *prog)
             printf(" (%s)", p->choices);
         if (p->quick)
             printf(" (--quick: %s)", p->quick);
-        printf("\n");
+        if (p->choices)
+            printf("\t%s\n", p->choices);
+        else
+            printf("\t%lld..%lld\n", p->min, p->max);
     }
-    printf("seed\t1\tseed of the random generator (same seed, same run)\n");
+    printf("seed\t1\tseed of the random generator (same seed, same run)\t0..%llu\n", ~0ULL);
 }
 
 /* The flags every workload takes besides its parameters (not in --describe: they are no cell axis). */

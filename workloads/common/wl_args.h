@@ -2,7 +2,8 @@
  * Always holds: every parameter has a default and (optionally) a smaller --quick default; an
  * explicit --key=value wins over both; --seed (default 1) and --latency=off|sampled|all,
  * --latency-every=N (the latency sampler, wl_latency.h) are always accepted; --describe prints
- * `name<TAB>default<TAB>description` per parameter and exits 0; --help prints usage and exits 0;
+ * `name<TAB>default<TAB>description<TAB>accepts` per parameter (accepts: `MIN..MAX` or `a|b|c`,
+ * exactly what the parser takes) and exits 0; --help prints usage and exits 0;
  * any bad argument prints one line on stderr (what was wrong, what to do) and exits 2; --long is
  * accepted only by a program that declares a long form (it stands for that form's --key=value
  * words, applied over the defaults and under explicit --key=value arguments). */
