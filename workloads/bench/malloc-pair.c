@@ -3,7 +3,7 @@
  * Usage: build/bench/workloads-malloc-pair [ROUNDS [PAIRS]] (defaults 9 and 2000000). Each round
  * runs the same loop of PAIRS malloc(32)/free pairs twice, interleaved: once bare, timed as a whole
  * with CLOCK_MONOTONIC (mean ns per pair), once with both calls under WL_LAT in mode sampled
- * (period 32), giving p50 and mean of malloc and of free. Prints one line per round and the medians
+ * (the default period, WL_LAT_EVERY_DEFAULT), giving p50 and mean of malloc and of free. Prints one line per round and the medians
  * of two estimates against the tight-loop mean per pair: p50(malloc) + p50(free) - 2 x clock cost
  * (median), and mean(malloc) + mean(free) - 2 x the clock's mean cost, the means left without
  * samples >= 1 us (preemptions on a loaded machine); the bare loop's figure is its median block of
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     char fd[16];
     snprintf(fd, sizeof fd, "%d", fileno(f));
     setenv("HEAPBENCH_PHASE_FD", fd, 1);
-    wl_lat_configure("sampled", 32);
+    wl_lat_configure("sampled", WL_LAT_EVERY_DEFAULT);
     wl_lat_start();
     printf("clock %s, cost %.1f ns, %.1f ticks/us\n", wl_clock_info.source, wl_clock_info.cost_ns, wl_clock_info.mhz);
     printf("round  tight_ns  p50_malloc  p50_free  mean_malloc  mean_free  clock_mean  est_p50  est_mean  diff_p50  diff_mean\n");

@@ -18,7 +18,7 @@
 enum wl_op { WL_OP_MALLOC, WL_OP_FREE, WL_OP_REALLOC, WL_OP_CALLOC, WL_OP_COUNT };
 enum wl_lat_mode { WL_LAT_OFF, WL_LAT_SAMPLED, WL_LAT_ALL };
 
-#define WL_LAT_EVERY_DEFAULT 32
+#define WL_LAT_EVERY_DEFAULT 64
 
 /* The calling thread's sampler state (thread-local): calls of each kind left before the next
  * timed one; the thread's histograms; its random gap generator. */
