@@ -59,7 +59,7 @@ enum wl_lat_mode wl_lat_mode(void);
 const char *wl_lat_op_name(enum wl_op op);
 
 /* When the mode is not off: initialises the clock and writes the `latency_clock` record (mode,
- * period, clock source, its cost, its rate); with mode all also one line on stderr saying that
+ * period, clock source, its cost, its rate, its step); with mode all also one line on stderr saying that
  * it distorts. wl_served_by() calls it, right after the served_by record. */
 void wl_lat_start(void);
 
