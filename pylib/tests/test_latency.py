@@ -97,7 +97,8 @@ class LatencyTest(unittest.TestCase):
         rng = random.Random(17)
         cases = [({0: 45, 10: 55}, 10, 10.0), ({3: 1}, 3, 0.0)]
         for n in range(40):
-            values = [int(rng.lognormvariate(rng.uniform(2, 9), rng.uniform(0.1, 2))) for _ in range(rng.randint(1, 3000))]
+            mu, sigma = rng.uniform(2, 9), rng.uniform(0.1, 2)
+            values = [int(rng.lognormvariate(mu, sigma)) for _ in range(rng.randint(1, 3000))]
             step = rng.choice((0.0, 0.5, 1.0, 1.5, 10.019, 21.0, 250.0))
             if n % 3 == 0:
                 values = [v - v % 10 for v in values]

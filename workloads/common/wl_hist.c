@@ -1,4 +1,4 @@
-/* wl_hist.c - log-linear latency histogram: buckets, merge, quantiles (step-corrected), sparse text form (see wl_hist.h).
+/* wl_hist.c - log-linear latency histogram: buckets, merge, step-corrected quantiles, text form (see wl_hist.h).
  * Always holds: count == the sum of the bucket counts; lo_i/hi_i bound the non-empty buckets. */
 #include "wl_hist.h"
 
