@@ -16,7 +16,7 @@ import fixture
 from heapbench import latency, results
 
 HEADER = ["schema", "run_id", "run", "workload", "allocator", "threads", "params", "env", "rep", "phase", "op",
-          "samples"] + [name for name, _ in latency.QUANTILES] + ["max", "mean", "clock_ns", "buckets"]
+          "samples"] + [name for name, _ in latency.QUANTILES] + ["max", "mean", "clock_ns", "clock_step_ns", "buckets"]
 SAMPLES = 20000
 REPS = 6
 
@@ -43,9 +43,9 @@ def write(directory, seed, slow_fraction):
     rows = []
     for run in runs:
         counts, top, total = histogram(rng, slow_fraction)
-        quantiles = [latency.quantile(counts, q, top) for _, q in latency.QUANTILES]
+        quantiles = [latency.quantile(counts, q, top, 0) for _, q in latency.QUANTILES]
         rows.append([1, run["run_id"], run["run"], "churn", "glibc", 2, "--ops=1", "", run["rep"], "churn", "malloc",
-                     SAMPLES] + quantiles + [top, total / SAMPLES, 20, latency.format_buckets(counts)])
+                     SAMPLES] + quantiles + [top, total / SAMPLES, 20, 0, latency.format_buckets(counts)])
     results.write_csv(os.path.join(directory, "latency.csv"), HEADER, rows)
 
 

@@ -2,9 +2,12 @@
 
 Always holds: the bucket formula is the one of workloads/common/wl_hist.h (exact below 256 ns,
 then 128 buckets per power of two); merging adds counts, so a merged histogram is exactly the
-histogram of all the samples; a quantile q is the sample of rank ceil(q * n), reported as its
-bucket's midpoint and never above the exact max.
+histogram of all the samples; a quantile is wl_hist_quantile's (wl_hist.c), the same sums in the
+same order: with a clock step <= 1 ns the sample of rank ceil(q * n) reported as its bucket's
+midpoint, with a coarser step continuity-corrected across the step; never below 0 nor above the
+exact max.
 """
+import collections
 import math
 
 SUB = 128
@@ -62,20 +65,59 @@ def merge(histograms):
     return total, top
 
 
-def quantile(counts, q, max_ns):
-    """The value at quantile q of the histogram (0 when empty)."""
-    n = sum(counts.values())
-    if n == 0:
-        return 0.0
-    if q >= 1:
-        return float(max_ns)
+def bucket_mid(i):
+    """Midpoint in ns of bucket i: what a sample in it is reported as."""
+    return bucket_lo(i) + (bucket_width(i) - 1) / 2
+
+
+def _rank_quantile(counts, q, n, max_ns):
+    """The fine-clock rule: the midpoint of the bucket holding the sample of rank ceil(q * n)."""
     rank = max(1, math.ceil(q * n))
     seen = 0
     for i in sorted(counts):
         seen += counts[i]
         if seen >= rank:
-            return min(bucket_lo(i) + (bucket_width(i) - 1) / 2, float(max_ns))
+            return bucket_mid(i)
     return float(max_ns)
+
+
+def _spread_quantile(counts, q, n, step_ns):
+    """The stepping-clock rule: each bucket's samples spread uniformly over [mid - step/2,
+    mid + step/2); where the piecewise-linear CDF reaches q * n. The intervals are all one step
+    wide, so starts and ends both come in bucket order; wl_hist_spread_quantile's sweep."""
+    order = [i for i in sorted(counts) if counts[i]]
+    target, half, slope, f = q * n, step_ns / 2, 0.0, 0.0
+    a = b = 0
+    x = bucket_mid(order[0]) - half
+    while b < len(order):
+        xa = bucket_mid(order[a]) - half if a < len(order) else math.inf
+        xb = bucket_mid(order[b]) + half
+        nx = xa if xa <= xb else xb
+        nf = f + slope * (nx - x)
+        if slope > 0 and nf >= target:
+            return x + (target - f) / slope
+        x, f = nx, nf
+        if xa <= xb:
+            slope += counts[order[a]] / step_ns
+            a += 1
+        else:
+            slope -= counts[order[b]] / step_ns
+            b += 1
+    return x
+
+
+def quantile(counts, q, max_ns, step_ns):
+    """The value at quantile q of the histogram of samples read with a clock of step step_ns
+    (latency.csv's clock_step_ns; 0 when unknown), never below 0 nor above max_ns; max_ns at
+    q = 1, 0.0 when empty. step_ns <= 1: the sample of rank ceil(q * n), its bucket's midpoint;
+    coarser: continuity-corrected (docs/DATA.md "Quantiles")."""
+    n = sum(counts.values())
+    if n == 0:
+        return 0.0
+    if q >= 1:
+        return float(max_ns)
+    v = _spread_quantile(counts, q, n, step_ns) if step_ns > 1 else _rank_quantile(counts, q, n, max_ns)
+    return max(0.0, min(v, float(max_ns)))
 
 
 # The quantile columns of latency.csv, lower is better for all of them (compare, ci, tune).
@@ -121,9 +163,23 @@ def expand(metrics, known):
     return out
 
 
+Merged = collections.namedtuple("Merged", "counts max_ns samples sum_ns step_ns")
+
+
+def row_step(row):
+    """A latency.csv row's clock step in ns (clock_step_ns; 0 for a file written before it existed)."""
+    return row.get("clock_step_ns") or 0.0
+
+
 def merged(rows):
-    """The exact merge of latency.csv rows: (counts, max_ns, samples, sum_ns)."""
+    """The exact merge of latency.csv rows as a Merged; its step_ns is the largest of the rows'
+    (rows of one host share one clock; the coarsest step is the one every sample may carry)."""
     counts, top = merge((parse_buckets(r["buckets"]), r["max"]) for r in rows)
     samples = sum(r["samples"] for r in rows)
     total = sum(r["mean"] * r["samples"] for r in rows)
-    return counts, top, samples, total
+    return Merged(counts, top, samples, total, max((row_step(r) for r in rows), default=0.0))
+
+
+def merged_quantile(m, q):
+    """quantile() of a Merged."""
+    return quantile(m.counts, q, m.max_ns, m.step_ns)

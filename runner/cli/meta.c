@@ -96,7 +96,7 @@ static void hb_meta_allocators(FILE *f, const struct hb_matrix *m)
     fprintf(f, "\n  },\n");
 }
 
-/* The "latency" object: the workloads' sampling mode and the clock's cost, measured here at start-up
+/* The "latency" object: the workloads' sampling mode and the clock's cost and step, measured here at start-up
  * with the workloads' own clock code (wl_clock.c); the per-process cost is in latency.csv (clock_ns). */
 static void hb_meta_latency(FILE *f, const struct hb_options *o)
 {
@@ -106,7 +106,8 @@ static void hb_meta_latency(FILE *f, const struct hb_options *o)
         wl_clock_init();
         fprintf(f, ", \"every\": %d, \"clock\": ", strcmp(o->latency, "all") == 0 ? 1 : WL_LAT_EVERY_DEFAULT);
         hb_json_str(f, wl_clock_info.source);
-        fprintf(f, ", \"clock_cost_ns\": %.1f, \"clock_mhz\": %.3f", wl_clock_info.cost_ns, wl_clock_info.mhz);
+        fprintf(f, ", \"clock_cost_ns\": %.1f, \"clock_mhz\": %.3f, \"clock_step_ns\": %.3f", wl_clock_info.cost_ns,
+                wl_clock_info.mhz, wl_clock_info.step_ns);
     }
     fprintf(f, "},\n");
 }

@@ -34,6 +34,7 @@ int hb_latency_take(struct hb_phase_report *rep, const struct hb_strv *f)
         free(rep->lat_clock);
         rep->lat_clock = hb_xstrdup(f->v[3]);
         rep->lat_clock_ns = strtod(f->v[4], NULL);
+        rep->lat_clock_step_ns = f->n >= 7 ? strtod(f->v[6], NULL) : 0;
     } else if (strcmp(kind, "latency") == 0 && f->n >= 6) {
         rep->lat = hb_xrealloc(rep->lat, (rep->nlat + 1) * sizeof *rep->lat);
         struct hb_latency *l = &rep->lat[rep->nlat++];
@@ -54,16 +55,16 @@ int hb_latency_take(struct hb_phase_report *rep, const struct hb_strv *f)
     return 1;
 }
 
-/* Decodes one entry and computes its figures; 0 when its buckets parse and count exactly its
+/* Decodes one entry and computes its figures (quantiles corrected for the clock's step); 0 when its buckets parse and count exactly its
  * samples, -1 otherwise (a cut or damaged record). */
-static int hb_latency_one(struct hb_latency *l, struct wl_hist *h)
+static int hb_latency_one(struct hb_latency *l, struct wl_hist *h, double step_ns)
 {
     wl_hist_clear(h);
     if (wl_hist_decode(h, l->buckets) != 0 || h->count != l->samples || l->samples == 0)
         return -1;
     h->max = (uint64_t)l->max_ns;
     for (int q = 0; q < HB_LAT_NQ; q++)
-        l->q[q] = wl_hist_quantile(h, hb_lat_q[q]);
+        l->q[q] = wl_hist_quantile(h, hb_lat_q[q], step_ns);
     l->mean_ns = l->sum_ns / (double)l->samples;
     return 0;
 }
@@ -82,7 +83,7 @@ void hb_latency_finish(struct hb_phase_report *rep)
     struct wl_hist *h = hb_xcalloc(1, sizeof *h);
     size_t kept = 0;
     for (size_t i = 0; i < rep->nlat; i++) {
-        if (hb_latency_one(&rep->lat[i], h) == 0)
+        if (hb_latency_one(&rep->lat[i], h, rep->lat_clock_step_ns) == 0)
             rep->lat[kept++] = rep->lat[i];
         else
             hb_latency_drop(&rep->lat[i]);

@@ -206,6 +206,13 @@ static void hb_col_lat_clock(struct hb_csv *row, const struct hb_row_ctx *x, siz
     hb_csv_num(row, x->rec->phases->lat_clock_ns);
 }
 
+/* The clock's step (resolution) reported by this run's latency_clock record. */
+static void hb_col_lat_step(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    (void)arg;
+    hb_csv_num(row, x->rec->phases->lat_clock_step_ns);
+}
+
 /* records: "phases.csv=N rss.csv=N ..." (the rows this run has in every other file). */
 static void hb_col_records(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
 {
@@ -340,6 +347,7 @@ static const struct hb_column hb_latency_cols[] = {
     {"max", hb_col_lat_num, LAT(max_ns)},
     {"mean", hb_col_lat_num, LAT(mean_ns)},
     {"clock_ns", hb_col_lat_clock, 0},
+    {"clock_step_ns", hb_col_lat_step, 0},
     {"buckets", hb_col_lat_str, LAT(buckets)},
 };
 

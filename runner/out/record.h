@@ -95,6 +95,7 @@ struct hb_phase_report {
     size_t nlat;
     char *lat_clock;        /* latency_clock's source (rdtsc, monotonic); NULL when sampling was off */
     double lat_clock_ns;    /* and its cost per sample, ns */
+    double lat_clock_step_ns; /* and its step (resolution), ns: what the quantiles are corrected for */
 };
 
 #endif

@@ -54,7 +54,7 @@ static const char hb_usage_measure[] =
     "      --wrap 'CMD ARGS'    run every measured process under CMD (e.g. 'taskset -c 1')\n"
     "      --count-instructions count each process's instructions with valgrind's callgrind into\n"
     "                           metric_instructions (deterministic; times and RSS are then valgrind's)\n"
-    "      --latency MODE       off (default), sampled (about 1 malloc-API call in 32 timed: < 1% of\n"
+    "      --latency MODE       off (default), sampled (about 1 malloc-API call in 64 timed: < 1% of\n"
     "                           the instructions, ~15 page faults and ~50 KiB RSS more per process)\n"
     "                           or all (every call timed: distorts throughput); the workloads'\n"
     "                           latency histograms go to latency.csv\n"

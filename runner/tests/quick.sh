@@ -73,13 +73,14 @@ for r in lat:
     assert all(v is not None and v != "" for k, v in r.items() if k not in ("params", "env")), r
     assert 0 < r["p50"] <= r["p90"] <= r["p99"] <= r["p99.9"] <= r["p99.99"] <= r["max"], r
     assert r["samples"] == sum(int(e.split(":")[1]) for e in r["buckets"].split(",")), r
-assert meta["latency"]["mode"] == "sampled" and meta["latency"]["clock_cost_ns"] > 0, meta["latency"]'
-rt_check "latency.csv: the runner's quantiles (C, wl_hist.c) equal heapbench.latency's from the buckets" "$RT_TMP/lat" '
+assert meta["latency"]["mode"] == "sampled" and meta["latency"]["clock_cost_ns"] > 0, meta["latency"]
+assert meta["latency"]["clock_step_ns"] > 0 and all(r["clock_step_ns"] > 0 for r in lat), meta["latency"]'
+rt_check "latency.csv: the runner's quantiles (C, wl_hist.c) equal heapbench.latency's from the buckets and step" "$RT_TMP/lat" '
 from heapbench import latency
 for r in d["latency"]:
     counts = latency.parse_buckets(r["buckets"])
     for name, q in latency.QUANTILES:
-        assert abs(latency.quantile(counts, q, r["max"]) - r[name]) < 1e-6 * max(1, r[name]), (name, r)'
+        assert abs(latency.quantile(counts, q, r["max"], r["clock_step_ns"]) - r[name]) < 1e-6 * max(1, r[name]), (name, r)'
 rt_usage "run --latency bogus: exit 2, one line" run --latency bogus -w thread-churn
 
 t_summary

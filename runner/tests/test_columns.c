@@ -134,7 +134,8 @@ static void test_latency_row(void)
     hb_csv_parse(header, &pos, &head);
     struct hb_latency lat = {.phase = "churn", .op = "malloc", .buckets = "20:500,30:400,506:100", .samples = 1000,
                              .sum_ns = 122000, .max_ns = 1002, .mean_ns = 122, .q = {20, 30, 1001.5, 1001.5, 1001.5}};
-    struct hb_phase_report phases = {.lat = &lat, .nlat = 1, .lat_clock = "rdtsc", .lat_clock_ns = 20};
+    struct hb_phase_report phases = {.lat = &lat, .nlat = 1, .lat_clock = "rdtsc", .lat_clock_ns = 20,
+                                     .lat_clock_step_ns = 10.019};
     struct hb_run_record rec = {.run = 3, .rep = 1, .workload = "w", .allocator = "a", .params = "", .env = "",
                                 .threads = 2, .status = HB_OK, .phases = &phases};
     struct hb_row_ctx x = {"id", "host", &rec, 0, ""};
@@ -148,6 +149,8 @@ static void test_latency_row(void)
     int b = hb_strv_find(&head, "buckets"), p99 = hb_strv_find(&head, "p99");
     TCHECK("latency row: buckets whole, p99 written", f.n == head.n && !strcmp(f.v[b], lat.buckets) &&
                                                           !strcmp(f.v[p99], "1001.5"));
+    int step = hb_strv_find(&head, "clock_step_ns");
+    TCHECK("latency row: the clock's step written", step >= 0 && f.n == head.n && !strcmp(f.v[step], "10.019"));
     hb_csv_free(&row);
     hb_strv_free(&f), hb_strv_free(&head);
     free(header);

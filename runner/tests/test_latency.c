@@ -44,9 +44,33 @@ static void test_parse(void)
     hb_phase_report_free(&rep);
 }
 
+/* The same malloc samples from a clock of step 10 ns (latency_clock's 7th field): each spread
+ * over one step, 500 over [15, 25), 400 over [25, 35), 100 over [996.5, 1006.5), so p50 = 25,
+ * p90 = 35, and p99 (1005.5) is held at max (1002). A record without the field means step 0. */
+static void test_step(void)
+{
+    struct hb_phase_report rep;
+    hb_phase_parse("served_by\t/x/lib.so\n"
+                   "latency_clock\tsampled\t64\trdtsc\t17.5\t2096.0\t10.000\n"
+                   "phase\tchurn\t0.1\t1000\t0\t100\n"
+                   "latency\tchurn\tmalloc\t1000\t122000\t1002\n"
+                   "latency_hist\tchurn\tmalloc\t20:500,30:400,506:100\n",
+                   &rep);
+    const struct hb_latency *l = rep.nlat ? &rep.lat[0] : NULL;
+    TCHECK("latency: the clock's step is read", rep.lat_clock_step_ns == 10.0);
+    TCHECK("latency: with a 10 ns step p50 = 25 and p90 = 35 (samples spread over one step)",
+           l && fabs(l->q[0] - 25) < 1e-9 && fabs(l->q[1] - 35) < 1e-9);
+    TCHECK("latency: and p99 is held at max", l && l->q[2] == 1002);
+    hb_phase_report_free(&rep);
+    hb_phase_parse(records, &rep);
+    TCHECK("latency: no step field: step 0 (the rank rule)", rep.lat_clock_step_ns == 0);
+    hb_phase_report_free(&rep);
+}
+
 /* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     test_parse();
+    test_step();
     return tcheck_summary();
 }

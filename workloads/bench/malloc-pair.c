@@ -3,13 +3,14 @@
  * Usage: build/bench/workloads-malloc-pair [ROUNDS [PAIRS]] (defaults 9 and 2000000). Each round
  * runs the same loop of PAIRS malloc(32)/free pairs twice, interleaved: once bare, timed as a whole
  * with CLOCK_MONOTONIC (mean ns per pair), once with both calls under WL_LAT in mode sampled
- * (period 32), giving p50 and mean of malloc and of free. Prints one line per round and the medians
+ * (the default period, WL_LAT_EVERY_DEFAULT), giving p50 and mean of malloc and of free. Prints one line per round and the medians
  * of two estimates against the tight-loop mean per pair: p50(malloc) + p50(free) - 2 x clock cost
- * (median), and mean(malloc) + mean(free) - 2 x the clock's mean cost, the means left without
- * samples >= 1 us (preemptions on a loaded machine); the bare loop's figure is its median block of
- * 10000 pairs for the same reason. The mean-based estimate stays
- * unbiased when the clock ticks coarsely (a TSC that advances in steps quantises every sample, and
- * so every quantile, to the step; the mean of many samples is dithered by the random phase).
+ * (its median), both medians by wl_hist_quantile corrected for the clock's step (a TSC that
+ * advances in steps quantises every sample to the step; the correction spreads each sample over
+ * one step), and mean(malloc) + mean(free) - 2 x the clock's mean cost, the means left without
+ * samples >= 1 us (preemptions on a loaded machine), which needs no correction (the mean of many
+ * samples is dithered by the random phase of the step); the bare loop's figure is its median
+ * block of 10000 pairs for the same reason.
  * Always holds: a benchmark, not a test (it asserts nothing); it runs under whatever malloc is
  * linked or preloaded, and says which clock it used and what it cost. */
 #include "wl_clock.h"
@@ -91,7 +92,7 @@ static void mp_read(FILE *f, struct mp_result *res)
             if (strncmp(line, want, strlen(want)) == 0)
                 wl_hist_decode(h, line + strlen(want));
         }
-        res->p50[k] = wl_hist_quantile(h, 0.5);
+        res->p50[k] = wl_hist_quantile(h, 0.5, wl_clock_info.step_ns);
         res->mean[k] = trimmed_mean(h);
     }
     munmap(h, sizeof *h);
@@ -145,9 +146,10 @@ int main(int argc, char **argv)
     char fd[16];
     snprintf(fd, sizeof fd, "%d", fileno(f));
     setenv("HEAPBENCH_PHASE_FD", fd, 1);
-    wl_lat_configure("sampled", 32);
+    wl_lat_configure("sampled", WL_LAT_EVERY_DEFAULT);
     wl_lat_start();
-    printf("clock %s, cost %.1f ns, %.1f ticks/us\n", wl_clock_info.source, wl_clock_info.cost_ns, wl_clock_info.mhz);
+    printf("clock %s, cost %.2f ns, step %.2f ns, %.1f ticks/us\n", wl_clock_info.source, wl_clock_info.cost_ns,
+           wl_clock_info.step_ns, wl_clock_info.mhz);
     printf("round  tight_ns  p50_malloc  p50_free  mean_malloc  mean_free  clock_mean  est_p50  est_mean  diff_p50  diff_mean\n");
     double *tight = calloc((size_t)rounds, sizeof *tight), *dp = calloc((size_t)rounds, sizeof *dp);
     double *dm = calloc((size_t)rounds, sizeof *dm);
@@ -161,7 +163,7 @@ int main(int argc, char **argv)
         double est_mean = res.mean[0] + res.mean[1] - 2 * cm;
         dp[r] = est_p50 - tight[r];
         dm[r] = est_mean - tight[r];
-        printf("%5d  %8.2f  %10.1f  %8.1f  %11.2f  %9.2f  %10.2f  %7.2f  %8.2f  %8.2f  %9.2f\n", r + 1, tight[r],
+        printf("%5d  %8.2f  %10.2f  %8.2f  %11.2f  %9.2f  %10.2f  %7.2f  %8.2f  %8.2f  %9.2f\n", r + 1, tight[r],
                res.p50[0], res.p50[1], res.mean[0], res.mean[1], cm, est_p50, est_mean, dp[r], dm[r]);
     }
     printf("medians: tight-loop pair %.2f ns; paired diff of the p50 estimate %.2f ns, of the mean estimate %.2f ns\n",

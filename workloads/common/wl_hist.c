@@ -1,8 +1,9 @@
-/* wl_hist.c - log-linear latency histogram: buckets, merge, quantiles, sparse text form (see wl_hist.h).
+/* wl_hist.c - log-linear latency histogram: buckets, merge, step-corrected quantiles, text form (see wl_hist.h).
  * Always holds: count == the sum of the bucket counts; lo_i/hi_i bound the non-empty buckets. */
 #include "wl_hist.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,13 +71,23 @@ void wl_hist_merge(struct wl_hist *dst, const struct wl_hist *src)
         dst->max = src->max;
 }
 
-/* Walks the buckets up to the one holding the sample of the wanted rank. */
-double wl_hist_quantile(const struct wl_hist *h, double q)
+/* Midpoint (ns) of bucket i: what a sample in it is reported as. */
+static double wl_hist_mid(uint32_t i)
 {
-    if (h->count == 0)
-        return 0;
-    if (q >= 1)
-        return (double)h->max;
+    return (double)wl_hist_lo(i) + (double)(wl_hist_width(i) - 1) / 2;
+}
+
+/* The first non-empty bucket at or after i; h->hi_i + 1 when there is none. */
+static uint32_t wl_hist_next(const struct wl_hist *h, uint32_t i)
+{
+    while (i <= h->hi_i && !h->b[i])
+        i++;
+    return i;
+}
+
+/* The fine-clock rule: the midpoint of the bucket holding the sample of rank ceil(q * count). */
+static double wl_hist_rank_quantile(const struct wl_hist *h, double q)
+{
     double want = q * (double)h->count;
     uint64_t rank = (uint64_t)want;
     if ((double)rank < want)
@@ -86,12 +97,52 @@ double wl_hist_quantile(const struct wl_hist *h, double q)
     uint64_t seen = 0;
     for (uint32_t i = h->lo_i; i <= h->hi_i; i++) {
         seen += h->b[i];
-        if (seen >= rank) {
-            double mid = (double)wl_hist_lo(i) + (double)(wl_hist_width(i) - 1) / 2;
-            return mid < (double)h->max ? mid : (double)h->max;
-        }
+        if (seen >= rank)
+            return wl_hist_mid(i);
     }
     return (double)h->max;
+}
+
+/* The stepping-clock rule: bucket i's samples spread uniformly over [mid - s/2, mid + s/2). The
+ * intervals are all s wide, so their starts (cursor a) and ends (cursor b) both come in bucket
+ * order; between two successive breakpoints the CDF rises with slope (samples of the open
+ * intervals) / s, and the answer is where it reaches q * count. pylib/heapbench/latency.py's
+ * _spread_quantile does the same sums in the same order. */
+static double wl_hist_spread_quantile(const struct wl_hist *h, double q, double s)
+{
+    double target = q * (double)h->count, half = s / 2, slope = 0, f = 0;
+    uint32_t a = wl_hist_next(h, h->lo_i), b = a;
+    double x = wl_hist_mid(a) - half;
+    while (b <= h->hi_i) {
+        double xa = a <= h->hi_i ? wl_hist_mid(a) - half : INFINITY;
+        double xb = wl_hist_mid(b) + half;
+        double nx = xa <= xb ? xa : xb;
+        double nf = f + slope * (nx - x);
+        if (slope > 0 && nf >= target)
+            return x + (target - f) / slope;
+        x = nx;
+        f = nf;
+        if (xa <= xb) {
+            slope += (double)h->b[a] / s;
+            a = wl_hist_next(h, a + 1);
+        } else {
+            slope -= (double)h->b[b] / s;
+            b = wl_hist_next(h, b + 1);
+        }
+    }
+    return x;
+}
+
+double wl_hist_quantile(const struct wl_hist *h, double q, double step_ns)
+{
+    if (h->count == 0)
+        return 0;
+    if (q >= 1)
+        return (double)h->max;
+    double v = step_ns > 1 ? wl_hist_spread_quantile(h, q, step_ns) : wl_hist_rank_quantile(h, q);
+    if (v > (double)h->max)
+        v = (double)h->max;
+    return v > 0 ? v : 0;
 }
 
 double wl_hist_mean(const struct wl_hist *h)

@@ -50,9 +50,14 @@ void wl_hist_add(struct wl_hist *h, uint64_t v, uint64_t n);
 /* Adds every sample of src to dst (exact). */
 void wl_hist_merge(struct wl_hist *dst, const struct wl_hist *src);
 
-/* The value at quantile q in [0, 1]: the sample of rank ceil(q * count) (rank 1 at least), reported
- * as the midpoint of its bucket, never above max; q = 1 gives max. 0 when h is empty. */
-double wl_hist_quantile(const struct wl_hist *h, double q);
+/* The value at quantile q in [0, 1] of samples read with a clock of step step_ns (wl_clock.h;
+ * docs/DATA.md "Quantiles"), never below 0 nor above max; q = 1 gives max, 0 when h is empty.
+ * step_ns <= 1 (a clock finer than the 1 ns buckets): the sample of rank ceil(q * count) (rank 1
+ * at least), reported as the midpoint of its bucket. step_ns > 1 (a stepping clock, whose reads
+ * quantise every sample to the step): continuity-corrected, each sample stands for a duration
+ * spread uniformly over [mid - step_ns/2, mid + step_ns/2) around its bucket's midpoint, and the
+ * quantile is where that piecewise-linear CDF reaches q * count. */
+double wl_hist_quantile(const struct wl_hist *h, double q, double step_ns);
 
 /* Mean of the samples (exact sum / count), 0 when empty. */
 double wl_hist_mean(const struct wl_hist *h);

@@ -123,9 +123,9 @@ void wl_lat_start(void)
     if (wl_lat_the_mode == WL_LAT_OFF)
         return;
     wl_clock_init();
-    wl_record("latency_clock\t%s\t%lld\t%s\t%.1f\t%.3f\n", wl_lat_the_mode == WL_LAT_ALL ? "all" : "sampled",
+    wl_record("latency_clock\t%s\t%lld\t%s\t%.1f\t%.3f\t%.3f\n", wl_lat_the_mode == WL_LAT_ALL ? "all" : "sampled",
               wl_lat_the_mode == WL_LAT_ALL ? 1LL : (long long)wl_lat_every, wl_clock_info.source,
-              wl_clock_info.cost_ns, wl_clock_info.mhz);
+              wl_clock_info.cost_ns, wl_clock_info.mhz, wl_clock_info.step_ns);
     if (wl_lat_the_mode == WL_LAT_ALL)
         fprintf(stderr, "workload: --latency=all times every call: it adds ~%.0f ns of clock and a histogram update "
                         "to each, so throughput is distorted; use --latency=sampled to compare speed\n",

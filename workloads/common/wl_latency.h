@@ -18,7 +18,7 @@
 enum wl_op { WL_OP_MALLOC, WL_OP_FREE, WL_OP_REALLOC, WL_OP_CALLOC, WL_OP_COUNT };
 enum wl_lat_mode { WL_LAT_OFF, WL_LAT_SAMPLED, WL_LAT_ALL };
 
-#define WL_LAT_EVERY_DEFAULT 32
+#define WL_LAT_EVERY_DEFAULT 64
 
 /* The calling thread's sampler state (thread-local): calls of each kind left before the next
  * timed one; the thread's histograms; its random gap generator. */
@@ -59,7 +59,7 @@ enum wl_lat_mode wl_lat_mode(void);
 const char *wl_lat_op_name(enum wl_op op);
 
 /* When the mode is not off: initialises the clock and writes the `latency_clock` record (mode,
- * period, clock source, its cost, its rate); with mode all also one line on stderr saying that
+ * period, clock source, its cost, its rate, its step); with mode all also one line on stderr saying that
  * it distorts. wl_served_by() calls it, right after the served_by record. */
 void wl_lat_start(void);
 

@@ -81,7 +81,7 @@ static void test_quantiles(void)
     for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
         double rank = ceil(qs[k] * N_SAMPLES);
         double exact = (double)v[(rank < 1 ? 1 : (size_t)rank) - 1];
-        double got = wl_hist_quantile(h, qs[k]);
+        double got = wl_hist_quantile(h, qs[k], 0);
         close &= fabs(got - exact) <= exact / 256 + 0.5;
     }
     uint64_t sum = 0;
@@ -90,10 +90,11 @@ static void test_quantiles(void)
     TCHECK("hist: quantiles within half a bucket (0.4%) of the sorted samples", close);
     TCHECK("hist: count, sum and max are exact", h->count == N_SAMPLES && h->sum == sum &&
                                                      h->max == v[N_SAMPLES - 1] &&
-                                                     wl_hist_quantile(h, 1) == (double)v[N_SAMPLES - 1]);
+                                                     wl_hist_quantile(h, 1, 0) == (double)v[N_SAMPLES - 1]);
     TCHECK("hist: mean is sum / count", fabs(wl_hist_mean(h) - (double)sum / N_SAMPLES) < 1e-6);
     struct wl_hist *empty = new_hist();
-    TCHECK("hist: an empty histogram gives 0", wl_hist_quantile(empty, 0.5) == 0 && wl_hist_mean(empty) == 0);
+    TCHECK("hist: an empty histogram gives 0", wl_hist_quantile(empty, 0.5, 0) == 0 && wl_hist_quantile(empty, 0.5, 10) == 0 &&
+                                                   wl_hist_mean(empty) == 0);
     free(empty);
     free(h);
 }
@@ -122,7 +123,8 @@ static void test_merge(void)
                memcmp(merged->b, all->b, sizeof all->b) == 0 && memcmp(backwards->b, all->b, sizeof all->b) == 0;
     int quantiles = 1;
     for (double q = 0; q <= 1.0; q += 0.0625)
-        quantiles &= wl_hist_quantile(merged, q) == wl_hist_quantile(all, q);
+        quantiles &= wl_hist_quantile(merged, q, 0) == wl_hist_quantile(all, q, 0) &&
+                     wl_hist_quantile(merged, q, 10.02) == wl_hist_quantile(all, q, 10.02);
     TCHECK("merge: per-thread/per-rep histograms merged equal one histogram of all samples", same);
     TCHECK("merge: and give the same quantiles", quantiles);
     for (int p = 0; p < 24; p++)
@@ -161,6 +163,22 @@ static void test_text(void)
     free(bad);
 }
 
+/* The step is a whole number (>= 1) of ticks, and fresh differences of successive reads are
+ * multiples of it (>= 90%: the step finder asks 99% of its own sample; a preemption or a move to
+ * another CPU may break a few). With a step of one tick this holds of every difference. */
+static void test_clock_step(void)
+{
+    double ticks = wl_clock_info.step_ns * wl_clock_info.mhz / 1000;
+    uint64_t step = (uint64_t)(ticks + 0.5);
+    TCHECK("clock: the step is a whole number of ticks", step >= 1 && fabs(ticks - (double)step) < 0.01);
+    int on = 0;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t t0 = wl_clock_read();
+        on += (wl_clock_read() - t0) % (step ? step : 1) == 0;
+    }
+    TCHECK("clock: successive reads differ by multiples of the step", on >= 900);
+}
+
 /* Over a 20 ms sleep, CLOCK_MONOTONIC's interval (read between two pairs of our reads) lies inside
  * our inner and outer intervals, within 2%: true however the test is preempted. Cost is measured. */
 static void test_clock(void)
@@ -177,19 +195,27 @@ static void test_clock(void)
     TCHECK("clock: ticks converted to ns agree with CLOCK_MONOTONIC within 2%",
            mono >= inner * 0.98 && mono <= outer * 1.02 && inner > 0);
     TCHECK("clock: its cost is measured (0 < cost < 10 us)", wl_clock_info.cost_ns > 0 && wl_clock_info.cost_ns < 10000);
+    test_clock_step();
 }
 
-/* Records the latency records of `phase`/`op` in the file fd into h; returns the `latency` samples field. */
-static long long read_records(FILE *f, const char *phase, const char *op, struct wl_hist *h)
+/* Records the latency records of `phase`/`op` in the file fd into h; returns the `latency` samples
+ * field; *step_ns gets the latency_clock record's step (0 when there is none). */
+static long long read_records(FILE *f, const char *phase, const char *op, struct wl_hist *h, double *step_ns)
 {
     char line[1024], want[128], want_hist[128];
     long long samples = -1;
     snprintf(want, sizeof want, "latency\t%s\t%s\t", phase, op);
     snprintf(want_hist, sizeof want_hist, "latency_hist\t%s\t%s\t", phase, op);
     rewind(f);
+    *step_ns = 0;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        if (strncmp(line, want, strlen(want)) == 0)
+        if (strncmp(line, "latency_clock\t", 14) == 0) {
+            char *field = line;
+            for (int k = 0; k < 6 && field; k++)
+                field = strchr(field + 1, '\t');
+            *step_ns = field ? atof(field + 1) : 0;
+        } else if (strncmp(line, want, strlen(want)) == 0)
             samples = atoll(line + strlen(want));
         else if (strncmp(line, want_hist, strlen(want_hist)) == 0 && wl_hist_decode(h, line + strlen(want_hist)))
             return -2;
@@ -221,13 +247,15 @@ static void test_sampler(FILE *f)
         pthread_join(t[i], NULL);
     wl_lat_flush("sampled");
     struct wl_hist *h = new_hist();
-    long long samples = read_records(f, "sampled", "malloc", h);
+    double step;
+    long long samples = read_records(f, "sampled", "malloc", h, &step);
     double expect = (4 * 40000 + 6000) / 16.0;
     TCHECK("sampler: one call in ~16 timed on 4 threads (within 10%)", fabs((double)samples - expect) < expect * 0.1);
     TCHECK("sampler: the bucket records add up to the samples", samples > 0 && (long long)h->count == samples);
     wl_lat_flush("empty");
     struct wl_hist *none = new_hist();
-    TCHECK("sampler: a flush empties the histograms", read_records(f, "empty", "malloc", none) == -1 && none->count == 0);
+    TCHECK("sampler: the latency_clock record carries the clock's step", fabs(step - wl_clock_info.step_ns) <= 0.0005 + 1e-9);
+    TCHECK("sampler: a flush empties the histograms", read_records(f, "empty", "malloc", none, &step) == -1 && none->count == 0);
     free(h);
     free(none);
 }
@@ -258,18 +286,20 @@ static void test_quiet_heap(void)
     TCHECK("sampler: start, samples and flush call no malloc", x == 4950 && mallocs == 0);
 }
 
-/* Prints "samples p50 p99 p99.9 max" of phase/op from the records in path (exit 2 when unreadable). */
+/* Prints "samples p50 p99 p99.9 max" of phase/op from the records in path, corrected for the step of
+ * its latency_clock record (exit 2 when unreadable). */
 static int print_quantiles(const char *path, const char *phase, const char *op)
 {
     FILE *f = fopen(path, "r");
     struct wl_hist *h = new_hist();
-    long long samples = f ? read_records(f, phase, op, h) : -1;
+    double s = 0;
+    long long samples = f ? read_records(f, phase, op, h, &s) : -1;
     if (samples < 0) {
         fprintf(stderr, "latency: no readable latency records of %s/%s in %s\n", phase, op, path);
         return 2;
     }
-    printf("%lld %.0f %.0f %.0f %.0f\n", samples, wl_hist_quantile(h, 0.5), wl_hist_quantile(h, 0.99),
-           wl_hist_quantile(h, 0.999), wl_hist_quantile(h, 1));
+    printf("%lld %.0f %.0f %.0f %.0f\n", samples, wl_hist_quantile(h, 0.5, s), wl_hist_quantile(h, 0.99, s),
+           wl_hist_quantile(h, 0.999, s), wl_hist_quantile(h, 1, s));
     return 0;
 }
 

@@ -15,7 +15,7 @@ PLOT_QS = [1 - 10 ** (-k / 8) for k in range(0, 41)]
 
 
 def merged_cells(summary):
-    """{(host, workload, threads, params, env, op): {allocator: (counts, max_ns, samples)}} of the ok runs."""
+    """{(host, workload, threads, params, env, op): {allocator: latency.Merged}} of the ok runs."""
     ok = {(r["run_id"], r["run"]): r for r in summary.data["runs"] if r.get("status") == "ok"}
     rows = {}
     for row in summary.data.get("latency", []):
@@ -24,7 +24,7 @@ def merged_cells(summary):
             continue
         key = (run["host"], row["workload"], int(row["threads"] or 1), row["params"], row["env"], row["op"])
         rows.setdefault(key, {}).setdefault(row["allocator"], []).append(row)
-    return {key: {a: latency.merged(rs)[:3] for a, rs in by_alloc.items()} for key, by_alloc in rows.items()}
+    return {key: {a: latency.merged(rs) for a, rs in by_alloc.items()} for key, by_alloc in rows.items()}
 
 
 def _op_order(op):
@@ -62,8 +62,8 @@ def draw_distribution(summary, outdir, workload):
         for alloc in summary.allocators:
             if alloc not in cells[key]:
                 continue
-            counts, top, _ = cells[key][alloc]
-            ax.plot(xs, [latency.quantile(counts, q, top) for q in PLOT_QS], "-", color=colours[alloc], label=alloc)
+            ax.plot(xs, [latency.merged_quantile(cells[key][alloc], q) for q in PLOT_QS], "-", color=colours[alloc],
+                    label=alloc)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks([1, 10, 100, 1000, 10000, 100000])
@@ -97,7 +97,7 @@ def draw_threads(summary, outdir):
             ys = []
             for t in threads:
                 merged = cells.get((host, workload, t, params, env, op), {}).get(alloc)
-                ys.append(latency.quantile(merged[0], 0.99, merged[1]) if merged else float("nan"))
+                ys.append(latency.merged_quantile(merged, 0.99) if merged else float("nan"))
             if any(y == y for y in ys):
                 ax.plot(threads, ys, "o-", color=colours[alloc], label=alloc, markersize=4)
         ax.set_xscale("log", base=2)

@@ -98,9 +98,11 @@ def latency_section(summary, pngs):
     cells = plots_latency.merged_cells(summary)
     if not cells:
         return None
+    clock = summary.meta.get("latency", {})
     section = Section("Latency per operation", text=[
         "Timed malloc-API calls (latency.csv), every ok rep and phase of a cell merged exactly; ns, the "
-        f"clock's cost included ({summary.meta.get('latency', {}).get('clock_cost_ns', '?')} ns per call here). "
+        f"clock's cost included ({clock.get('clock_cost_ns', '?')} ns per call here); quantiles corrected for "
+        f"the clock's step ({clock.get('clock_step_ns', '?')} ns; docs/DATA.md). "
         "The percentile plots put 1/(1-q) on a log axis: p99 at 100, p99.9 at 1000."],
         tables=[tables.latency_table(summary, cells, summary.workloads, plots_latency.distribution_panels)])
     for w in summary.workloads:

@@ -268,10 +268,9 @@ def latency_table(summary, cells, workloads, latency_panels):
                 merged = cells[key].get(alloc)
                 if not merged:
                     continue
-                counts, top, samples = merged
-                q = [latency.quantile(counts, x, top) for x in (0.5, 0.99, 0.999)]
+                q = [latency.merged_quantile(merged, x) for x in (0.5, 0.99, 0.999)]
                 rows.append([workload, " ".join(x for x in (params, env) if x), str(threads), op, alloc,
-                             str(samples)] + [fmt(v) for v in q] + [fmt(float(top))])
+                             str(merged.samples)] + [fmt(v) for v in q] + [fmt(float(merged.max_ns))])
     return Table("Latency per operation (ns; reps and phases merged)",
                  ["workload", "params/env", "threads", "op", "allocator", "samples", "p50", "p99", "p99.9", "max"],
                  rows, folded=len(rows) > FOLD_ROWS)

@@ -111,8 +111,7 @@ def _malloc_p99_by_run(rows):
             by_run.setdefault(row["run"], []).append(row)
     out = {}
     for run, mine in by_run.items():
-        counts, top, _, _ = latency.merged(mine)
-        out[run] = latency.quantile(counts, 0.99, top) / 1e9
+        out[run] = latency.merged_quantile(latency.merged(mine), 0.99) / 1e9
     return out
 
 
