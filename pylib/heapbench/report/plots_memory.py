@@ -8,7 +8,7 @@ allocated, active and resident figures, then RSS, each segment named by the gap 
 layer the allocator does not report is skipped (its gap merges into the next one, named by both
 ends), and an allocator without any figure gets no panel.
 """
-from heapbench import memory
+from heapbench import memory, results
 from heapbench.report import plotlib
 from heapbench.report.cells import series, variant_label
 from heapbench.report.plots_rss import representative_run
@@ -78,7 +78,8 @@ def draw_timeline(summary, outdir):
     if not shown:
         return None
     by_run = _phases_by_run(summary)
-    samples = series(summary.data["rss"], "run", "t", "rss_kb")
+    samples = series(results.rows_where(summary.data["rss"], "run", {run["run"] for _, _, run in shown}),
+                     "run", "t", "rss_kb")
     fig, axes = plotlib.grid(len(shown), 2, width=12, row_height=3.0)
     for ax, (variant, alloc, run) in zip(axes, shown):
         timed = phase_times(by_run.get(run["run"], []))
