@@ -9,6 +9,8 @@ Rows come back as dicts of strings, with numeric columns converted (empty -> Non
 Whatever the bytes of the files (not UTF-8, a meta.json that is not an object, a field beyond
 the csv module's limit, a row cut short, NaN, inf, a negative count or text in a numeric
 column), the reader raises ResultsError naming the file and line, never another exception.
+LazyRows.column/where, which read a big file for a few runs, check every row's schema and length
+and the column they filter on, and the other fields of the rows they return only.
 """
 import csv
 import json
