@@ -9,6 +9,8 @@ Rows come back as dicts of strings, with numeric columns converted (empty -> Non
 Whatever the bytes of the files (not UTF-8, a meta.json that is not an object, a field beyond
 the csv module's limit, a row cut short, NaN, inf, a negative count or text in a numeric
 column), the reader raises ResultsError naming the file and line, never another exception.
+LazyRows.column/where, which read a big file for a few runs, check every row's schema and length
+and the column they filter on, and the other fields of the rows they return only.
 """
 import csv
 import json
@@ -131,8 +133,7 @@ def read_csv(path, required=True):
         if required:
             raise ResultsError(f"{path}: missing; is this a heapbench results directory (results/<run-id>/)?")
         return []
-    counts = os.path.basename(path) in COUNT_FILES
-    convert = [_converter(name, counts) for name in header]
+    convert = _converters(path, header)
     schema = str(SCHEMA)
     rows = []
     for line, fields in iter_csv(path):
@@ -154,8 +155,13 @@ def _convert_row(path, line, header, convert, fields):
         try:
             row[name] = conv(value) if conv else value
         except ValueError as err:
-            raise _fail(path, line, f"column {name} is {value[:40]!r}: {err}") from None
+            raise _bad_field(path, line, name, value, err) from None
     return row
+
+
+def _bad_field(path, line, name, value, err):
+    """The ResultsError of a field whose text is not a valid value of its column."""
+    return _fail(path, line, f"column {name} is {value[:40]!r}: {err}")
 
 
 def write_csv(path, header, rows):
@@ -208,24 +214,82 @@ def _no_constant(name):
 
 class LazyRows:
     """The rows of a results CSV, read again on each iteration (read_csv's checks, one row at a
-    time), so that a big file (rss.csv: ~100 rows per run) is never held whole."""
+    time), so that a big file (rss.csv: ~100 rows per run) is never held whole. column() and
+    where() check every row's schema, length and the column they read, and convert only what
+    they return (a reader of one run's samples does not pay for the whole file's numbers)."""
 
     def __init__(self, path):
         self.path = path
         read_header(path)  # a wrong header is found now, not during the first iteration
 
+    def _rows(self, header):
+        """(line, fields) of every data row, each one checked to be of this schema and header."""
+        schema = str(SCHEMA)
+        for line, fields in iter_csv(self.path):
+            if line == 1 or not fields:
+                continue
+            if fields[0] != schema or len(fields) != len(header):
+                raise _fail(self.path, line, "not a row of this schema and header (a row cut short?)")
+            yield line, fields
+
     def __iter__(self):
         header = read_header(self.path)
         if header is None:
             return
-        counts = os.path.basename(self.path) in COUNT_FILES
-        convert = [_converter(name, counts) for name in header]
-        for line, fields in iter_csv(self.path):
-            if line == 1 or not fields:
-                continue
-            if fields[0] != str(SCHEMA) or len(fields) != len(header):
-                raise _fail(self.path, line, "not a row of this schema and header (a row cut short?)")
+        convert = _converters(self.path, header)
+        for line, fields in self._rows(header):
             yield _convert_row(self.path, line, header, convert, fields)
+
+    def _keyed(self, name):
+        """(header, converters, iterator of (line, fields, converted value of column name)) over the rows;
+        an empty iterator when the file has no such column. A value repeated on consecutive rows (the
+        run of rss.csv's ~100 samples) is converted once."""
+        header = read_header(self.path) or []
+        convert = _converters(self.path, header)
+        if name not in header:
+            return header, convert, iter(())
+        index = header.index(name)
+
+        def rows():
+            text, value = None, None
+            for line, fields in self._rows(header):
+                if fields[index] != text:
+                    try:
+                        value = convert[index](fields[index]) if convert[index] else fields[index]
+                    except ValueError as err:
+                        raise _bad_field(self.path, line, name, fields[index], err) from None
+                    text = fields[index]
+                yield line, fields, value
+        return header, convert, rows()
+
+    def column(self, name):
+        """Yields the value of column name (converted) of every row; nothing when the file has no such column."""
+        return (value for _, _, value in self._keyed(name)[2])
+
+    def where(self, name, keep):
+        """Yields the rows (as __iter__ does) whose value of column name is in the set keep."""
+        header, convert, rows = self._keyed(name)
+        return (_convert_row(self.path, line, header, convert, fields) for line, fields, value in rows if value in keep)
+
+
+def _converters(path, header):
+    """The converters of a results CSV's columns (_converter; the file decides whether they are counts)."""
+    counts = os.path.basename(path) in COUNT_FILES
+    return [_converter(name, counts) for name in header]
+
+
+def column_values(rows, name):
+    """The values of column name in rows: a LazyRows (read with LazyRows.column) or a list of dicts."""
+    if isinstance(rows, LazyRows):
+        return rows.column(name)
+    return (row.get(name) for row in rows)
+
+
+def rows_where(rows, name, keep):
+    """The rows (a LazyRows, read with LazyRows.where, or a list of dicts) whose column name is in the set keep."""
+    if isinstance(rows, LazyRows):
+        return rows.where(name, keep)
+    return (row for row in rows if row.get(name) in keep)
 
 
 def load(directory, lazy=()):

@@ -6,7 +6,11 @@ copied; prints one PASS/FAIL line per test and exits 1 if any failed.
 """
 import sys
 
-from heapbench.report.cells import Summary, geomean
+import random
+
+import numpy as np
+
+from heapbench.report.cells import Summary, geomean, median_sorted
 from heapbench import testrun
 
 
@@ -49,6 +53,22 @@ def test_leaderboard():
     assert abs(board["jemalloc"]["time"] - expect) < 1e-9, board["jemalloc"]
     assert board["jemalloc"]["failed"] == 1 and board["glibc"]["failed"] == 0, board
     assert abs(board["jemalloc"]["rss"] - 1.5) < 1e-9 and board["glibc"]["time"] == 1.0
+
+
+def test_median_is_numpys():
+    """median_sorted gives the very float numpy.median gives, for odd and even counts."""
+    rng = random.Random(16)
+    for n in list(range(1, 12)) * 20:
+        vals = [rng.choice([rng.random() * 10 ** rng.randint(-9, 9), float(rng.randint(0, 5))]) for _ in range(n)]
+        assert median_sorted(sorted(vals)) == float(np.median(vals)), vals
+
+
+def test_spread_and_median_agree():
+    """A cell's spread is (median, min, max) of its ok runs; the timed-out rep is left out."""
+    s = Summary(sample())
+    cell = s.cells[("h", "w2", "jemalloc", 1, "", "")]
+    assert cell.spread("wall_s") == (4.2, 4.0, 4.4) and cell.median("wall_s") == 4.2, cell.spread("wall_s")
+    assert cell.spread("cycles") is None and cell.median("cycles") is None
 
 
 def test_baseline_without_glibc():

@@ -30,7 +30,7 @@ class Cell:
     params: str
     env: str
     rows: list = field(default_factory=list)
-    medians: dict = field(default_factory=dict)  # cache of median(); rows must not change after the first call
+    cache: dict = field(default_factory=dict)  # ok rows and per-column figures; rows must not change after the first use
 
     @property
     def variant(self):
@@ -38,19 +38,23 @@ class Cell:
         return (self.host, self.workload, self.threads, self.params, self.env)
 
     def ok_rows(self):
-        """Rows of the runs that succeeded."""
-        return results.ok_runs(self.rows)
+        """Rows of the runs that succeeded (found once)."""
+        if "ok" not in self.cache:
+            self.cache["ok"] = results.ok_runs(self.rows)
+        return self.cache["ok"]
 
-    def values(self, column):
-        """numpy array of a numeric column over the ok runs, empty values left out."""
-        return np.array([r[column] for r in self.ok_rows() if isinstance(r.get(column), (int, float))], dtype=float)
+    def spread(self, column):
+        """(median, min, max) of a column over the ok runs, None when there is no value (computed once per column)."""
+        key = ("spread", column)
+        if key not in self.cache:
+            vals = sorted(float(r[column]) for r in self.ok_rows() if isinstance(r.get(column), (int, float)))
+            self.cache[key] = (median_sorted(vals), vals[0], vals[-1]) if vals else None
+        return self.cache[key]
 
     def median(self, column):
-        """Median of a column over the ok runs, None when there is no value (computed once per column)."""
-        if column not in self.medians:
-            vals = self.values(column)
-            self.medians[column] = float(np.median(vals)) if vals.size else None
-        return self.medians[column]
+        """Median of a column over the ok runs, None when there is no value."""
+        figures = self.spread(column)
+        return figures[0] if figures else None
 
     def statuses(self):
         """Set of the statuses of the cell's runs."""
@@ -88,12 +92,14 @@ class Summary:
         for row in sorted(data["runs"], key=lambda r: r["run"] if isinstance(r["run"], int) else 0):
             self.first_seen.setdefault(row["params"], len(self.first_seen))
             self.first_seen.setdefault(row["env"], len(self.first_seen))
-        self.by_variant = {}
+        self.by_variant, self.by_allocator = {}, {}
         for cell in self.cells.values():
             self.by_variant.setdefault(cell.variant, {})[cell.allocator] = cell
-        with_ok = [a for a in self.allocators if any(c.allocator == a and c.ok_rows() for c in self.cells.values())]
+            self.by_allocator.setdefault(cell.allocator, []).append(cell)
+        with_ok = [a for a in self.allocators if any(c.ok_rows() for c in self.by_allocator[a])]
         self.baseline = "glibc" if "glibc" in with_ok else (with_ok[0] if with_ok else None)
         self.ops_by_run = self._phase_ops()
+        self.present = None  # cache of _present()
 
     def _phase_ops(self):
         """run number -> total ops of its phases (the throughput numerator)."""
@@ -112,10 +118,10 @@ class Summary:
         """(median, min, max) of cell's column over the baseline cell's median; None if not comparable."""
         base = self.by_variant.get(cell.variant, {}).get(self.baseline)
         ref = base.median(column) if base else None
-        vals = cell.values(column)
-        if not ref or not vals.size:
+        figures = cell.spread(column)
+        if not ref or not figures:
             return None
-        return float(np.median(vals)) / ref, float(vals.min()) / ref, float(vals.max()) / ref
+        return figures[0] / ref, figures[1] / ref, figures[2] / ref
 
     def workload_ratio(self, workload, allocator, column):
         """Geometric mean over the workload's variants of the allocator's median ratio; None if none compare."""
@@ -128,12 +134,13 @@ class Summary:
         return geomean(ratios)
 
     def _present(self):
-        """Columns with at least one value in an ok run."""
-        present = set()
-        for cell in self.cells.values():
-            for row in cell.ok_rows():
-                present.update(k for k, v in row.items() if v is not None and v != "")
-        return present
+        """Columns with at least one value in an ok run (found once)."""
+        if self.present is None:
+            self.present = set()
+            for cell in self.cells.values():
+                for row in cell.ok_rows():
+                    self.present.update(k for k, v in row.items() if v is not None and v != "")
+        return self.present
 
     def counter_columns(self):
         """Counter columns with at least one value in an ok run, in COUNTER_COLUMNS order."""
@@ -146,15 +153,14 @@ class Summary:
 
     def allocator_ratio(self, allocator, column):
         """(geomean over the allocator's cells of median / baseline median, number of cells compared)."""
-        ratios = [r[0] for r in (self.ratio(c, column) for c in self.cells.values() if c.allocator == allocator)
-                  if r and r[0] > 0]
+        ratios = [r[0] for r in (self.ratio(c, column) for c in self.by_allocator.get(allocator, [])) if r and r[0] > 0]
         return geomean(ratios), len(ratios)
 
     def leaderboard(self):
         """Per allocator: dict with geomean time and peak-RSS ratios, compared/failed/skipped cell counts."""
         board = []
         for alloc in self.allocators:
-            cells = [c for c in self.cells.values() if c.allocator == alloc]
+            cells = self.by_allocator[alloc]
             time, compared = self.allocator_ratio(alloc, "wall_s")
             board.append({
                 "allocator": alloc,
@@ -223,6 +229,13 @@ class Summary:
             if absent:
                 lines.append(f"no rows for {kind}s: {', '.join(absent)}")
         return lines
+
+
+def median_sorted(vals):
+    """Median of a sorted non-empty list of floats: the middle value, or the mean of the two middle ones
+    (the same float as numpy.median's)."""
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
 
 
 def geomean(values):

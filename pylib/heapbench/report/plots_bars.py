@@ -6,8 +6,12 @@ its whisker the min..max of the runs on the same scale; a cell without ok runs g
 at 1.0 instead of a bar, so a failure is visible, never a silent gap. The y axis turns
 logarithmic beyond 5x. Variant labels are one word per line, never rotated (rotated labels
 ran off the figure), without the words all variants share (those are in the title); the
-panels are stacked when the labels need the width.
+panels are stacked when the labels need the width. When even then the labels would overlap at
+the smallest font (MIN_FONT: e.g. the thousands of variants of a 10-host merge), every k-th group
+is labelled, the x label says so, and the workload table names every cell; matplotlib makes an
+object per tick, so a tick per group would also cost seconds there.
 """
+import math
 import re
 
 import numpy as np
@@ -20,6 +24,8 @@ CHAR_IN = 0.085   # width of a tick-label character at 9 pt (capitals are the wi
 PANEL_IN = 5.0    # width of one panel when the two sit side by side, inches
 FULL_IN = 11.0    # width of a panel that has the figure's width
 WRAP = 20         # longer label words are cut into lines of about this many characters
+MIN_FONT = 6.0    # smallest tick-label font, pt
+SQUEEZE = 1.5     # CHAR_IN counts capitals: lower-case and digit labels fit in about 1/1.5 of the estimate
 
 
 def wrap(word, width=WRAP):
@@ -40,11 +46,22 @@ def labels(summary, variants):
     return ["\n".join(wrap(w) for w in ws if w not in shared) for ws in words], shared
 
 
+def _need_in(ticks):
+    """Width (inches) the tick labels need at 9 pt, side by side."""
+    widest = max(len(line) for label in ticks for line in label.split("\n"))
+    return (widest * CHAR_IN + 0.15) * len(ticks)
+
+
 def tick_font(ticks, panel_in):
     """Font size (pt) at which the widest tick-label line fits its group's width in a panel panel_in wide."""
-    widest = max(len(line) for label in ticks for line in label.split("\n"))
-    need = (widest * CHAR_IN + 0.15) * len(ticks)
-    return max(6.0, min(9.0, 9.0 * panel_in / need)) if need else 9.0
+    need = _need_in(ticks)
+    return max(MIN_FONT, min(9.0, 9.0 * panel_in / need)) if need else 9.0
+
+
+def label_step(ticks, panel_in):
+    """1, or k when only every k-th tick label fits a panel panel_in wide at MIN_FONT (labels estimated
+    to need up to SQUEEZE times the width still fit: they are all drawn, as before this step existed)."""
+    return max(1, math.ceil(_need_in(ticks) * MIN_FONT / 9.0 / (panel_in * SQUEEZE)))
 
 
 def _ratios(summary, variants, allocs, column):
@@ -63,8 +80,9 @@ def _ratios(summary, variants, allocs, column):
     return out
 
 
-def _panel(ax, summary, workload, column, title, colours, font):
-    """Draws one metric of one workload on ax: groups = variants, bars = allocators; font: tick label size."""
+def _panel(ax, summary, workload, column, title, colours, font, step):
+    """Draws one metric of one workload on ax: groups = variants, bars = allocators; font: tick label size;
+    step: every step-th group is labelled."""
     variants = summary.variants(workload)
     ticks, shared = labels(summary, variants)
     allocs = [a for a in summary.allocators if any(a in summary.by_variant[v] for v in variants)]
@@ -95,8 +113,10 @@ def _panel(ax, summary, workload, column, title, colours, font):
     else:
         ax.set_ylim(0, top * 1.08)
     ax.set_xlim(-0.5, len(variants) - 0.5)
-    ax.set_xticks(np.arange(len(variants)))
-    ax.set_xticklabels(ticks, fontsize=font)
+    ax.set_xticks(np.arange(0, len(variants), step))
+    ax.set_xticklabels(ticks[::step], fontsize=font)
+    if step > 1:
+        ax.set_xlabel(f"{len(variants)} variants, 1 in {step} labelled (the table of this section names each)", fontsize=font)
     ax.set_title(f"{workload}: {title} / {summary.baseline}" + (f"   [{' '.join(shared)}]" if shared else ""))
     ax.set_ylabel(f"ratio to {summary.baseline}")
 
@@ -108,11 +128,12 @@ def draw(summary, outdir, workload):
         return None
     colours = plotlib.colours(summary.allocators)
     ticks = labels(summary, variants)[0]
-    label_in = 0.25 + 0.16 * max(label.count("\n") + 1 for label in ticks)
     ncols = 2 if tick_font(ticks, PANEL_IN) >= 9.0 else 1
     font = tick_font(ticks, PANEL_IN if ncols == 2 else FULL_IN)
+    step = label_step(ticks, PANEL_IN if ncols == 2 else FULL_IN)
+    label_in = 0.25 + 0.16 * (max(label.count("\n") + 1 for label in ticks) + (step > 1))
     fig, axes = plotlib.grid(2, ncols, width=12, row_height=2.6 + label_in, label_in=label_in)
     for ax, (column, title) in zip(axes, METRICS):
-        _panel(ax, summary, workload, column, title, colours, font)
+        _panel(ax, summary, workload, column, title, colours, font, step)
     plotlib.shared_legend(fig, axes)
     return plotlib.save(fig, outdir, f"bars-{plotlib.slug(workload)}.png")

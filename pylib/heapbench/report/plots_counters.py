@@ -40,7 +40,7 @@ def comparable_columns(summary):
     """Counter columns worth a panel: not a duplicate (NOT_DRAWN), the baseline non-zero in some cell."""
     out = []
     for column in [c for c in summary.counter_columns() if c not in NOT_DRAWN]:
-        if any(c.allocator == summary.baseline and c.median(column) for c in summary.cells.values()):
+        if any(c.median(column) for c in summary.by_allocator.get(summary.baseline, [])):
             out.append(column)
     return out
 

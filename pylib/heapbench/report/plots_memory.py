@@ -11,7 +11,7 @@ allocated, active and resident figures, then RSS, each segment named by the gap 
 layer the allocator does not report is skipped (its gap merges into the next one, named by both
 ends), and an allocator without any figure gets no panel.
 """
-from heapbench import memory
+from heapbench import memory, results
 from heapbench.report import plotlib
 from heapbench.report.cells import series, variant_label
 from heapbench.report.plots_rss import representative_run
@@ -77,10 +77,10 @@ def _phases_by_run(summary):
     return by_run
 
 
-def _tags_by_run(summary):
-    """run -> [(phase, t)] of its tagged RSS samples, in file order."""
+def _tags_by_run(rss_rows):
+    """run -> [(phase, t)] of the tagged RSS samples among rss_rows, in file order."""
     by_run = {}
-    for row in summary.data["rss"]:
+    for row in rss_rows:
         if row.get("phase"):
             by_run.setdefault(row["run"], []).append((row["phase"], row["t"]))
     return by_run
@@ -109,8 +109,9 @@ def draw_timeline(summary, outdir):
     shown = timeline_runs(summary)
     if not shown:
         return None
-    by_run, tags = _phases_by_run(summary), _tags_by_run(summary)
-    samples = series(summary.data["rss"], "run", "t", "rss_kb")
+    by_run = _phases_by_run(summary)
+    rss_rows = list(results.rows_where(summary.data["rss"], "run", {run["run"] for _, _, run in shown}))
+    tags, samples = _tags_by_run(rss_rows), series(rss_rows, "run", "t", "rss_kb")
     fig, axes = plotlib.grid(len(shown), 2, width=12, row_height=3.0)
     for ax, (variant, alloc, run) in zip(axes, shown):
         timed = phase_times(by_run.get(run["run"], []), tags.get(run["run"], ()))

@@ -7,6 +7,7 @@ the panel title names that variant, so the reader knows what is shown.
 """
 import numpy as np
 
+from heapbench import results
 from heapbench.report import plotlib
 from heapbench.report.cells import series, variant_label
 
@@ -36,7 +37,7 @@ def representative_variant(summary, workload, sampled):
 
 def shown_runs(summary):
     """[(workload, variant, [(allocator, run row)])] for every workload with samples, in report order."""
-    sampled = {row["run"] for row in summary.data["rss"]}
+    sampled = set(results.column_values(summary.data["rss"], "run"))
     shown = []
     for workload in summary.workloads:
         variant = representative_variant(summary, workload, sampled)
@@ -53,7 +54,7 @@ def draw(summary, outdir):
     if not shown:
         return None
     wanted = {r["run"] for _, _, runs in shown for _, r in runs}
-    lines = series([row for row in summary.data["rss"] if row["run"] in wanted], "run", "t", "rss_kb")
+    lines = series(results.rows_where(summary.data["rss"], "run", wanted), "run", "t", "rss_kb")
     colours = plotlib.colours(summary.allocators)
     fig, axes = plotlib.grid(len(shown), 2, width=12, row_height=3.0)
     for ax, (workload, variant, runs) in zip(axes, shown):

@@ -126,7 +126,7 @@ def failures_table(summary):
     multi = len(summary.hosts) > 1
     rows = []
     for (alloc, status, reason), cells in groups.items():
-        every = sum(1 for c in summary.cells.values() if c.allocator == alloc)
+        every = len(summary.by_allocator[alloc])
         if len(cells) == every and all(len(reps) == len(cell.rows) for cell, reps in cells):
             where = f"every cell of {alloc} ({every})"
         else:
@@ -214,7 +214,7 @@ def counters_table(summary):
     """Per counter column: geomean ratio to the baseline for each allocator and the baseline's median range."""
     rows = []
     for column in summary.counter_columns():
-        base = [c.median(column) for c in summary.cells.values() if c.allocator == summary.baseline]
+        base = [c.median(column) for c in summary.by_allocator.get(summary.baseline, [])]
         base = [b for b in base if b is not None]
         ratios = [fmt_ratio(summary.allocator_ratio(alloc, column)[0]) for alloc in summary.allocators]
         span = f"{fmt(min(base))} .. {fmt(max(base))}" if base else "-"
