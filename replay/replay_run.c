@@ -111,10 +111,11 @@ static void *slot_of(struct worker *w, uint64_t ref, int cross)
     return p;
 }
 
-/* Writes the block as asked: one write per page it overlaps, or every byte. */
-static void touch(char *p, uint64_t n, const struct replay_opts *o)
+/* Writes the block that an event of this kind produced as asked: not at all, one write per page
+ * it overlaps, the same except for calloc's blocks, or every byte. */
+static void touch(char *p, uint64_t n, unsigned kind, const struct replay_opts *o)
 {
-    if (o->touch == TOUCH_NONE || n == 0)
+    if (o->touch == TOUCH_NONE || n == 0 || (o->touch == TOUCH_NOCALLOC && kind == HBT_CALLOC))
         return;
     if (o->touch == TOUCH_ALL) {
         memset(p, 0x5a, n);
@@ -179,7 +180,7 @@ static inline void perform(struct worker *w, const struct rop *op)
         w->nulls++;
         p = REPLAY_NULL;
     } else {
-        touch(p, op->size, w->o);
+        touch(p, op->size, code & 0x0f, w->o);
     }
     atomic_store_explicit(&w->slots[w->next_obj++], p, memory_order_release);
 }

@@ -9,12 +9,14 @@
 
 #include "trace.h"
 
-enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_ALL };
+/* none; one write per page; one write per page except calloc's blocks (left as the allocator's
+ * calloc left them); every byte */
+enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_NOCALLOC, TOUCH_ALL };
 
 struct replay_opts {
     enum replay_touch touch;
     int recorded_speed;        /* 1: keep the recorded gaps between a thread's events */
-    uint64_t page;             /* page size for TOUCH_FIRST */
+    uint64_t page;             /* page size for TOUCH_FIRST and TOUCH_NOCALLOC */
 };
 
 /* What the replay did. */

@@ -3,10 +3,11 @@
 # allocators by peak RSS as running the program itself does, and is the program's own order
 # above its rep-to-rep noise? For python3-alloc and sqlite3: records the program once (under
 # glibc), then `heapbench exec` of the program, of its non-heap baseline command (the same
-# binary doing nothing) and of `hbreplay --trace --touch=MODE` for each mode of TOUCH, under
-# every default allocator, N reps each; replay/bench/order_table.py prints the table (medians,
-# the program's rep ranges, ranks, the strict count and the pair counts).
-# usage: [PROGS='python3-alloc sqlite3'] [TOUCH='first'] [ENVSET='K=V ...'] replay/bench/order.sh [REPS]   (default 3)
+# binary doing nothing) and of `hbreplay --trace --touch=T [--speed=S]` for each mode T or
+# T:S of MODES, under every default allocator, N reps each; replay/bench/order_table.py prints
+# the table (medians, the program's rep ranges, ranks, the strict count and the pair counts).
+# usage: [PROGS='python3-alloc sqlite3'] [MODES='first none:recorded ...'] [ENVSET='K=V ...'] replay/bench/order.sh [REPS]
+# (REPS default 3, MODES default first)
 # ENVSET is given to the program both when it is recorded and under exec (--env), for example
 # PYTHONMALLOC=malloc, which sends CPython's small objects through malloc.
 # Always holds: works in a temporary directory it removes; reads the results with Python's csv.
@@ -34,8 +35,11 @@ for prog in ${PROGS:-python3-alloc sqlite3}; do
     (cd "$W/work" && "$ROOT/build/heapbench" exec -w "$prog" -n "$REPS" --env "$ENVSET" -o "$W/exec" -- "${cmd[@]}" >/dev/null 2>&1)
     "$ROOT/build/heapbench" exec -w "base:$prog" -n "$REPS" --env "$ENVSET" -o "$W/base" -- "${base[@]}" >/dev/null 2>&1
     dirs=()
-    for mode in ${TOUCH:-first}; do
-        "$ROOT/build/heapbench" exec -w "replay:$prog" -n "$REPS" -o "$W/replay-$mode" -- build/replay/hbreplay --trace="$T" --touch="$mode" >/dev/null 2>&1
+    for mode in ${MODES:-first}; do
+        speed=max
+        [ "${mode#*:}" != "$mode" ] && speed=${mode#*:}
+        "$ROOT/build/heapbench" exec -w "replay:$prog" -n "$REPS" -o "$W/replay-$mode" -- \
+            build/replay/hbreplay --trace="$T" --touch="${mode%%:*}" --speed="$speed" >/dev/null 2>&1
         dirs+=("$W/replay-$mode")
     done
     /usr/bin/python3 replay/bench/order_table.py "$prog" "$W/exec" "$W/base" "${dirs[@]}"
