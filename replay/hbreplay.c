@@ -1,7 +1,7 @@
 /* hbreplay.c - build/replay/hbreplay: replays an allocation trace on the allocator of this process
  * (preload one to measure it), as a workload of the phase protocol (docs/DATA.md).
  *
- * usage: hbreplay [--touch=none|first|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
+ * usage: hbreplay [--touch=none|first|nocalloc|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
  *
  * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
  * replayer's own baseline before any replayed allocation), phase `self` (the same events without
@@ -30,7 +30,8 @@
 #include <unistd.h>
 
 static struct wl_param rp_params[] = {
-    WL_WORD("touch", "first", "none|first|all", "how replayed blocks are written: not, one write per page, every byte"),
+    WL_WORD("touch", "first", "none|first|nocalloc|all",
+            "how replayed blocks are written: not, one write per page, the same but calloc's blocks, every byte"),
     WL_WORD("speed", "max", "max|recorded", "as fast as possible, or keeping the recorded gaps between events"),
 };
 
@@ -109,7 +110,10 @@ int main(int argc, char **argv)
     struct hbt_stats want;
     hbt_stats(&t, (uint64_t *)slots, NULL, &want);
     const char *touch = wl_word("touch");
-    struct replay_opts o = {.touch = !strcmp(touch, "none") ? TOUCH_NONE : !strcmp(touch, "all") ? TOUCH_ALL : TOUCH_FIRST,
+    struct replay_opts o = {.touch = !strcmp(touch, "none")       ? TOUCH_NONE
+                                     : !strcmp(touch, "all")      ? TOUCH_ALL
+                                     : !strcmp(touch, "nocalloc") ? TOUCH_NOCALLOC
+                                                                  : TOUCH_FIRST,
                             .recorded_speed = !strcmp(wl_word("speed"), "recorded"),
                             .page = (uint64_t)sysconf(_SC_PAGESIZE)};
     struct replay *rp;

@@ -1,6 +1,7 @@
 /* replay_run.c - the replayer's threads and the one function that performs an event (see replay_run.h).
  * Always holds: every event is decoded before the replay starts (the loop only reads flat
- * arrays); each thread performs its own events in order; a slot is written only
+ * arrays); each thread performs its own events in order; the recorded main thread replays on
+ * the calling thread, every other recorded thread and the live sampler on threads of their own; a slot is written only
  * by the event that produces or consumes its object; a cross-thread wait spins briefly, then
  * yields (the replay may have more threads than cores); every allocator call goes through the
  * workloads' latency sampler (WL_LAT), like a workload's. */
@@ -110,10 +111,11 @@ static void *slot_of(struct worker *w, uint64_t ref, int cross)
     return p;
 }
 
-/* Writes the block as asked: one write per page it overlaps, or every byte. */
-static void touch(char *p, uint64_t n, const struct replay_opts *o)
+/* Writes the block that an event of this kind produced as asked: not at all, one write per page
+ * it overlaps, the same except for calloc's blocks, or every byte. */
+static void touch(char *p, uint64_t n, unsigned kind, const struct replay_opts *o)
 {
-    if (o->touch == TOUCH_NONE || n == 0)
+    if (o->touch == TOUCH_NONE || n == 0 || (o->touch == TOUCH_NOCALLOC && kind == HBT_CALLOC))
         return;
     if (o->touch == TOUCH_ALL) {
         memset(p, 0x5a, n);
@@ -178,7 +180,7 @@ static inline void perform(struct worker *w, const struct rop *op)
         w->nulls++;
         p = REPLAY_NULL;
     } else {
-        touch(p, op->size, w->o);
+        touch(p, op->size, code & 0x0f, w->o);
     }
     atomic_store_explicit(&w->slots[w->next_obj++], p, memory_order_release);
 }
@@ -277,6 +279,33 @@ static void sample_live(const struct hbt_trace *t, struct worker *ws, const stru
     }
 }
 
+/* What the sampler thread needs (replay_run's arguments). */
+struct sampler {
+    const struct hbt_trace *t;
+    struct worker *ws;
+    const struct timespec *start;
+    replay_sample_fn sample;
+    void *arg;
+};
+
+static void *sampler_main(void *arg)
+{
+    struct sampler *s = arg;
+    sample_live(s->t, s->ws, s->start, s->sample, s->arg);
+    return NULL;
+}
+
+/* The recorded thread that replays on the calling thread: the first with events (thread 0, the
+ * program's main thread, in practice), so that its calls reach the allocator from the process's
+ * main thread, as the program's did (glibc's main arena, jemalloc's arena 0...). */
+static uint32_t main_worker(const struct hbt_trace *t, const struct worker *ws)
+{
+    uint32_t i = 0;
+    while (i < t->nthreads && !ws[i].nops)
+        i++;
+    return i;
+}
+
 int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, replay_sample_fn sample, void *arg,
                struct replay_result *r)
 {
@@ -285,6 +314,7 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int s
     memset(slots, 0, t->objects * sizeof *slots);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
+    uint32_t m = main_worker(t, ws);
     for (uint32_t i = 0; i < t->nthreads; i++) {
         ws[i].start = &start;
         ws[i].self = self;
@@ -292,15 +322,24 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int s
         ws[i].done = ws[i].nulls = 0;
         atomic_store(&ws[i].progress, 0);
         atomic_store(&ws[i].finished, 0);
-        if (ws[i].nops && pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
-            return -1; /* the threads started may wait for this one's objects: the caller ends the process */
     }
-    if (!self && sample)
-        sample_live(t, ws, &start, sample, arg);
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        if (i != m && ws[i].nops && pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
+            return -1; /* the threads started may wait for this one's objects: the caller ends the process */
+    struct sampler sm = {t, ws, &start, sample, arg};
+    pthread_t sampler_tid;
+    int sampling = !self && sample && m < t->nthreads;
+    if (sampling && pthread_create(&sampler_tid, NULL, sampler_main, &sm) != 0)
+        return -1;
+    if (m < t->nthreads)
+        worker_main(&ws[m]);
+    if (sampling)
+        pthread_join(sampler_tid, NULL);
     for (uint32_t i = 0; i < t->nthreads; i++) {
         if (!ws[i].nops)
             continue;
-        pthread_join(ws[i].tid, NULL);
+        if (i != m)
+            pthread_join(ws[i].tid, NULL);
         r->ops += ws[i].done;
         r->nulls += ws[i].nulls;
     }

@@ -9,12 +9,14 @@
 
 #include "trace.h"
 
-enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_ALL };
+/* none; one write per page; one write per page except calloc's blocks (left as the allocator's
+ * calloc left them); every byte */
+enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_NOCALLOC, TOUCH_ALL };
 
 struct replay_opts {
     enum replay_touch touch;
     int recorded_speed;        /* 1: keep the recorded gaps between a thread's events */
-    uint64_t page;             /* page size for TOUCH_FIRST */
+    uint64_t page;             /* page size for TOUCH_FIRST and TOUCH_NOCALLOC */
 };
 
 /* What the replay did. */
@@ -42,8 +44,11 @@ int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_
  * threads' objects), so that its time is the replayer's own cost. Returns 0, or -1 when a
  * thread cannot be started. */
 typedef void (*replay_sample_fn)(void *arg, double seconds, uint64_t live_bytes);
-/* sample (when not NULL and not self) is called from the calling thread every 10 ms or more
- * while the replay runs, with the seconds since its start and its live requested bytes. */
+/* The recorded main thread (the first with events) replays on the calling thread, so that the
+ * allocator sees its calls from the process's main thread, as in the program; the others on
+ * threads of their own. sample (when not NULL and not self) is called from a sampler thread
+ * every 10 ms or more while the replay runs, with the seconds since its start and its live
+ * requested bytes; it must not call the allocator. */
 int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, replay_sample_fn sample, void *arg,
                struct replay_result *r);
 /* Releases a prepared replay. */

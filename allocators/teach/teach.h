@@ -7,8 +7,9 @@
  *     sits immediately before it;
  *   - chunk->size is the whole chunk in bytes (header included), a multiple of 16, with the
  *     TEACH_MAPPED bit set only for blocks that have a mapping of their own;
- *   - every allocator state change happens with teach_lock held (one lock for the process:
- *     slow, and correct for multithreaded programs).
+ *   - every change of shared allocator state (the free list, the break) happens with
+ *     teach_lock held (one lock for the process: slow, and correct for multithreaded
+ *     programs); bump's per-thread chunk pointers are thread-local and need no lock.
  */
 #ifndef HEAPBENCH_TEACH_H
 #define HEAPBENCH_TEACH_H
@@ -36,7 +37,7 @@ struct teach_policy {
 };
 extern const struct teach_policy teach_policy;
 
-/* The single lock every allocator operation takes (defined in sys.c, with its fork handlers). */
+/* The single lock around every change of shared state (defined in sys.c, with its fork handlers). */
 extern pthread_mutex_t teach_lock;
 
 /* Rounds n up to a multiple of a (a power of two). */

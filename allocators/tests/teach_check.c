@@ -3,8 +3,8 @@
  *
  * Checks the whole API (contents, alignment, calloc zeroing, realloc keeping contents,
  * malloc(0) distinct), that malloc is served by lib<NAME>.so, a multithreaded churn with
- * content checks, and the lesson of each allocator, read from the program break:
- * bump never reuses, the others do; trim and mmap give the heap back after free-all,
+ * content checks, and the lesson of each allocator, read from the program break and the
+ * blocks' addresses: bump never reuses (no new block where a freed one was), the others do; trim and mmap give the heap back after free-all,
  * freelist and bump do not; only mmap keeps a 1 MiB block out of the heap.
  * Prints PASS/FAIL lines and "N passed, N failed" (scripts/tcheck.h); exit 2 on bad usage.
  */
@@ -148,17 +148,72 @@ static int tc_free_all(void)
     return ok;
 }
 
-/* The lesson of the allocator, seen through the break: reuse, give-back, mapping. */
+/* The start of the program break's area (the [heap] line of /proc/self/maps); NULL if none. */
+static char *tc_heap_start(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    unsigned long lo = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "[heap]") && sscanf(line, "%lx-", &lo) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (char *)lo;
+}
+
+/* 1 if every block of tc_blocks lies in [lo, hi). */
+static int tc_all_within(char *lo, char *hi)
+{
+    for (size_t i = 0; i < TC_BLOCKS; i++)
+        if ((char *)tc_blocks[i] < lo || (char *)tc_blocks[i] + TC_BLOCK > hi)
+            return 0;
+    return 1;
+}
+
+static int tc_cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1 if no block of tc_blocks overlaps any of the TC_BLOCKS blocks at old (sorted here). */
+static int tc_disjoint(uintptr_t *old)
+{
+    qsort(old, TC_BLOCKS, sizeof *old, tc_cmp_ptr);
+    for (size_t i = 0; i < TC_BLOCKS; i++) {
+        uintptr_t b = (uintptr_t)tc_blocks[i];
+        size_t lo = 0, hi = TC_BLOCKS; /* first old block at or above b */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (old[mid] < b)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if ((lo < TC_BLOCKS && old[lo] < b + TC_BLOCK) || (lo > 0 && old[lo - 1] + TC_BLOCK > b))
+            return 0;
+    }
+    return 1;
+}
+
+/* The lesson of the allocator, seen through the break: reuse, give-back, mapping. Bump takes
+ * the break in chunks ahead of its blocks, so how far the break moves per round says nothing
+ * about reuse there: its "never reuses" is read from the blocks' addresses. */
 static void tc_memory(const struct tc_expect *e)
 {
+    static uintptr_t first[TC_BLOCKS];
     const intptr_t total = (intptr_t)TC_BLOCKS * TC_BLOCK;
-    char *b0 = sbrk(0);
+    char *heap = tc_heap_start(), *b0 = sbrk(0);
     int ok = tc_alloc_all();
     char *b1 = sbrk(0), *heap_lo = b1;
-    for (size_t i = 0; ok && i < TC_BLOCKS; i++)
+    for (size_t i = 0; ok && i < TC_BLOCKS; i++) {
+        first[i] = (uintptr_t)tc_blocks[i];
         if ((char *)tc_blocks[i] < heap_lo)
             heap_lo = tc_blocks[i];
-    TCHECK("4 MiB of 1 KiB blocks come from the break", ok && b1 - b0 >= total - (intptr_t)(256 << 10));
+    }
+    TCHECK("4 MiB of 1 KiB blocks come from the break (all lie in [heap], below the break)",
+           ok && heap && tc_all_within(heap, b1));
     ok = tc_free_all();
     char *b2 = sbrk(0);
     TCHECK("blocks are intact when freed", ok);
@@ -166,13 +221,15 @@ static void tc_memory(const struct tc_expect *e)
         TCHECK("free-all lowers the break to within 128 KiB of where it was", b2 <= b0 + (128 << 10));
     else
         TCHECK("free-all leaves the break where it was", b2 == b1);
-    ok = tc_alloc_all() && tc_free_all();
+    ok = tc_alloc_all();
+    int fresh = ok && tc_disjoint(first);
+    ok = ok && tc_free_all();
     char *b3 = sbrk(0);
     if (e->reuses)
         TCHECK("allocating the same again reuses memory (break at most 4 MiB above the start)",
                ok && b3 - b0 <= total + (256 << 10));
     else
-        TCHECK("allocating the same again takes new memory (bump never reuses)", ok && b3 - b2 >= total);
+        TCHECK("allocating the same again takes new memory (no block where a freed one was)", ok && fresh);
     char *big = malloc(1 << 20);
     int in_heap = big && big >= (heap_lo < b0 ? heap_lo : b0) && big < (char *)sbrk(0);
     if (e->maps_big)

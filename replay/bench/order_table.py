@@ -1,0 +1,109 @@
+"""order_table.py - the table of replay/bench/order.sh: do the allocators rank the same on peak
+RSS in a program's replay as in the program itself, and is the program's order above its noise?
+
+usage: order_table.py PROG EXEC_DIR BASE_DIR REPLAY_DIR [REPLAY_DIR...]
+EXEC_DIR holds `heapbench exec` of the program, BASE_DIR of its non-heap baseline command (the
+same binary doing no work), each REPLAY_DIR of `hbreplay --trace` under one --touch mode (its
+name ends in the mode). Prints, per allocator, the median peak RSS (KiB) of the program with
+the range of its reps, the program's heap (peak minus the baseline's median peak under the same
+allocator), each replay's peak RSS and heap (peak minus the run's own `load` phase RSS), with
+ranks (1 = smallest); then the strict count (same rank) and the pair counts: a pair of
+allocators is *resolved* when the program's rep ranges do not overlap (one is above the other
+in every rep), and a replay *agrees* on a pair when its medians order the pair the same way.
+Always holds: reads only runs.csv and phases.csv with the csv module; a run whose status is not
+`ok` is left out; nothing is written.
+"""
+import csv
+import itertools
+import os
+import statistics
+import sys
+
+
+def ok_rows(d, name):
+    """The rows of d/name whose status is ok (phases.csv has no status: all rows)."""
+    with open(os.path.join(d, name), newline="") as f:
+        return [r for r in csv.DictReader(f) if r.get("status", "ok") == "ok"]
+
+
+def peaks(d):
+    """allocator -> list of the runs' peak RSS (KiB)."""
+    by = {}
+    for r in ok_rows(d, "runs.csv"):
+        by.setdefault(r["allocator"], []).append(float(r["maxrss_kb"]))
+    return by
+
+
+def replay_heaps(d):
+    """allocator -> list of each run's peak RSS minus its `load` phase RSS (KiB)."""
+    load = {(r["allocator"], r["run"]): float(r["rss_kb"]) for r in ok_rows(d, "phases.csv") if r["phase"] == "load"}
+    by = {}
+    for r in ok_rows(d, "runs.csv"):
+        key = (r["allocator"], r["run"])
+        if key in load:
+            by.setdefault(r["allocator"], []).append(float(r["maxrss_kb"]) - load[key])
+    return by
+
+
+def medians(by):
+    return {a: statistics.median(v) for a, v in by.items() if v}
+
+
+def ranks(m):
+    return {a: i + 1 for i, a in enumerate(sorted(m, key=m.get))}
+
+
+def resolved(reps, a, b):
+    """1 if every rep of a is below every rep of b or above every one (the ranges do not overlap)."""
+    return max(reps[a]) < min(reps[b]) or max(reps[b]) < min(reps[a])
+
+
+def agree(ref, other, a, b):
+    """1 if the medians of other order a and b as those of ref do (a tie in either: no)."""
+    return (ref[a] - ref[b]) * (other[a] - other[b]) > 0
+
+
+def pair_line(label, ref, reps, other, allocs):
+    """One line of pair counts of `other` against the program's medians `ref`."""
+    pairs = list(itertools.combinations(allocs, 2))
+    res = [p for p in pairs if resolved(reps, *p)]
+    same_all = sum(agree(ref, other, *p) for p in pairs)
+    same_res = sum(agree(ref, other, *p) for p in res)
+    strict = sum(ranks(ref)[a] == ranks(other)[a] for a in allocs)
+    return (f"{label}: same rank {strict} of {len(allocs)}; pairs ordered the same {same_all} of {len(pairs)}; "
+            f"of the {len(res)} pairs resolved in the program, {same_res} ordered the same")
+
+
+def main(argv):
+    if len(argv) < 5:
+        sys.stderr.write("usage: order_table.py PROG EXEC_DIR BASE_DIR REPLAY_DIR [REPLAY_DIR...]\n")
+        return 2
+    prog, ex, base, replays = argv[1], argv[2], argv[3], argv[4:]
+    reps = peaks(ex)
+    prog_med = medians(reps)
+    base_med = medians(peaks(base))
+    allocs = sorted(prog_med, key=prog_med.get)
+    prog_heap = {a: prog_med[a] - base_med.get(a, 0.0) for a in allocs}
+    cols = [("program", prog_med), ("program heap", prog_heap)]
+    for d in replays:
+        mode = d.rsplit("-", 1)[-1]
+        cols += [(f"replay {mode}", medians(peaks(d))), (f"replay heap {mode}", medians(replay_heaps(d)))]
+    cols = [(n, m) for n, m in cols if all(a in m for a in allocs)]
+    print(f"\n{prog}: peak RSS in KiB, medians of {min(len(v) for v in reps.values())}+ ok runs "
+          f"(rank 1 = smallest); program reps min-max; baseline = the non-heap command's median peak")
+    print("| allocator | program reps | baseline | " + " | ".join(f"{n} | rank" for n, _ in cols) + " |")
+    print("| --- " * (3 + 2 * len(cols)) + "|")
+    rk = {n: ranks(m) for n, m in cols}
+    for a in allocs:
+        cells = " | ".join(f"{m[a]:.0f} | {rk[n][a]}" for n, m in cols)
+        print(f"| {a} | {min(reps[a]):.0f}-{max(reps[a]):.0f} | {base_med.get(a, 0):.0f} | {cells} |")
+    heap_reps = {a: [x - base_med.get(a, 0.0) for x in reps[a]] for a in allocs}
+    for n, m in cols[2:]:
+        heap = "heap" in n
+        print(pair_line(f"{n} against program{' heap' if heap else ''}", prog_heap if heap else prog_med,
+                        heap_reps if heap else reps, m, allocs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
