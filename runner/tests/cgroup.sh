@@ -4,7 +4,7 @@
 # process group (setsid), and no cgroup directory; --mem-limit through the cgroup gives status oom
 # with the limit in the reason; the guard refuses a directory that is not a run's cgroup.
 # Needs root and a writable cgroup fs (the real one): skipped with a SKIP line otherwise.
-# Each sleep's duration names this test process ($$), so other tests' sleeps are never seen or killed;
+# Always holds: each sleep's duration names this test process ($$), so other tests' sleeps are never seen or killed;
 # whatever a failed check leaves (sleeps, cgroup directories) is removed on exit.
 source runner/tests/rtlib.bash
 
