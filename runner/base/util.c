@@ -256,6 +256,16 @@ int hb_parse_double(const char *s, double *out)
     return 0;
 }
 
+ssize_t hb_read_small(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0 ? n : -1;
+}
+
 /* Whole file as a NUL-terminated string. */
 char *hb_read_file(const char *path, size_t *lenp)
 {

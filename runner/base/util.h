@@ -8,6 +8,7 @@
 #define HEAPBENCH_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A growable NULL-terminated vector of owned strings. Zero-initialised = empty. */
 struct hb_strv {
@@ -56,6 +57,10 @@ char *hb_trim_dup(const char *s);
 /* Parses a whole string as a non-negative int / double; 0 on success, -1 when malformed. */
 int hb_parse_int(const char *s, int *out);
 int hb_parse_double(const char *s, double *out);
+
+/* Reads at most len - 1 bytes of a small file (/proc, /sys, cgroup files) into buf, NUL-terminated,
+ * without allocating: the byte count, or -1 (buf "") when it cannot be opened or read or is empty. */
+ssize_t hb_read_small(const char *path, char *buf, size_t len);
 
 /* Reads a whole file into a new NUL-terminated string (NULL on error; len may be NULL). */
 char *hb_read_file(const char *path, size_t *len);

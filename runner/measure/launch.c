@@ -31,6 +31,7 @@
 #include "logtail.h"
 #include "perf.h"
 #include "phases.h"
+#include "util.h"
 #include "reaper.h"
 #include "resolve.h"
 #include "thp.h"
@@ -261,14 +262,10 @@ static void hb_run_read_child_error(struct hb_run *r)
 static int64_t hb_run_anon_huge(struct hb_run *r)
 {
     char buf[4096];
-    snprintf(buf, sizeof buf, "/proc/%d/smaps_rollup", (int)r->pid);
-    int fd = open(buf, O_RDONLY | O_CLOEXEC);
-    ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (len <= 0)
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)r->pid);
+    if (hb_read_small(path, buf, sizeof buf) < 0)
         return -1;
-    buf[len] = '\0';
     return hb_thp_anon_huge_kb(buf);
 }
 

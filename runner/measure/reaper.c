@@ -4,6 +4,7 @@
  * runner (never the spared one) and members of the measured group are ever signalled.
  */
 #include "reaper.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -38,14 +39,8 @@ static int hb_reaper_stat(pid_t pid, char *comm, size_t len, char *state, pid_t 
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (hb_read_small(path, buf, sizeof buf) < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
     int p, g;
     if (!open_paren || !close_paren || sscanf(close_paren + 1, " %c %d %d", state, &p, &g) != 3)

@@ -41,11 +41,7 @@ static void hb_runcg_read(const char *dir, const char *name, char *buf, size_t l
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    buf[n > 0 ? n : 0] = '\0';
+    hb_read_small(path, buf, len);
 }
 
 /* The mount point of the cgroup hierarchy of type ("cgroup2", or "cgroup" with option opt). */
