@@ -1,107 +1,183 @@
-/* bump.c - the simplest allocator there is: every request is carved from the top of what was
- * taken from the program break, and nothing is ever given back or reused.
+/* bump.c - the simplest allocator there is: every request is carved from fresh memory by moving
+ * a pointer, and nothing is ever given back or reused.
  *
- * Lesson: allocation is a pointer increment and a header, and free() does nothing, so the
- * process's memory is everything it ever allocated (RSS only grows).
+ * Lesson: allocation is a pointer increment and free() does nothing, so the process's memory is
+ * everything it ever allocated (RSS only grows). And an allocator that writes nothing into the
+ * memory it hands out costs no page fault for it: the kernel backs a page when it is first
+ * written, so a block costs RSS only once the program writes it.
  *
- * Speed: the break is moved (under teach_lock) only to take a chunk for the calling thread,
- * 1 MiB first, doubling per refill up to 64 MiB; each thread carves its blocks from its own
- * chunk through two thread-local pointers, with no lock and no system call. Requests of 256 KiB
- * and more (header and alignment included) move the break for themselves, as every request
- * used to. Untouched chunk pages cost address space, not RSS: the kernel backs a page of the
- * break only when it is first written.
+ * Design, in the order a reader meets it:
+ *   - memory comes from the kernel in chunks of BUMP_CHUNK bytes (1 MiB), each starting at a
+ *     multiple of BUMP_CHUNK, taken from regions of 64 MiB that mmap gives under teach_lock;
+ *   - a chunk's first page holds its header (struct bump_head): the size of the blocks in it.
+ *     The header of any block p is at (p - 1) rounded down to BUMP_CHUNK, so no block carries
+ *     a header of its own and bump never writes into a block;
+ *   - requests up to 64 KiB are rounded up to a size class (16, 32, 48, 64, then 4 classes per
+ *     power of two: 80, 96, 112, 128, 160, ...; at most 25% more than asked); each thread has,
+ *     per class, a chunk it carves blocks of exactly that size from, with two thread-local
+ *     pointers and no lock;
+ *   - bigger requests (or alignments above a page) get a chunk of their own, as many
+ *     BUMP_CHUNKs long as they need, whose header is on its own page before the block;
+ *   - realloc and malloc_usable_size read the block size from the header; calloc writes nothing
+ *     (the memory is fresh from mmap, hence zero); free does nothing.
  *
- * Invariants: each block is [struct teach_chunk][user bytes], 16-byte aligned (or to the
- * memalign alignment); chunk->size never changes after the block is made; a thread's
- * [bump_cur, bump_end) is memory of the break that no block holds and only that thread carves;
- * the break moves only with teach_lock held (teach_sbrk).
+ * Invariants: every chunk starts at a multiple of BUMP_CHUNK and its header page holds no block
+ * bytes; every block lies in (chunk start, chunk end] of the chunk whose header describes it;
+ * a thread's bump_runs[c] is [cur, end) of a chunk of class c that no block holds and only that
+ * thread carves; bump writes nothing but headers, and no byte is handed out twice, so every
+ * block is zero when handed out; bump_region_cur/end change only with teach_lock held.
  */
 #include "interpose.h"
 #include "teach.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
-#define BUMP_FIRST_CHUNK (TEACH_KIB * 1024)      /* a thread's first chunk */
-#define BUMP_MAX_CHUNK (64 * TEACH_KIB * 1024)   /* chunks double up to this */
-#define BUMP_OWN_AT (256 * TEACH_KIB)            /* requests this big move the break themselves */
+#define BUMP_CHUNK ((size_t)1 << 20)       /* chunk size and alignment */
+#define BUMP_HEAD ((size_t)4096)           /* the header's page: blocks start after it */
+#define BUMP_REGION (64 * BUMP_CHUNK)      /* how much address space one mmap takes at least */
+#define BUMP_SMALL_MAX (64 * TEACH_KIB)    /* the largest size class */
+#define BUMP_CLASSES 44                    /* 16..64 by 16, then 4 per power of two up to 64 KiB */
+#define BUMP_BIG_MAX ((size_t)PTRDIFF_MAX / 2) /* bigger requests fail: their rounding could overflow */
 
 #define BUMP_TLS __thread __attribute__((tls_model("initial-exec")))
 
-static BUMP_TLS uintptr_t bump_cur;   /* next free byte of this thread's chunk */
-static BUMP_TLS uintptr_t bump_end;   /* end of this thread's chunk (0: none yet) */
-static BUMP_TLS size_t bump_next;     /* size of this thread's next chunk (0: the first) */
+/* At the start of every chunk. */
+struct bump_head {
+    size_t block; /* usable bytes of every block of this chunk (its class size, or the one big block's) */
+};
 
-/* Moves the break by `bytes` (16-byte aligned start) under the lock; NULL with ENOMEM. */
-static char *bump_sbrk(size_t bytes)
+/* The part of one of this thread's chunks not yet handed out. */
+struct bump_run {
+    uintptr_t cur; /* next block starts here (rounded up to its alignment) */
+    uintptr_t end; /* end of the chunk (0: this thread has no chunk of this class yet) */
+};
+
+static BUMP_TLS struct bump_run bump_runs[BUMP_CLASSES]; /* this thread's chunk per size class */
+static uintptr_t bump_region_cur, bump_region_end;      /* unused part of the newest region (teach_lock) */
+
+/* The size class of a request of n <= BUMP_SMALL_MAX bytes. */
+static inline unsigned bump_class(size_t n)
 {
-    pthread_mutex_lock(&teach_lock);
-    char *raw = teach_sbrk(bytes);
-    pthread_mutex_unlock(&teach_lock);
-    return raw;
+    if (n <= 64)
+        return n ? (unsigned)((n - 1) >> 4) : 0;
+    unsigned b = 63 - (unsigned)__builtin_clzl(n - 1); /* 2^b < n <= 2^(b+1), b >= 6 */
+    return 4 + (b - 6) * 4 + (unsigned)((n - 1 - ((size_t)1 << b)) >> (b - 2));
 }
 
-/* Writes the header of a block of `user` bytes whose user pointer is p, and returns p. */
-static void *bump_block(uintptr_t p, size_t user)
+/* The block size of class c (the inverse of bump_class: the largest n of that class). */
+static inline size_t bump_class_size(unsigned c)
 {
-    struct teach_chunk *c = teach_chunk_of((void *)p);
-    c->size = sizeof *c + user;
-    c->map_off = 0;
+    if (c < 4)
+        return 16 * (size_t)(c + 1);
+    unsigned b = 6 + (c - 4) / 4;
+    return ((size_t)1 << b) + ((size_t)((c - 4) % 4 + 1) << (b - 2));
+}
+
+/* The header of the chunk that block p was carved from. */
+static inline struct bump_head *bump_head_of(void *p)
+{
+    return (struct bump_head *)(((uintptr_t)p - 1) & ~(BUMP_CHUNK - 1));
+}
+
+/* len bytes (a multiple of BUMP_CHUNK) of fresh memory at a multiple of BUMP_CHUNK: maps
+ * len + BUMP_CHUNK and unmaps what lies outside the aligned part. 0 when mmap fails. */
+static uintptr_t bump_map(size_t len)
+{
+    char *raw = mmap(NULL, len + BUMP_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return 0;
+    uintptr_t base = teach_round_up((uintptr_t)raw, BUMP_CHUNK);
+    size_t front = base - (uintptr_t)raw;
+    if (front)
+        munmap(raw, front);
+    munmap((char *)base + len, BUMP_CHUNK - front);
+    return base;
+}
+
+/* A new chunk of len bytes (a multiple of BUMP_CHUNK), cut from the newest region; one that does
+ * not fit starts a new region (the old one's rest is address space, never touched). 0 with ENOMEM. */
+static uintptr_t bump_chunk(size_t len)
+{
+    pthread_mutex_lock(&teach_lock);
+    if (len > bump_region_end - bump_region_cur) {
+        size_t size = len > BUMP_REGION ? len : BUMP_REGION;
+        uintptr_t region = bump_map(size);
+        if (region) {
+            bump_region_cur = region;
+            bump_region_end = region + size;
+        }
+    }
+    uintptr_t chunk = 0;
+    if (len <= bump_region_end - bump_region_cur) {
+        chunk = bump_region_cur;
+        bump_region_cur += len;
+    }
+    pthread_mutex_unlock(&teach_lock);
+    if (!chunk)
+        errno = ENOMEM;
+    return chunk;
+}
+
+/* Carves a block of `size` bytes aligned to align from run r; NULL if it does not fit. */
+static inline void *bump_carve(struct bump_run *r, size_t align, size_t size)
+{
+    uintptr_t p = teach_round_up(r->cur, align);
+    if (p > r->end || size > r->end - p)
+        return NULL;
+    r->cur = p + size;
     return (void *)p;
 }
 
-/* Carves a block of `user` bytes aligned to align from [*cur, end); NULL if it does not fit. */
-static inline void *bump_carve(uintptr_t *cur, uintptr_t end, size_t align, size_t user)
+/* The slow path of a small request: gives this thread a new chunk of class c (the rest of the
+ * old one is never used) and carves from it, where a block of align <= BUMP_HEAD always fits.
+ * Kept out of line so the fast path saves no registers. */
+static __attribute__((noinline)) void *bump_refill(unsigned c, size_t align)
 {
-    uintptr_t p = teach_round_up(*cur + sizeof(struct teach_chunk), align);
-    if (p > end || user > end - p)
+    uintptr_t chunk = bump_chunk(BUMP_CHUNK);
+    if (!chunk)
         return NULL;
-    *cur = p + user;
-    return bump_block(p, user);
+    size_t size = bump_class_size(c);
+    ((struct bump_head *)chunk)->block = size;
+    bump_runs[c] = (struct bump_run){chunk + BUMP_HEAD, chunk + BUMP_CHUNK};
+    return bump_carve(&bump_runs[c], align, size);
 }
 
-/* Gives the calling thread a new chunk of at least `need` bytes; 0 with ENOMEM when the break
- * cannot grow. A chunk that starts where the old one ended (no other thread moved the break in
- * between) continues it, so a single thread's blocks stay contiguous. */
-static int bump_refill(size_t need)
+/* A block of n bytes aligned to align in a chunk of its own: the block starts at the first
+ * multiple of align after the header page, and owns the chunk up to its end. */
+static __attribute__((noinline)) void *bump_big(size_t align, size_t n)
 {
-    size_t size = bump_next ? bump_next : BUMP_FIRST_CHUNK;
-    char *raw = bump_sbrk(size);
-    if (!raw) /* the break cannot take a whole chunk: take just this request */
-        raw = bump_sbrk(size = need);
-    if (!raw)
-        return 0;
-    if ((uintptr_t)raw != bump_end)
-        bump_cur = (uintptr_t)raw;
-    bump_end = (uintptr_t)raw + size;
-    bump_next = size * 2 > BUMP_MAX_CHUNK ? BUMP_MAX_CHUNK : size * 2;
-    return 1;
-}
-
-/* The slow path of bump_take: a request too big for a chunk, or a chunk that is used up. Kept
- * out of line so the fast path saves no registers. */
-static __attribute__((noinline)) void *bump_take_slow(size_t align, size_t user)
-{
-    size_t need = sizeof(struct teach_chunk) + (align > TEACH_ALIGN ? align : 0) + user;
-    if (need >= BUMP_OWN_AT) {
-        uintptr_t raw = (uintptr_t)bump_sbrk(need);
-        return raw ? bump_carve(&raw, raw + need, align, user) : NULL;
+    size_t slack = align > BUMP_HEAD ? align : BUMP_HEAD; /* the block starts within this of the chunk */
+    if (slack > BUMP_BIG_MAX || n > BUMP_BIG_MAX - slack) {
+        errno = ENOMEM;
+        return NULL;
     }
-    if (!bump_refill(need))
+    size_t len = teach_round_up(slack + n, BUMP_CHUNK);
+    uintptr_t chunk = bump_chunk(len);
+    if (!chunk)
         return NULL;
-    return bump_carve(&bump_cur, bump_end, align, user);
+    uintptr_t p = teach_round_up(chunk + BUMP_HEAD, align);
+    bump_head_of((void *)p)->block = chunk + len - p;
+    return (void *)p;
 }
 
-/* A fresh block of at least n user bytes whose user pointer is a multiple of align (a power of
- * two >= 16); NULL with ENOMEM when the break cannot grow. */
-static void *bump_take(size_t align, size_t n)
+/* A fresh block of at least n bytes whose address is a multiple of align (a power of two >=
+ * 16); NULL with ENOMEM when the kernel gives no more memory. */
+static inline void *bump_take(size_t align, size_t n)
 {
-    size_t user = teach_round_up(n ? n : 1, TEACH_ALIGN);
-    void *p = bump_carve(&bump_cur, bump_end, align, user);
-    return p ? p : bump_take_slow(align, user);
+    if (n > BUMP_SMALL_MAX || align > BUMP_HEAD)
+        return bump_big(align, n);
+    unsigned c = bump_class(n);
+    void *p = bump_carve(&bump_runs[c], align, bump_class_size(c));
+    return p ? p : bump_refill(c, align);
 }
 
 /* Contract of ip_backend_malloc (interpose.h). */
 void *ip_backend_malloc(size_t n) { return bump_take(TEACH_ALIGN, n); }
+
+/* Contract of ip_backend_calloc: bump's blocks are always fresh memory, already zero. */
+void *ip_backend_calloc(size_t total) { return bump_take(TEACH_ALIGN, total); }
 
 /* Contract of ip_backend_memalign (interpose.h). */
 void *ip_backend_memalign(size_t align, size_t n) { return bump_take(align, n); }
@@ -110,7 +186,7 @@ void *ip_backend_memalign(size_t align, size_t n) { return bump_take(align, n); 
 void ip_backend_free(void *p) { (void)p; }
 
 /* Contract of ip_backend_usable_size (interpose.h). */
-size_t ip_backend_usable_size(void *p) { return teach_size(teach_chunk_of(p)) - sizeof(struct teach_chunk); }
+size_t ip_backend_usable_size(void *p) { return bump_head_of(p)->block; }
 
 /* Contract of ip_backend_realloc: a shrink keeps the block; a growth takes a new one and copies. */
 void *ip_backend_realloc(void *p, size_t n)

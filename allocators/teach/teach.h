@@ -1,15 +1,17 @@
-/* teach.h - what the four teaching allocators (bump, freelist, trim, mmap) share: the chunk
- * header, the one global lock, rounding, and the policy knobs that tell freelist, trim and
- * mmap apart (they are one implementation, core.c, with three policies).
+/* teach.h - what the four teaching allocators (bump, freelist, trim, mmap) share: the one global
+ * lock, rounding, and for freelist, trim and mmap the per-block header and the policy knobs that
+ * tell them apart (they are one implementation, core.c, with three policies). bump has no
+ * per-block header: its chunk headers are in bump.c.
  *
- * Invariants for every block handed out by any of them:
+ * Invariants for every block handed out by freelist, trim or mmap:
  *   - the user pointer is 16-byte aligned (or more, for memalign) and a struct teach_chunk
  *     sits immediately before it;
  *   - chunk->size is the whole chunk in bytes (header included), a multiple of 16, with the
  *     TEACH_MAPPED bit set only for blocks that have a mapping of their own;
  *   - every change of shared allocator state (the free list, the break) happens with
  *     teach_lock held (one lock for the process: slow, and correct for multithreaded
- *     programs); bump's per-thread chunk pointers are thread-local and need no lock.
+ *     programs); bump takes it only to cut a chunk from its region, and its per-thread chunk
+ *     pointers are thread-local and need no lock.
  */
 #ifndef HEAPBENCH_TEACH_H
 #define HEAPBENCH_TEACH_H

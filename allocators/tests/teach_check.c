@@ -5,7 +5,9 @@
  * malloc(0) distinct), that malloc is served by lib<NAME>.so, a multithreaded churn with
  * content checks, and the lesson of each allocator, read from the program break and the
  * blocks' addresses: bump never reuses (no new block where a freed one was), the others do; trim and mmap give the heap back after free-all,
- * freelist and bump do not; only mmap keeps a 1 MiB block out of the heap.
+ * freelist does not; freelist, trim and mmap carve small blocks from the break, bump from chunks it
+ * maps; mmap and bump keep a 1 MiB block out of the heap; bump writes nothing into the blocks it
+ * hands out (counted in page faults: it has no per-block header).
  * Prints PASS/FAIL lines and "N passed, N failed" (scripts/tcheck.h); exit 2 on bad usage.
  */
 #include "tcheck.h"
@@ -17,22 +19,26 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* What each allocator must do with memory (1 = yes). */
 struct tc_expect {
     const char *name;
+    int heap;       /* small blocks come from the program break */
+    int untouched;  /* malloc and calloc write nothing into the blocks (no per-block header) */
+    int classes;    /* requests up to 64 KiB are rounded to size classes at most 25% (+16 B) above */
     int reuses;     /* freed memory serves later requests: the break does not grow again */
     int gives_back; /* the break comes down after everything is freed */
     int maps_big;   /* a 1 MiB request does not move the break */
 };
 
 static const struct tc_expect tc_table[] = {
-    {"bump", 0, 0, 0},
-    {"freelist", 1, 0, 0},
-    {"trim", 1, 1, 0},
-    {"mmap", 1, 1, 1},
+    {"bump", 0, 1, 1, 0, 0, 1},
+    {"freelist", 1, 0, 0, 1, 0, 0},
+    {"trim", 1, 0, 0, 1, 1, 0},
+    {"mmap", 1, 0, 0, 1, 1, 1},
 };
 
 #define TC_BLOCKS 4096
@@ -95,7 +101,7 @@ static void tc_api(void)
     TCHECK("calloc zeroes reused memory", zero);
 
     ok = 1;
-    for (size_t a = 32; a <= 65536; a *= 2) {
+    for (size_t a = 32; a <= ((size_t)2 << 20); a *= 2) { /* up to 2 MiB: past bump's chunk size */
         void *m = memalign(a, a + 3), *pm = NULL, *al = aligned_alloc(a, 2 * a);
         ok &= m && al && posix_memalign(&pm, a, 100) == 0;
         ok &= (uintptr_t)m % a == 0 && (uintptr_t)pm % a == 0 && (uintptr_t)al % a == 0;
@@ -110,7 +116,7 @@ static void tc_api(void)
         free(pm);
         free(al);
     }
-    TCHECK("memalign/posix_memalign/aligned_alloc align and hold their bytes", ok);
+    TCHECK("memalign/posix_memalign/aligned_alloc (32 B .. 2 MiB) align and hold their bytes", ok);
 
     void *e1 = malloc(0), *e2 = malloc(0);
     TCHECK("malloc(0) gives distinct pointers", e1 && e2 && e1 != e2);
@@ -162,13 +168,13 @@ static char *tc_heap_start(void)
     return (char *)lo;
 }
 
-/* 1 if every block of tc_blocks lies in [lo, hi). */
-static int tc_all_within(char *lo, char *hi)
+/* How many blocks of tc_blocks lie in [lo, hi). */
+static size_t tc_count_within(char *lo, char *hi)
 {
+    size_t n = 0;
     for (size_t i = 0; i < TC_BLOCKS; i++)
-        if ((char *)tc_blocks[i] < lo || (char *)tc_blocks[i] + TC_BLOCK > hi)
-            return 0;
-    return 1;
+        n += (char *)tc_blocks[i] >= lo && (char *)tc_blocks[i] + TC_BLOCK <= hi;
+    return n;
 }
 
 static int tc_cmp_ptr(const void *a, const void *b)
@@ -212,8 +218,12 @@ static void tc_memory(const struct tc_expect *e)
         if ((char *)tc_blocks[i] < heap_lo)
             heap_lo = tc_blocks[i];
     }
-    TCHECK("4 MiB of 1 KiB blocks come from the break (all lie in [heap], below the break)",
-           ok && heap && tc_all_within(heap, b1));
+    if (e->heap)
+        TCHECK("4 MiB of 1 KiB blocks come from the break (all lie in [heap], below the break)",
+               ok && heap && tc_count_within(heap, b1) == TC_BLOCKS);
+    else
+        TCHECK("4 MiB of 1 KiB blocks come from mappings (the break did not move, none lies below it)",
+               ok && b1 == b0 && tc_count_within(heap, b1) == 0);
     ok = tc_free_all();
     char *b2 = sbrk(0);
     TCHECK("blocks are intact when freed", ok);
@@ -237,6 +247,42 @@ static void tc_memory(const struct tc_expect *e)
     else
         TCHECK("a 1 MiB block comes from the heap", in_heap);
     free(big);
+}
+
+/* Minor page faults of this process so far. */
+static long tc_minflt(void)
+{
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    return r.ru_minflt;
+}
+
+/* An allocator with no per-block header writes nothing into what it hands out, so fresh blocks
+ * the program does not write cost no page fault: 4096 malloc'd 1 KiB blocks and a 4 MiB calloc
+ * (1,024 + 1,024 pages) may cost only a few faults for chunk headers (bump: 5 + 1), never one per page. */
+static void tc_untouched(void)
+{
+    int ok = tc_minflt() >= 0; /* the first call pages in getrusage before counting */
+    long before = tc_minflt();
+    for (size_t i = 0; ok && i < TC_BLOCKS; i++)
+        ok &= (tc_blocks[i] = malloc(TC_BLOCK)) != NULL;
+    void *z = calloc(TC_BLOCKS, TC_BLOCK);
+    long faults = tc_minflt() - before;
+    TCHECK("malloc and calloc write nothing into their blocks (8 MiB fresh, fewer than 64 page faults)",
+           ok && z && faults < 64);
+}
+
+/* Size classes: malloc(n) for every n up to 64 KiB has a usable size in [n, n + n/4 + 16]. */
+static void tc_classes(void)
+{
+    int ok = 1;
+    for (size_t n = 0; n <= 65536; n++) {
+        void *p = malloc(n);
+        size_t u = p ? malloc_usable_size(p) : 0;
+        ok &= p && u >= n && u <= n + n / 4 + 16;
+        free(p);
+    }
+    TCHECK("every request up to 64 KiB gets a usable size within 25% + 16 B of it", ok);
 }
 
 #define TC_THREADS 4
@@ -333,6 +379,10 @@ int main(int argc, char **argv)
     }
     TCHECK("malloc is served by the preloaded library", tc_served_by(e->name));
     tc_memory(e);
+    if (e->untouched)
+        tc_untouched();
+    if (e->classes)
+        tc_classes();
     tc_api();
     tc_threads();
     tc_fork();
