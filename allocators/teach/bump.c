@@ -57,22 +57,21 @@ struct bump_run {
 static BUMP_TLS struct bump_run bump_runs[BUMP_CLASSES]; /* this thread's chunk per size class */
 static uintptr_t bump_region_cur, bump_region_end;      /* unused part of the newest region (teach_lock) */
 
-/* The size class of a request of n <= BUMP_SMALL_MAX bytes. */
-static inline unsigned bump_class(size_t n)
-{
-    if (n <= 64)
-        return n ? (unsigned)((n - 1) >> 4) : 0;
-    unsigned b = 63 - (unsigned)__builtin_clzl(n - 1); /* 2^b < n <= 2^(b+1), b >= 6 */
-    return 4 + (b - 6) * 4 + (unsigned)((n - 1 - ((size_t)1 << b)) >> (b - 2));
-}
+/* A size class: its index in bump_runs and the size of its blocks. */
+struct bump_class {
+    unsigned index;
+    size_t size;
+};
 
-/* The block size of class c (the inverse of bump_class: the largest n of that class). */
-static inline size_t bump_class_size(unsigned c)
+/* The class of a request of n <= BUMP_SMALL_MAX bytes. With m = n - 1, classes are 2^s apart,
+ * where s = 4 (16 B) below 64 B and else the highest bit of m minus 2, so that m >> s is m's top
+ * three bits (4..7): 4 classes per power of two. n gets the smallest class of at least n bytes. */
+static inline struct bump_class bump_class_of(size_t n)
 {
-    if (c < 4)
-        return 16 * (size_t)(c + 1);
-    unsigned b = 6 + (c - 4) / 4;
-    return ((size_t)1 << b) + ((size_t)((c - 4) % 4 + 1) << (b - 2));
+    size_t m = n - (n != 0);
+    unsigned s = 61 - (unsigned)__builtin_clzl(m | 64); /* highest bit of m (at least 6), minus 2 */
+    size_t q = m >> s;                                   /* 0..7 when s = 4, else 4..7 */
+    return (struct bump_class){4 * (s - 4) + (unsigned)q, (q + 1) << s};
 }
 
 /* The header of the chunk that block p was carved from. */
@@ -120,28 +119,19 @@ static uintptr_t bump_chunk(size_t len)
     return chunk;
 }
 
-/* Carves a block of `size` bytes aligned to align from run r; NULL if it does not fit. */
-static inline void *bump_carve(struct bump_run *r, size_t align, size_t size)
-{
-    uintptr_t p = teach_round_up(r->cur, align);
-    if (p > r->end || size > r->end - p)
-        return NULL;
-    r->cur = p + size;
-    return (void *)p;
-}
-
-/* The slow path of a small request: gives this thread a new chunk of class c (the rest of the
- * old one is never used) and carves from it, where a block of align <= BUMP_HEAD always fits.
- * Kept out of line so the fast path saves no registers. */
-static __attribute__((noinline)) void *bump_refill(unsigned c, size_t align)
+/* The slow path of a small request: gives this thread a new chunk for run r, whose blocks are
+ * `size` bytes (the rest of the old chunk is never used), and returns its first block, which
+ * starts right after the header page and so has every alignment up to BUMP_HEAD. Kept out of
+ * line so the fast path saves no registers. */
+static __attribute__((noinline)) void *bump_refill(struct bump_run *r, size_t size)
 {
     uintptr_t chunk = bump_chunk(BUMP_CHUNK);
     if (!chunk)
         return NULL;
-    size_t size = bump_class_size(c);
     ((struct bump_head *)chunk)->block = size;
-    bump_runs[c] = (struct bump_run){chunk + BUMP_HEAD, chunk + BUMP_CHUNK};
-    return bump_carve(&bump_runs[c], align, size);
+    r->cur = chunk + BUMP_HEAD + size;
+    r->end = chunk + BUMP_CHUNK;
+    return (void *)(chunk + BUMP_HEAD);
 }
 
 /* A block of n bytes aligned to align in a chunk of its own: the block starts at the first
@@ -163,14 +153,19 @@ static __attribute__((noinline)) void *bump_big(size_t align, size_t n)
 }
 
 /* A fresh block of at least n bytes whose address is a multiple of align (a power of two >=
- * 16); NULL with ENOMEM when the kernel gives no more memory. */
+ * 16); NULL with ENOMEM when the kernel gives no more memory. The fast path: round this thread's
+ * pointer of n's class up to align, and move it by the class size if the chunk has room. */
 static inline void *bump_take(size_t align, size_t n)
 {
     if (n > BUMP_SMALL_MAX || align > BUMP_HEAD)
         return bump_big(align, n);
-    unsigned c = bump_class(n);
-    void *p = bump_carve(&bump_runs[c], align, bump_class_size(c));
-    return p ? p : bump_refill(c, align);
+    struct bump_class c = bump_class_of(n);
+    struct bump_run *r = &bump_runs[c.index];
+    uintptr_t p = teach_round_up(r->cur, align);
+    if (p > r->end || c.size > r->end - p) /* no room (or no chunk of this class yet) */
+        return bump_refill(r, c.size);
+    r->cur = p + c.size;
+    return (void *)p;
 }
 
 /* Contract of ip_backend_malloc (interpose.h). */

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # replayer.sh - issue 12's replayer target: its own cost per event on one thread (target
 # <= 15 ns), measured by replaying a single-threaded trace (sqlite3's, recorded here) through
-# the in-tree bump allocator (a thread-local pointer bump; it never frees, so every page it hands
-# out is a fresh page fault) and through build/lib/libhbnull.so, an allocator that does no work
-# and touches no new memory, so what is left there is the replayer (decoding, the object table,
-# the call). glibc for scale.
-# usage: replay/bench/replayer.sh [ROUNDS]   (default 7)
+# the in-tree bump allocator (a thread-local pointer bump per size class; it never frees, so every
+# page the replayer writes is a fresh page fault, but it writes nothing into its blocks itself, so
+# --touch=none faults only its chunk headers) and through build/lib/libhbnull.so, an allocator
+# that does no work and touches no new memory, so what is left there is the replayer (decoding,
+# the object table, the call). glibc for scale.
+# usage: [EXTRA="NAME=LIB.so ..."] replay/bench/replayer.sh [ROUNDS]   (default 7)
+# EXTRA adds cells (both touch modes) for other allocator libraries, e.g. an older libbump.so
+# built from another commit, interleaved with the others in every round.
 # Prints per allocator and --touch mode, over interleaved rounds: the median and the minimum ns
 # per event of the replay phase (wall), the median CPU (user + sys) of the whole process per
 # event, and its median minor page faults; and the load average before and after.
@@ -22,6 +25,10 @@ T=$(ls "$TMP"/tr/*.hbt | head -n 1)
 echo "trace: sqlite3, $(build/replay/hbtrace "$T" | sed -nE 's/^operations: //p') events, 1 thread"
 cells=("bump none $ROOT/build/lib/libbump.so" "bump first $ROOT/build/lib/libbump.so"
     "null none $ROOT/build/lib/libhbnull.so" "null first $ROOT/build/lib/libhbnull.so" "glibc none -" "glibc first -")
+for extra in ${EXTRA:-}; do
+    [ -f "${extra#*=}" ] || { echo "replayer.sh: EXTRA library ${extra#*=} not found: give NAME=/path/lib.so" >&2; exit 2; }
+    cells+=("${extra%%=*} none ${extra#*=}" "${extra%%=*} first ${extra#*=}")
+done
 for _ in $(seq "$ROUNDS"); do
     for c in "${cells[@]}"; do
         read -r name touch lib <<<"$c"
