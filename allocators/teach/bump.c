@@ -135,7 +135,8 @@ static __attribute__((noinline)) void *bump_refill(struct bump_run *r, size_t si
 }
 
 /* A block of n bytes aligned to align in a chunk of its own: the block starts at the first
- * multiple of align after the header page, and owns the chunk up to its end. */
+ * multiple of align after the header page, and owns the chunk up to its end (so a realloc that
+ * stays within the chunk keeps the block in place). */
 static __attribute__((noinline)) void *bump_big(size_t align, size_t n)
 {
     size_t slack = align > BUMP_HEAD ? align : BUMP_HEAD; /* the block starts within this of the chunk */
