@@ -7,12 +7,12 @@
  * written, so a block costs RSS only once the program writes it.
  *
  * Design, in the order a reader meets it:
- *   - memory comes from the kernel in chunks of BUMP_CHUNK bytes (1 MiB), each starting at a
+ *   - memory comes from the kernel in chunks of BUMP_CHUNK bytes (4 MiB), each starting at a
  *     multiple of BUMP_CHUNK, taken from regions of 64 MiB that mmap gives under teach_lock;
  *   - a chunk's first page holds its header (struct bump_head): the size of the blocks in it.
  *     The header of any block p is at (p - 1) rounded down to BUMP_CHUNK, so no block carries
  *     a header of its own and bump never writes into a block;
- *   - requests up to 64 KiB are rounded up to a size class (16, 32, 48, 64, then 4 classes per
+ *   - requests up to 256 KiB are rounded up to a size class (16, 32, 48, 64, then 4 classes per
  *     power of two: 80, 96, 112, 128, 160, ...; at most 25% more than asked); each thread has,
  *     per class, a chunk it carves blocks of exactly that size from, with two thread-local
  *     pointers and no lock;
@@ -34,11 +34,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define BUMP_CHUNK ((size_t)1 << 20)       /* chunk size and alignment */
+#define BUMP_CHUNK ((size_t)4 << 20)       /* chunk size and alignment */
 #define BUMP_HEAD ((size_t)4096)           /* the header's page: blocks start after it */
-#define BUMP_REGION (64 * BUMP_CHUNK)      /* how much address space one mmap takes at least */
-#define BUMP_SMALL_MAX (64 * TEACH_KIB)    /* the largest size class */
-#define BUMP_CLASSES 44                    /* 16..64 by 16, then 4 per power of two up to 64 KiB */
+#define BUMP_REGION (16 * BUMP_CHUNK)      /* how much address space one mmap takes at least */
+#define BUMP_SMALL_MAX (256 * TEACH_KIB)   /* the largest size class (15 blocks to a chunk) */
+#define BUMP_CLASSES 52                    /* 16..64 by 16, then 4 per power of two up to 256 KiB */
 #define BUMP_BIG_MAX ((size_t)PTRDIFF_MAX / 2) /* bigger requests fail: their rounding could overflow */
 
 #define BUMP_TLS __thread __attribute__((tls_model("initial-exec")))

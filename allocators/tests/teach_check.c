@@ -28,7 +28,7 @@ struct tc_expect {
     const char *name;
     int heap;       /* small blocks come from the program break */
     int untouched;  /* malloc and calloc write nothing into the blocks (no per-block header) */
-    int classes;    /* requests up to 64 KiB are rounded to size classes at most 25% (+16 B) above */
+    int classes;    /* requests up to 256 KiB are rounded to size classes at most 25% (+16 B) above */
     int reuses;     /* freed memory serves later requests: the break does not grow again */
     int gives_back; /* the break comes down after everything is freed */
     int maps_big;   /* a 1 MiB request does not move the break */
@@ -101,7 +101,7 @@ static void tc_api(void)
     TCHECK("calloc zeroes reused memory", zero);
 
     ok = 1;
-    for (size_t a = 32; a <= ((size_t)2 << 20); a *= 2) { /* up to 2 MiB: past bump's chunk size */
+    for (size_t a = 32; a <= ((size_t)8 << 20); a *= 2) { /* up to 8 MiB: past bump's 4 MiB chunk */
         void *m = memalign(a, a + 3), *pm = NULL, *al = aligned_alloc(a, 2 * a);
         ok &= m && al && posix_memalign(&pm, a, 100) == 0;
         ok &= (uintptr_t)m % a == 0 && (uintptr_t)pm % a == 0 && (uintptr_t)al % a == 0;
@@ -116,7 +116,7 @@ static void tc_api(void)
         free(pm);
         free(al);
     }
-    TCHECK("memalign/posix_memalign/aligned_alloc (32 B .. 2 MiB) align and hold their bytes", ok);
+    TCHECK("memalign/posix_memalign/aligned_alloc (32 B .. 8 MiB) align and hold their bytes", ok);
 
     void *e1 = malloc(0), *e2 = malloc(0);
     TCHECK("malloc(0) gives distinct pointers", e1 && e2 && e1 != e2);
@@ -259,7 +259,7 @@ static long tc_minflt(void)
 
 /* An allocator with no per-block header writes nothing into what it hands out, so fresh blocks
  * the program does not write cost no page fault: 4096 malloc'd 1 KiB blocks and a 4 MiB calloc
- * (1,024 + 1,024 pages) may cost only a few faults for chunk headers (bump: 5 + 1), never one per page. */
+ * (1,024 + 1,024 pages) may cost only a few faults for chunk headers (bump: 2 + 1), never one per page. */
 static void tc_untouched(void)
 {
     int ok = tc_minflt() >= 0; /* the first call pages in getrusage before counting */
@@ -272,17 +272,18 @@ static void tc_untouched(void)
            ok && z && faults < 64);
 }
 
-/* Size classes: malloc(n) for every n up to 64 KiB has a usable size in [n, n + n/4 + 16]. */
+/* Size classes: malloc(n) has a usable size in [n, n + n/4 + 16] for every n up to 4 KiB, then
+ * for n in steps of 1/64 (several per class: classes are 1/4 apart) up to 256 KiB. */
 static void tc_classes(void)
 {
     int ok = 1;
-    for (size_t n = 0; n <= 65536; n++) {
+    for (size_t n = 0; n <= ((size_t)256 << 10); n += n < 4096 ? 1 : 1 + n / 64) {
         void *p = malloc(n);
         size_t u = p ? malloc_usable_size(p) : 0;
         ok &= p && u >= n && u <= n + n / 4 + 16;
         free(p);
     }
-    TCHECK("every request up to 64 KiB gets a usable size within 25% + 16 B of it", ok);
+    TCHECK("requests up to 256 KiB get a usable size within 25% + 16 B of them", ok);
 }
 
 #define TC_THREADS 4
