@@ -17,7 +17,9 @@
  *     per class, a chunk it carves blocks of exactly that size from, with two thread-local
  *     pointers and no lock;
  *   - bigger requests (or alignments above a page) get a chunk of their own, as many
- *     BUMP_CHUNKs long as they need, whose header is on its own page before the block;
+ *     BUMP_CHUNKs long as they need, whose header is on its own page before the block; its
+ *     usable size is the request rounded up to a page, and realloc grows it in place up to the
+ *     chunk's end;
  *   - realloc and malloc_usable_size read the block size from the header; calloc writes nothing
  *     (the memory is fresh from mmap, hence zero); free does nothing.
  *
@@ -45,7 +47,10 @@
 
 /* At the start of every chunk. */
 struct bump_head {
-    size_t block; /* usable bytes of every block of this chunk (its class size, or the one big block's) */
+    size_t block; /* usable bytes of every block of this chunk: its class size, or the big block's
+                   * request rounded up to a page */
+    size_t room;  /* what a block may grow to in place: block for a class chunk, the bytes from
+                   * the big block to its chunk's end for a big one */
 };
 
 /* The part of one of this thread's chunks not yet handed out. */
@@ -128,15 +133,15 @@ static __attribute__((noinline)) void *bump_refill(struct bump_run *r, size_t si
     uintptr_t chunk = bump_chunk(BUMP_CHUNK);
     if (!chunk)
         return NULL;
-    ((struct bump_head *)chunk)->block = size;
+    *(struct bump_head *)chunk = (struct bump_head){size, size};
     r->cur = chunk + BUMP_HEAD + size;
     r->end = chunk + BUMP_CHUNK;
     return (void *)(chunk + BUMP_HEAD);
 }
 
 /* A block of n bytes aligned to align in a chunk of its own: the block starts at the first
- * multiple of align after the header page, and owns the chunk up to its end (so a realloc that
- * stays within the chunk keeps the block in place). */
+ * multiple of align after the header page; its usable size is n rounded up to a page, and it may
+ * grow in place (realloc) up to its chunk's end. */
 static __attribute__((noinline)) void *bump_big(size_t align, size_t n)
 {
     size_t slack = align > BUMP_HEAD ? align : BUMP_HEAD; /* the block starts within this of the chunk */
@@ -149,7 +154,7 @@ static __attribute__((noinline)) void *bump_big(size_t align, size_t n)
     if (!chunk)
         return NULL;
     uintptr_t p = teach_round_up(chunk + BUMP_HEAD, align);
-    bump_head_of((void *)p)->block = chunk + len - p;
+    *bump_head_of((void *)p) = (struct bump_head){teach_round_up(n, BUMP_HEAD), chunk + len - p};
     return (void *)p;
 }
 
@@ -184,14 +189,21 @@ void ip_backend_free(void *p) { (void)p; }
 /* Contract of ip_backend_usable_size (interpose.h). */
 size_t ip_backend_usable_size(void *p) { return bump_head_of(p)->block; }
 
-/* Contract of ip_backend_realloc: a shrink keeps the block; a growth takes a new one and copies. */
+/* Contract of ip_backend_realloc: a shrink keeps the block; a big block grows in place while its
+ * chunk has room; any other growth takes a new block and copies the old one's usable bytes (for
+ * a big block its request rounded to a page, not its whole chunk, whose unwritten pages a copy
+ * would fault in for nothing). */
 void *ip_backend_realloc(void *p, size_t n)
 {
-    size_t have = ip_backend_usable_size(p);
-    if (n <= have)
+    struct bump_head *h = bump_head_of(p);
+    if (n <= h->block)
         return p;
+    if (n <= h->room) { /* only a big block has room beyond its usable size */
+        h->block = teach_round_up(n, BUMP_HEAD);
+        return p;
+    }
     void *q = bump_take(TEACH_ALIGN, n);
     if (q)
-        memcpy(q, p, have);
+        memcpy(q, p, h->block);
     return q;
 }

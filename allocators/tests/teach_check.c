@@ -270,6 +270,17 @@ static void tc_untouched(void)
     long faults = tc_minflt() - before;
     TCHECK("malloc and calloc write nothing into their blocks (8 MiB fresh, fewer than 64 page faults)",
            ok && z && faults < 64);
+
+    char *big = malloc(300 << 10);
+    uintptr_t was = (uintptr_t)big;
+    char *grown = big ? realloc(big, 1 << 20) : NULL;
+    TCHECK("a 300 KiB block grows in place to 1 MiB (bump: into the rest of its own chunk)",
+           grown && (uintptr_t)grown == was);
+    before = tc_minflt();
+    char *moved = grown ? realloc(grown, 5 << 20) : NULL; /* copies 1 MiB: 256 pages read, 256 written */
+    faults = tc_minflt() - before;
+    TCHECK("realloc copies the block's usable bytes, not its chunk (1 MiB moved: fewer than 600 page faults)",
+           moved && faults < 600);
 }
 
 /* Size classes: malloc(n) has a usable size in [n, n + n/4 + 16] for every n up to 4 KiB, then
