@@ -10,8 +10,9 @@
  *   - memory comes from the kernel in chunks of BUMP_CHUNK bytes (4 MiB), each starting at a
  *     multiple of BUMP_CHUNK, taken from regions of 64 MiB that mmap gives under teach_lock;
  *   - a chunk's first page holds its header (struct bump_head): the size of the blocks in it.
- *     The header of any block p is at (p - 1) rounded down to BUMP_CHUNK, so no block carries
- *     a header of its own and bump never writes into a block;
+ *     The header of any block p is at (p - 1) rounded down to BUMP_CHUNK (for a block aligned
+ *     to more than BUMP_CHUNK, the page BUMP_CHUNK below it, still in its chunk), so no block
+ *     carries a header of its own and bump never writes into a block;
  *   - requests up to 256 KiB are rounded up to a size class (16, 32, 48, 64, then 4 classes per
  *     power of two: 80, 96, 112, 128, 160, ...; at most 25% more than asked); each thread has,
  *     per class, a chunk it carves blocks of exactly that size from, with two thread-local
@@ -23,8 +24,8 @@
  *   - realloc and malloc_usable_size read the block size from the header; calloc writes nothing
  *     (the memory is fresh from mmap, hence zero); free does nothing.
  *
- * Invariants: every chunk starts at a multiple of BUMP_CHUNK and its header page holds no block
- * bytes; every block lies in (chunk start, chunk end] of the chunk whose header describes it;
+ * Invariants: every chunk starts at a multiple of BUMP_CHUNK; the header of block p, at (p - 1)
+ * rounded down to BUMP_CHUNK, lies in p's chunk on a page that holds no block bytes;
  * a thread's bump_runs[c] is [cur, end) of a chunk of class c that no block holds and only that
  * thread carves; bump writes nothing but headers, and no byte is handed out twice, so every
  * block is zero when handed out; bump_region_cur/end change only with teach_lock held.
