@@ -23,7 +23,7 @@ RUNNER_LIBS  := -lcjson -lm -lpthread -lz
 ALL        += $(B)/heapbench
 TEST_BUILD += $(RUNNER_TESTS)
 
-$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) workloads/common/wl_hist.h workloads/common/wl_clock.h workloads/common/wl_latency.h | $(B)/.dir
+$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) workloads/common/wl_hist.h workloads/common/wl_clock.h workloads/common/wl_latency.h replay/trace.h | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RUNNER_DEFS) $(RUNNER_INC) -c $< -o $@
 
