@@ -63,6 +63,9 @@ unsigned map_table_cut(uintptr_t addr, uint64_t len, uint64_t page, struct map_e
     return got;
 }
 
+void map_table_fork_hold(void) { take_lock(); }
+void map_table_fork_release(void) { drop_lock(); }
+
 void map_table_each(void (*fn)(void *arg, struct map_entry *e), void *arg)
 {
     for (unsigned i = 0; tab && i < n; i++)

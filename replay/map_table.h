@@ -27,6 +27,10 @@ int map_table_put(uintptr_t addr, uint64_t len, uint64_t page, uint64_t id);
  * returns how many, and sets *partial to the number of recorded mappings it cuts only part of
  * (they stay whole in the table: the replay cannot follow a partial unmap). */
 unsigned map_table_cut(uintptr_t addr, uint64_t len, uint64_t page, struct map_entry *out, unsigned cap, unsigned *partial);
+/* Around fork (pthread_atfork): hold takes the lock in the parent before the fork, release
+ * gives it back in the parent and in the child, so the child never inherits it held. */
+void map_table_fork_hold(void);
+void map_table_fork_release(void);
 /* Calls fn on every entry, which may change its id. Only while no other thread runs (a fork child). */
 void map_table_each(void (*fn)(void *arg, struct map_entry *e), void *arg);
 

@@ -26,7 +26,8 @@ uint64_t rec_page_size(void);
 /* Sets up the mapping hooks (the real functions, the table, the code range of the allocator
  * whose malloc is alloc_fn: its own mapping calls are never the program's). 0, or -1. */
 int rec_map_init(void *alloc_fn);
-/* In a fork child, on its thread 0: one mmap event per recorded mapping it inherited. */
+/* In a fork child, on its thread 0: one mmap event per recorded mapping it inherited (of its
+ * page-rounded length); the child's counts start at 0. */
 void rec_map_inherit(struct rec_thread *t);
 /* The header's counts: partial unmaps not recorded, mappings not recorded (table full). */
 void rec_map_counts(uint64_t *partial_unmaps, uint64_t *lost_maps);

@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -81,7 +82,7 @@ int rec_map_init(void *alloc_fn)
     real_mremap = (void *(*)(void *, size_t, size_t, int, ...))dlsym(RTLD_NEXT, "mremap");
     if (alloc_fn)
         dl_iterate_phdr(find_object, alloc_fn);
-    if (map_table_init() < 0)
+    if (map_table_init() < 0 || pthread_atfork(map_table_fork_hold, map_table_fork_release, map_table_fork_release) != 0)
         return -1;
     ready = 1;
     return 0;
@@ -215,7 +216,12 @@ static void inherit_one(void *arg, struct map_entry *e)
     e->id = rec_put(arg, &ev);
 }
 
-void rec_map_inherit(struct rec_thread *t) { map_table_each(inherit_one, t); }
+void rec_map_inherit(struct rec_thread *t)
+{
+    atomic_store(&partial_unmaps, 0); /* the parent's counts are in the parent's trace */
+    atomic_store(&lost_maps, 0);
+    map_table_each(inherit_one, t);
+}
 
 void rec_map_counts(uint64_t *partial, uint64_t *lost)
 {

@@ -3,7 +3,8 @@
  * of a whole mapping, a partial munmap, mappings that are not to be recorded (shared, read-only,
  * of a file) and big mallocs (which glibc serves with its own mmap, the allocator's, not the
  * program's).
- * usage: replay-mapper 1 (0: makes none of these calls, for the tests' baseline run).
+ * usage: replay-mapper 1 (0: makes none of these calls, for the tests' baseline run; 2: the
+ * same as 1, then forks a child that unmaps one of the mappings it inherited and exits).
  * Always holds: prints one line "expect mmap=N munmap=N mapped_bytes=B partial=N" with the
  * recordable calls it made and the bytes it leaves mapped (requested lengths); writes every
  * page it maps, as a program would. */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define OWN 20
@@ -97,5 +99,16 @@ int main(int argc, char **argv)
     n_munmap++, mapped -= 3 * 4096;
     unrecorded();
     printf("expect mmap=%ld munmap=%ld mapped_bytes=%ld partial=1\n", n_mmap, n_munmap, mapped);
+    fflush(stdout);
+    if (atoi(argv[1]) == 2) { /* the child holds the 11 mappings left (own[1], own[3] ... and g2) */
+        pid_t pid = fork();
+        if (pid == 0) {
+            munmap(own[1], 2 * 4096);
+            exit(0);
+        }
+        int st;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 1;
+    }
     return 0;
 }
