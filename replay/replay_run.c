@@ -5,8 +5,8 @@
  * by the event that produces or consumes its object; a cross-thread wait spins briefly, then
  * yields (the replay may have more threads than cores); every allocator call goes through the
  * workloads' latency sampler (WL_LAT), like a workload's; the program's own mappings (HBT_MMAP,
- * HBT_MUNMAP) are made with mmap and munmap themselves, touched like blocks, and never counted
- * in the live bytes. */
+ * HBT_MUNMAP) are made with mmap and munmap themselves, touched like blocks, and counted in
+ * the live bytes the sampler reports (as the program held them). */
 #include "replay_run.h"
 #include "wl_latency.h"
 
@@ -91,8 +91,7 @@ static int prepare(const struct hbt_trace *t, uint16_t th, const uint64_t *sizes
         if (n % LIVE_BLOCK == 0)
             w->cum[n / LIVE_BLOCK] = live;
         ops[n] = encode(&e, sizes);
-        if (!hbt_kind_maps(e.kind))
-            live += (hbt_produces(&e) ? (int64_t)e.size : 0) - (hbt_consumes(&e) ? (int64_t)sizes[e.ref] : 0);
+        live += (hbt_produces(&e) ? (int64_t)e.size : 0) - (hbt_consumes(&e) ? (int64_t)sizes[e.ref] : 0);
         if (ns)
             ns[n] = e.ns;
     }

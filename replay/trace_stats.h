@@ -3,8 +3,8 @@
  * Always holds: events of different threads are taken in timestamp order (ties: thread
  * order), events of one thread in their recorded order; the ideal (peak live requested bytes)
  * is the largest sum of live objects' requested sizes over that order; the program's own mappings
- * (HBT_MMAP objects) are counted apart (mapped_*), never in the live bytes, the ideal or the
- * histograms, so those stay the allocator's. */
+ * (HBT_MMAP objects) are counted apart (mapped_*, and with the blocks in peak_total), never in
+ * live_bytes, peak_bytes or the histograms. */
 #ifndef HEAPBENCH_TRACE_STATS_H
 #define HEAPBENCH_TRACE_STATS_H
 
