@@ -16,7 +16,8 @@ static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (doub
 static void print_header(const char *path, const struct hbt_trace *t)
 {
     const struct hbt_header *h = &t->h;
-    printf("trace: %s\ncommand: %s\nrecorded under: %s\n", path, h->command, h->allocator[0] ? h->allocator : "unknown");
+    printf("trace: %s\nformat version: %u\ncommand: %s\nrecorded under: %s\n", path, h->version, h->command,
+           h->allocator[0] ? h->allocator : "unknown");
     printf("pid: %" PRIu64 " (parent %" PRIu64 ")\npage size: %" PRIu64 "\n", h->pid, h->ppid, h->page_size);
     if (h->complete)
         printf("complete: yes\nduration: %.6f s\n", (double)h->duration_ns / 1e9);

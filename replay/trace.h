@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define HBT_MAGIC "HBTRACE"        /* 8 bytes with its NUL */
-#define HBT_VERSION 2u            /* written; version 1 (no mapping kinds) is still read */
+#define HBT_VERSION 2u            /* written; version 1 (no mapping kinds) is still read; make bench re-records others */
 #define HBT_VERSION_MIN 1u
 #define HBT_HEADER_SIZE 4096u
 #define HBT_CHUNK_MAGIC 0x4b434248u /* "HBCK" little-endian */
