@@ -3,7 +3,7 @@
 #   make          build everything (-O2 -Wall -Wextra -Werror) into build/; the CLI is build/heapbench
 #   make deps     install the missing Debian packages (apt-get, as root; otherwise print the apt-get line)
 #   make test     deps + build + every component's tests; ends with "N passed, N failed"
-#   make bench    deps + build + the recorded program traces (once) + the default matrix, then its report
+#   make bench    deps + build + the recorded program traces (once per trace format) + the default matrix, then its report
 #
 # Each component adds its own targets in <component>/rules.mk, included below; it appends
 # what `make` builds to ALL and what the tests need to TEST_BUILD.
@@ -33,8 +33,9 @@ PREFIX     ?= /usr/local
 
 ALL        :=
 TEST_BUILD :=
-# Program definitions make bench records once (results/traces/NAME.hbt, not in git) and replays
-# in the default matrix as trace:results/traces/NAME.hbt (replay/README.md).
+# Program definitions make bench records once (results/traces/NAME.hbt, not in git; again when the
+# trace is not of the current format, 2: replay/trace.h's HBT_VERSION) and replays in the default
+# matrix as trace:results/traces/NAME.hbt (replay/README.md).
 BENCH_TRACES := python3-alloc sqlite3 gcc
 
 .PHONY: all deps test bench clean FORCE
@@ -53,7 +54,7 @@ test: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@for p in $(BENCH_TRACES); do [ -f results/traces/$$p.hbt ] || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
+	@for p in $(BENCH_TRACES); do $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 2' || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
 	    || echo "make bench: prog:$$p not recorded (see above); its replay is left out"; done
 	@$(B)/heapbench run
 	@$(B)/heapbench report results/latest

@@ -1,6 +1,7 @@
 /* hbtrace.c - build/replay/hbtrace FILE: the statistics of an allocation trace (what `heapbench
  * trace FILE` prints): operations by kind, size and lifetime histograms, peak live bytes and
- * when, threads, the share of frees made by a thread other than the allocating one.
+ * when, the program's own mappings (mmap'd bytes, their peak), threads, the share of frees made
+ * by a thread other than the allocating one.
  * Always holds: a missing, truncated or corrupt trace prints one line on stderr and exits 2;
  * output lines are "name: value" (histogram rows indented), stable for scripts. */
 #include "trace.h"
@@ -15,7 +16,8 @@ static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (doub
 static void print_header(const char *path, const struct hbt_trace *t)
 {
     const struct hbt_header *h = &t->h;
-    printf("trace: %s\ncommand: %s\nrecorded under: %s\n", path, h->command, h->allocator[0] ? h->allocator : "unknown");
+    printf("trace: %s\nformat version: %u\ncommand: %s\nrecorded under: %s\n", path, h->version, h->command,
+           h->allocator[0] ? h->allocator : "unknown");
     printf("pid: %" PRIu64 " (parent %" PRIu64 ")\npage size: %" PRIu64 "\n", h->pid, h->ppid, h->page_size);
     if (h->complete)
         printf("complete: yes\nduration: %.6f s\n", (double)h->duration_ns / 1e9);
@@ -81,6 +83,11 @@ int main(int argc, char **argv)
     print_kinds(&s);
     printf("objects: %" PRIu64 " produced, %" PRIu64 " live at end (%" PRIu64 " bytes)\n", s.produced, s.live_objects, s.live_bytes);
     printf("peak live bytes: %" PRIu64 " at %.6f s\n", s.peak_bytes, (double)s.peak_ns / 1e9);
+    printf("mapped by the program: %" PRIu64 " bytes in %" PRIu64 " mmaps, %" PRIu64 " munmaps; peak %" PRIu64 " bytes at %.6f s; %" PRIu64
+           " bytes in %" PRIu64 " mappings at end; partial unmaps not recorded: %" PRIu64 "\n",
+           s.mapped_total, s.by_kind[HBT_MMAP], s.by_kind[HBT_MUNMAP], s.peak_mapped, (double)s.peak_mapped_ns / 1e9, s.mapped_bytes,
+           s.mapped_objects, t.h.partial_unmaps);
+    printf("peak live + mapped bytes: %" PRIu64 " at %.6f s\n", s.peak_total, (double)s.peak_total_ns / 1e9);
     printf("cross-thread frees: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n", s.cross_frees, s.frees, pct(s.cross_frees, s.frees));
     print_hists(&s);
     hbt_close(&t);

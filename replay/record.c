@@ -1,6 +1,7 @@
 /* record.c - the recorder, build/lib/libhbrecord.so: preloaded, it logs every malloc-API call
  * (malloc, calloc, realloc, free, posix_memalign, aligned_alloc, memalign, valloc, pvalloc,
- * reallocarray) of a process into HEAPBENCH_RECORD_DIR/<pid>.hbt (format: trace.h, docs/DATA.md).
+ * reallocarray) of a process into HEAPBENCH_RECORD_DIR/<pid>.hbt (format: trace.h, docs/DATA.md);
+ * the program's own mappings are recorded by record_map.c through record.h.
  *
  * Always holds:
  *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
@@ -17,6 +18,7 @@
  *     header's totals (complete = 1) are written only by a normal exit.
  */
 #include "obj_map.h"
+#include "record.h"
 #include "trace.h"
 
 #include <cpuid.h>
@@ -263,6 +265,11 @@ static void leave(struct rec_thread *t)
     tls_busy = 0;
 }
 
+struct rec_thread *rec_enter(void) { return enter(); }
+void rec_leave(struct rec_thread *t) { leave(t); }
+uint16_t rec_thread_no(const struct rec_thread *t) { return t->c.thread; }
+uint64_t rec_page_size(void) { return R.h.page_size; }
+
 /* Takes t for good (waiting up to ~1 s for its owner to finish an event), writes what it
  * holds and closes it. */
 static void close_thread(struct rec_thread *t)
@@ -301,6 +308,13 @@ static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
         flush(t);
     e->ns = now_ns();
     *seq = hbt_chunk_put(&t->c, e);
+}
+
+uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
+{
+    uint64_t seq;
+    put(t, e, &seq);
+    return seq == HBT_NONE ? HBT_NONE : ((uint64_t)t->c.thread << 48) | seq;
 }
 
 /* The object at p ends here (free or realloc): fills e's reference from the map. */
@@ -380,9 +394,10 @@ EXPORT void free(void *p)
         uint64_t seq;
         consume(&e, p);
         put(t, &e, &seq);
-        leave(t);
     }
-    real.free(p);
+    real.free(p); /* inside the recorder's hold, as every real call: its mappings are the allocator's */
+    if (t)
+        leave(t);
 }
 
 /* realloc and reallocarray: the old object ends, a new one starts; a failed call keeps the
@@ -501,8 +516,10 @@ static void atfork_child(void)
     R.tsc0 = __rdtsc();
     header_start();
     struct rec_thread *t = register_thread();
-    if (t != &lost_thread)
+    if (t != &lost_thread) {
         obj_map_each(inherit, t);
+        rec_map_inherit(t);
+    }
     tls_busy = 0;
 }
 
@@ -522,7 +539,7 @@ __attribute__((constructor)) static void rec_init(void)
         snprintf(R.h.allocator, sizeof R.h.allocator, "%s", info.dli_fname);
     clock_init();
     header_start();
-    if (obj_map_init() == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
+    if (obj_map_init() == 0 && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
         pthread_atfork(NULL, NULL, atfork_child) == 0)
         R.enabled = 1;
     else
@@ -552,5 +569,6 @@ __attribute__((destructor)) static void rec_fini(void)
     R.h.duration_ns = now_ns();
     R.h.unknown_refs = atomic_load(&R.unknown_refs);
     R.h.lost_threads = atomic_load(&R.lost_threads);
+    rec_map_counts(&R.h.partial_unmaps, &R.h.lost_maps);
     write_header();
 }

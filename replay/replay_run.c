@@ -4,7 +4,9 @@
  * the calling thread, every other recorded thread and the live sampler on threads of their own; a slot is written only
  * by the event that produces or consumes its object; a cross-thread wait spins briefly, then
  * yields (the replay may have more threads than cores); every allocator call goes through the
- * workloads' latency sampler (WL_LAT), like a workload's. */
+ * workloads' latency sampler (WL_LAT), like a workload's; the program's own mappings (HBT_MMAP,
+ * HBT_MUNMAP) are made with mmap and munmap themselves, touched like blocks, and counted in
+ * the live bytes the sampler reports (as the program held them). */
 #include "replay_run.h"
 #include "wl_latency.h"
 
@@ -14,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 /* One event as the replay loop reads it (16 bytes; decoded once, before the replay starts):
@@ -41,13 +44,17 @@ struct worker {
     _Atomic uint64_t progress;   /* events done, published every LIVE_BLOCK events (for the sampler) */
     _Atomic int finished;
     uint64_t done, nulls;
+    int64_t mapped;              /* bytes this thread mapped less those it unmapped */
     const struct timespec *start;
     pthread_t tid;
 };
 
-static struct rop encode(const struct hbt_event *e)
+/* sizes: every object's requested size (an munmap carries its mapping's length). */
+static struct rop encode(const struct hbt_event *e, const uint64_t *sizes)
 {
     uint64_t code = e->kind | ((uint64_t)e->align_log << 8);
+    if (e->kind == HBT_MUNMAP)
+        return (struct rop){sizes[e->ref], code | RC_CONSUMES | RC_FREES | (e->ref << 14) | (e->ref_thread != e->thread ? RC_CROSS : 0)};
     if (hbt_consumes(e)) {
         code |= RC_CONSUMES | (e->ref << 14);
         if (e->ref_thread != e->thread)
@@ -83,7 +90,7 @@ static int prepare(const struct hbt_trace *t, uint16_t th, const uint64_t *sizes
     for (; n < w->nops && hbt_next(&c, &e) == 1; n++) {
         if (n % LIVE_BLOCK == 0)
             w->cum[n / LIVE_BLOCK] = live;
-        ops[n] = encode(&e);
+        ops[n] = encode(&e, sizes);
         live += (hbt_produces(&e) ? (int64_t)e.size : 0) - (hbt_consumes(&e) ? (int64_t)sizes[e.ref] : 0);
         if (ns)
             ns[n] = e.ns;
@@ -126,6 +133,13 @@ static void touch(char *p, uint64_t n, unsigned kind, const struct replay_opts *
         *(volatile char *)a = 1;
 }
 
+/* A mapping like the program's (HBT_MMAP); NULL when refused. */
+static void *map_anon(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 /* The call a producing event makes (old: the consumed object's pointer for realloc kinds). */
 static void *produce(unsigned kind, size_t n, size_t align, void *old)
 {
@@ -140,6 +154,7 @@ static void *produce(unsigned kind, size_t n, size_t align, void *old)
     case HBT_MEMALIGN: return memalign(align, n);
     case HBT_VALLOC: return valloc(n);
     case HBT_PVALLOC: return pvalloc(n);
+    case HBT_MMAP: return map_anon(n);
     default: return NULL;
     }
 }
@@ -165,7 +180,9 @@ static inline void perform(struct worker *w, const struct rop *op)
         if (old == REPLAY_NULL)
             old = NULL;
         if (code & RC_FREES) {
-            if (!w->self)
+            if (!w->self && (code & 0x0f) == HBT_MUNMAP)
+                w->mapped -= old && munmap(old, (size_t)op->size) == 0 ? (int64_t)op->size : 0;
+            else if (!w->self)
                 WL_LAT(WL_OP_FREE, free(old));
             return;
         }
@@ -173,14 +190,18 @@ static inline void perform(struct worker *w, const struct rop *op)
     if (!(code & RC_PRODUCES))
         return;
     void *p = REPLAY_SELF;
-    if (!w->self)
-        WL_LAT(op_of(code & 0x0f), p = produce(code & 0x0f, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old));
+    unsigned kind = code & 0x0f;
+    if (!w->self && kind == HBT_MMAP)
+        p = produce(kind, (size_t)op->size, 0, NULL);
+    else if (!w->self)
+        WL_LAT(op_of(kind), p = produce(kind, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old));
     if (p == REPLAY_SELF) {
     } else if (!p) {
         w->nulls++;
         p = REPLAY_NULL;
     } else {
-        touch(p, op->size, code & 0x0f, w->o);
+        touch(p, op->size, kind, w->o);
+        w->mapped += kind == HBT_MMAP ? (int64_t)op->size : 0;
     }
     atomic_store_explicit(&w->slots[w->next_obj++], p, memory_order_release);
 }
@@ -320,6 +341,7 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int s
         ws[i].self = self;
         ws[i].next_obj = ws[i].first_obj;
         ws[i].done = ws[i].nulls = 0;
+        ws[i].mapped = 0;
         atomic_store(&ws[i].progress, 0);
         atomic_store(&ws[i].finished, 0);
     }
@@ -342,6 +364,7 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int s
             pthread_join(ws[i].tid, NULL);
         r->ops += ws[i].done;
         r->nulls += ws[i].nulls;
+        r->mapped += ws[i].mapped;
     }
     r->seconds = elapsed(&start);
     return 0;

@@ -23,6 +23,7 @@ struct replay_opts {
 struct replay_result {
     uint64_t ops;              /* events performed (failed recorded calls count, without a call) */
     uint64_t nulls;            /* calls that returned NULL although the recorded one did not */
+    int64_t mapped;            /* bytes of the program's mappings still mapped at the end (mmap'd less munmap'd) */
     double seconds;            /* from the start of the threads to the last one's end */
 };
 

@@ -1,7 +1,8 @@
 # replay/rules.mk - builds the trace tools of issue 12: the recorder build/lib/libhbrecord.so
-# (preloaded; record.c + obj_map.c + the trace writer), the replayer build/replay/hbreplay (a
-# workload of the phase protocol, linked with workloads/common) and build/replay/hbtrace (trace
-# statistics), plus the programs replay/tests/ records.
+# (preloaded; record.c + record_map.c + obj_map.c + map_table.c + the trace writer), the
+# replayer build/replay/hbreplay (a workload of the phase protocol, linked with
+# workloads/common) and build/replay/hbtrace (trace statistics), plus the programs
+# replay/tests/ records.
 # Always holds: every part that reads or writes a trace compiles the one codec replay/trace.c.
 
 RP_OBJDIR  := $(B)/obj/replay
@@ -20,7 +21,7 @@ $(RP_OBJDIR)/pic/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Ireplay -c $< -o $@
 
-$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record obj_map trace)
+$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map trace)
 	$(CC) $(CFLAGS) -shared -o $@ $^ -lz -ldl -lpthread
 
 $(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats trace) $(RP_WLCOMMON)

@@ -26,13 +26,15 @@ static inline int kind_is_aligned(unsigned k)
 }
 static inline int kind_takes_ref(unsigned k)
 {
-    return (KIND_BIT(k) & (KIND_BIT(HBT_FREE) | KIND_BIT(HBT_REALLOC) | KIND_BIT(HBT_REALLOCARRAY))) != 0;
+    return (KIND_BIT(k) & (KIND_BIT(HBT_FREE) | KIND_BIT(HBT_REALLOC) | KIND_BIT(HBT_REALLOCARRAY) | KIND_BIT(HBT_MUNMAP))) != 0;
 }
+/* free and munmap: they only consume an object (no size stored, nothing produced). */
+static inline int kind_releases(unsigned k) { return k == HBT_FREE || k == HBT_MUNMAP; }
 
 const char *hbt_kind_name(unsigned kind)
 {
     static const char *const names[HBT_KIND_COUNT] = {"?", "malloc", "calloc", "realloc", "free",
-        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray"};
+        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray", "mmap", "munmap"};
     return kind > 0 && kind < HBT_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -40,7 +42,7 @@ const char *hbt_kind_name(unsigned kind)
  * failed, and a failed realloc of size 0 is glibc's realloc(p, 0), which freed it. */
 static int ref_consumed(const struct hbt_event *e)
 {
-    return e->kind == HBT_FREE || !(e->flags & HBT_F_FAILED) || e->size == 0;
+    return kind_releases(e->kind) || !(e->flags & HBT_F_FAILED) || e->size == 0;
 }
 
 static uint32_t crc_of(const uint8_t *p, size_t n)
@@ -96,7 +98,7 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
         c->last_ns = e->ns;
     if (kind_is_aligned(e->kind))
         *p++ = e->align_log;
-    if (e->kind != HBT_FREE) {
+    if (!kind_releases(e->kind)) {
         if (e->size == c->last_size)
             flags |= HBT_F_SAMESIZE;
         else
@@ -115,7 +117,7 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     c->len = (size_t)(p - c->buf);
     c->nops++;
     c->op++;
-    if (e->kind == HBT_FREE || (flags & HBT_F_FAILED))
+    if (kind_releases(e->kind) || (flags & HBT_F_FAILED))
         return HBT_NONE;
     c->nprod++;
     return c->seq++;
@@ -184,6 +186,8 @@ int hbt_header_encode(const struct hbt_header *h, uint8_t *out)
               text_add(text, cap, &pos, "duration_ns", "%" PRIu64, h->duration_ns) |
               text_add(text, cap, &pos, "unknown_refs", "%" PRIu64, h->unknown_refs) |
               text_add(text, cap, &pos, "lost_threads", "%" PRIu64, h->lost_threads) |
+              text_add(text, cap, &pos, "partial_unmaps", "%" PRIu64, h->partial_unmaps) |
+              text_add(text, cap, &pos, "lost_maps", "%" PRIu64, h->lost_maps) |
               text_add(text, cap, &pos, "orig_wall_ns", "%" PRIu64, h->orig_wall_ns) |
               text_add(text, cap, &pos, "orig_maxrss_kb", "%" PRIu64, h->orig_maxrss_kb);
     put_le(out + 12, pos, 4);
@@ -269,9 +273,9 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
         return fail(err, errlen, "corrupt trace: its header fails its checksum; record it again");
     uint64_t len = get_le(m + 12, 4);
     t->h.version = (uint32_t)get_le(m + 8, 4);
-    if (t->h.version != HBT_VERSION || len > HBT_HEADER_SIZE - 20)
-        return fail(err, errlen, "trace format version %u (header text %" PRIu64 " bytes) is not version %u; record it again with this heapbench",
-                    t->h.version, len, HBT_VERSION);
+    if (t->h.version < HBT_VERSION_MIN || t->h.version > HBT_VERSION || len > HBT_HEADER_SIZE - 20)
+        return fail(err, errlen, "trace format version %u (header text %" PRIu64 " bytes) is not version %u to %u; record it again with this heapbench",
+                    t->h.version, len, HBT_VERSION_MIN, HBT_VERSION);
     const char *text = (const char *)m + 16;
     text_get(text, len, "command", t->h.command, sizeof t->h.command);
     text_get(text, len, "allocator", t->h.allocator, sizeof t->h.allocator);
@@ -285,6 +289,8 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
     t->h.duration_ns = text_num(text, len, "duration_ns");
     t->h.unknown_refs = text_num(text, len, "unknown_refs");
     t->h.lost_threads = text_num(text, len, "lost_threads");
+    t->h.partial_unmaps = text_num(text, len, "partial_unmaps");
+    t->h.lost_maps = text_num(text, len, "lost_maps");
     t->h.orig_wall_ns = text_num(text, len, "orig_wall_ns");
     t->h.orig_maxrss_kb = text_num(text, len, "orig_maxrss_kb");
     return 0;
@@ -381,11 +387,27 @@ static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
 
 static int next_checked(struct hbt_cursor *c, struct hbt_event *e);
 
-/* Decodes every event once: structure, references in range, no object consumed twice. */
+/* Marks bit i of map. */
+static inline void bit_set(uint8_t *map, uint64_t i) { map[i / 8] |= (uint8_t)(1u << (i % 8)); }
+
+/* Every consumed object is consumed as what it is: a mapping (mmap's) only by munmap, a heap
+ * block only by free or realloc, so the replayer never frees a mapping or unmaps a block. */
+static int check_classes(const uint8_t *used, const uint8_t *made_map, const uint8_t *taken_map, size_t bytes,
+                         char *err, size_t errlen)
+{
+    for (size_t i = 0; i < bytes; i++)
+        if (used[i] & (made_map[i] ^ taken_map[i]))
+            return fail(err, errlen, "corrupt trace: object %zu is a mapping freed as a heap block or a heap block unmapped; record it again",
+                        i * 8 + (size_t)__builtin_ctz(used[i] & (made_map[i] ^ taken_map[i])));
+    return 0;
+}
+
+/* Decodes every event once: structure, references in range, no object consumed twice, none
+ * consumed as the wrong class (check_classes). */
 static int check_events(struct hbt_trace *t, char *err, size_t errlen)
 {
     size_t bits = (t->objects + 7) / 8;
-    uint8_t *used = hbt_pages(bits);
+    uint8_t *used = hbt_pages(3 * bits), *made_map = used + bits, *taken_map = used + 2 * bits;
     if (!used)
         return fail(err, errlen, "out of memory checking the trace");
     int rc = 0;
@@ -395,19 +417,25 @@ static int check_events(struct hbt_trace *t, char *err, size_t errlen)
         int got;
         hbt_cursor_init(&c, t, (uint16_t)th);
         while ((got = next_checked(&c, &e)) == 1) {
+            if (e.kind == HBT_MMAP && e.prod != HBT_NONE)
+                bit_set(made_map, e.prod);
             if (e.ref == HBT_NONE)
                 continue;
             if (used[e.ref / 8] & (1u << (e.ref % 8))) {
                 rc = fail(err, errlen, "corrupt trace: thread %u frees object %" PRIu64 " a second time; record it again", th, e.ref);
                 break;
             }
-            used[e.ref / 8] |= (uint8_t)(1u << (e.ref % 8));
+            bit_set(used, e.ref);
+            if (e.kind == HBT_MUNMAP)
+                bit_set(taken_map, e.ref);
         }
         if (got < 0)
             rc = fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th,
                       c.t->threads[th].ops - c.left);
     }
-    hbt_unpages(used, bits);
+    if (rc == 0)
+        rc = check_classes(used, made_map, taken_map, bits, err, errlen);
+    hbt_unpages(used, 3 * bits);
     return rc;
 }
 
@@ -553,7 +581,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
     e->thread = c->thread;
     e->align_log = 0;
     e->ref = e->prod = HBT_NONE;
-    if ((checked && (kind == 0 || kind >= HBT_KIND_COUNT)) || varint_at(&c->p, c->end, &v, checked) < 0)
+    if ((checked && (kind == 0 || kind >= HBT_KIND_COUNT || (hbt_kind_maps(kind) && c->t->h.version < 2))) || varint_at(&c->p, c->end, &v, checked) < 0)
         return -1;
     c->ns += v;
     e->ns = c->ns;
@@ -562,7 +590,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
             return -1;
         e->align_log = *c->p++;
     }
-    if (kind != HBT_FREE) {
+    if (!kind_releases(kind)) {
         if (!(e->flags & HBT_F_SAMESIZE) && varint_at(&c->p, c->end, &c->last_size, checked) < 0)
             return -1;
         e->size = c->last_size;
@@ -583,7 +611,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
     } else if (checked && (e->flags & (HBT_F_XREF | HBT_F_NOREF))) {
         return -1;
     }
-    if (kind != HBT_FREE && !(e->flags & HBT_F_FAILED))
+    if (!kind_releases(kind) && !(e->flags & HBT_F_FAILED))
         e->prod = c->t->threads[c->thread].obj_base + c->seq++;
     if (--c->left == 0 && checked && !chunk_end_ok(c))
         return -1;

@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 #define HBT_MAGIC "HBTRACE"        /* 8 bytes with its NUL */
-#define HBT_VERSION 1u
+#define HBT_VERSION 2u            /* written; version 1 (no mapping kinds) is still read; make bench re-records others */
+#define HBT_VERSION_MIN 1u
 #define HBT_HEADER_SIZE 4096u
 #define HBT_CHUNK_MAGIC 0x4b434248u /* "HBCK" little-endian */
 #define HBT_CHUNK_HEADER 48u
@@ -23,11 +24,15 @@
 #define HBT_EVENT_MAX 48u           /* most bytes one encoded event takes */
 #define HBT_MAX_THREADS 4096u
 
-/* Event kinds (low 4 bits of an event's first byte): one per malloc-API function. */
+/* Event kinds (low 4 bits of an event's first byte): one per malloc-API function, then (version
+ * 2) the program's own anonymous private mappings: HBT_MMAP produces a mapping object of its
+ * length, HBT_MUNMAP consumes one whole (an mremap is recorded as the two). */
 enum hbt_kind {
     HBT_MALLOC = 1, HBT_CALLOC, HBT_REALLOC, HBT_FREE, HBT_POSIX_MEMALIGN, HBT_ALIGNED_ALLOC,
-    HBT_MEMALIGN, HBT_VALLOC, HBT_PVALLOC, HBT_REALLOCARRAY, HBT_KIND_COUNT
+    HBT_MEMALIGN, HBT_VALLOC, HBT_PVALLOC, HBT_REALLOCARRAY, HBT_MMAP, HBT_MUNMAP, HBT_KIND_COUNT
 };
+/* True for the mapping kinds: their objects are the program's mappings, not the allocator's. */
+static inline int hbt_kind_maps(unsigned k) { return k == HBT_MMAP || k == HBT_MUNMAP; }
 
 /* Event flags (high 4 bits of the first byte). */
 #define HBT_F_XREF 0x10u     /* the object was produced by another thread: thread + seq follow */
@@ -94,6 +99,8 @@ struct hbt_header {
     int complete;              /* 1: the process exited normally and the totals below are set */
     uint64_t threads, ops, duration_ns;
     uint64_t unknown_refs, lost_threads; /* frees of addresses the recorder did not know; threads past HBT_MAX_THREADS */
+    uint64_t partial_unmaps;   /* munmap/mremap calls that cut only part of a recorded mapping: not recorded */
+    uint64_t lost_maps;        /* the program's mappings past the recorder's table: not recorded */
     uint64_t orig_wall_ns, orig_maxrss_kb; /* the program run once without the recorder (heapbench record); 0: not measured */
 };
 

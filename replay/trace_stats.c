@@ -48,6 +48,31 @@ static unsigned life_bucket(uint64_t ns)
     return b;
 }
 
+/* Raises *peak to v (noting when) if v is above it. */
+static void note_peak(uint64_t v, uint64_t ns, uint64_t *peak, uint64_t *peak_ns)
+{
+    if (v > *peak) {
+        *peak = v;
+        *peak_ns = ns;
+    }
+}
+
+/* Accounts an event of the program's own mappings (mmap, munmap). */
+static void account_map(const struct hbt_event *e, uint64_t *sizes, struct hbt_stats *s)
+{
+    if (hbt_consumes(e)) {
+        s->mapped_bytes -= sizes[e->ref];
+        s->mapped_objects--;
+    }
+    if (hbt_produces(e)) {
+        sizes[e->prod] = e->size;
+        s->mapped_objects++;
+        s->mapped_bytes += e->size;
+        s->mapped_total += e->size;
+        note_peak(s->mapped_bytes, e->ns, &s->peak_mapped, &s->peak_mapped_ns);
+    }
+}
+
 /* Accounts one event. */
 static void account(const struct hbt_event *e, uint64_t *sizes, uint64_t *born, struct hbt_stats *s)
 {
@@ -56,6 +81,11 @@ static void account(const struct hbt_event *e, uint64_t *sizes, uint64_t *born, 
     s->end_ns = e->ns > s->end_ns ? e->ns : s->end_ns;
     if (e->flags & HBT_F_FAILED)
         s->failed++;
+    if (hbt_kind_maps(e->kind)) {
+        account_map(e, sizes, s);
+        note_peak(s->live_bytes + s->mapped_bytes, e->ns, &s->peak_total, &s->peak_total_ns);
+        return;
+    }
     if ((e->flags & HBT_F_NOREF) && e->kind == HBT_FREE)
         s->unknown_refs++;
     if (e->kind == HBT_FREE)
@@ -77,11 +107,9 @@ static void account(const struct hbt_event *e, uint64_t *sizes, uint64_t *born, 
         s->live_objects++;
         s->live_bytes += e->size;
         s->size_hist[size_bucket(e->size)]++;
-        if (s->live_bytes > s->peak_bytes) {
-            s->peak_bytes = s->live_bytes;
-            s->peak_ns = e->ns;
-        }
+        note_peak(s->live_bytes, e->ns, &s->peak_bytes, &s->peak_ns);
     }
+    note_peak(s->live_bytes + s->mapped_bytes, e->ns, &s->peak_total, &s->peak_total_ns);
 }
 
 void hbt_stats(const struct hbt_trace *t, uint64_t *sizes, uint64_t *born, struct hbt_stats *s)

@@ -2,7 +2,9 @@
  * checks its replay against (operation counts, live bytes at the end, the ideal).
  * Always holds: events of different threads are taken in timestamp order (ties: thread
  * order), events of one thread in their recorded order; the ideal (peak live requested bytes)
- * is the largest sum of live objects' requested sizes over that order. */
+ * is the largest sum of live objects' requested sizes over that order; the program's own mappings
+ * (HBT_MMAP objects) are counted apart (mapped_*, and with the blocks in peak_total), never in
+ * live_bytes, peak_bytes or the histograms. */
 #ifndef HEAPBENCH_TRACE_STATS_H
 #define HEAPBENCH_TRACE_STATS_H
 
@@ -18,6 +20,10 @@ struct hbt_stats {
     uint64_t peak_bytes, peak_ns, end_ns;
     uint64_t size_hist[HBT_SIZE_BUCKETS], life_hist[HBT_LIFE_BUCKETS];
     uint64_t threads_used;                        /* threads with at least one event */
+    uint64_t mapped_objects, mapped_bytes;        /* the program's own mappings live at the end */
+    uint64_t mapped_total;                        /* bytes mapped over the whole trace */
+    uint64_t peak_mapped, peak_mapped_ns;         /* most bytes mapped at once, and when */
+    uint64_t peak_total, peak_total_ns;           /* most live requested + mapped bytes at once, and when */
 };
 
 /* Walks t. sizes: one uint64_t per object (t->objects), scratch the caller owns (left holding

@@ -23,7 +23,7 @@ RUNNER_LIBS  := -lcjson -lm -lpthread -lz
 ALL        += $(B)/heapbench
 TEST_BUILD += $(RUNNER_TESTS)
 
-$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) workloads/common/wl_hist.h workloads/common/wl_clock.h workloads/common/wl_latency.h | $(B)/.dir
+$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) workloads/common/wl_hist.h workloads/common/wl_clock.h workloads/common/wl_latency.h replay/trace.h | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RUNNER_DEFS) $(RUNNER_INC) -c $< -o $@
 
@@ -66,7 +66,7 @@ RUNNER_FUZZ  := $(B)/tests/fuzz-runner
 RUNNER_FUZZ_EXTRA := workloads/common/wl_hist.c workloads/common/wl_clock.c replay/trace.c
 TEST_BUILD   += $(RUNNER_FUZZ)
 
-$(RUNNER_FUZZ): runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_HDR) | $(B)/.dir
+$(RUNNER_FUZZ): runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_HDR) $(RUNNER_FUZZ_EXTRA) replay/trace.h | $(B)/.dir
 	$(RUNNER_CLANG) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE $(RUNNER_DEFS) $(RUNNER_INC) \
 	    -DHB_VERSION='"$(HB_VERSION)"' -DHB_COMMIT='"$(HB_COMMIT)"' -DHB_PREFIX='"$(PREFIX)"' \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ \

@@ -2,7 +2,10 @@
  * every kind and flag written through the chunk writer (small chunks, so a thread spans several)
  * read back field by field; object references across threads; the live set and ideal; a header
  * rewrite (the original run's figures); an object freed twice and a header whose count does not
- * match its chunks are refused. Prints PASS/FAIL lines and "N passed, N failed".
+ * match its chunks are refused; the program's own mappings (mmap, munmap: format version 2)
+ * read back and counted apart from the heap, a mapping freed as a block or a block unmapped
+ * refused, and a version 1 trace read unless it holds mapping kinds. Prints PASS/FAIL lines and
+ * "N passed, N failed".
  * Always holds: works in one temporary file (/tmp/hb-codec-check.*) that it removes. */
 #include "tcheck.h"
 #include "trace.h"
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char path[] = "/tmp/hb-codec-check.XXXXXX";
 static FILE *out;
@@ -138,6 +142,77 @@ static void rewrite(struct hbt_header h)
         printf("# %s\n", err);
 }
 
+/* Writes a one-thread trace of the n events ev[] into path with format version `version`. */
+static void write_small(const struct hbt_event *ev, unsigned n, uint32_t version)
+{
+    static uint8_t b0[HBT_CHUNK_HEADER + 16 * HBT_EVENT_MAX];
+    struct hbt_chunk c0;
+    struct hbt_header h = {.page_size = 4096, .pid = 2, .complete = 1, .threads = 1, .ops = n};
+    uint8_t hdr[HBT_HEADER_SIZE];
+    hbt_header_encode(&h, hdr);
+    hdr[8] = (uint8_t)version; /* the version field (little-endian, < 256), then the header CRC again */
+    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), hdr, HBT_HEADER_SIZE - 4);
+    for (int i = 0; i < 4; i++)
+        hdr[HBT_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
+    out = fopen(path, "w");
+    if (!out)
+        exit(1);
+    fwrite(hdr, 1, sizeof hdr, out);
+    hbt_chunk_init(&c0, b0, sizeof b0, 0);
+    for (unsigned i = 0; i < n; i++)
+        put(&c0, ev[i]);
+    flush(&c0, 1);
+    fclose(out);
+}
+
+/* Mappings: read back, counted apart from the heap; consumed as the wrong class: refused. */
+static void check_mappings(void)
+{
+    struct hbt_event ev[] = {
+        {.kind = HBT_MMAP, .size = 1 << 20, .ns = 1},                   /* seq 0 */
+        {.kind = HBT_MALLOC, .size = 10, .ns = 2},                      /* seq 1 */
+        {.kind = HBT_MMAP, .size = 8192, .ns = 3},                      /* seq 2 */
+        {.kind = HBT_MUNMAP, .ref_seq = 0, .ns = 4},
+        {.kind = HBT_MMAP, .flags = HBT_F_FAILED, .size = 1ull << 50, .ns = 5},
+    };
+    struct hbt_trace t;
+    struct hbt_event e[5];
+    char err[512] = "";
+    write_small(ev, 5, HBT_VERSION);
+    int rc = hbt_open(path, &t, err, sizeof err), n = 0;
+    TCHECK("mappings: a trace with mmap and munmap opens", rc == 0);
+    if (rc != 0)
+        return;
+    struct hbt_cursor c;
+    hbt_cursor_init(&c, &t, 0);
+    while (n < 5 && hbt_next(&c, &e[n]) == 1)
+        n++;
+    TCHECK("mappings: mmap produces an object of its length, munmap consumes it whole",
+           n == 5 && e[0].kind == HBT_MMAP && e[0].prod == 0 && e[0].size == 1 << 20 && e[3].kind == HBT_MUNMAP && e[3].ref == 0 &&
+               e[3].prod == HBT_NONE && e[4].prod == HBT_NONE);
+    uint64_t sizes[8];
+    struct hbt_stats s;
+    hbt_stats(&t, sizes, NULL, &s);
+    TCHECK("mappings: counted apart (heap 10 bytes live and peak; 8192 mapped at the end, 1 MiB + 8192 at the peak)",
+           s.live_bytes == 10 && s.peak_bytes == 10 && s.live_objects == 1 && s.mapped_bytes == 8192 && s.mapped_objects == 1 &&
+               s.peak_mapped == (1 << 20) + 8192 && s.peak_mapped_ns == 3 && s.mapped_total == (1 << 20) + 8192 &&
+               s.peak_total == (1 << 20) + 8192 + 10 && s.by_kind[HBT_MMAP] == 3 && s.by_kind[HBT_MUNMAP] == 1);
+    hbt_close(&t);
+    write_small(ev + 1, 1, 1);
+    TCHECK("a version 1 trace opens (read as before)", !refused(""));
+    write_small(ev, 4, 1);
+    TCHECK("a version 1 trace with a mapping kind is refused", refused("does not decode"));
+    struct hbt_event freed_map[] = {{.kind = HBT_MMAP, .size = 4096}, {.kind = HBT_FREE, .ref_seq = 0}};
+    write_small(freed_map, 2, HBT_VERSION);
+    TCHECK("a mapping freed by free is refused", refused("mapping freed as a heap block"));
+    struct hbt_event unmapped_block[] = {{.kind = HBT_MALLOC, .size = 4096}, {.kind = HBT_MUNMAP, .ref_seq = 0}};
+    write_small(unmapped_block, 2, HBT_VERSION);
+    TCHECK("a heap block unmapped by munmap is refused", refused("heap block unmapped"));
+    struct hbt_event realloc_map[] = {{.kind = HBT_MMAP, .size = 4096}, {.kind = HBT_REALLOC, .size = 9, .ref_seq = 0}};
+    write_small(realloc_map, 2, HBT_VERSION);
+    TCHECK("a mapping passed to realloc is refused", refused("mapping freed as a heap block"));
+}
+
 int main(void)
 {
     uint64_t ops;
@@ -170,6 +245,7 @@ int main(void)
     h.complete = 0;
     rewrite(h);
     TCHECK("the same trace marked incomplete (a crash) opens", !refused(""));
+    check_mappings();
     unlink(path);
     return tcheck_summary();
 }

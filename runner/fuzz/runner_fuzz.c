@@ -10,8 +10,8 @@
  *     temporary directory (a part that is the byte 0x01 alone: that file is absent, as in a
  *     directory of an older heapbench)
  *   9 a workload's --describe (hb_describe_parse, then every parameter's range and accepts)
- *  10 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next), written
- *     to the same directory
+ *  10 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next, twice:
+ *     no object consumed as the other class, heap block or mapping), written to the same directory
  * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so
  * AddressSanitizer's leak check and any crash, hang or exit() is a finding. Built with clang
  * -fsanitize=fuzzer,address,undefined from the runner's sources (runner/rules.mk).
@@ -180,7 +180,29 @@ static void fz_results(const uint8_t *data, size_t size)
     }
 }
 
-/* Target 10: the input as a trace file; an opened trace must decode to its end without error. */
+/* One pass over every thread of an opened trace: pass 0 notes each object's class (1 heap
+ * block, 2 mapping) in cls; pass 1 aborts when an event consumes an object as the other class
+ * (the replayer would free a mapping or unmap a block). Any cursor error aborts. */
+static void fz_trace_pass(const struct hbt_trace *t, uint8_t *cls, int pass)
+{
+    for (uint32_t th = 0; th < t->nthreads; th++) {
+        struct hbt_cursor c;
+        struct hbt_event e;
+        int r;
+        hbt_cursor_init(&c, t, (uint16_t)th);
+        while ((r = hbt_next(&c, &e)) == 1) {
+            if (pass == 0 && hbt_produces(&e))
+                cls[e.prod] = e.kind == HBT_MMAP ? 2 : 1;
+            if (pass == 1 && hbt_consumes(&e) && cls[e.ref] != (e.kind == HBT_MUNMAP ? 2 : 1))
+                abort();
+        }
+        if (r < 0) /* hbt_open decoded every event: a cursor may not fail after it */
+            abort();
+    }
+}
+
+/* Target 10: the input as a trace file; an opened trace must decode to its end without error,
+ * each object consumed as what it is. */
 static void fz_trace(const uint8_t *data, size_t size)
 {
     char *path = hb_xasprintf("%s/fz.hbt", fz_dir);
@@ -189,16 +211,12 @@ static void fz_trace(const uint8_t *data, size_t size)
     struct hbt_trace t;
     char err[256];
     if (hbt_open(path, &t, err, sizeof err) == 0) {
-        for (uint32_t th = 0; th < t.nthreads; th++) {
-            struct hbt_cursor c;
-            struct hbt_event e;
-            int r;
-            hbt_cursor_init(&c, &t, (uint16_t)th);
-            while ((r = hbt_next(&c, &e)) == 1)
-                ;
-            if (r < 0) /* hbt_open decoded every event: a cursor may not fail after it */
-                abort();
-        }
+        uint8_t *cls = calloc(t.objects ? t.objects : 1, 1);
+        if (!cls)
+            abort();
+        fz_trace_pass(&t, cls, 0);
+        fz_trace_pass(&t, cls, 1);
+        free(cls);
         hbt_close(&t);
     } else if (!err[0] || strchr(err, '\n')) { /* a refusal is one line that says why */
         abort();

@@ -44,6 +44,8 @@ seed 8 "$RT_TMP/old-runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TM
 { printf '\x09'; build/workloads/thread-churn --describe; } > "$corpus/seed-9"
 "$HB" record -o "$RT_TMP/sort.hbt" -- sort /etc/services >/dev/null 2>&1 && seed 10 "$RT_TMP/sort.hbt"
 [ -f "$corpus/seed-10-sort.hbt" ] && head -c 700 "$corpus/seed-10-sort.hbt" > "$corpus/seed-10-cut"
+# a trace with the program's own mappings (mmap, munmap events: format version 2)
+"$HB" record -o "$RT_TMP/mapper.hbt" -- build/tests/replay-mapper 1 >/dev/null 2>&1 && seed 10 "$RT_TMP/mapper.hbt"
 
 # a finding is kept where the test's temporary directory is not: FUZZ_FINDINGS (default build/fuzz-findings)
 findings=${FUZZ_FINDINGS:-$PWD/build/fuzz-findings}

@@ -3,7 +3,7 @@ throughput, the replayer's own cost, and the original program next to its replay
 
 Reads only phases.csv and runs.csv rows (docs/DATA.md, "The replayer's records"): per run, the
 `load` phase's rss_kb is the replayer's own baseline, `ideal` carries the trace's peak live
-requested bytes, `self` the replay without allocator calls, `replay` the replay itself and its
+requested bytes (with the program's own mapped bytes, trace format 2), `self` the replay without allocator calls, `replay` the replay itself and its
 events, `original` the recorded program's own wall time and peak RSS.
 Always holds: every figure is a median over the cell's ok runs that have the phases it needs;
 a cell lacking them shows '-', never 0.
@@ -86,7 +86,8 @@ def section(summary):
         return None
     text = ["Each trace:FILE cell replays a recorded program's malloc calls under the allocator "
             "(build/replay/hbreplay). The replayer's baseline is its RSS before any replayed allocation (the trace "
-            "and its tables); heap = peak RSS minus that baseline; ideal = the trace's peak live requested bytes, "
+            "and its tables); heap = peak RSS minus that baseline; ideal = the trace's peak live requested bytes "
+            "(with the memory the program mapped itself, replayed as such), "
             "so heap / ideal is the allocator's fragmentation and overhead (1.00 = none). The replayer's own cost is "
             "the same replay without allocator calls (phase self); allocator ns/event = (replay - self) / events. "
             "The original program's wall time and peak RSS were measured by heapbench record without the recorder, "
