@@ -49,13 +49,16 @@ static long hb_metric_interval(const char *p, const char **end)
 }
 
 /* The atoms regcomp makes of the pattern at *pp once intervals are expanded (alternatives are
- * added, so this is an upper bound), up to the ')' that closes a group when in_group; -1 when it
- * holds a back-reference. Capped at HB_METRIC_ATOMS_MAX + 1. */
-static long hb_metric_atoms(const char **pp, int in_group)
+ * added, so this is an upper bound), up to the ')' that closes the group when depth > 0 (groups
+ * nested deeper than HB_METRIC_DEPTH_MAX count as too many atoms); -1 when it holds a
+ * back-reference. Capped at HB_METRIC_ATOMS_MAX + 1. */
+static long hb_metric_atoms(const char **pp, int depth)
 {
     const char *p = *pp, *end;
     long total = 0, last = 0; /* last: the atom an interval after it repeats (0: none) */
-    for (; *p && !(in_group && *p == ')'); p = end) {
+    if (depth > HB_METRIC_DEPTH_MAX)
+        return HB_METRIC_ATOMS_MAX + 1;
+    for (; *p && !(depth && *p == ')'); p = end) {
         long w = 1, reps = last ? hb_metric_interval(p, &end) : 0; /* sets end past an interval */
         if (reps) {
             total = hb_metric_cap(total + last * (reps - 1));
@@ -78,7 +81,7 @@ static long hb_metric_atoms(const char **pp, int in_group)
             end = close ? close + 1 : p + strlen(p);
         } else if (*p == '(') {
             end = p + 1;
-            if ((w = hb_metric_atoms(&end, 1)) < 0)
+            if ((w = hb_metric_atoms(&end, depth + 1)) < 0)
                 return -1;
             w += !w;
             end += *end == ')';
@@ -102,7 +105,8 @@ static int hb_metric_bounded(const char *spec, const char *regex, char *err, siz
                  "exponentially); write the regex without them", spec);
     else if (atoms > HB_METRIC_ATOMS_MAX)
         snprintf(err, errlen, "'%s': the regex expands to more than %d atoms once its {m,n} repetitions are "
-                 "copied; use smaller counts or + and *", spec, HB_METRIC_ATOMS_MAX);
+                 "copied, or nests groups deeper than %d; use smaller counts or + and *", spec, HB_METRIC_ATOMS_MAX,
+                 HB_METRIC_DEPTH_MAX);
     return atoms < 0 || atoms > HB_METRIC_ATOMS_MAX ? -1 : 0;
 }
 

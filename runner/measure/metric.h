@@ -3,8 +3,9 @@
  * Always holds: a metric's value is the first capture group of the first match (or the whole
  * match when the regex has no group) read as a number; no match or no number = empty column.
  * The log is searched line by line ('\n' or '\r' ends a line), in the first HB_METRIC_LINE_MAX
- * bytes of each; a regex with a back-reference or with more than HB_METRIC_ATOMS_MAX atoms once
- * its {m,n} are expanded is refused (both make glibc's regex time or memory explode).
+ * bytes of each; a regex with a back-reference, with more than HB_METRIC_ATOMS_MAX atoms once
+ * its {m,n} are expanded or with groups nested deeper than HB_METRIC_DEPTH_MAX is refused (each
+ * makes glibc's regex time, memory or recursion grow without bound).
  */
 #ifndef HEAPBENCH_METRIC_H
 #define HEAPBENCH_METRIC_H
@@ -13,6 +14,7 @@
 
 #define HB_METRIC_LINE_MAX 1024
 #define HB_METRIC_ATOMS_MAX 200
+#define HB_METRIC_DEPTH_MAX 64
 
 struct hb_metric {
     char *name;

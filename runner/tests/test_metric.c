@@ -60,6 +60,10 @@ static void test_metric_bounds(void)
     TCHECK("[:digit:] and ] first in brackets", accepted("x=[]a[:digit:]]{1,3}(x{2,5}){10}"));
     TCHECK("small intervals accepted", accepted("ip=([0-9]{1,3}\\.){3}[0-9]{1,3}"));
     TCHECK("escaped \\{ is a literal", accepted("x=a\\{9999}"));
+    char deep[2 * HB_METRIC_DEPTH_MAX + 16] = "x=";
+    for (int i = 0; i <= HB_METRIC_DEPTH_MAX; i++)
+        strcat(deep, "(");
+    TCHECK("groups nested too deep refused", refused(deep, "deeper"));
 }
 
 /* The log is searched line by line ('\r' ends a line too), in each line's first HB_METRIC_LINE_MAX bytes. */
