@@ -1,8 +1,9 @@
 /* trace.c - writer and reader of the allocation trace format (see trace.h and docs/DATA.md).
  * Always holds: the writer touches only the caller's buffers (no allocation: it runs inside
  * malloc); the reader bounds every read by the chunk it is in, verifies every chunk's CRC-32
- * and decodes every event once in hbt_open, and allocates only with mmap (a replay's own
- * bookkeeping never goes through the allocator it measures). */
+ * and decodes every event once in hbt_open, refuses a chunk whose counts its bytes cannot hold
+ * (so every count, and what is allocated from it, is bounded by the file's size), and allocates
+ * only with mmap (a replay's own bookkeeping never goes through the allocator it measures). */
 #include "trace.h"
 
 #include <errno.h>
@@ -325,6 +326,9 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     chunk_hdr_at(h, &c);
     if (get_le(h, 4) != HBT_CHUNK_MAGIC || c.thread >= HBT_MAX_THREADS || c.len > HBT_CHUNK_MAX)
         return (size_t)fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
+    if (c.nprod > c.nops || c.nops > c.len / 2) /* an event takes 2 bytes or more and produces at most one object */
+        return (size_t)fail(err, errlen, "corrupt trace: the chunk at byte %zu claims %u events and %u objects in %u bytes; record it again",
+                            off, c.nops, c.nprod, c.len) + 1;
     if (t->size - off - HBT_CHUNK_HEADER < c.len)
         return (size_t)fail(err, errlen, "truncated trace: the chunk at byte %zu needs %u bytes, the file ends after %zu; record it again",
                             off, c.len, t->size - off - HBT_CHUNK_HEADER) + 1;

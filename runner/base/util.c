@@ -49,6 +49,14 @@ void *hb_xrealloc(void *p, size_t n)
     return p;
 }
 
+/* Room for element n of an array grown one element at a time (util.h). */
+void *hb_xappend(void *p, size_t n, size_t elem)
+{
+    if (n & (n - 1)) /* n is not 0 or a power of two: the last doubling left room */
+        return p;
+    return hb_xrealloc(p, (n ? 2 * n : 1) * elem);
+}
+
 /* strdup that never returns NULL (NULL in gives an empty string). */
 char *hb_xstrdup(const char *s)
 {
@@ -185,7 +193,8 @@ int hb_table_next(const char *text, size_t *pos, size_t *line, struct hb_strv *f
         size_t len = strcspn(start, "\n");
         *pos += len + (start[len] == '\n');
         (*line)++;
-        char *row = hb_trim_ndup(start, strcspn(start, "#") < len ? strcspn(start, "#") : len);
+        const char *hash = memchr(start, '#', len); /* within the line: a scan to the text's end made it quadratic */
+        char *row = hb_trim_ndup(start, hash ? (size_t)(hash - start) : len);
         if (*row) {
             hb_strv_free(fields);
             hb_strv_split(fields, row, "|", 1);
@@ -212,13 +221,10 @@ char *hb_strv_join(const struct hb_strv *sv, const char *sep)
     size_t len = 1;
     for (size_t i = 0; i < sv->n; i++)
         len += strlen(sv->v[i]) + strlen(sep);
-    char *out = hb_xmalloc(len);
-    out[0] = '\0';
-    for (size_t i = 0; i < sv->n; i++) {
-        if (i)
-            strcat(out, sep);
-        strcat(out, sv->v[i]);
-    }
+    char *out = hb_xmalloc(len), *end = out; /* stpcpy from the end: strcat rescanned the whole result each time */
+    *end = '\0';
+    for (size_t i = 0; i < sv->n; i++)
+        end = stpcpy(i ? stpcpy(end, sep) : end, sv->v[i]);
     return out;
 }
 

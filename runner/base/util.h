@@ -23,6 +23,10 @@ void *hb_xcalloc(size_t n, size_t size);
 void *hb_xrealloc(void *p, size_t n);
 char *hb_xstrdup(const char *s);
 char *hb_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The array p of n elements of elem bytes, with room for element n: its capacity doubles each time
+ * n reaches a power of two, so n appends cost O(n) copying. Every append to such an array must go
+ * through this (its capacity is known only from n). */
+void *hb_xappend(void *p, size_t n, size_t elem);
 
 /* Prints "heapbench: <message>" as one line on stderr and exits 2 (a usage error). */
 void hb_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -7,8 +7,10 @@
  * writes the first run's figures into FILE's header. -w prog:NAME records a program
  * definition (its setup and cleanup run around the two runs, in .work.NAME beside FILE). FILE defaults to results/traces/<command name>.hbt, where every trace
  * joins the default matrix as trace:results/traces/NAME.hbt.
+ * Both runs go through launch.c in a cgroup of their own (runcg.h), as `exec` runs do.
  * Always holds: FILE is written only from a complete recorded run (exit 0); otherwise the
- * traces are left in the directory, named in the error line (exit 1; usage errors exit 2).
+ * traces are left in the directory, named in the error line (exit 1; usage errors exit 2);
+ * no process CMD started outlives its run, nor the runner when it is killed (kill -9 included).
  */
 #include "tracecmd.h"
 
@@ -23,6 +25,7 @@
 #include "launch.h"
 #include "layout.h"
 #include "program.h"
+#include "runcg.h"
 #include "spawner.h"
 #include "trace.h"
 #include "util.h"
@@ -50,41 +53,48 @@ static void hb_record_envp(struct hb_strv *envp, const struct hb_strv *add)
     hb_strv_extend(envp, add);
 }
 
-/* Run 1: CMD measured without the recorder. */
-static void hb_record_original(char *const *cmd, const char *cwd, struct hb_result *res)
+/* Runs CMD through launch.c in the run's cgroup (when there is one): whatever it leaves running
+ * is killed when it ends, and everything it started dies with the runner, kill -9 included.
+ * 0 when it exited 0; else -1 with the reason in res. */
+static int hb_record_launch(char *const *cmd, const char *cwd, const struct hb_strv *add,
+                            const struct hb_runcg *cg, struct hb_result *res)
 {
-    struct hb_strv envp = {0}, none = {0};
-    hb_record_envp(&envp, &none);
-    struct hb_launch_spec spec = {.argv = cmd, .envp = envp.v, .cwd = cwd};
-    if (hb_launch(&spec, res) != 0 || res->status != HB_OK)
-        hb_fatal("record: %s did not run cleanly without the recorder (%s); fix the command first", cmd[0],
-                 res->reason[0] ? res->reason : "non-zero exit");
+    struct hb_strv envp = {0};
+    hb_record_envp(&envp, add);
+    struct hb_launch_spec spec = {.argv = cmd, .envp = envp.v, .cwd = cwd, .cgroup = cg->version ? cg : NULL};
+    int started = hb_launch(&spec, res) == 0;
     hb_strv_free(&envp);
+    if (started && res->status == HB_OK)
+        return 0;
+    if (!res->reason[0])
+        snprintf(res->reason, sizeof res->reason, "exit code %d", res->exit_code);
+    return -1;
 }
 
-/* Run 2: CMD with the recorder writing into dir; returns the pid of the process it started. */
-static pid_t hb_record_traced(char *const *cmd, const char *cwd, const char *dir)
+/* Run 1: CMD measured without the recorder. */
+static void hb_record_original(char *const *cmd, const char *cwd, const struct hb_runcg *cg, struct hb_result *res)
 {
-    struct hb_strv envp = {0}, add = {0};
+    struct hb_strv none = {0};
+    if (hb_record_launch(cmd, cwd, &none, cg, res) != 0)
+        hb_fatal("record: %s did not run cleanly without the recorder (%s); fix the command first", cmd[0], res->reason);
+}
+
+/* Run 2: CMD with the recorder writing into dir. */
+static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir, const struct hb_runcg *cg)
+{
+    struct hb_strv add = {0};
+    struct hb_result res;
     const char *pre = getenv("LD_PRELOAD");
     char *lib = hb_root_path("build/lib/libhbrecord.so");
     if (access(lib, R_OK) != 0)
         hb_usage("record: %s is missing; run make", lib);
     hb_strv_pushf(&add, "LD_PRELOAD=%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
     hb_strv_pushf(&add, "HEAPBENCH_RECORD_DIR=%s", dir);
-    hb_record_envp(&envp, &add);
-    struct hb_spawn s = {.argv = cmd, .envp = envp.v, .cwd = cwd};
-    pid_t pid;
-    int rc = hb_spawn_start(&s, &pid);
-    if (rc != 0)
-        hb_usage("record: cannot start %s: %s", cmd[0], strerror(rc));
-    int st = hb_spawn_wait(pid);
-    if (st != 0)
-        hb_fatal("record: %s exited %d while recorded; its traces are in %s", cmd[0], st, dir);
+    if (hb_record_launch(cmd, cwd, &add, cg, &res) != 0)
+        hb_fatal("record: %s failed while recorded (%s); its traces are in %s", cmd[0], res.reason, dir);
+    hb_result_free(&res);
     free(lib);
     hb_strv_free(&add);
-    hb_strv_free(&envp);
-    return pid;
 }
 
 /* Removes an earlier recording's FILE.d/ (its *.hbt files, then the directory). */
@@ -107,7 +117,7 @@ static void hb_record_clear(const char *sub)
 
 /* Moves the trace with the most events (the process that allocates: cc1 under gcc's driver)
  * to out and every other trace of dir into out.d/; returns how many traces there were. */
-static size_t hb_record_collect(const char *dir, pid_t pid, const char *out)
+static size_t hb_record_collect(const char *dir, const char *cmd, const char *out)
 {
     char *root = NULL, *sub = hb_xasprintf("%s.d", out);
     uint64_t best = 0;
@@ -129,7 +139,7 @@ static size_t hb_record_collect(const char *dir, pid_t pid, const char *out)
     if (d)
         closedir(d);
     if (!root || rename(root, out) != 0)
-        hb_fatal("record: no readable trace of process %d or its children in %s (%s); was build/lib/libhbrecord.so preloaded?", (int)pid, dir,
+        hb_fatal("record: no readable trace of %s or its children in %s (%s); was build/lib/libhbrecord.so preloaded?", cmd, dir,
                  root ? strerror(errno) : "none written");
     if (n > 1)
         hb_record_clear(sub);
@@ -222,11 +232,14 @@ int hb_cmd_record(int argc, char **argv)
     char **cmd = p ? pcmd.v : argv + i + 1;
     const char *cwd = p ? p->workdir : NULL;
     struct hb_result orig;
-    hb_record_original(cmd, cwd, &orig);
+    struct hb_runcg cg;
+    hb_runcg_open(&cg, 0);
+    hb_record_original(cmd, cwd, &cg, &orig);
     if (!mkdtemp(dir))
         hb_fatal("record: cannot create a directory beside %s: %s", file, strerror(errno));
-    pid_t pid = hb_record_traced(cmd, cwd, dir);
-    size_t n = hb_record_collect(dir, pid, file);
+    hb_record_traced(cmd, cwd, dir, &cg);
+    hb_runcg_close(&cg);
+    size_t n = hb_record_collect(dir, cmd[0], file);
     uint64_t ops = hb_record_annotate(file, &orig);
     printf("recorded %llu events of %s into %s (%zu process%s%s); its run without the recorder: %.3f s, %ld KiB peak RSS\n",
            (unsigned long long)ops, cmd[0], file, n, n == 1 ? "" : "es", n > 1 ? ", the others in FILE.d/" : "",

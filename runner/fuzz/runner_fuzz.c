@@ -11,7 +11,8 @@
  *     directory of an older heapbench)
  *   9 a workload's --describe (hb_describe_parse, then every parameter's range and accepts)
  *  10 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next, twice:
- *     no object consumed as the other class, heap block or mapping), written to the same directory
+ *     no object consumed as the other class, heap block or mapping), written to the same directory;
+ *     an opened trace counts no more events than half its bytes and no more objects than events
  * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so
  * AddressSanitizer's leak check and any crash, hang or exit() is a finding. Built with clang
  * -fsanitize=fuzzer,address,undefined from the runner's sources (runner/rules.mk).
@@ -211,6 +212,8 @@ static void fz_trace(const uint8_t *data, size_t size)
     struct hbt_trace t;
     char err[256];
     if (hbt_open(path, &t, err, sizeof err) == 0) {
+        if (t.objects > t.ops || t.ops > size / 2) /* every count (and what is mapped for it) is bounded by the file */
+            abort();
         uint8_t *cls = calloc(t.objects ? t.objects : 1, 1);
         if (!cls)
             abort();

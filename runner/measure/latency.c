@@ -19,12 +19,17 @@ static struct hb_latency *hb_latency_find(struct hb_phase_report *rep, const cha
     return NULL;
 }
 
-/* Appends a bucket list to an entry's text. */
+/* Appends a bucket list to an entry's text, in place (copying the whole text per record made
+ * many records of one entry quadratic). */
 static void hb_latency_add_buckets(struct hb_latency *l, const char *text)
 {
-    char *joined = l->buckets[0] ? hb_xasprintf("%s,%s", l->buckets, text) : hb_xstrdup(text);
-    free(l->buckets);
-    l->buckets = joined;
+    size_t n = strlen(text), need = l->buckets_len + 1 + n + 1;
+    if (need > l->buckets_cap)
+        l->buckets = hb_xrealloc(l->buckets, l->buckets_cap = 2 * need);
+    if (l->buckets_len)
+        l->buckets[l->buckets_len++] = ',';
+    memcpy(l->buckets + l->buckets_len, text, n + 1);
+    l->buckets_len += n;
 }
 
 int hb_latency_take(struct hb_phase_report *rep, const struct hb_strv *f)
@@ -36,7 +41,7 @@ int hb_latency_take(struct hb_phase_report *rep, const struct hb_strv *f)
         rep->lat_clock_ns = strtod(f->v[4], NULL);
         rep->lat_clock_step_ns = f->n >= 7 ? strtod(f->v[6], NULL) : 0;
     } else if (strcmp(kind, "latency") == 0 && f->n >= 6) {
-        rep->lat = hb_xrealloc(rep->lat, (rep->nlat + 1) * sizeof *rep->lat);
+        rep->lat = hb_xappend(rep->lat, rep->nlat, sizeof *rep->lat);
         struct hb_latency *l = &rep->lat[rep->nlat++];
         memset(l, 0, sizeof *l);
         l->phase = hb_xstrdup(f->v[1]);

@@ -2,11 +2,19 @@
  *
  * Always holds: a metric's value is the first capture group of the first match (or the whole
  * match when the regex has no group) read as a number; no match or no number = empty column.
+ * The log is searched line by line ('\n' or '\r' ends a line), in the first HB_METRIC_LINE_MAX
+ * bytes of each; a regex with a back-reference, with more than HB_METRIC_ATOMS_MAX atoms once
+ * its {m,n} are expanded or with groups nested deeper than HB_METRIC_DEPTH_MAX is refused (each
+ * makes glibc's regex time, memory or recursion grow without bound).
  */
 #ifndef HEAPBENCH_METRIC_H
 #define HEAPBENCH_METRIC_H
 
 #include <regex.h>
+
+#define HB_METRIC_LINE_MAX 1024
+#define HB_METRIC_ATOMS_MAX 200
+#define HB_METRIC_DEPTH_MAX 64
 
 struct hb_metric {
     char *name;
@@ -17,7 +25,7 @@ struct hb_metric {
 /* Parses and compiles NAME=REGEX[,higher|,lower] (POSIX extended). Returns 0, or -1 with err. */
 int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t errlen);
 
-/* Searches text; returns 1 with *value set when a number was found, else 0. */
+/* Searches text line by line; returns 1 with *value set when a number was found, else 0. */
 int hb_metric_extract(const struct hb_metric *m, const char *text, double *value);
 
 void hb_metric_free(struct hb_metric *m);

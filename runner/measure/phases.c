@@ -22,7 +22,7 @@ void hb_phase_parse(const char *text, struct hb_phase_report *rep)
         if (strcmp(f.v[0], "served_by") == 0 && f.n >= 2 && !rep->served_by) {
             rep->served_by = hb_xstrdup(f.v[1]);
         } else if (strcmp(f.v[0], "phase") == 0 && f.n >= 6) {
-            rep->ph = hb_xrealloc(rep->ph, (rep->nph + 1) * sizeof *rep->ph);
+            rep->ph = hb_xappend(rep->ph, rep->nph, sizeof *rep->ph);
             rep->ph[rep->nph++] = (struct hb_phase){hb_xstrdup(f.v[1]), hb_xstrdup(f.v[2]), hb_xstrdup(f.v[3]),
                                                     hb_xstrdup(f.v[4]), hb_xstrdup(f.v[5])};
         } else if (strcmp(f.v[0], "size") == 0 && f.n >= 3) {

@@ -77,6 +77,7 @@ extern const char *const hb_lat_q_names[HB_LAT_NQ];
 struct hb_latency {
     char *phase, *op;
     char *buckets;                /* "index:count,..." as the workload wrote them, records joined */
+    size_t buckets_len, buckets_cap; /* its length and allocated size (it grows by doubling) */
     unsigned long long samples;
     double sum_ns, max_ns, mean_ns;
     double q[HB_LAT_NQ];          /* ns */

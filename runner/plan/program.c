@@ -69,6 +69,10 @@ int hb_program_parse(struct hb_program *p, const char *name, const char *text, c
         char **field = hb_program_field(p, key);
         if (strcmp(key, "requires") == 0) {
             hb_strv_split(&p->requires, eq + 1, " \t", 0);
+            if (p->requires.n > HB_PROGRAM_REQUIRES_MAX) { /* each is looked up on PATH: bound that work */
+                snprintf(err, errlen, "line %zu: more than %d required programs", ln + 1, HB_PROGRAM_REQUIRES_MAX);
+                rc = -1;
+            }
         } else if (field) {
             free(*field);
             *field = hb_trim_dup(eq + 1);

@@ -11,10 +11,12 @@
 
 #include "util.h"
 
+#define HB_PROGRAM_REQUIRES_MAX 64 /* programs a definition may require (each is looked up on PATH) */
+
 struct hb_program {
     char *name;
     char *description, *package, *setup, *command, *ready, *driver, *cleanup, *metric;
-    struct hb_strv requires;
+    struct hb_strv requires;  /* at most HB_PROGRAM_REQUIRES_MAX */
     char *missing;     /* first required program not on PATH (not executable), or NULL */
     char *workdir;     /* set by hb_program_setup() */
     int port;          /* HB_PORT, set by hb_program_setup() */

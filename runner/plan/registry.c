@@ -51,7 +51,7 @@ int hb_registry_parse(struct hb_registry *reg, const char *text, char *err, size
                      "default|opt-in', got %zu fields", ln, f.n);
             rc = -1;
         } else {
-            reg->a = hb_xrealloc(reg->a, (reg->n + 1) * sizeof *reg->a);
+            reg->a = hb_xappend(reg->a, reg->n, sizeof *reg->a);
             struct hb_alloc *a = memset(&reg->a[reg->n++], 0, sizeof *reg->a);
             a->name = hb_xstrdup(f.v[0]);
             a->candidates = hb_xstrdup(f.v[1]);
@@ -109,7 +109,7 @@ struct hb_alloc *hb_registry_add_user(struct hb_registry *reg, const char *spec)
     if (!hb_is_shared_object(path, why, sizeof why))
         hb_usage("--allocator %s: %s is not a shared object (%s); give the path of a .so library",
                  spec, path, why);
-    reg->a = hb_xrealloc(reg->a, (reg->n + 1) * sizeof *reg->a);
+    reg->a = hb_xappend(reg->a, reg->n, sizeof *reg->a);
     struct hb_alloc *a = &reg->a[reg->n++];
     memset(a, 0, sizeof *a);
     a->name = name;

@@ -6,6 +6,7 @@
 #include "worklist.h"
 
 #include <dirent.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +18,7 @@
 /* Appends a zeroed workload named name and returns it. */
 static struct hb_workload *hb_worklist_append(struct hb_worklist *wl, const char *name, enum hb_wl_kind kind)
 {
-    wl->w = hb_xrealloc(wl->w, (wl->n + 1) * sizeof *wl->w);
+    wl->w = hb_xappend(wl->w, wl->n, sizeof *wl->w);
     struct hb_workload *w = memset(&wl->w[wl->n++], 0, sizeof *wl->w);
     w->name = hb_xstrdup(name);
     w->kind = kind;
@@ -46,19 +47,47 @@ static int hb_worklist_threads(struct hb_workload *w, const char *field)
     return rc;
 }
 
+/* 1 when name is in seen; else 0, after adding it when add (name must then outlive seen). */
+static int hb_worklist_seen(struct hsearch_data *seen, char *name, int add)
+{
+    ENTRY e = {name, NULL}, *found;
+    if (hsearch_r(e, FIND, &found, seen))
+        return 1;
+    if (add)
+        hsearch_r(e, ENTER, &found, seen); /* cannot fail: seen has room for every line */
+    return 0;
+}
+
+/* A hash set of wl's names with room for every line of text more: a linear search of the names
+ * per line made a long LIST quadratic. */
+static void hb_worklist_seen_init(struct hsearch_data *seen, const struct hb_worklist *wl, const char *text)
+{
+    size_t lines = 1;
+    for (const char *p = text; (p = strchr(p, '\n')) != NULL; p++)
+        lines++;
+    memset(seen, 0, sizeof *seen);
+    if (!hcreate_r(wl->n + lines + 1, seen))
+        hb_fatal("out of memory reading a workload list of %zu lines", lines);
+    for (size_t i = 0; i < wl->n; i++)
+        hb_worklist_seen(seen, wl->w[i].name, 1);
+}
+
 /* Parses LIST text. */
 int hb_worklist_parse(struct hb_worklist *wl, const char *text, char *err, size_t errlen)
 {
     struct hb_strv f = {0};
+    struct hsearch_data seen;
     size_t pos = 0, ln = 0;
     int rc = 0;
+    hb_worklist_seen_init(&seen, wl, text);
     while (rc == 0 && hb_table_next(text, &pos, &ln, &f) == 0) {
-        if (f.n != 5 || !*f.v[0] || hb_worklist_find(wl, f.v[0])) {
+        if (f.n != 5 || !*f.v[0] || hb_worklist_seen(&seen, f.v[0], 0)) {
             snprintf(err, errlen, "line %zu: want 'name | threads | param sets | quick param sets | "
                      "description' with a new name", ln);
             rc = -1;
         } else {
             struct hb_workload *w = hb_worklist_append(wl, f.v[0], HB_WL_BINARY);
+            hb_worklist_seen(&seen, w->name, 1);
             char *rel = hb_xasprintf("build/workloads/%s", f.v[0]);
             w->bin = hb_root_path(rel);
             free(rel);
@@ -72,6 +101,7 @@ int hb_worklist_parse(struct hb_worklist *wl, const char *text, char *err, size_
         }
     }
     hb_strv_free(&f);
+    hdestroy_r(&seen);
     return rc;
 }
 

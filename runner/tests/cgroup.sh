@@ -2,7 +2,9 @@
 # cgroup.sh - the run's cgroup (runner/measure/runcg.h; issue 15, items 5/6 and --mem-limit): kill -9
 # of the runner leaves no process of the measured command behind, not even one that left its
 # process group (setsid), and no cgroup directory; --mem-limit through the cgroup gives status oom
-# with the limit in the reason; the guard refuses a directory that is not a run's cgroup.
+# with the limit in the reason; the guard refuses a directory that is not a run's cgroup; `record`
+# runs its command (plain and recorded) in such a cgroup too: a daemon it leaves is killed at the end
+# of the run, and kill -9 of the runner in either run leaves nothing.
 # Needs root and a writable cgroup fs (the real one): skipped with a SKIP line otherwise.
 # Always holds: each sleep's duration names this test process ($$), so other tests' sleeps are never seen or killed;
 # whatever a failed check leaves (sleeps, cgroup directories) is removed on exit.
@@ -12,6 +14,7 @@ tag=$$
 cg_dirs=()
 cleanup() {
     pkill -fx "sleep 4242$tag" 2>/dev/null; pkill -fx "sleep 4243$tag" 2>/dev/null
+    for p in $(pgrep -fx "sleep 424[4-8]$tag"); do kill -9 "$p"; done # record's, by pid
     for d in "${cg_dirs[@]}"; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
     rm -rf "$RT_TMP"
 }
@@ -76,4 +79,34 @@ assert meta["cgroup"] is None and "HEAPBENCH_CGROUP=off" in meta["containment"],
 assert "RLIMIT_AS" in meta["mem_limit_how"], meta["mem_limit_how"]'
 t_check "no cgroup directory is left by any run" bash -c 'for d; do [ ! -e "$d" ] || exit 1; done' _ "${cg_dirs[@]}"
 rt_usage "the guard refuses a directory that is not a run's cgroup" cgroup-guard /sys/fs/cgroup/memory
+
+# heapbench record: both its runs (plain, then recorded) are contained as exec's are.
+# in_run_cg PID RUNNER: true when process PID is in RUNNER's run cgroup (heapbench-RUNNER).
+in_run_cg() { grep -q "/heapbench-$2\(-[0-9]*\)\?\$" "/proc/$1/cgroup" 2>/dev/null; }
+# run_cg_left RUNNER: true while a cgroup directory of RUNNER's run exists.
+run_cg_left() { [ -n "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "heapbench-$1*" -print -quit 2>/dev/null)" ]; }
+# record_killed NAME DAEMON SLEEP CMD: starts record of CMD (which starts `setsid sleep DAEMON` and
+# `sleep SLEEP`), kills the runner with -9 once both are up in its cgroup, and checks that both
+# sleeps and the cgroup are gone.
+record_killed() {
+    local name=$1 daemon=$2 sleep=$3 pid up=0; shift 3
+    "$HB" record -o "$RT_TMP/rec/$name.hbt" -- "$@" >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 400); do
+        d=$(pgrep -fx "sleep $daemon") && s=$(pgrep -fx "sleep $sleep") && in_run_cg "$d" "$pid" && in_run_cg "$s" "$pid" && { up=1; break; }
+        sleep 0.05
+    done
+    t_check "record ($name): the command and its setsid daemon run in the run's cgroup" test "$up" -eq 1
+    kill -9 "$pid"; wait "$pid" 2>/dev/null
+    if poll_gone 10 pgrep -fx "sleep ($daemon|$sleep)" >/dev/null; then t_pass "record ($name): kill -9 of the runner: neither sleep survives"
+    else t_fail "record ($name): kill -9 of the runner: neither sleep survives" "$(pgrep -fa "sleep ($daemon|$sleep)")"; fi
+    t_check "record ($name): kill -9 of the runner: its cgroup is removed" poll_gone 10 run_cg_left "$pid"
+}
+mkdir -p "$RT_TMP/rec"
+"$HB" record -o "$RT_TMP/rec/left.hbt" -- sh -c "setsid sleep 4244$tag & sleep 0.3" >/dev/null 2>&1; rc=$?
+t_check "record: exits 0 and the daemon its command left behind in either run is gone (exit $rc)" \
+    bash -c "[ $rc -eq 0 ] && ! pgrep -fx 'sleep 4244$tag'"
+record_killed plain "4245$tag" "4246$tag" sh -c "setsid sleep 4245$tag & sleep 4246$tag"
+record_killed recorded "4247$tag" "4248$tag" \
+    sh -c "[ -z \"\$HEAPBENCH_RECORD_DIR\" ] || { setsid sleep 4247$tag & sleep 4248$tag; }"
 t_summary

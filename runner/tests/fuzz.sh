@@ -2,8 +2,10 @@
 # fuzz.sh - a short libFuzzer session of build/tests/fuzz-runner (runner/fuzz/runner_fuzz.c: the
 # registry, LIST, .prog, --params/--env splitting, CSV rows, meta.json, the phase protocol, --metric,
 # results directories through check/repair, a workload's --describe and trace files), seeded with
-# the project's own files. PASS when no crash, leak, hang or exit was found. FUZZ_SECONDS (default
+# the project's own files, after running each parser's worst-case input (runner/fuzz/worstcase.py)
+# once. PASS when no crash, leak, hang or exit was found. FUZZ_SECONDS (default
 # 20) sets its length; the long runs and their figures are in runner/tests/FUZZ.md.
+# Always holds: a finding is written to FUZZ_FINDINGS, never only to the temporary directory.
 source runner/tests/rtlib.bash
 
 fuzzer=$PWD/build/tests/fuzz-runner
@@ -50,6 +52,22 @@ seed 8 "$RT_TMP/old-runs.csv" "$RT_TMP/r/phases.csv" "$RT_TMP/r/rss.csv" "$RT_TM
 # a finding is kept where the test's temporary directory is not: FUZZ_FINDINGS (default build/fuzz-findings)
 findings=${FUZZ_FINDINGS:-$PWD/build/fuzz-findings}
 mkdir -p "$findings"
+
+# each parser's worst-case input (runner/fuzz/worstcase.py) must finish: run once each under a
+# generous -timeout (a hang is what fails, not a speed), then kept in the corpus as seeds
+worst=$RT_TMP/worst
+/usr/bin/python3 runner/fuzz/worstcase.py "$worst"
+out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout 900 "$fuzzer" -timeout=60 -rss_limit_mb=2048 \
+      -artifact_prefix="$findings/" "$worst"/* 2>&1); rc=$?
+n=$(grep -c '^Executed' <<<"$out")
+slowest=$(awk '/^Executed/ {n = split($2, p, "/"); print $4, "ms (" p[n] ")"}' <<<"$out" | sort -n | tail -n 1)
+echo "# worst-case inputs: $n run, the slowest in $slowest"
+if [ "$rc" -eq 0 ] && [ "$n" -eq "$(ls "$worst" | wc -l)" ] && [ "$n" -gt 0 ]; then
+    t_pass "fuzz-runner on $n worst-case inputs: each finished inside -timeout=60"
+else
+    t_fail "fuzz-runner on the worst-case inputs" "exit $rc, $n run: $(grep -E 'ALARM|ERROR|SUMMARY|Running:' <<<"$out" | tail -n 3)"
+fi
+cp "$worst"/* "$corpus"/
 out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=10 \
       -artifact_prefix="$findings/" \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 "$corpus" 2>&1); rc=$?

@@ -2,6 +2,7 @@
  * (order, run numbers, shards, resume marks) - runner/registry.c, worklist.c, options.c, matrix.c.
  * Always holds: expectations are derived from the inputs written here.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,39 @@ static void test_worklist(struct hb_worklist *wl)
     struct hb_worklist bad = {0};
     TCHECK("LIST bad threads rejected", hb_worklist_parse(&bad, "x | 1,a | | | d\n", err, sizeof err) != 0);
     hb_worklist_free(&bad);
+}
+
+/* Long tables: names stay unique across a second parse and thousands of lines; every entry and
+ * its fields survive the arrays' growth; a '#' on a later line cuts only that line. */
+static void test_long_tables(void)
+{
+    char err[256];
+    struct hb_worklist wl = {0};
+    TCHECK("LIST: a name repeated on a later line is refused",
+           hb_worklist_parse(&wl, "a | - | | | x\nb | - | | | y\na | - | | | z\n", err, sizeof err) != 0 && strstr(err, "line 3"));
+    hb_worklist_free(&wl);
+    TCHECK("LIST: a name given by an earlier parse is refused", hb_worklist_parse(&wl, "a | - | | | x\n", err, sizeof err) == 0 &&
+                                                                hb_worklist_parse(&wl, "b | - | | | y\na | - | | | z\n", err, sizeof err) != 0);
+    hb_worklist_free(&wl);
+    struct hb_strv lines = {0};
+    for (int i = 0; i < 3000; i++)
+        hb_strv_pushf(&lines, "w%d | - | --n=%d | | d%d", i, i, i);
+    char *text = hb_strv_join(&lines, "\n");
+    int ok = hb_worklist_parse(&wl, text, err, sizeof err) == 0 && wl.n == 3000;
+    for (size_t i = 0; ok && i < wl.n; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "w%zu", i);
+        ok = strcmp(wl.w[i].name, want) == 0 && hb_worklist_find(&wl, want) == &wl.w[i];
+    }
+    TCHECK("LIST of 3000 names: each kept, in order, found", ok);
+    hb_worklist_free(&wl);
+    free(text);
+    hb_strv_free(&lines);
+    struct hb_registry reg = {0};
+    TCHECK("registry: a '#' on a later line does not cut an earlier one",
+           hb_registry_parse(&reg, "a | - | p | v | t | default\n# c | d\n", err, sizeof err) == 0 && reg.n == 1 &&
+               strcmp(reg.a[0].tunables, "t") == 0);
+    hb_registry_free(&reg);
 }
 
 /* Parses a NULL-terminated literal argv into o. */
@@ -143,6 +177,7 @@ int main(void)
     struct hb_worklist wl = {0};
     test_registry(&reg);
     test_worklist(&wl);
+    test_long_tables();
     test_options();
     test_matrix(&reg, &wl);
     hb_registry_free(&reg);

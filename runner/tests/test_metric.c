@@ -25,9 +25,76 @@ static void test_metric(void)
     TCHECK("bad name rejected", hb_metric_parse(&m, "a-b=1", err, sizeof err) != 0);
 }
 
+/* 1 when spec is refused with a reason that holds word, on one line. */
+static int refused(const char *spec, const char *word)
+{
+    struct hb_metric m;
+    char err[256] = "";
+    int rc = hb_metric_parse(&m, spec, err, sizeof err);
+    if (rc == 0)
+        hb_metric_free(&m);
+    return rc != 0 && strstr(err, word) && !strchr(err, '\n');
+}
+
+/* 1 when spec compiles. */
+static int accepted(const char *spec)
+{
+    struct hb_metric m;
+    char err[256];
+    if (hb_metric_parse(&m, spec, err, sizeof err) != 0)
+        return 0;
+    hb_metric_free(&m);
+    return 1;
+}
+
+/* Regexes whose time or size has no bound are refused; ordinary ones, brackets included, are not. */
+static void test_metric_bounds(void)
+{
+    TCHECK("back-reference refused", refused("x=(a*)*\\1b", "back-references"));
+    TCHECK("back-reference in a group refused", refused("x=((.*)\\2)c", "back-references"));
+    TCHECK("nested intervals refused", refused("x=((a{1,100}){1,100}){1,100}", "atoms"));
+    TCHECK("open interval counted", refused("x=(ab{2000,})", "atoms"));
+    TCHECK("intervals in sequence add up", refused("x=a{150}b{150}", "atoms"));
+    TCHECK("\\1 inside brackets is not a back-reference", accepted("x=[\\1]+"));
+    TCHECK("{ inside brackets is not an interval", accepted("x=[{]9999}"));
+    TCHECK("[:digit:] and ] first in brackets", accepted("x=[]a[:digit:]]{1,3}(x{2,5}){10}"));
+    TCHECK("small intervals accepted", accepted("ip=([0-9]{1,3}\\.){3}[0-9]{1,3}"));
+    TCHECK("escaped \\{ is a literal", accepted("x=a\\{9999}"));
+    char deep[2 * HB_METRIC_DEPTH_MAX + 16] = "x=";
+    for (int i = 0; i <= HB_METRIC_DEPTH_MAX; i++)
+        strcat(deep, "(");
+    TCHECK("groups nested too deep refused", refused(deep, "deeper"));
+}
+
+/* The log is searched line by line ('\r' ends a line too), in each line's first HB_METRIC_LINE_MAX bytes. */
+static void test_metric_lines(void)
+{
+    struct hb_metric m;
+    char err[256];
+    double v = 0;
+    TCHECK("progress with \\r", hb_metric_parse(&m, "rps=^GET: ([0-9.]+) req", err, sizeof err) == 0 &&
+                                    hb_metric_extract(&m, "GET: rps=1\rGET: 12.5 req\n", &v) == 1 && v == 12.5);
+    hb_metric_free(&m);
+    char *text = malloc(3 * HB_METRIC_LINE_MAX);
+    memset(text, 'a', 3 * HB_METRIC_LINE_MAX - 1);
+    memcpy(text + HB_METRIC_LINE_MAX - 8, " 7 ms", 5);
+    memcpy(text + 2 * HB_METRIC_LINE_MAX, " 9 ms", 5);
+    text[3 * HB_METRIC_LINE_MAX - 1] = '\0';
+    TCHECK("a figure in a line's first bytes", hb_metric_parse(&m, "t=([0-9]+) ms", err, sizeof err) == 0 &&
+                                                hb_metric_extract(&m, text, &v) == 1 && v == 7);
+    text[HB_METRIC_LINE_MAX - 7] = 'x';
+    TCHECK("a figure past them is not read", hb_metric_extract(&m, text, &v) == 0);
+    text[2 * HB_METRIC_LINE_MAX - 1] = '\n';
+    TCHECK("the next line is", hb_metric_extract(&m, text, &v) == 1 && v == 9);
+    hb_metric_free(&m);
+    free(text);
+}
+
 /* Runs every check above; the exit status says whether one failed. */
 int main(void)
 {
     test_metric();
+    test_metric_bounds();
+    test_metric_lines();
     return tcheck_summary();
 }

@@ -69,6 +69,14 @@ int main(void)
     TCHECK("unknown key: parse error naming the line",
            hb_program_parse(&p, "t", "command = x\nbogus = 1\n", err, sizeof err) == -1 && strstr(err, "line 2"));
     hb_program_free(&p);
+    struct hb_strv many = {0};
+    for (int i = 0; i <= HB_PROGRAM_REQUIRES_MAX; i++)
+        hb_strv_push(&many, "sh");
+    char *reqs = hb_strv_join(&many, " "), *text = hb_xasprintf("command = x\nrequires = %s\n", reqs);
+    TCHECK("more than HB_PROGRAM_REQUIRES_MAX requirements: parse error naming the line",
+           hb_program_parse(&p, "t", text, err, sizeof err) == -1 && strstr(err, "line 2") && strstr(err, "required"));
+    hb_program_free(&p);
+    free(text), free(reqs), hb_strv_free(&many);
 
     unlink(tool), unlink(plain), rmdir(dir);
     free(tool), free(plain), free(both), free(ghost);
