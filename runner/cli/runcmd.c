@@ -77,7 +77,7 @@ static void hb_runctx_metric(struct hb_runctx *c, const char *spec)
             hb_metric_free(&mt);
             return;
         }
-    c->metrics = hb_xrealloc(c->metrics, (c->nmetrics + 1) * sizeof *c->metrics);
+    c->metrics = hb_xappend(c->metrics, c->nmetrics, sizeof *c->metrics);
     c->metrics[c->nmetrics++] = mt;
 }
 

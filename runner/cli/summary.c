@@ -18,7 +18,7 @@ void hb_summary_init(struct hb_summary *s, const struct hb_matrix *m)
 void hb_summary_add(struct hb_summary *s, size_t g, size_t a, double wall_s)
 {
     struct hb_samples *c = &s->cell[g * s->m->nalloc + a];
-    c->v = hb_xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+    c->v = hb_xappend(c->v, c->n, sizeof *c->v);
     c->v[c->n++] = wall_s;
 }
 

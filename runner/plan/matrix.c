@@ -14,7 +14,7 @@
 static void hb_matrix_add(struct hb_matrix *m, struct hb_workload *w, int threads, int pass,
                           const char *params, const char *env)
 {
-    m->g = hb_xrealloc(m->g, (m->ng + 1) * sizeof *m->g);
+    m->g = hb_xappend(m->g, m->ng, sizeof *m->g);
     m->g[m->ng++] = (struct hb_group){w, threads, pass, params, env};
 }
 
@@ -62,12 +62,12 @@ static void hb_matrix_pick_allocs(struct hb_matrix *m, const struct hb_options *
             hb_usage("unknown allocator '%s'; valid: %s (or add one with --allocator NAME=/path/lib.so)",
                      o->allocators.v[i], names);
         }
-        m->alloc = hb_xrealloc(m->alloc, (m->nalloc + 1) * sizeof *m->alloc);
+        m->alloc = hb_xappend(m->alloc, m->nalloc, sizeof *m->alloc);
         m->alloc[m->nalloc++] = a;
     }
     for (size_t i = 0; i < reg->n && !o->allocators.n; i++) {
         if (reg->a[i].is_default || hb_pairs_name(&o->user_allocs, reg->a[i].name)) {
-            m->alloc = hb_xrealloc(m->alloc, (m->nalloc + 1) * sizeof *m->alloc);
+            m->alloc = hb_xappend(m->alloc, m->nalloc, sizeof *m->alloc);
             m->alloc[m->nalloc++] = &reg->a[i];
         }
     }

@@ -109,7 +109,7 @@ void hb_program_load_all(struct hb_program **out, size_t *n)
             char *text = hb_read_file(path, NULL);
             char *name = hb_xasprintf("%.*s", (int)(len - 5), fn);
             char err[256];
-            *out = hb_xrealloc(*out, (*n + 1) * sizeof **out);
+            *out = hb_xappend(*out, *n, sizeof **out);
             if (!text || hb_program_parse(&(*out)[*n], name, text, err, sizeof err) != 0)
                 hb_fatal("%s: %s", path, text ? err : strerror(errno));
             (*n)++;
