@@ -314,7 +314,7 @@ uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
 {
     uint64_t seq;
     put(t, e, &seq);
-    return seq == HBT_NONE ? HBT_NONE : ((uint64_t)t->c.thread << 48) | seq;
+    return seq == HBT_NONE ? HBT_NONE : rec_id(t->c.thread, seq);
 }
 
 /* The object at p ends here (free or realloc): fills e's reference from the map. */
@@ -324,8 +324,7 @@ static void consume(struct hbt_event *e, void *p)
     if (!p) {
         e->flags |= HBT_F_NOREF;
     } else if (obj_map_take((uintptr_t)p, &id)) {
-        e->ref_thread = (uint16_t)(id >> 48);
-        e->ref_seq = id & ((1ull << 48) - 1);
+        rec_ref(e, id);
     } else {
         e->flags |= HBT_F_NOREF;
         atomic_fetch_add_explicit(&R.unknown_refs, 1, memory_order_relaxed);
@@ -340,7 +339,7 @@ static void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         e->flags |= HBT_F_FAILED;
     put(t, e, &seq);
     if (seq != HBT_NONE)
-        obj_map_put((uintptr_t)p, ((uint64_t)t->c.thread << 48) | seq);
+        obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq));
 }
 
 static void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
@@ -420,7 +419,7 @@ static void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
     consume(&e, p);
     void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     if (!q && total > 0 && p && !(e.flags & HBT_F_NOREF)) /* failed: p lives on under its id */
-        obj_map_put((uintptr_t)p, ((uint64_t)e.ref_thread << 48) | e.ref_seq);
+        obj_map_put((uintptr_t)p, rec_id(e.ref_thread, e.ref_seq));
     produce(t, &e, q);
     leave(t);
     return q;

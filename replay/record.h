@@ -14,8 +14,16 @@ struct rec_thread;
 struct rec_thread *rec_enter(void);
 /* Gives it back. */
 void rec_leave(struct rec_thread *t);
-/* Appends e (its time is taken here) to t's chunk; returns the object id (thread << 48 | seq)
- * it produced, or HBT_NONE. */
+/* An object's id in the recorder's tables: its thread and its seq in that thread's stream. */
+static inline uint64_t rec_id(uint16_t thread, uint64_t seq) { return ((uint64_t)thread << 48) | seq; }
+/* Makes e consume the object of id (the inverse of rec_id). */
+static inline void rec_ref(struct hbt_event *e, uint64_t id)
+{
+    e->ref_thread = (uint16_t)(id >> 48);
+    e->ref_seq = id & ((1ull << 48) - 1);
+}
+/* Appends e (its time is taken here) to t's chunk; returns the object id (rec_id) it produced,
+ * or HBT_NONE. */
 uint64_t rec_put(struct rec_thread *t, struct hbt_event *e);
 /* The thread number events of t carry. */
 uint16_t rec_thread_no(const struct rec_thread *t);

@@ -117,7 +117,8 @@ static void record_map(struct rec_thread *t, void *p, size_t n)
 static void record_unmaps(struct rec_thread *t, const struct map_entry *cut, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
-        struct hbt_event e = {.kind = HBT_MUNMAP, .ref_thread = (uint16_t)(cut[i].id >> 48), .ref_seq = cut[i].id & ((1ull << 48) - 1)};
+        struct hbt_event e = {.kind = HBT_MUNMAP};
+        rec_ref(&e, cut[i].id);
         rec_put(t, &e);
     }
 }
