@@ -10,9 +10,11 @@
 #include "replay_run.h"
 #include "wl_latency.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,6 @@ struct worker {
     int self;                    /* 1: the self pass, no allocator call (replay_run's self) */
     int64_t *cum;                /* live bytes this thread added before each block of LIVE_BLOCK events */
     _Atomic uint64_t progress;   /* events done, published every LIVE_BLOCK events (for the sampler) */
-    _Atomic int finished;
     uint64_t done, nulls;
     int64_t mapped;              /* bytes this thread mapped less those it unmapped */
     const struct timespec *start;
@@ -237,7 +238,6 @@ static void *worker_main(void *arg)
     }
     w->done = i;
     atomic_store_explicit(&w->progress, i, memory_order_relaxed);
-    atomic_store_explicit(&w->finished, 1, memory_order_release);
     return NULL;
 }
 
@@ -275,25 +275,32 @@ int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_
 }
 
 /* While the workers run: every 10 ms (20 ms after 100 samples, 40 after 200...) the live bytes
- * of the replay (each thread's blocks done; exact to a block of events per thread) to sample. */
-static void sample_live(const struct hbt_trace *t, struct worker *ws, const struct timespec *start,
+ * of the replay (each thread's blocks done; exact to a block of events per thread) to sample.
+ * Returns as soon as `done` is posted (the workers have ended), not at its next sample. */
+static void sample_live(const struct hbt_trace *t, struct worker *ws, const struct timespec *start, sem_t *done,
                         replay_sample_fn sample, void *arg)
 {
     long interval_ns = 10000000L;
     for (unsigned n = 1;; n++) {
-        struct timespec ts = {0, interval_ns};
-        nanosleep(&ts, NULL);
+        struct timespec at;
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        at.tv_nsec += interval_ns;
+        if (at.tv_nsec >= 1000000000L) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000L;
+        }
+        int r;
+        while ((r = sem_clockwait(done, CLOCK_MONOTONIC, &at)) != 0 && errno == EINTR)
+            ;
+        if (r == 0)
+            return;
         int64_t live = 0;
-        int running = 0;
         for (uint32_t i = 0; i < t->nthreads; i++) {
             if (!ws[i].nops)
                 continue;
-            running |= !atomic_load_explicit(&ws[i].finished, memory_order_acquire);
             uint64_t p = atomic_load_explicit(&ws[i].progress, memory_order_relaxed);
             live += ws[i].cum[p / LIVE_BLOCK + (p == ws[i].todo && p % LIVE_BLOCK != 0)];
         }
-        if (!running)
-            return;
         sample(arg, elapsed(start), live > 0 ? (uint64_t)live : 0);
         if (n % 100 == 0 && interval_ns < 1000000000L)
             interval_ns *= 2;
@@ -305,6 +312,7 @@ struct sampler {
     const struct hbt_trace *t;
     struct worker *ws;
     const struct timespec *start;
+    sem_t done;                /* posted once every worker has ended */
     replay_sample_fn sample;
     void *arg;
 };
@@ -312,7 +320,7 @@ struct sampler {
 static void *sampler_main(void *arg)
 {
     struct sampler *s = arg;
-    sample_live(s->t, s->ws, s->start, s->sample, s->arg);
+    sample_live(s->t, s->ws, s->start, &s->done, s->sample, s->arg);
     return NULL;
 }
 
@@ -343,20 +351,17 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int s
         ws[i].done = ws[i].nulls = 0;
         ws[i].mapped = 0;
         atomic_store(&ws[i].progress, 0);
-        atomic_store(&ws[i].finished, 0);
     }
     for (uint32_t i = 0; i < t->nthreads; i++)
         if (i != m && ws[i].nops && pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
             return -1; /* the threads started may wait for this one's objects: the caller ends the process */
-    struct sampler sm = {t, ws, &start, sample, arg};
+    struct sampler sm = {.t = t, .ws = ws, .start = &start, .sample = sample, .arg = arg};
     pthread_t sampler_tid;
     int sampling = !self && sample && m < t->nthreads;
-    if (sampling && pthread_create(&sampler_tid, NULL, sampler_main, &sm) != 0)
+    if (sampling && (sem_init(&sm.done, 0, 0) != 0 || pthread_create(&sampler_tid, NULL, sampler_main, &sm) != 0))
         return -1;
     if (m < t->nthreads)
         worker_main(&ws[m]);
-    if (sampling)
-        pthread_join(sampler_tid, NULL);
     for (uint32_t i = 0; i < t->nthreads; i++) {
         if (!ws[i].nops)
             continue;
@@ -366,7 +371,12 @@ int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int s
         r->nulls += ws[i].nulls;
         r->mapped += ws[i].mapped;
     }
-    r->seconds = elapsed(&start);
+    r->seconds = elapsed(&start); /* the last worker's end, not the sampler's next wake-up */
+    if (sampling) {
+        sem_post(&sm.done);
+        pthread_join(sampler_tid, NULL);
+        sem_destroy(&sm.done);
+    }
     return 0;
 }
 
