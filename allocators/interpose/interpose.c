@@ -104,13 +104,23 @@ IP_EXPORT void *malloc(size_t n)
     return ip_backend_malloc(n);
 }
 
+/* ip_backend_free with errno saved and restored around it (out of line: the backends that need
+ * no saving keep a free of a test and a jump). */
+static __attribute__((noinline)) void ip_free_keeping_errno(void *p)
+{
+    int saved = errno;
+    ip_backend_free(p);
+    errno = saved;
+}
+
 IP_EXPORT void free(void *p)
 {
     if (!p)
         return;
-    int saved = errno;
-    ip_backend_free(p);
-    errno = saved;
+    if (&ip_backend_free_keeps_errno) /* the backend's free sets no errno */
+        ip_backend_free(p);
+    else
+        ip_free_keeping_errno(p);
 }
 
 IP_EXPORT void cfree(void *p) { free(p); }

@@ -184,8 +184,9 @@ void *ip_backend_calloc(size_t total) { return bump_take(TEACH_ALIGN, total); }
 /* Contract of ip_backend_memalign (interpose.h). */
 void *ip_backend_memalign(size_t align, size_t n) { return bump_take(align, n); }
 
-/* Contract of ip_backend_free: bump never frees. */
+/* Contract of ip_backend_free: bump never frees (and so never sets errno there). */
 void ip_backend_free(void *p) { (void)p; }
+const char ip_backend_free_keeps_errno;
 
 /* Contract of ip_backend_usable_size (interpose.h). */
 size_t ip_backend_usable_size(void *p) { return bump_head_of(p)->block; }
