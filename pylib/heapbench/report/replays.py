@@ -90,6 +90,8 @@ def section(summary):
             "(with the memory the program mapped itself, replayed as such), "
             "so heap / ideal is the allocator's fragmentation and overhead (1.00 = none). The replayer's own cost is "
             "the same replay without allocator calls (phase self); allocator ns/event = (replay - self) / events. "
+            "(Not a replay through bump, the trivial in-tree allocator: bump never reuses memory, so with the default "
+            "--touch=first every page it hands out is a fresh page fault, and bump is slower than glibc there.) "
             "The original program's wall time and peak RSS were measured by heapbench record without the recorder, "
             "under the allocator it ran with then (its own process: interpreter, code and stack included)."]
     return Section("Replays", text=text, tables=[replay_table(summary, v, by_run) for v in variants])
