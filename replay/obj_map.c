@@ -1,7 +1,7 @@
 /* obj_map.c - the recorder's address -> object radix map (see obj_map.h).
  * Always holds: a slot holds 0 (no object) or id + 1; a leaf, once installed, stays for the
  * life of the process and is listed in regions[] (for the fork child's walk); the top array
- * covers the 47-bit user address space. */
+ * covers the 47-bit user address space; no mapping of the map is a multiple of 2 MiB long. */
 #include "obj_map.h"
 
 #include <stdatomic.h>
@@ -19,9 +19,19 @@ static uint32_t *regions;        /* the regions that have a leaf, for obj_map_ea
 static _Atomic uint32_t nregions;
 #define MAX_REGIONS (1u << 22)
 
+/* The map's own mappings must not move the program's. The kernel puts an anonymous mapping whose
+ * length is a multiple of 2 MiB on a 2 MiB boundary (for transparent huge pages), and the
+ * program's later mappings, placed below it, inherit that alignment: with 2 MiB leaves every
+ * pymalloc arena of a recorded CPython was 16 KiB-aligned (64 pools an arena), where a plain
+ * run's arenas are at a random page offset (63 pools in 3 runs of 4), which changed the
+ * program's arena count and its peak (replay/README.md, "Allocators' order"). One more 64 KiB
+ * keeps every length off a multiple of 2 MiB and every later mapping's offset modulo 64 KiB as
+ * without the recorder (the recorder's other mappings are multiples of 64 KiB too). */
+#define MAP_PAD ((size_t)64 << 10)
+
 static void *pages(size_t n)
 {
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = mmap(NULL, n + MAP_PAD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -49,7 +59,7 @@ static _Atomic uint64_t *slot(uintptr_t addr, int make)
             if (n < MAX_REGIONS)
                 regions[n] = (uint32_t)(addr >> REGION_BITS);
         } else {
-            munmap(fresh, sizeof(leaf_t));
+            munmap(fresh, sizeof(leaf_t) + MAP_PAD);
             leaf = none;
         }
     }

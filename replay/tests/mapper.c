@@ -4,12 +4,16 @@
  * of a file) and big mallocs (which glibc serves with its own mmap, the allocator's, not the
  * program's).
  * usage: replay-mapper 1 (0: makes none of these calls, for the tests' baseline run; 2: the
- * same as 1, then forks a child that unmaps one of the mappings it inherited and exits).
- * Always holds: prints one line "expect mmap=N munmap=N mapped_bytes=B partial=N" with the
- * recordable calls it made and the bytes it leaves mapped (requested lengths); writes every
- * page it maps, as a program would. */
+ * same as 1, then forks a child that unmaps one of the mappings it inherited and exits; 3: only
+ * 8 rounds of a 1 MiB malloc (glibc maps it, in a 2 MiB region new to the recorder's address map)
+ * then a 1 MiB mapping of its own, printing one line "offsets A B ..." of the mappings' addresses
+ * modulo 64 KiB: the recorder's own mappings must not change them, as pymalloc's pools depend on them).
+ * Always holds: modes 0-2 print one line "expect mmap=N munmap=N mapped_bytes=B partial=N" with
+ * the recordable calls they made and the bytes they leave mapped (requested lengths); writes
+ * every page it maps, as a program would. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +75,27 @@ static void unrecorded(void)
     }
 }
 
+/* Mode 3: where its own mappings land, each made just after a block the recorder has to map a
+ * new leaf of its address map for. */
+static int offsets(void)
+{
+    printf("offsets");
+    for (int i = 0; i < 8; i++) {
+        char *block = malloc(1 << 20);
+        char *own = map(1 << 20);
+        if (!block)
+            return 1;
+        block[0] = 1;
+        printf(" %lu", (unsigned long)((uintptr_t)own % 65536));
+    }
+    printf("\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && atoi(argv[1]) == 3)
+        return offsets();
     if (argc < 2 || atoi(argv[1]) == 0) {
         printf("expect mmap=0 munmap=0 mapped_bytes=0 partial=0\n");
         return 0;
