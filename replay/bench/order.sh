@@ -2,8 +2,10 @@
 # order.sh - issue 12's fidelity across allocators: does replaying a program's trace rank the
 # allocators by peak RSS as running the program itself does, and is the program's own order
 # above its rep-to-rep noise? For python3-alloc and sqlite3: records the program once (under
-# glibc), then `heapbench exec` of the program, of its non-heap baseline command (the same
-# binary doing nothing) and of `hbreplay --trace --touch=T [--speed=S]` for each mode T or
+# glibc), then `heapbench exec` of the program, of its baseline command (the same binary doing
+# nothing, also recorded once: its own start-up heap, its trace's peak live + mapped bytes, is
+# taken off its peak to give the program's non-heap baseline) and of
+# `hbreplay --trace --touch=T [--speed=S]` for each mode T or
 # T:S of MODES, under every default allocator, N reps each; replay/bench/order_table.py prints
 # the table (medians, the program's rep ranges, ranks, the strict count and the pair counts).
 # usage: [PROGS='python3-alloc sqlite3'] [MODES='first none:recorded ...'] [ENVSET='K=V ...'] replay/bench/order.sh [REPS]
@@ -32,6 +34,9 @@ for prog in ${PROGS:-python3-alloc sqlite3}; do
     read -r -a base <<<"$(base_command "$prog")"
     (cd "$W/work" && env $ENVSET HEAPBENCH_RECORD_DIR="$W/tr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${cmd[@]}" >/dev/null)
     T=$(ls "$W"/tr/*.hbt | head -n 1)
+    mkdir -p "$W/btr"
+    env $ENVSET HEAPBENCH_RECORD_DIR="$W/btr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${base[@]}" >/dev/null
+    base_heap=$(build/replay/hbtrace "$(ls "$W"/btr/*.hbt | head -n 1)" | sed -nE 's/^peak live \+ mapped bytes: ([0-9]+) .*/\1/p')
     (cd "$W/work" && "$ROOT/build/heapbench" exec -w "$prog" -n "$REPS" --env "$ENVSET" -o "$W/exec" -- "${cmd[@]}" >/dev/null 2>&1)
     "$ROOT/build/heapbench" exec -w "base:$prog" -n "$REPS" --env "$ENVSET" -o "$W/base" -- "${base[@]}" >/dev/null 2>&1
     dirs=()
@@ -42,7 +47,7 @@ for prog in ${PROGS:-python3-alloc sqlite3}; do
             build/replay/hbreplay --trace="$T" --touch="${mode%%:*}" --speed="$speed" >/dev/null 2>&1
         dirs+=("$W/replay-$mode")
     done
-    /usr/bin/python3 replay/bench/order_table.py "$prog" "$W/exec" "$W/base" "${dirs[@]}"
+    /usr/bin/python3 replay/bench/order_table.py "$prog" "$W/exec" "$W/base" "$base_heap" "${dirs[@]}"
     bp_load "after $prog"
 done
 bp_load after

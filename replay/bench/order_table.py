@@ -1,12 +1,15 @@
 """order_table.py - the table of replay/bench/order.sh: do the allocators rank the same on peak
 RSS in a program's replay as in the program itself, and is the program's order above its noise?
 
-usage: order_table.py PROG EXEC_DIR BASE_DIR REPLAY_DIR [REPLAY_DIR...]
-EXEC_DIR holds `heapbench exec` of the program, BASE_DIR of its non-heap baseline command (the
-same binary doing no work), each REPLAY_DIR of `hbreplay --trace` under one --touch mode (its
-name ends in the mode). Prints, per allocator, the median peak RSS (KiB) of the program with
-the range of its reps, the program's heap (peak minus the baseline's median peak under the same
-allocator), each replay's peak RSS and heap (peak minus the run's own `load` phase RSS), with
+usage: order_table.py PROG EXEC_DIR BASE_DIR BASE_HEAP_BYTES REPLAY_DIR [REPLAY_DIR...]
+EXEC_DIR holds `heapbench exec` of the program, BASE_DIR of its baseline command (the same binary
+doing no work), BASE_HEAP_BYTES that command's own heap (its trace's peak live + mapped bytes:
+the start-up's allocations and mappings, which the program's trace holds too), each REPLAY_DIR
+of `hbreplay --trace` under one --touch mode (its name ends in the mode). The program's
+non-heap baseline under an allocator is the baseline command's median peak RSS less
+BASE_HEAP_BYTES. Prints, per allocator, the median peak RSS (KiB) of the program with
+the range of its reps, the program's heap (peak minus that non-heap baseline), each replay's
+peak RSS and heap (peak minus the run's own `load` phase RSS), with
 ranks (1 = smallest); then the strict count (same rank) and the pair counts: a pair of
 allocators is *resolved* when the program's rep ranges do not overlap (one is above the other
 in every rep), and a replay *agrees* on a pair when its medians order the pair the same way.
@@ -75,13 +78,13 @@ def pair_line(label, ref, reps, other, allocs):
 
 
 def main(argv):
-    if len(argv) < 5:
-        sys.stderr.write("usage: order_table.py PROG EXEC_DIR BASE_DIR REPLAY_DIR [REPLAY_DIR...]\n")
+    if len(argv) < 6 or not argv[4].isdigit():
+        sys.stderr.write("usage: order_table.py PROG EXEC_DIR BASE_DIR BASE_HEAP_BYTES REPLAY_DIR [REPLAY_DIR...]\n")
         return 2
-    prog, ex, base, replays = argv[1], argv[2], argv[3], argv[4:]
+    prog, ex, base, base_heap, replays = argv[1], argv[2], argv[3], int(argv[4]) / 1024.0, argv[5:]
     reps = peaks(ex)
     prog_med = medians(reps)
-    base_med = medians(peaks(base))
+    base_med = {a: m - base_heap for a, m in medians(peaks(base)).items()}
     allocs = sorted(prog_med, key=prog_med.get)
     prog_heap = {a: prog_med[a] - base_med.get(a, 0.0) for a in allocs}
     cols = [("program", prog_med), ("program heap", prog_heap)]
@@ -90,7 +93,8 @@ def main(argv):
         cols += [(f"replay {mode}", medians(peaks(d))), (f"replay heap {mode}", medians(replay_heaps(d)))]
     cols = [(n, m) for n, m in cols if all(a in m for a in allocs)]
     print(f"\n{prog}: peak RSS in KiB, medians of {min(len(v) for v in reps.values())}+ ok runs "
-          f"(rank 1 = smallest); program reps min-max; baseline = the non-heap command's median peak")
+          f"(rank 1 = smallest); program reps min-max; baseline = the non-heap baseline: the baseline command's median "
+          f"peak less its own heap, {base_heap:.0f} KiB")
     print("| allocator | program reps | baseline | " + " | ".join(f"{n} | rank" for n, _ in cols) + " |")
     print("| --- " * (3 + 2 * len(cols)) + "|")
     rk = {n: ranks(m) for n, m in cols}
