@@ -34,8 +34,9 @@ PREFIX     ?= /usr/local
 ALL        :=
 TEST_BUILD :=
 # Program definitions make bench records once (results/traces/NAME.hbt, not in git; again when the
-# trace is not of the current format, 2: replay/trace.h's HBT_VERSION) and replays in the default
-# matrix as trace:results/traces/NAME.hbt (replay/README.md).
+# trace is not of the current format, 2: replay/trace.h's HBT_VERSION, or is older than the
+# recorder library, which a change to the recorder rebuilds) and replays in the default matrix as
+# trace:results/traces/NAME.hbt (replay/README.md).
 BENCH_TRACES := python3-alloc sqlite3 gcc
 
 .PHONY: all deps test bench clean FORCE
@@ -54,7 +55,8 @@ test: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@for p in $(BENCH_TRACES); do $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 2' || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
+	@for p in $(BENCH_TRACES); do { [ results/traces/$$p.hbt -nt $(B)/lib/libhbrecord.so ] && $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 2'; } \
+	    || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
 	    || echo "make bench: prog:$$p not recorded (see above); its replay is left out"; done
 	@$(B)/heapbench run
 	@$(B)/heapbench report results/latest
