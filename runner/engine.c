@@ -254,12 +254,26 @@ static void hb_engine_note_skipped(struct hb_engine *e, struct hb_progress *pr)
     }
 }
 
+/* Whether group g gets warm-up runs: the first pending group of its workload in this shard does,
+ * the others do not. A warm-up loads the workload's binary, the allocator and their files into
+ * the caches; a sibling group (other params, threads or env) runs the same binary under the same
+ * allocator, so a warm-up of its own repeated that work (it was 60% of the warm-up processes). */
+static int hb_engine_warms_up(const struct hb_matrix *m, size_t g)
+{
+    if (!hb_matrix_in_shard(m, g) || !hb_matrix_group_pending(m, g))
+        return 0;
+    for (size_t h = 0; h < g; h++)
+        if (m->g[h].wl == m->g[g].wl && hb_matrix_in_shard(m, h) && hb_matrix_group_pending(m, h))
+            return 0;
+    return 1;
+}
+
 /* Number of launches still to do (warm-ups included), for the progress bar. */
 static size_t hb_engine_total(const struct hb_matrix *m)
 {
     size_t groups = 0;
     for (size_t g = 0; g < m->ng; g++)
-        groups += hb_matrix_group_pending(m, g);
+        groups += hb_engine_warms_up(m, g);
     return hb_matrix_pending(m) + groups * m->nalloc * (size_t)m->warmup;
 }
 
@@ -275,7 +289,7 @@ int hb_engine_run(struct hb_engine *e)
     for (int round = 1; round <= m->warmup + m->reps && !stopped; round++) {
         int rep = round - m->warmup;
         for (size_t g = 0; g < m->ng && !stopped; g++) {
-            if (!hb_matrix_in_shard(m, g) || (rep <= 0 && !hb_matrix_group_pending(m, g)))
+            if (!hb_matrix_in_shard(m, g) || (rep <= 0 && !hb_engine_warms_up(m, g)))
                 continue;
             for (size_t a = 0; a < m->nalloc && !stopped; a++) {
                 if (rep > 0 && *hb_matrix_done(m, rep, g, a))

@@ -33,6 +33,7 @@ struct hb_driver {
     int aux_pidfd;         /* its pidfd (poll it; -1 when none) */
     double wake;           /* when hb_driver_step() wants to run again, INFINITY: only on aux_pidfd */
     double ready_deadline; /* give up on ready_argv at this time */
+    double retry_s;        /* pause before the next ready_argv attempt after a failed one */
     int driver_rc;         /* exit status of driver_argv (128+signal if killed), -1 until it ended */
     char fail[160];        /* why the driver gave up on the server; "" while all is well */
 };

@@ -32,7 +32,8 @@ enum {
 static const char hb_usage_measure[] =
     "  -a, --allocators A1,A2   allocators to run (default: every 'default' one of the registry)\n"
     "  -n, --reps N             measured repetitions per cell (default 5; --quick: 2)\n"
-    "      --warmup N           warm-up rounds, not recorded (default 1)\n"
+    "      --warmup N           warm-up rounds, not recorded (default 1): each workload's first\n"
+    "                           cell runs under every allocator, its other cells only measured\n"
     "      --env 'K=V K2=V2'    one environment set (an axis value); repeat for more sets\n"
     "      --allocator NAME=/path/lib.so   add a library for this run\n"
     "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"

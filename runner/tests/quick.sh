@@ -12,7 +12,9 @@ out=$("$HB" run --quick -w thread-churn -a glibc,jemalloc -o "$q" 2>"$RT_TMP/err
 t_check "quick run exits 0" test "$rc" -eq 0
 t_check "last stdout line names the results dir" test "$(tail -n 1 <<<"$out")" = "results: $q"
 t_check "summary shows jemalloc's ratio to glibc" grep -Eq '^thread-churn .* jemalloc +2 +[0-9.]+ +[0-9.]+x$' <<<"$out"
-t_check "progress went to stderr, one line per run" grep -Eq '^\[[0-9]+/72\] thread-churn' "$RT_TMP/err"
+t_check "progress went to stderr, one line per run (48 measured, 2 warm-ups)" grep -Eq '^\[[0-9]+/50\] thread-churn' "$RT_TMP/err"
+t_check "one warm-up per allocator, of the workload's first cell only" \
+    test "$(grep -c 'warm-up' "$RT_TMP/err") $(grep -Ec '^\[[12]/50\] thread-churn --mode=loop --ops=20000 t=1 (glibc|jemalloc) warm-up: ok' "$RT_TMP/err")" = "2 2"
 t_check "results/latest points at the run" test "$(readlink -f $RT_TMP/root/results/latest)" = "$(readlink -f "$q")"
 "$HB" run --quick -w thread-churn -t 1 -a glibc -n 1 --warmup 0 -o "$RT_TMP/elsewhere" >/dev/null 2>&1
 t_check "a run with -o outside results/ leaves results/latest alone" \
