@@ -207,20 +207,27 @@ static inline void perform(struct worker *w, const struct rop *op)
     atomic_store_explicit(&w->slots[w->next_obj++], p, memory_order_release);
 }
 
+/* The time ns nanoseconds after t. */
+static struct timespec ts_after(struct timespec t, uint64_t ns)
+{
+    t.tv_sec += (time_t)(ns / 1000000000u);
+    t.tv_nsec += (long)(ns % 1000000000u);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 /* Sleeps until ns after start; returns at once (no system call) when that time has passed,
  * which it has for most events of a busy program. */
 static void wait_until(const struct timespec *start, uint64_t ns)
 {
-    struct timespec at = *start, now;
+    struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if ((uint64_t)(now.tv_sec - start->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec >= ns + (uint64_t)start->tv_nsec)
         return;
-    at.tv_sec += (time_t)(ns / 1000000000u);
-    at.tv_nsec += (long)(ns % 1000000000u);
-    if (at.tv_nsec >= 1000000000L) {
-        at.tv_sec++;
-        at.tv_nsec -= 1000000000L;
-    }
+    struct timespec at = ts_after(*start, ns);
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
         ;
 }
@@ -282,13 +289,9 @@ static void sample_live(const struct hbt_trace *t, struct worker *ws, const stru
 {
     long interval_ns = 10000000L;
     for (unsigned n = 1;; n++) {
-        struct timespec at;
-        clock_gettime(CLOCK_MONOTONIC, &at);
-        at.tv_nsec += interval_ns;
-        if (at.tv_nsec >= 1000000000L) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000L;
-        }
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        struct timespec at = ts_after(now, (uint64_t)interval_ns);
         int r;
         while ((r = sem_clockwait(done, CLOCK_MONOTONIC, &at)) != 0 && errno == EINTR)
             ;
