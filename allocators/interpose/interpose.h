@@ -14,7 +14,7 @@
  *   - ip_backend_realloc sees p != NULL and n != 0;
  *   - ip_backend_memalign sees a power-of-two alignment greater than 16;
  *   - errno is preserved across free() (saved and restored around ip_backend_free, unless the
- *     the backend defines ip_backend_free_keeps_errno: its free makes no call that sets errno).
+ *     backend defines ip_backend_free_keeps_errno: its free makes no call that sets errno).
  * A backend must set errno = ENOMEM when it returns NULL.
  */
 #ifndef HEAPBENCH_INTERPOSE_H
