@@ -22,12 +22,13 @@ bp_tmp replay-levels
 busy=()
 trap '[ ${#busy[@]} -eq 0 ] || kill "${busy[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
 
-# lib NAME: the allocator's library from the registry (empty for the system malloc).
-lib() { awk -F'|' -v n="$1" '{ gsub(/ /, "") } $1 == n { print ($2 == "-" ? "" : $2) }' allocators/registry.txt; }
+declare -A libs # each allocator's library, from the registry (empty for the system malloc)
+for a in "${allocs[@]}"; do
+    libs[$a]=$(bp_library "$a") || exit 2
+done
 # peak DELAY NAME CMD...: CMD's peak RSS in KiB under allocator NAME (and the busy CPU when BUSY > 0).
 peak() {
-    local d=$1 l pin=()
-    l=$(lib "$2")
+    local d=$1 l=${libs[$2]} pin=()
     shift 2
     [ "$BUSY" -gt 0 ] && pin=(taskset -c 1)
     local envs=(LD_PRELOAD="$l")
@@ -35,7 +36,6 @@ peak() {
     (cd "$TMP/work" && env "${envs[@]}" /usr/bin/time -f %M -o "$TMP/peak" "${pin[@]}" "$@" >/dev/null 2>&1) || true
     tail -n 1 "$TMP/peak"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 mkdir -p "$TMP/work" "$TMP/tr"
 bp_setup "$TMP/work" "$PROG"
@@ -59,8 +59,8 @@ for r in $(seq "$ROUNDS"); do
 done
 for d in ${DELAYS:--}; do
     for a in "${allocs[@]}"; do
-        echo "delay $d $a: median program $(awk -v d="$d" -v a="$a" '$2 == d && $3 == a { print $4 }' "$TMP/rows" | median)," \
-            "replay $(awk -v d="$d" -v a="$a" '$2 == d && $3 == a { print $5 }' "$TMP/rows" | median)"
+        echo "delay $d $a: median program $(awk -v d="$d" -v a="$a" '$2 == d && $3 == a { print $4 }' "$TMP/rows" | bp_median)," \
+            "replay $(awk -v d="$d" -v a="$a" '$2 == d && $3 == a { print $5 }' "$TMP/rows" | bp_median)"
     done
     for c in 4 5; do
         awk -v d="$d" -v a="${allocs[0]}" -v b="${allocs[1]}" -v c="$c" '$2 == d && $3 == a { x[$1] = $c } $2 == d && $3 == b { y[$1] = $c }

@@ -17,7 +17,6 @@ bp_tmp replay-bench
 
 # times CMD...: "wall cpu" seconds of CMD and its children (GNU time; output discarded).
 times() { /usr/bin/time -f '%e %U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1, $2 + $3 }' "$TMP/time"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 printf '%-14s %8s %8s %6s %8s %8s %6s %9s %5s %8s\n' program wall_s rec_s ratio cpu_s rec_s ratio events procs bytes/op
 for prog in python3-alloc sqlite3 gcc; do
     work=$TMP/$prog
@@ -36,8 +35,8 @@ for prog in python3-alloc sqlite3 gcc; do
         n=$(build/replay/hbtrace "$f" | sed -nE 's/^operations: ([0-9]+)/\1/p')
         events=$((events + n)); bytes=$((bytes + $(wc -c <"$f") - 4096)); procs=$((procs + 1))
     done
-    col() { awk -v c="$1" '{ print $c }' "$TMP/rounds" | median; }
-    ratio() { awk -v a="$1" -v b="$2" '{ print $b / $a }' "$TMP/rounds" | median; }
+    col() { awk -v c="$1" '{ print $c }' "$TMP/rounds" | bp_median; }
+    ratio() { awk -v a="$1" -v b="$2" '{ print $b / $a }' "$TMP/rounds" | bp_median; }
     printf '%-14s %8.3f %8.3f %6.2f %8.3f %8.3f %6.2f %9d %5d %8.2f\n' "$prog" "$(col 1)" "$(col 2)" "$(ratio 1 2)" \
         "$(col 3)" "$(col 4)" "$(ratio 3 4)" "$events" "$procs" "$(awk -v b="$bytes" -v e="$events" 'BEGIN { print b / e }')"
 done

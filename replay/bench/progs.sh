@@ -3,6 +3,9 @@
 # HB_WORKDIR and HB_PROGDIR set), and gives their commands.
 # bp_setup WORKDIR NAME: runs NAME's setup in WORKDIR; bp_command WORKDIR NAME: its command, expanded.
 # bp_tmp NAME: makes $TMP (removed on exit) and prints the load average; bp_load: the load line.
+# bp_median: the median of the numbers on stdin, one per line.
+# bp_library NAME: allocator NAME's library ("" for the system malloc) by the Python side's registry
+# reader; exits 2 when NAME is not in the registry or its library is not here.
 # Sourcing it moves to the project root and sets ROOT.
 # Always holds: reads only the `setup` and `command` keys of a .prog file ("key = value" lines).
 # shellcheck shell=bash
@@ -21,6 +24,15 @@ bp_command() {
     c=$(bp_key "$2" command)
     c=${c//\$HB_WORKDIR/$1}
     echo "${c//\$HB_PROGDIR/$BP_PROGDIR}"
+}
+bp_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+bp_library() {
+    PYTHONPATH=$ROOT/pylib /usr/bin/python3 -c 'import sys
+from heapbench.registry import read_registry
+a = read_registry().get(sys.argv[1])
+if a is None or a.library is None:
+    sys.exit(f"{sys.argv[2]}: allocator {sys.argv[1]} is not in allocators/registry.txt or its library is not installed: see heapbench list")
+print(a.library)' "$1" "$(basename "$0")"
 }
 bp_load() { echo "load $1: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 bp_tmp() {
