@@ -11,9 +11,13 @@
 
 DESTDIR ?=
 
-# scdoc renders the manual page (`make`); debhelper builds the package and lintian checks it (`make deb`).
+# scdoc renders the manual page (`make`); debhelper builds the package (dpkg-checkbuilddeps wants
+# build-essential and the Build-Depends of debian/control: dh-python byte-compiles the Python package
+# at install) and lintian checks it (`make deb`); mmdebstrap makes the bare Debian 12 root in which
+# `make deb-test` installs and removes the package with apt-get; the completion tests source
+# bash-completion's loader, and man-db's man checks that the page renders without warnings.
 BUILD_PKGS += scdoc
-TEST_PKGS  += debhelper lintian
+TEST_PKGS  += debhelper build-essential dh-python lintian mmdebstrap bash-completion man-db
 
 MAN_SRC   := $(wildcard install/man/*.scd)
 MAN_PAGES := $(patsubst install/man/%.scd,$(B)/man/%,$(MAN_SRC))
