@@ -3,7 +3,10 @@
  * Always holds: every target is a module of the heapbench package (pylib/heapbench), run as
  * `python3 -P -m MODULE` with PYTHONPATH=<root>/pylib first: the one place that puts the package
  * on Python's path (-P: never the current directory). A module whose file is missing under
- * <root>/pylib is a one-line usage error naming that file.
+ * <root>/pylib is a one-line usage error naming that file. An installed heapbench runs Python
+ * with -B as well: nothing is ever written into the prefix (no __pycache__ beside the package,
+ * which `make uninstall` and `apt-get remove` would leave behind); the .deb byte-compiles the
+ * package at install time instead (dh_python3: py3compile, and py3clean on removal).
  */
 #include "python.h"
 
@@ -110,6 +113,8 @@ static void hb_python_argv(const char *name, char *const args[], struct hb_strv 
     free(file);
     hb_strv_push(argv, HB_PYTHON);
     hb_strv_push(argv, "-P");
+    if (hb_installed())
+        hb_strv_push(argv, "-B");
     hb_strv_push(argv, "-m");
     hb_strv_push(argv, module);
     for (size_t i = 0; args && args[i]; i++)
