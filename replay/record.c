@@ -189,8 +189,13 @@ static void create_trace(void)
         write_header();
         R.fd = fd;
     } else {
+        int err = errno;
         R.enabled = 0;
-        dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(errno));
+        if (err == ENOENT)
+            dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR %s does not exist; create it before the recorded program "
+                       "starts (heapbench record does); nothing is recorded\n", R.dir);
+        else
+            dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(err));
     }
 }
 
