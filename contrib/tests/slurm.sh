@@ -198,7 +198,16 @@ else
         "$(rows "$RT_TMP/B/$job/merged" 2>&1 | diff - "$RT_TMP/whole.rows" | head -5 | tr '\n' ' ')"
 fi
 
-# 3. Nothing is left running.
+# 3. Run options the runner refuses are refused before anything is queued (exit 2).
+"$SCRIPT" -N 3 -r "$RT_TMP/C" -- --quick -w nosuch -a glibc >"$RT_TMP/bad.out" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "unknown workload 'nosuch'" "$RT_TMP/bad.out" && [ -z "$(squeue -h -o %i 2>/dev/null)" ]; then
+    t_pass "a bad workload name: refused with the runner's message, exit 2, no job queued"
+else
+    t_fail "a bad workload name refused before sbatch" "exit $rc: $(tr '\n' ' ' <"$RT_TMP/bad.out"); queue: $(squeue -h 2>&1 | tr '\n' ' ')"
+fi
+
+# 4. Nothing is left running.
 sl_stop_pids=("${PIDS[@]}")
 trap - EXIT
 sl_stop
