@@ -64,6 +64,7 @@ class Inventory:
         """Scans one input directory; raises results.ResultsError or MergeError."""
         if not os.path.isdir(directory):
             raise results.ResultsError(f"{directory}: not a directory; give results directories")
+        results.judge(directory)
         entry = Input(directory, results.read_meta(directory))
         for name in CSV_FILES:
             self.check_header(directory, name)
