@@ -146,11 +146,60 @@ static int hb_opt_int(const char *opt, const char *val, int min)
     return v;
 }
 
-/* Adds val to an axis list, refusing a value it already holds (it would repeat cells). */
+/* A word's value in its plain form when it is a whole number (NAME=007 and NAME=+7 -> NAME=7). */
+static char *hb_opt_canon_word(const char *w)
+{
+    const char *eq = strchr(w, '='), *v = eq ? eq + 1 : w;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || errno || strchr(" \t\n", *v))
+        return hb_xstrdup(w);
+    return hb_xasprintf("%.*s%lld", (int)(v - w), w, n);
+}
+
+static int hb_opt_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An axis value as the runner reads it, so that two spellings of one value compare equal: a
+ * thread count as its number, a -p or --env set as its words in sorted order, each whole-number
+ * value in its plain form; any other axis value as given. New string. */
+static char *hb_opt_canon(const char *opt, const char *val)
+{
+    if (strcmp(opt, "-p") != 0 && strcmp(opt, "--env") != 0 && strcmp(opt, "-t") != 0)
+        return hb_xstrdup(val);
+    struct hb_strv words = {0}, canon = {0};
+    hb_strv_split(&words, val, " \t", 0);
+    for (size_t i = 0; i < words.n; i++) {
+        char *c = hb_opt_canon_word(words.v[i]);
+        hb_strv_push(&canon, c);
+        free(c);
+    }
+    if (canon.n > 1)
+        qsort(canon.v, canon.n, sizeof *canon.v, hb_opt_cmp_str);
+    char *out = hb_strv_join(&canon, " ");
+    hb_strv_free(&words), hb_strv_free(&canon);
+    return out;
+}
+
+/* Adds val to an axis list, refusing a value it already holds, in any spelling (it would repeat
+ * cells, which --resume would then drop and measure again every time). */
 static void hb_opt_unique(struct hb_strv *sv, const char *opt, const char *val)
 {
-    if (hb_strv_find(sv, val) >= 0)
-        hb_usage("%s: '%s' is given twice; give each value once", opt, val);
+    char *mine = hb_opt_canon(opt, val);
+    for (size_t i = 0; i < sv->n; i++) {
+        char *theirs = hb_opt_canon(opt, sv->v[i]);
+        int same = strcmp(mine, theirs) == 0;
+        free(theirs);
+        if (same && strcmp(val, sv->v[i]) == 0)
+            hb_usage("%s: '%s' is given twice; give each value once", opt, val);
+        if (same)
+            hb_usage("%s: '%s' is the value '%s' given before, spelled differently; give each value once", opt, val,
+                     sv->v[i]);
+    }
+    free(mine);
     hb_strv_push(sv, val);
 }
 
@@ -276,8 +325,11 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case 'a': hb_opt_list(&o->allocators, "-a", val); break;
     case 't':
         hb_opt_list(&o->threads, "-t", val);
-        for (size_t i = 0; i < o->threads.n; i++)
-            hb_opt_int("-t", o->threads.v[i], 1);
+        for (size_t i = 0; i < o->threads.n; i++) { /* the cells' threads: the number, in its plain form */
+            int t = hb_opt_int("-t", o->threads.v[i], 1);
+            free(o->threads.v[i]);
+            o->threads.v[i] = hb_xasprintf("%d", t);
+        }
         break;
     case 'n': o->reps = hb_opt_int("-n", val, 1); o->reps_set = 1; break;
     case 'p': hb_opt_unique(&o->params, "-p", val); break;
