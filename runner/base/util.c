@@ -317,9 +317,11 @@ int hb_write_file_atomic(const char *path, const char *data, size_t len)
         if (close(fd) == 0 && off == len && rename(tmp, path) == 0)
             rc = 0;
     }
+    int err = errno; /* the write's reason, for the caller's message */
     if (rc)
         unlink(tmp);
     free(tmp);
+    errno = err;
     return rc;
 }
 
