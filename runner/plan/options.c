@@ -55,8 +55,10 @@ static const char hb_usage_measure[] =
     "      --wrap 'CMD ARGS'    run every measured process under CMD (e.g. 'taskset -c 1')\n"
     "      --count-instructions count each process's instructions with valgrind's callgrind into\n"
     "                           metric_instructions (deterministic; times and RSS are then valgrind's)\n"
-    "      --latency MODE       off (default), sampled (about 1 malloc-API call in 64 timed: < 1% of\n"
-    "                           the instructions, ~15 page faults and ~50 KiB RSS more per process)\n"
+    "      --latency MODE       off (default), sampled (about 1 malloc-API call in 64 timed: ~1.1 M\n"
+    "                           instructions per process and ~1.8 per call more, +0.4 to +0.6% on the\n"
+    "                           default cells, +3 to +8% on --quick cells and malloc-only loops\n"
+    "                           (docs/measurements/latency-cost.md); ~15 page faults and ~50 KiB RSS)\n"
     "                           or all (every call timed: distorts throughput); the workloads'\n"
     "                           latency histograms go to latency.csv\n"
 
