@@ -56,8 +56,11 @@ static void hb_results_lock(struct hb_results *r)
         char pid[32] = "";
         ssize_t n = pread(r->lock_fd, pid, sizeof pid - 1, 0);
         pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+        if (!pid[0])
+            hb_usage("%s is being written by another heapbench (it holds %s, which names no pid yet: it has just "
+                     "started); wait for it to end (or stop that run) before writing there", r->dir, path);
         hb_usage("%s is being written by heapbench pid %s; wait for it to end (or stop it) before writing there",
-                 r->dir, pid[0] ? pid : "(unknown)");
+                 r->dir, pid);
     }
     char pid[32];
     int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());

@@ -251,12 +251,12 @@ static void hb_opt_thp(struct hb_options *o, const char *val)
         hb_strv_free(&o->thp_axis);
 }
 
-/* Checks NAME=VALUE shape of a pair option. */
-static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
+/* Checks NAME=VALUE shape of a pair option (what: its VALUE's word; example: one of its own). */
+static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val, const char *what, const char *example)
 {
     const char *eq = strchr(val, '=');
     if (!eq || eq == val || !eq[1])
-        hb_usage("%s: '%s' is not NAME=VALUE; e.g. %s name=/path", opt, val, opt);
+        hb_usage("%s: '%s' is not NAME=%s; e.g. %s %s", opt, val, what, opt, example);
     hb_strv_push(sv, val);
 }
 
@@ -340,11 +340,12 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_QUICK: o->quick = 1; break;
     case OPT_ENV:
         if (hb_thp_of_env(val, 0) == -2)
-            hb_usage("--env: '%s' has HEAPBENCH_THP= with no mode; give never, madvise or always", val);
+            hb_usage("--env: '%s' has HEAPBENCH_THP= without one of the modes; give HEAPBENCH_THP=never, madvise or "
+                     "always", val);
         hb_opt_env(&o->envs, val);
         break;
-    case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val); break;
-    case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val); break;
+    case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val, "/PATH", "name=/path/lib.so"); break;
+    case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val, "/PATH", "name=/path/binary"); break;
     case OPT_PIN:
         if (hb_parse_cpus(val, &o->pin) != 0)
             hb_usage("--pin: '%s' is not a CPU list; e.g. --pin 0 or --pin 0-1", val);
@@ -361,7 +362,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_SHARD: hb_opt_shard(o, "--shard", val); break;
     case OPT_LIST_SHARD: hb_opt_shard(o, "--list-shard", val); o->list_shard = 1; break;
     case OPT_SHARDS: o->shards = hb_opt_int("--shards", val, 1); break;
-    case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
+    case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val, "REGEX", "'ops=([0-9]+) ops'"); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
     case OPT_ALLOCSTATS: o->allocstats = 1; break;
     case OPT_THP: hb_opt_thp(o, val); break;
@@ -423,8 +424,12 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     o->thp = -1;
     o->latency = hb_xstrdup("off");
     o->mem_limit = hb_opt_default_mem();
-    for (int i = 0; i < argc; i++)
+    for (int i = 0; i < argc; i++) { /* meta.json and the CSVs hold them, and they are UTF-8 text */
+        if (!hb_utf8_valid(argv[i], strlen(argv[i]), NULL))
+            hb_usage("%s: argument %d is not UTF-8 text (a byte such as \\xfe); heapbench records its command line "
+                     "and the directory name in UTF-8 files: give names and values in UTF-8", argv[0], i);
         hb_strv_push(&o->argv, argv[i]);
+    }
     opterr = 0;
     optind = 0;
     int c;

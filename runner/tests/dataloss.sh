@@ -94,6 +94,17 @@ rt_check "after kill -9 and resume, 40 distinct reps" "$RT_TMP/busy" '
 assert sorted(int(r["rep"]) for r in runs) == list(range(1, 41)), len(runs)'
 
 # meta.json that cannot be replaced at the end (its temporary name is taken by a directory).
-"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/m" -- mkdir "$RT_TMP/m/meta.json.tmp" >/dev/null 2>&1; rc=$?
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/m" -- mkdir "$RT_TMP/m/meta.json.tmp" >/dev/null 2>"$RT_TMP/m.err"; rc=$?
 t_check "a failed meta.json write exits 1" test "$rc" -eq 1
+t_check "... naming its cause, and not 'free some space' when space was not what lacked" \
+    test -n "$(grep 'meta.json not written: Is a directory' "$RT_TMP/m.err")" -a -z "$(grep 'free some space' "$RT_TMP/m.err")"
+
+# A lock held by a writer that has not written its pid yet: the refusal says so, not "pid (unknown)".
+mkdir -p "$RT_TMP/nopid" && : > "$RT_TMP/nopid/.lock"
+flock -n "$RT_TMP/nopid/.lock" sleep 60 & holder=$!
+for _ in $(seq 50); do flock -n "$RT_TMP/nopid/.lock" true 2>/dev/null || break; sleep 0.1; done
+err=$("$HB" run -w sizes --quick -a glibc -n 1 -o "$RT_TMP/nopid" 2>&1 >/dev/null); rc=$?
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+t_check "a lock without a pid: exit 2, 'names no pid yet', never 'pid (unknown)'" \
+    test "$rc" -eq 2 -a -n "$(grep 'names no pid yet' <<<"$err")" -a -z "$(grep unknown <<<"$err")"
 t_summary

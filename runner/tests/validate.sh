@@ -46,6 +46,16 @@ rt_refused "-p with an integer out of the parameter's range names the range" "--
 rt_refused "-p with a word not among the parameter's choices names them" "--mode accepts loop|batch" \
     run -w thread-churn -p '--mode=nosuch' "${o[@]}"
 rt_refused "--resume DIR with other options" "takes no other option" run --resume "$RT_TMP" -n 3
+# Wording (issue 25 R, Q): each refusal names the option's own form.
+rt_refused "--metric '=foo' suggests a --metric, not a path" "is not NAME=REGEX; e.g. --metric 'ops=" \
+    run -w sizes --metric '=foo' "${o[@]}"
+rt_refused "--env HEAPBENCH_THP=bogus names the modes" "HEAPBENCH_THP= without one of the modes" \
+    run -w sizes --env HEAPBENCH_THP=bogus "${o[@]}"
+rt_refused "-p '--pin' (a parameter that needs a value) is refused before anything runs" "--pin needs a value" \
+    run -w frag -p '--pin' "${o[@]}"
+rt_refused "-o with a name that is not UTF-8 (it would be run_id in every file)" "is not UTF-8 text" \
+    run -w sizes --quick -o "$RT_TMP/run"$'\xfe'
+
 # One axis value in two spellings would make two equal cells (check reports the repeats, --resume
 # drops and measures them again every time): refused, whatever the spelling.
 for t in 1,01 1,+1 2,02; do
