@@ -196,6 +196,21 @@ static const char *hb_content_field(const char *name, const char *value, const s
                              : "is not a finite number >= 0";
 }
 
+/* At most 40 bytes of a field for a one-line message: control characters become '?', the cut falls
+ * between characters. New string. */
+static char *hb_content_excerpt(const char *s)
+{
+    size_t len = strlen(s);
+    if (len > 40)
+        for (len = 40; len && ((unsigned char)s[len] & 0xc0) == 0x80; len--)
+            ;
+    char *out = hb_xasprintf("%.*s", (int)len, s);
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return out;
+}
+
 /* The first defect of one CSV's text, or NULL (a new string). */
 static char *hb_content_csv_defect(const char *name, const char *text, size_t len)
 {
@@ -214,10 +229,13 @@ static char *hb_content_csv_defect(const char *name, const char *text, size_t le
         line++;
         for (size_t i = 0; fields.n == header.n && text[pos - 1] == '\n' && i < fields.n && !defect; i++) {
             const char *why = hb_content_field(header.v[i], fields.v[i], &header, &fields);
-            if (why)
-                defect = hb_xasprintf("%s:%zu: column %s is '%.40s': %s; the file was altered or not written by "
+            if (why) {
+                char *shown = hb_content_excerpt(fields.v[i]);
+                defect = hb_xasprintf("%s:%zu: column %s is '%s': %s; the file was altered or not written by "
                                       "heapbench: measure again into a new directory", name, line, header.v[i],
-                                      fields.v[i], why);
+                                      shown, why);
+                free(shown);
+            }
         }
         for (size_t i = 0; i < fields.n; i++) /* a field holding newlines spans several lines */
             for (const char *p = fields.v[i]; (p = strchr(p, '\n')) != NULL; p++)
