@@ -6,6 +6,7 @@ heapbench.latency; compare runs as a process exactly as the CLI runs it; nothing
 result: the verdicts follow from the injected change.
 """
 import csv
+import json
 import os
 import random
 import subprocess
@@ -95,6 +96,31 @@ class LatencyCompareTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
         self.assertIn("--latency", proc.stderr)
+
+    def test_sampled_against_all_refused_or_marked(self):
+        """A --latency sampled run against an --latency all run: latency quantiles refused (exit 2, one
+        line naming both modes); runs.csv metrics compared, each verdict marked (issue 25 E)."""
+        write(self.base, 1, 0.0)
+        write(self.new, 2, 0.0)
+        for directory, mode in ((self.base, "sampled"), (self.new, "all")):
+            path = os.path.join(directory, "meta.json")
+            with open(path) as fh:
+                meta = json.load(fh)
+            meta["latency"] = {"mode": mode, "every": 64 if mode == "sampled" else 1}
+            with open(path, "w") as fh:
+                json.dump(meta, fh)
+        proc = subprocess.run(["/usr/bin/python3", "-m", "heapbench.compare", self.base, self.new, "--metrics", "p99"],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertIn("--latency sampled and NEW with --latency all", proc.stderr)
+        proc = subprocess.run(["/usr/bin/python3", "-m", "heapbench.compare", self.base, self.new, "--metrics", "wall_s",
+                               "-o", self.tmp.name], capture_output=True, text=True)
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+        with open(os.path.join(self.tmp.name, "compare.csv"), newline="") as fh:
+            notes = [r["note"] for r in csv.DictReader(fh)]
+        self.assertTrue(notes and all("latency modes differ: BASE sampled, NEW all" in n for n in notes), notes)
+        self.assertIn("latency modes differ", proc.stdout)
 
 
 if __name__ == "__main__":

@@ -163,6 +163,44 @@ class MergeTest(unittest.TestCase):
         with open(os.path.join(out, "meta.json")) as fh:
             self.assertEqual(len(json.load(fh)["shards"]), 2)
 
+    def real_runs(self, *specs):
+        """Quick runs of one host, one per (name, workload), through the CLI; their directories."""
+        dirs = []
+        for name, workload in specs:
+            dirs.append(self.path(name))
+            proc = subprocess.run([BIN, "run", "--quick", "-w", workload, "-a", "glibc", "-n", "1", "--warmup", "0",
+                                   "--interval", "0", "-o", dirs[-1]], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr[-500:])
+        return dirs
+
+    @unittest.skipUnless(os.access(BIN, os.X_OK), "build/heapbench is not built")
+    def test_runs_of_one_host_with_other_cells_are_renumbered(self):
+        """Two whole runs of one host with other cells: their run numbers 1, 2... repeat, so the
+        second input's are renumbered, and check finds the merged directory whole (issue 25 B)."""
+        ra, rb = self.real_runs(("ra", "sizes"), ("rb", "calloc"))
+        out = self.path("mg")
+        proc = subprocess.run([BIN, "merge", "-o", out, ra, rb], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        check = subprocess.run([BIN, "check", out], capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stdout)
+        runs = [r["run"] for r in results.load(out)["runs"]]
+        self.assertEqual(len(runs), len(set(runs)), runs)
+        self.assertEqual(len(runs), sum(len(results.load(d)["runs"]) for d in (ra, rb)))
+
+    @unittest.skipUnless(os.access(BIN, os.X_OK), "build/heapbench is not built")
+    def test_input_with_a_cut_line_refused(self):
+        """A shard whose runs.csv ends in a cut line is refused with check's word, exit 2, and
+        nothing written (issue 25 C)."""
+        ra, rb = self.real_runs(("sh1", "sizes"), ("shp", "calloc"))
+        with open(os.path.join(rb, "runs.csv"), "rb+") as fh:
+            fh.truncate(os.path.getsize(os.path.join(rb, "runs.csv")) - 40)
+        out = self.path("m")
+        proc = subprocess.run([BIN, "merge", "-o", out, ra, rb], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertIn("the last line is partial", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "runs.csv")))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,6 +9,7 @@ exact max.
 """
 import collections
 import math
+import re
 
 SUB = 128
 MAX_SHIFT = 32
@@ -38,15 +39,22 @@ def bucket_width(i):
     return 1 if i < 2 * SUB else 1 << (i // SUB - 1)
 
 
-def parse_buckets(text):
-    """{index: count} from "i:c,i:c" (the latency_hist form); ValueError when malformed."""
+_BUCKET = re.compile(r"([0-9]{1,20}):([0-9]{1,20})")
+
+
+def parse_buckets(text, samples=None):
+    """{index: count} from "i:c,i:c" (the latency_hist form); ValueError when malformed: an entry
+    that is not digits:digits, an index beyond the last bucket, a count above 2^64-1, or (samples
+    given) counts that do not add up to samples. The rule of heapbench check (runner/cli/content.c)."""
     counts = {}
-    for entry in filter(None, text.split(",")):
-        index, count = entry.split(":")
-        index, count = int(index), int(count)
-        if not 0 <= index < BUCKETS or count < 0:
-            raise ValueError(f"bad bucket entry {entry!r}")
+    for entry in text.split(",") if text else ():
+        match = _BUCKET.fullmatch(entry)
+        if not match or int(match[1]) >= BUCKETS or int(match[2]) > 2 ** 64 - 1:
+            raise ValueError(f"bad bucket entry {entry[:40]!r}")
+        index, count = int(match[1]), int(match[2])
         counts[index] = counts.get(index, 0) + count
+    if samples is not None and sum(counts.values()) != samples:
+        raise ValueError(f"the counts add up to {sum(counts.values())}, not to samples {samples}")
     return counts
 
 

@@ -16,6 +16,10 @@ import csv
 import json
 import math
 import os
+import re
+import subprocess
+
+from heapbench import latency
 
 SCHEMA = 1
 
@@ -30,8 +34,12 @@ MATCH_KEY = CELL_KEY[1:]
 
 
 # Numeric columns that may hold a negative value (every other numeric column is a count, a
-# time or a size: >= 0). User metrics (metric_*) may be anything finite.
-SIGNED_COLUMNS = {"exit_code", "signal"}
+# time or a size: >= 0). User metrics (metric_*) may be anything finite. These two sets are
+# heapbench check's too (runner/cli/content.c; runner/tests/judge.sh compares them).
+SIGNED_COLUMNS = {"exit_code", "signal", "value"}
+
+# A number field, as check reads it: [-]digits[.digits][e[+-]digits] (or [-].digits...).
+NUMBER = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 
 
 class ResultsError(Exception):
@@ -43,6 +51,8 @@ def _number(text):
     the text is not a finite number."""
     if not text:
         return None
+    if not NUMBER.fullmatch(text):
+        raise ValueError("not a number")
     value = float(text)
     if not math.isfinite(value):
         raise ValueError("not a finite number")
@@ -53,7 +63,7 @@ def _number(text):
 
 # The files whose numeric columns are counts, times or sizes (other CSVs, e.g. hyperfine.csv's
 # diff_pct, may hold negative numbers).
-COUNT_FILES = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv"}
+COUNT_FILES = {"runs.csv", "phases.csv", "rss.csv", "sizes.csv", "allocstats.csv", "latency.csv"}
 
 
 def _lenient(text):
@@ -103,12 +113,21 @@ def iter_csv(path):
             for fields in reader:
                 line = reader.line_num
                 yield line, fields
+        if not _ends_in_newline(path):
+            raise _fail(path, line, "the last line is partial (a write cut short)")
     except UnicodeDecodeError as err:
         raise _fail(path, line + 1, f"bytes that are not UTF-8 text ({err.reason})") from None
     except csv.Error as err:
         raise _fail(path, line + 1, f"not CSV ({err})") from None
     except OSError as err:
         raise ResultsError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def _ends_in_newline(path):
+    """True when the file is empty or its last byte is a newline (else its last line was cut)."""
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        return size == 0 or (fh.seek(size - 1) is not None and fh.read(1) == b"\n")
 
 
 def read_header(path):
@@ -148,6 +167,15 @@ def read_csv(path, required=True):
     return rows
 
 
+def _check_buckets(path, line, row):
+    """A latency.csv row's buckets: check's rule (latency.parse_buckets with its samples)."""
+    if "buckets" in row:
+        try:
+            latency.parse_buckets(row["buckets"], row.get("samples"))
+        except ValueError as err:
+            raise _bad_field(path, line, "buckets", row["buckets"], err) from None
+
+
 def _convert_row(path, line, header, convert, fields):
     """One row as a dict with its numeric columns converted; ResultsError naming the bad column."""
     row = {}
@@ -156,6 +184,10 @@ def _convert_row(path, line, header, convert, fields):
             row[name] = conv(value) if conv else value
         except ValueError as err:
             raise _bad_field(path, line, name, value, err) from None
+        if name == "schema" and value != str(SCHEMA):
+            raise ResultsError(f"{path}:{line}: schema {value[:40]!r}, this heapbench reads schema {SCHEMA}; "
+                               "re-run the benchmark with this version or use the matching heapbench")
+    _check_buckets(path, line, row)
     return row
 
 
@@ -186,18 +218,48 @@ def read_meta(directory):
         raise ResultsError(f"{directory}: no meta.json; not a heapbench results directory "
                            "(run 'heapbench run' first, or give results/<run-id>)")
     try:
-        with open(meta_path, encoding="utf-8") as fh:
-            meta = json.load(fh, parse_constant=_no_constant)
-    except (OSError, ValueError, RecursionError) as err:
-        raise ResultsError(f"{meta_path}: unreadable ({str(err)[:200]}); the run may have been cut before it started")
+        with open(meta_path, "rb") as fh:
+            data = fh.read()
+        text = data.decode("utf-8")
+        if "\0" in text:
+            raise UnicodeError("a NUL byte")
+    except UnicodeError as err:
+        raise ResultsError(f"{meta_path}: bytes that are not UTF-8 text ({err}); not written by heapbench: "
+                           "measure again into a new directory") from None
+    except OSError as err:
+        raise ResultsError(f"{meta_path}: cannot read ({err.strerror})") from None
+    try:
+        meta = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except (ValueError, RecursionError) as err:
+        raise ResultsError(f"{meta_path}: not JSON ({str(err)[:200]}): cut short or altered; "
+                           "measure again into a new directory") from None
     if not isinstance(meta, dict):
-        raise ResultsError(f"{meta_path}: a JSON {type(meta).__name__}, not an object; not written by heapbench")
-    if meta.get("schema") != SCHEMA:
+        kind = "list" if isinstance(meta, list) else "value"
+        raise ResultsError(f"{meta_path}: a JSON {kind}, not an object; not written by heapbench")
+    if not _is_int(meta.get("schema")) or meta.get("schema") != SCHEMA:
         raise ResultsError(f"{meta_path}: schema {str(meta.get('schema'))[:40]!r}, this heapbench reads schema {SCHEMA}")
     for key, kinds in META_TYPES.items():
-        if key in meta and meta[key] is not None and not isinstance(meta[key], kinds):
-            raise ResultsError(f"{meta_path}: '{key}' is a {type(meta[key]).__name__}; not written by heapbench")
+        value = meta.get(key)
+        if value is None:
+            continue
+        if kinds is int and _is_int(value):
+            meta[key] = int(value)
+        elif kinds is int or isinstance(value, bool) != (kinds is bool) or not isinstance(value, kinds):
+            raise ResultsError(f"{meta_path}: '{key}' is a {type(value).__name__}; not written by heapbench")
     return meta
+
+
+def _is_int(value):
+    """A whole JSON number (5 or 5.0), not a boolean: check's rule for meta.json's counts."""
+    return not isinstance(value, bool) and (isinstance(value, int) or (isinstance(value, float) and value.is_integer()))
+
+
+def _finite_float(text):
+    """json's hook for numbers with a fraction or exponent: refused when not finite (1e999)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite number")
+    return value
 
 
 # Types of the meta.json fields the Python side reads (None is accepted for every one).
@@ -292,6 +354,26 @@ def rows_where(rows, name, keep):
     return (row for row in rows if row.get(name) in keep)
 
 
+def judge(directory):
+    """Refuses (ResultsError, check's first line) a directory that `heapbench check` finds damaged:
+    check is the one judge of a results directory, so every reader asks it first. Runs
+    `$HEAPBENCH_BIN check --readable DIR` (every defect, a run's incompleteness aside) when the
+    heapbench CLI started this process (it sets HEAPBENCH_BIN); without it (the package imported on
+    its own) the readers' own checks, which are check's rules (runner/tests/judge.sh), still hold."""
+    exe = os.environ.get("HEAPBENCH_BIN")
+    if not exe:
+        return
+    try:
+        proc = subprocess.run([exe, "check", "--readable", "--", directory], capture_output=True, check=False)
+    except OSError as err:
+        raise ResultsError(f"cannot run {exe} check: {err.strerror}; run make (or reinstall heapbench)") from None
+    if proc.returncode == 0:
+        return
+    lines = proc.stdout.decode("utf-8", "replace").splitlines() or proc.stderr.decode("utf-8", "replace").splitlines()
+    first = lines[0] if lines else f"heapbench check exited {proc.returncode}"
+    raise ResultsError(f"{first} ('heapbench check {directory}' lists every defect)")
+
+
 def load(directory, lazy=()):
     """Loads meta.json and every CSV of a results directory into a dict.
 
@@ -302,6 +384,7 @@ def load(directory, lazy=()):
     """
     if not os.path.isdir(directory):
         raise ResultsError(f"{directory}: not a directory; give a results directory such as results/latest")
+    judge(directory)
     meta = read_meta(directory)
     return {
         "dir": directory,

@@ -317,8 +317,43 @@ int hb_write_file_atomic(const char *path, const char *data, size_t len)
         if (close(fd) == 0 && off == len && rename(tmp, path) == 0)
             rc = 0;
     }
+    int err = errno; /* the write's reason, for the caller's message */
     if (rc)
         unlink(tmp);
     free(tmp);
+    errno = err;
     return rc;
+}
+
+/* The length of the UTF-8 sequence at s (at most n bytes), or 0 when it is not one (util.h's
+ * rules: Python's bytes.decode("utf-8") accepts exactly these). */
+static size_t hb_utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (!len || len > n || c == 0 || c == 0xc0 || c == 0xc1 || c > 0xf4)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
+        (c == 0xf4 && s[1] > 0x8f))
+        return 0; /* overlong, a surrogate, or above U+10FFFF */
+    return len;
+}
+
+/* Is it UTF-8 text (util.h)? */
+int hb_utf8_valid(const char *s, size_t len, size_t *bad)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t n = hb_utf8_seq(u + i, len - i);
+        if (!n) {
+            if (bad)
+                *bad = i;
+            return 0;
+        }
+        i += n;
+    }
+    return 1;
 }

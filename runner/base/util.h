@@ -69,6 +69,10 @@ ssize_t hb_read_small(const char *path, char *buf, size_t len);
 /* Reads a whole file into a new NUL-terminated string (NULL on error; len may be NULL). */
 char *hb_read_file(const char *path, size_t *len);
 
+/* 1 when the len bytes at s are UTF-8 text (no overlong form, no surrogate, nothing above
+ * U+10FFFF) without a NUL byte, else 0 with *bad (when not NULL) the offset of the first bad byte. */
+int hb_utf8_valid(const char *s, size_t len, size_t *bad);
+
 /* Writes data to path through path.tmp + rename (the file appears complete). 0 or -1. */
 int hb_write_file_atomic(const char *path, const char *data, size_t len);
 

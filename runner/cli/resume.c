@@ -5,6 +5,7 @@
  */
 #include "resume.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,9 @@ void hb_resume_read_meta(const char *dir, struct hb_strv *argv, char **run_id, c
 {
     char *path = hb_xasprintf("%s/meta.json", dir);
     char *text = hb_read_file(path, NULL);
+    if (!text && errno == ENOENT)
+        hb_usage("--resume %s: no meta.json, so the run's options are unknown (heapbench check %s says why); a "
+                 "run cut while creating it measured nothing: run the same command again with -o %s", dir, dir, dir);
     if (!text || hb_json_get_strv(text, "argv", argv) != 0 || !argv->n ||
         !(*run_id = hb_json_get_str(text, "run_id")))
         hb_usage("--resume %s: no readable meta.json with argv and run_id; give a results directory "

@@ -5,6 +5,7 @@
  */
 #include "runcmd.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,12 @@ static int hb_runctx_status(const struct hb_runctx *c, int interrupted, int writ
     return write_failed || failed || missing ? 1 : 0;
 }
 
+/* What to do about a failed write of errno err: free space only when space is what lacked. */
+static const char *hb_runcmd_remedy(int err)
+{
+    return err == ENOSPC || err == EDQUOT ? "free some space" : "make the directory writable (or fix the cause above)";
+}
+
 /* The subcommand. */
 int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
 {
@@ -173,7 +180,8 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_runcg_open(&cg, c.o.mem_limit);
     struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0, &cg};
     if (hb_meta_write(&c.r, &meta) != 0)
-        hb_fatal("cannot write %s/meta.json", c.r.dir);
+        hb_fatal("cannot write %s/meta.json: %s; %s, then run the same command again with -o %s", c.r.dir,
+                 strerror(errno), hb_runcmd_remedy(errno), c.r.dir);
     hb_results_link_latest(&c.r);
     struct hb_engine e = {&c.o, &c.m, &c.r, c.metrics, c.nmetrics, &c.summary,
                           hb_root_path("build/lib/libhbprobe.so"), hb_runcmd_stats(&c.o), hb_thp_system(), 0, &cg};
@@ -182,13 +190,15 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_runcg_close(&cg);
     meta.end = hb_sys_now_iso();
     meta.interrupted = interrupted;
-    meta.complete = !interrupted && hb_matrix_pending(&c.m) == 0;
-    int meta_failed = hb_meta_write(&c.r, &meta) != 0;
+    /* a run whose rows could not be written is missing: not complete (--resume and contrib/slurm measure it) */
+    meta.complete = !interrupted && hb_matrix_pending(&c.m) == 0 && !e.write_errors;
+    int meta_failed = hb_meta_write(&c.r, &meta) != 0, meta_errno = errno;
     int write_failed = meta_failed || e.write_errors;
     if (write_failed)
-        fprintf(stderr, "heapbench: some results could not be written to %s (%d runs not written, meta.json %s); "
-                "free some space, then heapbench run --resume %s\n", c.r.dir, e.write_errors,
-                meta_failed ? "not written" : "written", c.r.dir);
+        fprintf(stderr, "heapbench: some results could not be written to %s (%d runs not written, meta.json %s%s); "
+                "%s, then heapbench run --resume %s\n", c.r.dir, e.write_errors,
+                meta_failed ? "not written: " : "written", meta_failed ? strerror(meta_errno) : "",
+                meta_failed ? hb_runcmd_remedy(meta_errno) : "free some space", c.r.dir);
     hb_summary_print(&c.summary, stdout);
     int status = hb_runctx_status(&c, interrupted, write_failed);
     if (interrupted)

@@ -75,6 +75,27 @@ double hb_summary_median(const struct hb_summary *s, size_t g, size_t a)
     return c->n % 2 ? c->v[c->n / 2] : (c->v[c->n / 2 - 1] + c->v[c->n / 2]) / 2;
 }
 
+/* The characters of the first len bytes of UTF-8 text s (continuation bytes are not counted). */
+static size_t hb_summary_chars(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return n;
+}
+
+/* Prints s in a column of width characters and a blank: cut after width characters, never inside
+ * one (stdout stays UTF-8 text), padded with blanks. */
+static void hb_summary_field(FILE *out, const char *s, int width)
+{
+    size_t len = 0, chars = 0;
+    while (s[len] && (chars < (size_t)width || ((unsigned char)s[len] & 0xc0) == 0x80)) {
+        chars += ((unsigned char)s[len] & 0xc0) != 0x80;
+        len++;
+    }
+    fprintf(out, "%.*s%*s ", (int)len, s, width - (int)chars, "");
+}
+
 /* Prints one line per cell of the shard. */
 void hb_summary_print(const struct hb_summary *s, FILE *out)
 {
@@ -85,8 +106,8 @@ void hb_summary_print(const struct hb_summary *s, FILE *out)
             glibc = (int)a;
     int envw = 3;
     for (size_t g = 0; g < m->ng; g++)
-        if ((int)strlen(m->g[g].env) > envw)
-            envw = (int)strlen(m->g[g].env);
+        if ((int)hb_summary_chars(m->g[g].env, strlen(m->g[g].env)) > envw)
+            envw = (int)hb_summary_chars(m->g[g].env, strlen(m->g[g].env));
     fprintf(out, "%-18s %-34s %3s %-*s %-16s %3s %10s %9s\n", "workload", "params", "thr", envw, "env",
             "allocator", "ok", "median_s", "vs_glibc");
     for (size_t g = 0; g < m->ng; g++) {
@@ -102,8 +123,12 @@ void hb_summary_print(const struct hb_summary *s, FILE *out)
             if (med >= 0 && base > 0)
                 snprintf(ratio, sizeof ratio, "%.2fx", med / base);
             char *env = hb_summary_env(gr->env);
-            fprintf(out, "%-18.18s %-34.34s %3d %-*s %-16.16s %3zu %10s %9s\n", gr->wl->name, gr->params,
-                    gr->threads, envw, env, m->alloc[a]->name, s->cell[g * m->nalloc + a].n, medtxt, ratio);
+            hb_summary_field(out, gr->wl->name, 18);
+            hb_summary_field(out, gr->params, 34);
+            fprintf(out, "%3d ", gr->threads);
+            hb_summary_field(out, env, envw);
+            hb_summary_field(out, m->alloc[a]->name, 16);
+            fprintf(out, "%3zu %10s %9s\n", s->cell[g * m->nalloc + a].n, medtxt, ratio);
             free(env);
         }
     }

@@ -4,11 +4,12 @@
  *   2 exec/programs/NAME.prog (hb_program_parse, then the argv of its command and driver)
  *   3 --params/--env/--wrap splitting (hb_strv_split on blanks, commas, ';')
  *   4 CSV rows (hb_csv_parse to the end)   5 meta.json read back by --resume (cJSON: argv, run_id)
+ *     and judged by check (hb_content_scan, with target 8's last CSVs beside it)
  *   6 the phase protocol (hb_phase_parse + hb_phase_judge)   7 --metric NAME=REGEX and its extraction
  *   8 a results directory (hb_integrity_scan, check and repair): NUL bytes split the input into
  *     runs.csv, phases.csv, rss.csv, sizes.csv, allocstats.csv, latency.csv, written to a private
  *     temporary directory (a part that is the byte 0x01 alone: that file is absent, as in a
- *     directory of an older heapbench)
+ *     directory of an older heapbench), then judged by check's value rules (hb_content_scan)
  *   9 a workload's --describe (hb_describe_parse, then every parameter's range and accepts)
  *  10 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next, twice:
  *     no object consumed as the other class, heap block or mapping), written to the same directory;
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "columns.h"
+#include "content.h"
 #include "csvrow.h"
 #include "describe.h"
 #include "integrity.h"
@@ -45,9 +47,9 @@ static void fz_cleanup(void)
         unlink(path);
         free(path);
     }
-    char *trace = hb_xasprintf("%s/fz.hbt", fz_dir);
-    unlink(trace);
-    free(trace);
+    char *trace = hb_xasprintf("%s/fz.hbt", fz_dir), *meta = hb_xasprintf("%s/meta.json", fz_dir);
+    unlink(trace), unlink(meta);
+    free(trace), free(meta);
     rmdir(fz_dir);
 }
 
@@ -120,6 +122,14 @@ static void fz_json(const char *text)
     hb_strv_free(&argv);
     free(hb_json_get_str(text, "run_id"));
     free(hb_json_get_str(text, "start"));
+    hb_json_get_bool(text, "complete");
+    char *path = hb_xasprintf("%s/meta.json", fz_dir);
+    if (hb_write_file_atomic(path, text, strlen(text)) != 0)
+        abort();
+    struct hb_strv problems = {0};
+    hb_content_scan(fz_dir, &problems);
+    hb_strv_free(&problems);
+    free(path);
 }
 
 static void fz_phases(const char *text)
@@ -162,6 +172,12 @@ static void fz_results(const uint8_t *data, size_t size)
         free(path);
         at = end < size ? end + 1 : end;
     }
+    struct hb_strv defects = {0};
+    hb_content_scan(fz_dir, &defects);
+    for (size_t i = 0; i < defects.n; i++) /* each defect is one line */
+        if (strchr(defects.v[i], '\n'))
+            abort();
+    hb_strv_free(&defects);
     for (int repair = 0; repair <= 1; repair++) {
         struct hb_strv problems = {0}, notes = {0};
         int found = hb_integrity_scan(fz_dir, repair, &problems, &notes);

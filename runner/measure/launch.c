@@ -365,8 +365,21 @@ static void hb_run_drain(struct hb_run *r)
         hb_run_read_child_error(r);
 }
 
+/* The line a failed run's reason ends with: the workload's own failed verify record (its report
+ * on the phase pipe), else the last line of its log. */
+static void hb_run_last_word(const struct hb_run *r, char *line, size_t n)
+{
+    char detail[160];
+    hb_phase_verify_detail(r->res->phase_text, detail, sizeof detail);
+    if (detail[0])
+        snprintf(line, n, "verify fail %s", detail);
+    else
+        hb_log_last_line(r->spec->stdout_path, line, n);
+}
+
 /* A failed or crashed process under --mem-limit whose sampled size came within 10% of the limit,
- * or whose last output line speaks of memory, ran out of it: status oom, the limit in the reason. */
+ * or whose last word (its failed verify record, else its log's last line) speaks of memory, ran
+ * out of it: status oom, the limit in the reason. */
 static void hb_run_oom(struct hb_run *r)
 {
     char line[160];
@@ -379,7 +392,7 @@ static void hb_run_oom(struct hb_run *r)
     }
     if (!r->spec->mem_limit)
         return;
-    hb_log_last_line(r->spec->stdout_path, line, sizeof line);
+    hb_run_last_word(r, line, sizeof line);
     int near = (double)r->vm_peak_kb * 1024.0 >= 0.9 * (double)r->spec->mem_limit;
     if (!near && !strcasestr(line, "memory") && !strcasestr(line, "bad_alloc") && !strcasestr(line, "alloc fail"))
         return;
@@ -389,11 +402,11 @@ static void hb_run_oom(struct hb_run *r)
              (unsigned long long)(r->vm_peak_kb >> 10));
 }
 
-/* Appends the last line of the run's log to its reason ("exit code 2: bad --size"). */
+/* Appends the run's last word to its reason ("exit code 2: bad --size"). */
 static void hb_run_reason_log(struct hb_run *r)
 {
-    char line[160];
-    hb_log_last_line(r->spec->stdout_path, line, sizeof line);
+    char line[176];
+    hb_run_last_word(r, line, sizeof line);
     size_t used = strlen(r->res->reason);
     if (line[0] && used + 3 < sizeof r->res->reason)
         snprintf(r->res->reason + used, sizeof r->res->reason - used, ": %s", line);

@@ -62,6 +62,24 @@ char *hb_phase_name_of(const char *line, size_t len)
     return out;
 }
 
+/* The last failed verify record's detail (phases.h). */
+void hb_phase_verify_detail(const char *text, char *out, size_t n)
+{
+    static const char tag[] = "verify\t";
+    out[0] = '\0';
+    for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (strncmp(line, tag, sizeof tag - 1) != 0 || strncmp(line + sizeof tag - 1, "ok", 2) == 0)
+            continue;
+        const char *detail = strchr(line + sizeof tag - 1, '\t');
+        size_t len = detail ? strcspn(++detail, "\n") : 0;
+        if (len >= n)
+            for (len = n - 1; len && ((unsigned char)detail[len] & 0xc0) == 0x80; len--)
+                ;
+        memcpy(out, detail ? detail : "", len);
+        out[len] = '\0';
+    }
+}
+
 /* Checks served_by and verify of an exited-0 run. */
 void hb_phase_judge(const struct hb_phase_report *rep, const char *expected, struct hb_result *res)
 {

@@ -28,4 +28,8 @@ void hb_phase_report_free(struct hb_phase_report *rep);
  * `phase` record hb_phase_parse() keeps (tag and 5 fields); NULL for any other line. */
 char *hb_phase_name_of(const char *line, size_t len);
 
+/* The detail of the last `verify` record of text that is not ok ("out of memory for the block
+ * table"), copied into out (size n, cut at a character boundary); out is "" when there is none. */
+void hb_phase_verify_detail(const char *text, char *out, size_t n);
+
 #endif

@@ -58,3 +58,13 @@ int hb_json_get_strv(const char *text, const char *key, struct hb_strv *out)
     cJSON_Delete(root);
     return rc;
 }
+
+/* The boolean value of a top-level key (json.h). */
+int hb_json_get_bool(const char *text, const char *key)
+{
+    cJSON *root;
+    const cJSON *v = hb_json_top(text, key, &root);
+    int rc = cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
+    cJSON_Delete(root);
+    return rc;
+}

@@ -20,4 +20,7 @@ char *hb_json_get_str(const char *text, const char *key);
 /* Appends the strings of the array value of "key" to out; -1 when absent. */
 int hb_json_get_strv(const char *text, const char *key, struct hb_strv *out);
 
+/* The boolean value of "key" at the top level of text: 1 true, 0 false, -1 absent or not a boolean. */
+int hb_json_get_bool(const char *text, const char *key);
+
 #endif

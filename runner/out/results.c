@@ -56,14 +56,30 @@ static void hb_results_lock(struct hb_results *r)
         char pid[32] = "";
         ssize_t n = pread(r->lock_fd, pid, sizeof pid - 1, 0);
         pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+        if (!pid[0])
+            hb_usage("%s is being written by another heapbench (it holds %s, which names no pid yet: it has just "
+                     "started); wait for it to end (or stop that run) before writing there", r->dir, path);
         hb_usage("%s is being written by heapbench pid %s; wait for it to end (or stop it) before writing there",
-                 r->dir, pid[0] ? pid : "(unknown)");
+                 r->dir, pid);
     }
     char pid[32];
     int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
     if (ftruncate(r->lock_fd, 0) != 0 || pwrite(r->lock_fd, pid, (size_t)len, 0) != len)
         fprintf(stderr, "heapbench: cannot write the pid into %s: %s\n", path, strerror(errno));
     free(path);
+}
+
+/* 1 when the directory holds no meta.json and runs.csv no row: a run cut while creating it (a full
+ * disk before meta.json), which nothing was measured into, so a new run may start over in it. */
+static int hb_results_unstarted(const struct hb_results *r)
+{
+    char *meta = hb_results_path(r, "meta.json"), *runs = hb_results_path(r, "runs.csv");
+    size_t len = 0;
+    char *text = access(meta, F_OK) != 0 ? hb_read_file(runs, &len) : NULL;
+    const char *nl = text ? memchr(text, '\n', len) : NULL;
+    int unstarted = text && (!nl || (size_t)(nl - text) + 1 == len);
+    free(meta), free(runs), free(text);
+    return unstarted;
 }
 
 /* mkdir that accepts an existing directory. */
@@ -88,8 +104,11 @@ void hb_results_create(struct hb_results *r, const char *outdir, const struct hb
             hb_usage("cannot write output directory %s: %s; choose another with -o DIR", r->dir, strerror(errno));
         hb_results_lock(r);
         char *old = hb_results_path(r, "runs.csv");
-        if (access(old, F_OK) == 0)
+        if (access(old, F_OK) == 0 && !hb_results_unstarted(r))
             hb_usage("%s already holds results; finish it with --resume %s or choose another -o DIR", r->dir, r->dir);
+        if (access(old, F_OK) == 0)
+            fprintf(stderr, "heapbench: %s has no meta.json and no measured run (a run cut while creating it); "
+                    "starting it again\n", r->dir);
         free(old);
         const char *base = strrchr(r->dir, '/');
         r->run_id = hb_xstrdup(base && base[1] ? base + 1 : r->dir);

@@ -55,8 +55,10 @@ static const char hb_usage_measure[] =
     "      --wrap 'CMD ARGS'    run every measured process under CMD (e.g. 'taskset -c 1')\n"
     "      --count-instructions count each process's instructions with valgrind's callgrind into\n"
     "                           metric_instructions (deterministic; times and RSS are then valgrind's)\n"
-    "      --latency MODE       off (default), sampled (about 1 malloc-API call in 64 timed: < 1% of\n"
-    "                           the instructions, ~15 page faults and ~50 KiB RSS more per process)\n"
+    "      --latency MODE       off (default), sampled (about 1 malloc-API call in 64 timed: ~1.1 M\n"
+    "                           instructions per process and ~1.8 per call more, +0.4 to +0.6% on the\n"
+    "                           default cells, +3 to +8% on --quick cells and malloc-only loops\n"
+    "                           (docs/measurements/latency-cost.md); ~15 page faults and ~50 KiB RSS)\n"
     "                           or all (every call timed: distorts throughput); the workloads'\n"
     "                           latency histograms go to latency.csv\n"
 
@@ -146,11 +148,60 @@ static int hb_opt_int(const char *opt, const char *val, int min)
     return v;
 }
 
-/* Adds val to an axis list, refusing a value it already holds (it would repeat cells). */
+/* A word's value in its plain form when it is a whole number (NAME=007 and NAME=+7 -> NAME=7). */
+static char *hb_opt_canon_word(const char *w)
+{
+    const char *eq = strchr(w, '='), *v = eq ? eq + 1 : w;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || errno || strchr(" \t\n", *v))
+        return hb_xstrdup(w);
+    return hb_xasprintf("%.*s%lld", (int)(v - w), w, n);
+}
+
+static int hb_opt_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An axis value as the runner reads it, so that two spellings of one value compare equal: a
+ * thread count as its number, a -p or --env set as its words in sorted order, each whole-number
+ * value in its plain form; any other axis value as given. New string. */
+static char *hb_opt_canon(const char *opt, const char *val)
+{
+    if (strcmp(opt, "-p") != 0 && strcmp(opt, "--env") != 0 && strcmp(opt, "-t") != 0)
+        return hb_xstrdup(val);
+    struct hb_strv words = {0}, canon = {0};
+    hb_strv_split(&words, val, " \t", 0);
+    for (size_t i = 0; i < words.n; i++) {
+        char *c = hb_opt_canon_word(words.v[i]);
+        hb_strv_push(&canon, c);
+        free(c);
+    }
+    if (canon.n > 1)
+        qsort(canon.v, canon.n, sizeof *canon.v, hb_opt_cmp_str);
+    char *out = hb_strv_join(&canon, " ");
+    hb_strv_free(&words), hb_strv_free(&canon);
+    return out;
+}
+
+/* Adds val to an axis list, refusing a value it already holds, in any spelling (it would repeat
+ * cells, which --resume would then drop and measure again every time). */
 static void hb_opt_unique(struct hb_strv *sv, const char *opt, const char *val)
 {
-    if (hb_strv_find(sv, val) >= 0)
-        hb_usage("%s: '%s' is given twice; give each value once", opt, val);
+    char *mine = hb_opt_canon(opt, val);
+    for (size_t i = 0; i < sv->n; i++) {
+        char *theirs = hb_opt_canon(opt, sv->v[i]);
+        int same = strcmp(mine, theirs) == 0;
+        free(theirs);
+        if (same && strcmp(val, sv->v[i]) == 0)
+            hb_usage("%s: '%s' is given twice; give each value once", opt, val);
+        if (same)
+            hb_usage("%s: '%s' is the value '%s' given before, spelled differently; give each value once", opt, val,
+                     sv->v[i]);
+    }
+    free(mine);
     hb_strv_push(sv, val);
 }
 
@@ -200,12 +251,12 @@ static void hb_opt_thp(struct hb_options *o, const char *val)
         hb_strv_free(&o->thp_axis);
 }
 
-/* Checks NAME=VALUE shape of a pair option. */
-static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val)
+/* Checks NAME=VALUE shape of a pair option (what: its VALUE's word; example: one of its own). */
+static void hb_opt_pair(struct hb_strv *sv, const char *opt, const char *val, const char *what, const char *example)
 {
     const char *eq = strchr(val, '=');
     if (!eq || eq == val || !eq[1])
-        hb_usage("%s: '%s' is not NAME=VALUE; e.g. %s name=/path", opt, val, opt);
+        hb_usage("%s: '%s' is not NAME=%s; e.g. %s %s", opt, val, what, opt, example);
     hb_strv_push(sv, val);
 }
 
@@ -276,8 +327,11 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case 'a': hb_opt_list(&o->allocators, "-a", val); break;
     case 't':
         hb_opt_list(&o->threads, "-t", val);
-        for (size_t i = 0; i < o->threads.n; i++)
-            hb_opt_int("-t", o->threads.v[i], 1);
+        for (size_t i = 0; i < o->threads.n; i++) { /* the cells' threads: the number, in its plain form */
+            int t = hb_opt_int("-t", o->threads.v[i], 1);
+            free(o->threads.v[i]);
+            o->threads.v[i] = hb_xasprintf("%d", t);
+        }
         break;
     case 'n': o->reps = hb_opt_int("-n", val, 1); o->reps_set = 1; break;
     case 'p': hb_opt_unique(&o->params, "-p", val); break;
@@ -286,11 +340,12 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_QUICK: o->quick = 1; break;
     case OPT_ENV:
         if (hb_thp_of_env(val, 0) == -2)
-            hb_usage("--env: '%s' has HEAPBENCH_THP= with no mode; give never, madvise or always", val);
+            hb_usage("--env: '%s' has HEAPBENCH_THP= without one of the modes; give HEAPBENCH_THP=never, madvise or "
+                     "always", val);
         hb_opt_env(&o->envs, val);
         break;
-    case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val); break;
-    case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val); break;
+    case OPT_ALLOCATOR: hb_opt_pair(&o->user_allocs, "--allocator", val, "/PATH", "name=/path/lib.so"); break;
+    case OPT_WORKLOAD_BIN: hb_opt_pair(&o->user_bins, "--workload-bin", val, "/PATH", "name=/path/binary"); break;
     case OPT_PIN:
         if (hb_parse_cpus(val, &o->pin) != 0)
             hb_usage("--pin: '%s' is not a CPU list; e.g. --pin 0 or --pin 0-1", val);
@@ -307,7 +362,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_SHARD: hb_opt_shard(o, "--shard", val); break;
     case OPT_LIST_SHARD: hb_opt_shard(o, "--list-shard", val); o->list_shard = 1; break;
     case OPT_SHARDS: o->shards = hb_opt_int("--shards", val, 1); break;
-    case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val); break;
+    case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val, "REGEX", "'ops=([0-9]+) ops'"); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
     case OPT_ALLOCSTATS: o->allocstats = 1; break;
     case OPT_THP: hb_opt_thp(o, val); break;
@@ -369,8 +424,12 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     o->thp = -1;
     o->latency = hb_xstrdup("off");
     o->mem_limit = hb_opt_default_mem();
-    for (int i = 0; i < argc; i++)
+    for (int i = 0; i < argc; i++) { /* meta.json and the CSVs hold them, and they are UTF-8 text */
+        if (!hb_utf8_valid(argv[i], strlen(argv[i]), NULL))
+            hb_usage("%s: argument %d is not UTF-8 text (a byte such as \\xfe); heapbench records its command line "
+                     "and the directory name in UTF-8 files: give names and values in UTF-8", argv[0], i);
         hb_strv_push(&o->argv, argv[i]);
+    }
     opterr = 0;
     optind = 0;
     int c;

@@ -135,6 +135,9 @@ static void hb_validate_group_params(const struct hb_workload *w, const char *pa
             hb_usage("-p '%s': %s has no parameter --%s; its parameters are --%s (heapbench list)", params, w->name,
                      key, hb_strv_join(&names, ", --"));
         }
+        if (!eq && p->accepts && p->accepts[0]) /* only --quick and --long stand alone */
+            hb_usage("-p '%s': %s's --%s needs a value: give --%s=VALUE (it accepts %s; heapbench list)", params,
+                     w->name, key, key, p->accepts);
         if (eq && !hb_describe_accepts(p, eq + 1))
             hb_usage("-p '%s': %s's --%s accepts %s, got '%s'; give a value in that range (heapbench list)", params,
                      w->name, key, p->accepts, eq + 1);

@@ -15,7 +15,11 @@ if mount -t tmpfs -o size=200k tmpfs "$mnt" 2>/dev/null; then
     "$HB" run "${args[@]}" -o "$mnt/r" >/dev/null 2>"$RT_TMP/err"; rc=$?
     t_check "a full disk exits 1" test "$rc" -eq 1
     t_check "the full-disk message says how to finish" grep -q -- "--resume $mnt/r" "$RT_TMP/err"
-    t_check "after a full disk, check finds the directory whole" "$HB" check "$mnt/r"
+    check_out=$("$HB" check "$mnt/r"); rc=$?
+    t_check "after a full disk with unwritten runs, check says the directory is not whole (exit 1)" \
+        test "$rc" -eq 1 -a -n "$(grep 'not whole: meta.json says "complete": false' <<<"$check_out")"
+    rt_check "after a full disk with unwritten runs, meta.json says complete false" "$mnt/r" '
+assert meta["complete"] is False, meta["complete"]'
     rt_check "after a full disk, every run of runs.csv has all its sizes rows" "$mnt/r" '
 import collections
 have = collections.Counter(r["run"] for r in d["sizes"])
@@ -36,6 +40,20 @@ for r in runs:
     want = int(dict(w.split("=") for w in r["records"].split())["sizes.csv"])
     assert want > 1000 and have[r["run"]] == want, (r["run"], have[r["run"]], want)
 assert meta["complete"] is True'
+    umount "$mnt"
+    # A disk that fills while the directory is being created (its CSV headers fit, meta.json does not).
+    mount -t tmpfs -o size=28k tmpfs "$mnt"
+    "$HB" run "${args[@]}" -o "$mnt/c" >/dev/null 2>"$RT_TMP/err"; rc=$?
+    t_check "a disk full before meta.json: exit 1, the message names the disk and the way on" \
+        grep -q "No space left on device; free some space, then run the same command again with -o $mnt/c" "$RT_TMP/err"
+    check_out=$("$HB" check "$mnt/c"); rc=$?
+    t_check "check says a directory without meta.json is not whole, and what to do (exit 1)" \
+        test "$rc" -eq 1 -a -n "$(grep "meta.json: missing and runs.csv has no rows.*again with -o $mnt/c" <<<"$check_out")"
+    rt_usage "--resume of a directory without meta.json: one line, exit 2" run --resume "$mnt/c"
+    mount -o remount,size=50m "$mnt"
+    "$HB" run "${args[@]}" -o "$mnt/c" >/dev/null 2>&1; rc=$?
+    t_check "the same command with -o again measures into it (exit 0) and check finds it whole" \
+        test "$rc" -eq 0 -a -n "$("$HB" check "$mnt/c" | grep ': whole$')"
 else
     echo "SKIP full-disk tests: cannot mount a tmpfs here (needs root); the other checks still run"
 fi
@@ -65,7 +83,10 @@ t_check "a second writer is told the pid ($pid)" grep -q "pid $pid" <<<"$err"
 err=$("$HB" run -w sizes --quick -a glibc -n 1 -o "$RT_TMP/busy" 2>&1 >/dev/null); rc=$?
 t_check "a second run into the same -o exits 2" test "$rc" -eq 2
 kill -9 "$pid"; wait "$pid" 2>/dev/null
-t_check "right after kill -9 of the writer, check finds the directory whole" "$HB" check "$RT_TMP/busy"
+check_out=$("$HB" check "$RT_TMP/busy")
+t_check "right after kill -9 of the writer, check finds no defect, only that runs are missing" \
+    test "$(grep -vc ": note: " <<<"$check_out")" -eq 1 -a -n "$(grep 'not whole: meta.json says "complete": false' <<<"$check_out")"
+t_check "... and every reader may read it (check --readable: exit 0)" "$HB" check --readable "$RT_TMP/busy"
 "$HB" run --resume "$RT_TMP/busy" >/dev/null 2>&1; rc=$?
 t_check "after kill -9 of the writer, resume takes the lock and finishes (exit 0)" test "$rc" -eq 0
 t_check "after kill -9 and resume, check finds it whole" "$HB" check "$RT_TMP/busy"
@@ -73,6 +94,17 @@ rt_check "after kill -9 and resume, 40 distinct reps" "$RT_TMP/busy" '
 assert sorted(int(r["rep"]) for r in runs) == list(range(1, 41)), len(runs)'
 
 # meta.json that cannot be replaced at the end (its temporary name is taken by a directory).
-"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/m" -- mkdir "$RT_TMP/m/meta.json.tmp" >/dev/null 2>&1; rc=$?
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/m" -- mkdir "$RT_TMP/m/meta.json.tmp" >/dev/null 2>"$RT_TMP/m.err"; rc=$?
 t_check "a failed meta.json write exits 1" test "$rc" -eq 1
+t_check "... naming its cause, and not 'free some space' when space was not what lacked" \
+    test -n "$(grep 'meta.json not written: Is a directory' "$RT_TMP/m.err")" -a -z "$(grep 'free some space' "$RT_TMP/m.err")"
+
+# A lock held by a writer that has not written its pid yet: the refusal says so, not "pid (unknown)".
+mkdir -p "$RT_TMP/nopid" && : > "$RT_TMP/nopid/.lock"
+flock -n "$RT_TMP/nopid/.lock" sleep 60 & holder=$!
+for _ in $(seq 50); do flock -n "$RT_TMP/nopid/.lock" true 2>/dev/null || break; sleep 0.1; done
+err=$("$HB" run -w sizes --quick -a glibc -n 1 -o "$RT_TMP/nopid" 2>&1 >/dev/null); rc=$?
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+t_check "a lock without a pid: exit 2, 'names no pid yet', never 'pid (unknown)'" \
+    test "$rc" -eq 2 -a -n "$(grep 'names no pid yet' <<<"$err")" -a -z "$(grep unknown <<<"$err")"
 t_summary

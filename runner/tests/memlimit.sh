@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # memlimit.sh - --mem-limit (issue 15, "limits"): a process that runs out of the address space it
-# is given is status oom with the limit in its reason (exit 1); the default limit is 3/4 of physical
+# is given, or whose workload reports running out of memory, is status oom with the limit in its
+# reason (exit 1); the default limit is 3/4 of physical
 # memory, recorded in meta.json; a malformed size is a usage error.
 # These are the RLIMIT_AS path's (no cgroup, HEAPBENCH_CGROUP=off); cgroup.sh has the cgroup's.
 source runner/tests/rtlib.bash
@@ -22,5 +23,12 @@ import os
 phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 assert meta["mem_limit_bytes"] == phys // 4 * 3, (meta["mem_limit_bytes"], phys)
 assert "default" in meta["mem_limit_how"], meta["mem_limit_how"]'
+# A workload that reports its own out-of-memory (a failed verify record on the phase pipe, not a
+# log line) far below the limit: oom all the same, and the reason keeps the workload's words.
+"$HB" run -w frag -a jemalloc --quick -n 1 --warmup 0 --mem-limit 10M -o "$RT_TMP/wloom" >/dev/null 2>&1
+rt_check "a workload's own out-of-memory report under --mem-limit is status oom, its line in the reason" "$RT_TMP/wloom" '
+r = runs[0]
+assert r["status"] == "oom", r
+assert "10 MiB" in r["reason"] and "verify fail out of memory for the block table" in r["reason"], r["reason"]'
 rt_usage "--mem-limit 12Q is a usage error" exec --mem-limit 12Q -- true
 t_summary

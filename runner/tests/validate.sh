@@ -46,6 +46,25 @@ rt_refused "-p with an integer out of the parameter's range names the range" "--
 rt_refused "-p with a word not among the parameter's choices names them" "--mode accepts loop|batch" \
     run -w thread-churn -p '--mode=nosuch' "${o[@]}"
 rt_refused "--resume DIR with other options" "takes no other option" run --resume "$RT_TMP" -n 3
+# Wording (issue 25 R, Q): each refusal names the option's own form.
+rt_refused "--metric '=foo' suggests a --metric, not a path" "is not NAME=REGEX; e.g. --metric 'ops=" \
+    run -w sizes --metric '=foo' "${o[@]}"
+rt_refused "--env HEAPBENCH_THP=bogus names the modes" "HEAPBENCH_THP= without one of the modes" \
+    run -w sizes --env HEAPBENCH_THP=bogus "${o[@]}"
+rt_refused "-p '--pin' (a parameter that needs a value) is refused before anything runs" "--pin needs a value" \
+    run -w frag -p '--pin' "${o[@]}"
+rt_refused "-o with a name that is not UTF-8 (it would be run_id in every file)" "is not UTF-8 text" \
+    run -w sizes --quick -o "$RT_TMP/run"$'\xfe'
+
+# One axis value in two spellings would make two equal cells (check reports the repeats, --resume
+# drops and measures them again every time): refused, whatever the spelling.
+for t in 1,01 1,+1 2,02; do
+    rt_refused "-t $t: one thread count spelled twice" "spelled differently" run -w thread-churn -t "$t" "${o[@]}"
+done
+rt_refused "-p: one param set with its words in another order and a value 0-padded" "spelled differently" \
+    run -w thread-churn -p '--ops=100 --mode=loop' -p '--mode=loop  --ops=0100' "${o[@]}"
+rt_refused "--env: one env set with its words in another order" "spelled differently" \
+    run -w thread-churn --env 'A=1 B=2' --env 'B=2 A=01' "${o[@]}"
 (cd /usr/lib/x86_64-linux-gnu && "$HB" run -w thread-churn -t 1 -p '--ops=1000' -a mine -n 1 --warmup 0 \
     --allocator mine=libjemalloc.so.2 -o "$RT_TMP/rel" >/dev/null 2>&1); rc=$?
 t_check "a relative --allocator path is taken from the current directory (exit 0)" test "$rc" -eq 0

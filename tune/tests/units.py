@@ -293,6 +293,8 @@ def test_cli_refusal():
              ("cli-unknown-allocator", ["-a", "nosuch", "--grid", "arena_max=1"], "unknown allocator 'nosuch'"),
              ("cli-bad-budget", ["--budget", "0"], "--budget 0"),
              ("cli-both-modes", ["-w", "frag", "--", "/bin/true"], "not both")]
+    cases += [(f"cli-{opt}-{value}-before-any-run", ["-w", "frag", f"--{opt}", value], f"--{opt} {value}: give a percentage")
+              for opt in ("threshold", "within") for value in ("nan", "inf", "-1.0")]
     for name, args, expect in cases:
         proc = subprocess.run(["/usr/bin/python3", "-m", "heapbench.tune"] + args, env=env,
                               capture_output=True, text=True)

@@ -5,8 +5,11 @@ Always holds: every input is a valid results directory of the schema this heapbe
 every CSV of the same name has the same header in every input, else nothing is written and the
 exit is 2; one host name never carries two CPU models (exit 2); a (host, cell, rep) seen twice is
 refused (exit 2: a shard merged twice); rows are copied verbatim except run_id (OUT's name) and,
-only when run numbers repeat across hosts, run (host k in sorted order: run + k x the largest
-run number, in every CSV, so run stays unique in OUT). Inputs are streamed: two passes, one row
+only when run numbers repeat across inputs or hosts, run (the runs of host and input k, in sorted
+order: run + k x the largest run number, in every CSV, so run stays unique in OUT). OUT is
+written in a staging directory inside it and judged by `heapbench check` before its files move
+into place: merge never writes a directory that check rejects; a damaged input (a cut line) is
+refused by check before anything is read. Inputs are streamed: two passes, one row
 at a time, runs.csv k-way merged by run number; memory holds small keys, not rows. OUT is
 written through temporary names and renames. Exit 1 when --expect N is given and a shard or a
 (cell, rep) is missing.
@@ -34,7 +37,7 @@ def merge_meta(inv, run_id, offsets):
                 cpu_models={h: inv.cpu[h][0] for h in sorted(inv.cpu)},
                 shards=[{"dir": e.dir, "run_id": e.meta.get("run_id"), "host": e.host, "shard": e.meta.get("shard"),
                          "complete": e.meta.get("complete")} for e in inv.inputs],
-                run_offsets={h: o for h, o in sorted(offsets.items()) if o},
+                run_offsets=offset_names(inv, offsets),
                 complete=all(m.get("complete") for m in metas),
                 interrupted=any(m.get("interrupted") for m in metas),
                 start=min((m.get("start") or "" for m in metas), default=None) or None,
@@ -52,8 +55,14 @@ def merge_meta(inv, run_id, offsets):
     return meta
 
 
-def rows_of(entry, name, header, run_id, offsets):
-    """Yields (new run number, fields) of CSV `name` of one input, run_id and run rewritten."""
+def offset_names(inv, offsets):
+    """meta.json's run_offsets: {host: offset}, or {"host DIR": offset} for a host of several inputs."""
+    hosts = [h for h, _ in offsets]
+    return {(h if hosts.count(h) == 1 else f"{h} {inv.inputs[i].dir}"): o for (h, i), o in sorted(offsets.items()) if o}
+
+
+def rows_of(entry, index, name, header, run_id, offsets):
+    """Yields (new run number, fields) of CSV `name` of input number index, run_id and run rewritten."""
     col_id = header.index("run_id") if "run_id" in header else None
     col_run = header.index("run") if "run" in header else None
     path = os.path.join(entry.dir, name)
@@ -66,7 +75,7 @@ def rows_of(entry, name, header, run_id, offsets):
         run = 0
         if col_run is not None and fields[col_run].isdigit():
             run = int(fields[col_run])
-            run += offsets.get(entry.run_host.get(run, entry.host), 0)
+            run += offsets.get((entry.run_host.get(run, entry.host), index), 0)
             fields[col_run] = str(run)
         if col_id is not None:
             fields[col_id] = run_id
@@ -97,18 +106,31 @@ def merge(dirs, out, expect=None):
     run_id = os.path.basename(os.path.abspath(out))
     created = not os.path.isdir(out)
     os.makedirs(out, exist_ok=True)
+    stage = os.path.join(out, f".merge.{os.getpid()}")  # judged by check before anything is in out
     done = []
     try:
-        merge_pass2(inv, out, run_id, offsets, done)
-    except (results.ResultsError, OSError):
-        for path, _ in done:
-            if os.path.exists(path):
-                os.unlink(path)
+        os.mkdir(stage)
+        merge_pass2(inv, stage, run_id, offsets, done)
+        for path, name in done:
+            os.replace(path, os.path.join(stage, name))
+        try:
+            results.judge(stage)
+        except results.ResultsError as err:
+            raise MergeError(f"the merged directory would not pass heapbench check ({err}); nothing was "
+                             "written: report this as a heapbench bug, with the inputs") from None
+    except (results.ResultsError, MergeError, OSError):
+        for path, name in done:
+            for leftover in (path, os.path.join(stage, name)):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
+        if os.path.isdir(stage):
+            os.rmdir(stage)
         if created:
             os.rmdir(out)
         raise
-    for path, name in done:  # runs.csv first, meta.json last
-        os.replace(path, os.path.join(out, name))
+    for _, name in done:  # runs.csv first, meta.json last
+        os.replace(os.path.join(stage, name), os.path.join(out, name))
+    os.rmdir(stage)
     return inv, lines, gaps
 
 
@@ -118,7 +140,7 @@ def merge_pass2(inv, out, run_id, offsets, done):
         if name not in inv.headers:
             continue
         header = inv.headers[name][0]
-        streams = [rows_of(e, name, header, run_id, offsets) for e in inv.inputs
+        streams = [rows_of(e, i, name, header, run_id, offsets) for i, e in enumerate(inv.inputs)
                    if os.path.exists(os.path.join(e.dir, name))]
         tmp = os.path.join(out, f".{name}.tmp{os.getpid()}")
         done.append((tmp, name))

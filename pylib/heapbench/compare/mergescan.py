@@ -57,6 +57,7 @@ class Inventory:
         self.seen = {}         # (host, cell, rep) -> dir
         self.duplicates = {}   # host -> [count, example]
         self.runs = {}         # host -> set of run numbers
+        self.groups = {}       # (host, input index) -> set of run numbers
         self.cells = set()     # cell keys (with host)
         self.max_run = 0
 
@@ -64,6 +65,7 @@ class Inventory:
         """Scans one input directory; raises results.ResultsError or MergeError."""
         if not os.path.isdir(directory):
             raise results.ResultsError(f"{directory}: not a directory; give results directories")
+        results.judge(directory)
         entry = Input(directory, results.read_meta(directory))
         for name in CSV_FILES:
             self.check_header(directory, name)
@@ -116,6 +118,7 @@ class Inventory:
         entry.run_host[run] = host
         self.max_run = max(self.max_run, run)
         self.runs.setdefault(host, set()).add(run)
+        self.groups.setdefault((host, len(self.inputs)), set()).add(run)
         key = tuple(fields[col[k]] for k in CELL_REP)
         self.cells.add(key[:-1])
         if key in self.seen:
@@ -127,14 +130,15 @@ class Inventory:
         entry.distinct += 1
 
     def collide(self):
-        """True when a run number occurs under two hosts (whole runs of one matrix on several hosts)."""
-        hosts = sorted(self.runs)
-        total = sum(len(self.runs[h]) for h in hosts)
-        return len(set().union(*self.runs.values())) < total if hosts else False
+        """True when a run number occurs in two inputs or under two hosts (whole runs of one matrix on
+        several hosts, or two runs of one host with other cells), so that run numbers must be renumbered."""
+        total = sum(len(runs) for runs in self.groups.values())
+        return len(set().union(*self.groups.values())) < total if self.groups else False
 
     def offsets(self):
-        """host -> the amount added to its run numbers: 0 for all, unless run numbers repeat
-        across hosts; then host k (in sorted order) gets k x the largest run number."""
+        """(host, input index) -> the amount added to its run numbers: 0 for all, unless run numbers
+        repeat across inputs or hosts; then group k (sorted by host, then input) gets k x the largest
+        run number, so every run number of the merged directory is unique."""
         if not self.collide():
-            return {h: 0 for h in self.runs}
-        return {h: k * self.max_run for k, h in enumerate(sorted(self.runs))}
+            return {g: 0 for g in self.groups}
+        return {g: k * self.max_run for k, g in enumerate(sorted(self.groups))}

@@ -4,7 +4,9 @@ Always holds: cells are matched by heapbench.compare.cells (never across hosts f
 metrics: that raises CompareError unless relative); within one metric the p-values of all
 compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
 whose suspects must then be confirmed on fresh data); a verdict other than SAME needs both
-significance and a change beyond the metric's threshold (stats.stats_verdict). Latency
+significance and a change beyond the metric's threshold (stats.stats_verdict); latency quantiles
+of two --latency modes are never compared (CompareError), and every verdict of runs of which one
+timed every call (--latency all) says so in its note. Latency
 quantiles (latency.csv) are metrics like any runs.csv column: p99 stands for one metric per
 phase and operation, 'p99:<phase>:<op>', whose sample is one value per ok rep (lower is better).
 """
@@ -73,6 +75,30 @@ def _check_hosts(pairs, metrics, relative):
                              "same run) or compare memory metrics only")
 
 
+def latency_mode(data):
+    """The --latency mode a results directory was measured with (meta.json latency.mode; off when absent)."""
+    lat = data["meta"].get("latency")
+    mode = lat.get("mode") if isinstance(lat, dict) else None
+    return mode if isinstance(mode, str) and mode else "off"
+
+
+def _check_latency_modes(metrics, base, new):
+    """Raises CompareError when latency quantiles of two --latency modes would be compared (all
+    times every call, sampled about one in 64: the distributions differ); returns the note that
+    marks every other verdict when one side ran with all (its timing distorts throughput), else ''."""
+    modes = latency_mode(base), latency_mode(new)
+    if modes[0] == modes[1]:
+        return ""
+    timed = [m for m in metrics if latency.is_metric(m)]
+    if timed and "off" not in modes:
+        raise CompareError(f"BASE was measured with --latency {modes[0]} and NEW with --latency {modes[1]}: their "
+                           f"latency quantiles ({', '.join(timed[:3])}{', ...' if len(timed) > 3 else ''}) are not "
+                           "comparable; compare runs of one --latency mode, or pick runs.csv --metrics")
+    if "all" in modes:
+        return f"latency modes differ: BASE {modes[0]}, NEW {modes[1]} (all times every call: slower)"
+    return ""
+
+
 def _note(cell, reference):
     """Why a cell has no verdict-worthy data ('' when it has)."""
     if cell["n_base"] and cell["n_new"]:
@@ -99,6 +125,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
     new_cells = cells.group(new["runs"])
     pairs, missing, extra = cells.pair(base_cells, new_cells)
     _check_hosts(pairs, metrics, relative)
+    mode_note = _check_latency_modes(metrics, base, new)
     ref = reference if relative else None
     if relative:
         for data in (base, new):
@@ -123,7 +150,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
         for (key, bhost, nhost, cell), p_adj in zip(judged, adjusted):
             verdict, needed = stats.stats_verdict(cell, p_adj, threshold, alpha, family,
                                                       lower_is_better=metric not in higher)
-            note = _note(cell, ref)
+            note = "; ".join(filter(None, (_note(cell, ref), mode_note)))
             broken = cells.broken(new_cells, key, nhost)
             if broken and cell["n_base"]:
                 verdict, note = "REGRESSION", f"NEW: every run ended {broken}"

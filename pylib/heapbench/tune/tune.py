@@ -86,8 +86,12 @@ def tune_args(argv):
         parser.error("--speed p99 needs the workloads' latency records: use -w WORKLOADS and not --latency off")
     if opts.budget is not None and opts.budget < 1:
         parser.error(f"--budget {opts.budget}: give a number of points >= 1")
-    if opts.reps < 1 or not 0 < opts.alpha < 1 or opts.within < 0 or opts.threshold < 0:
-        parser.error("-n must be >= 1, --alpha in (0,1), --within and --threshold >= 0")
+    if opts.reps < 1 or not 0 < opts.alpha < 1:
+        parser.error("-n must be >= 1 and --alpha in (0,1)")
+    for name in ("within", "threshold"):  # nan and inf compare false with everything: checked before any run
+        value = getattr(opts, name)
+        if not math.isfinite(value) or value < 0:
+            parser.error(f"--{name} {value}: give a percentage, a finite number >= 0 (e.g. --{name} 5)")
     return opts, command
 
 

@@ -1,0 +1,33 @@
+/* content.h - checks the values of a results directory that integrity.h does not: meta.json and
+ * every field of every results CSV (docs/DATA.md "What check accepts").
+ *
+ * Always holds: these are the rules the Python readers (pylib/heapbench/results.py) apply, so that
+ * `heapbench check` and report, compare and merge accept the same directories (runner/tests/judge.sh
+ * runs one corpus of damaged directories through both); nothing is written. A row that
+ * integrity.h finds malformed (cut short, another field count) is left to it.
+ */
+#ifndef HEAPBENCH_CONTENT_H
+#define HEAPBENCH_CONTENT_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* Columns whose fields are text; every other column of a results CSV is a number or empty. */
+extern const char *const hb_content_text_columns[];
+/* Numeric columns that may be negative (and every metric_* column); the others are >= 0. */
+extern const char *const hb_content_signed_columns[];
+
+/* 1 when s is a number field: [-]digits[.digits][e[+-]digits] (or [-].digits...), finite as a
+ * double, and >= 0 unless may_be_negative. */
+int hb_content_number(const char *s, int may_be_negative);
+
+/* 1 when s is a latency.csv buckets field: "i:c,i:c..." (or empty), every i < WL_HIST_BUCKETS,
+ * every c a whole number, the counts adding up to samples without overflow. */
+int hb_content_buckets(const char *s, unsigned long long samples);
+
+/* Checks meta.json and every CSV of dir; each defect is one line appended to problems (which
+ * file, which line, what to do). Returns the number of defects. */
+int hb_content_scan(const char *dir, struct hb_strv *problems);
+
+#endif
