@@ -22,11 +22,17 @@ NOISES = (("1%", 0.01), ("3%", 0.03), ("10%", 0.10), ("t3 3%", "t3"))
 SIDES = (10, 20, 40)
 
 
+REPS = 1  # reps per point: a point is the median of REPS draws (--reps)
+
+
 def noise(rng, kind, n):
-    """n draws of relative noise: normal with CV kind, or Student t (3 df) scaled to a 3% standard deviation."""
+    """n points of relative noise, each the median of REPS draws: normal with CV kind, or Student t
+    (3 df) scaled to a 3% standard deviation."""
     if kind == "t3":
-        return rng.standard_t(3, n) * 0.03 / np.sqrt(3)
-    return rng.normal(0, kind, n)
+        draws = rng.standard_t(3, (n, REPS)) * 0.03 / np.sqrt(3)
+    else:
+        draws = rng.normal(0, kind, (n, REPS))
+    return np.median(draws, axis=1)
 
 
 def series(rng, kind, side, step):
@@ -66,7 +72,12 @@ def main():
     parser.add_argument("--target-trials", type=int, default=200, help="series for the detection target (default 200)")
     parser.add_argument("--noise-series", type=int, default=400, help="pure-noise series per noise (default 400)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--reps", type=int, default=1, help="each point is the median of this many draws (default 1: "
+                        "the noise CV is the CV of the points themselves)")
     args = parser.parse_args()
+    global REPS
+    REPS = args.reps
+    print(f"reps per point: {REPS} (a point is the median of {REPS} draws of the noise)\n")
     start = time.time()
     table = detection(args.trials, args.seed)
     print(f"## Steps found within ±1 point ({args.trials} series each; extra change points per series in brackets)\n")
