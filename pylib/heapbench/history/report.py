@@ -99,16 +99,20 @@ def _testbed_section(store, tb, metrics, outdir):
                         for c, m in sorted(keys, key=lambda k: (k[1], k[0])))
         parts.append(f"<h3>{_esc(workload)}</h3><div class='grid'>{plots}</div>")
     for cell in sorted({c for c, _ in series}):
-        _cell_page(store, tb, cell, outdir)
+        _cell_page(store, tb, cell, by_series, outdir)
     return "".join(parts), found_all
 
 
-def _cell_page(store, tb, cell, outdir):
-    """Writes the page of one cell: every metric's series, large, and the points."""
+def _cell_page(store, tb, cell, by_series, outdir):
+    """Writes the page of one cell: every metric's series, large, and the points; change points are
+    marked on the report's metrics (by_series: {(cell, metric): [Found]}, computed once for the index)."""
     series = store.all_series(tb.name, None, cell=cell)
-    parts = [f"<p><a href='index.html#{_esc(tb.name)}'>← testbed {_esc(tb.name)}</a></p>"]
+    marked = sorted({m for c, m in by_series if c == cell})
+    parts = [f"<p><a href='index.html#{_esc(tb.name)}'>← testbed {_esc(tb.name)}</a></p>"
+             f"<p class='fields'>Change points are marked on {_esc(', '.join(marked) or 'no metric')} (the report's "
+             "--metric); library changes on every metric.</p>"]
     for (_, metric), points in sorted(series.items()):
-        found = scan.series_changes(tb.name, cell, metric, points, changes_mod.ALPHA, changes_mod.MIN_MAGNITUDE)
+        found = by_series.get((cell, metric), [])
         parts.append(f"<h2>{_esc(metric)}</h2>" + _plot(points, found, metric, width=900, height=260))
         rows = "".join(f"<tr><td>{_esc(p.label)}</td><td>{p.order:g}</td><td>{p.median:.6g}</td><td>{p.spread:.4g}</td>"
                        f"<td>{len(p.reps)}</td><td>{_esc(p.library.get('version') or '')}</td>"

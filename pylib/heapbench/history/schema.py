@@ -22,6 +22,7 @@ MIGRATIONS = [
         "workload TEXT NOT NULL, allocator TEXT NOT NULL, metric TEXT NOT NULL, reps TEXT NOT NULL, "
         "median {real} NOT NULL, spread {real} NOT NULL, PRIMARY KEY (run, cell, metric))",
         "CREATE INDEX runs_testbed ON runs (testbed, ord, id)",
+        "CREATE INDEX points_cell ON points (cell, metric)",
         "INSERT INTO hb_schema (version) VALUES (1)",
     ],
 ]
