@@ -68,7 +68,7 @@ else
     t_fail "fuzz-runner on the worst-case inputs" "exit $rc, $n run: $(grep -E 'ALARM|ERROR|SUMMARY|Running:' <<<"$out" | tail -n 3)"
 fi
 cp "$worst"/* "$corpus"/
-out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=10 \
+out=$(cd "$RT_TMP" && TMPDIR=$RT_TMP timeout $((secs + 120)) "$fuzzer" -max_total_time="$secs" -timeout=60 \
       -artifact_prefix="$findings/" \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 "$corpus" 2>&1); rc=$?
 echo "# $(grep DONE <<<"$out" | tail -n 1)"
