@@ -16,6 +16,7 @@ import sys
 import time
 
 from heapbench import cli, layout
+from heapbench.compare import gate
 from heapbench.compare import verdicts
 from heapbench import results
 from heapbench import stats
@@ -47,6 +48,9 @@ def ci_parser():
     parser.add_argument("--count-instructions", action="store_true",
                         help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
                              "a deterministic metric to gate on (--metrics metric_instructions)")
+    parser.add_argument("--allow-unknown", action="store_true",
+                        help="pass when no regression is confirmed even if some comparisons are UNKNOWN "
+                             "(too few reps or points); without it such a gate is UNDECIDED, exit 3")
     compare.compare_options(parser, gate=True)
     return parser
 
@@ -87,7 +91,8 @@ def ci_update_baseline(batch_dir, baseline):
             os.remove(target)
         if os.path.exists(os.path.join(batch_dir, name)):
             shutil.copy2(os.path.join(batch_dir, name), target)
-    print(f"ci: baseline {baseline} updated from {batch_dir}; commit it (git add {baseline})", file=sys.stderr)
+    print(f"ci: baseline {baseline} updated from {batch_dir}; it holds this testbed's absolute figures: gate "
+          "against it on this machine (--absolute) or anywhere in the default relative mode", file=sys.stderr)
 
 
 def ci_confirm_reps(suspects, reps, alpha):
@@ -159,6 +164,20 @@ def ci_check_shared(screen, batch_dir):
               "most of the matrix is not gated", file=sys.stderr)
 
 
+def ci_check_reps(parser, args, baseline):
+    """Exit 2 before measuring when -n is too small for batch 1 to decide any cell against the
+    baseline's reps at alpha (every comparison would be UNKNOWN), unless --allow-unknown."""
+    n_base = baseline["meta"].get("reps")
+    if args.allow_unknown or not isinstance(n_base, int) or n_base < 1:
+        return
+    if stats.stats_min_p(n_base, args.reps) > args.alpha:
+        need = gate.reps_to_decide(n_base, args.alpha)
+        fix = f"use -n {need} or more" if need else "make a baseline with more reps (--update-baseline -n 5)"
+        parser.error(f"-n {args.reps} cannot decide anything against the baseline's {n_base} reps at alpha "
+                     f"{args.alpha} (smallest p {stats.stats_min_p(n_base, args.reps):.2g}): {fix}, "
+                     "or accept an undecided gate with --allow-unknown")
+
+
 def main(argv):
     """Entry of `heapbench ci`; returns the exit status."""
     parser = ci_parser()
@@ -175,6 +194,7 @@ def main(argv):
     matrix += ["-a", allocators] if allocators else []
     if not args.update_baseline:
         baseline = compare.compare_load(parser, args.baseline)
+        ci_check_reps(parser, args, baseline)
     batch1 = os.path.join(out_dir, "batch1")
     ci_run(args, batch1, matrix, args.reps)
     if args.update_baseline:
@@ -191,9 +211,7 @@ def main(argv):
     confirmed = ci_confirm(args, settings, baseline, suspects, out_dir) if suspects else {}
     result = ci_verdicts(screen, confirmed)
     compare.compare_write(args, result, out_dir, title="heapbench ci", itemize=False)
-    failed = verdicts.count(result, "REGRESSION")
-    print(f"ci: {'FAIL' if failed else 'PASS'}: {failed} confirmed regression(s); results in {out_dir}", file=sys.stderr)
-    return 1 if failed else 0
+    return gate.outcome(result, args.allow_unknown, out_dir)
 
 
 if __name__ == "__main__":
