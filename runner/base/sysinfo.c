@@ -110,6 +110,31 @@ char *hb_sys_glibc(void)
     return hb_xstrdup(gnu_get_libc_version());
 }
 
+/* Physical memory in KiB, from sysconf (0 when unknown). */
+long long hb_sys_mem_kb(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (long long)pages * (size / 1024) : 0;
+}
+
+/* "vm" when the first "flags" line of /proc/cpuinfo holds the word hypervisor (the CPU runs
+ * under a hypervisor), "none" when it does not, "unknown" when there is no such line. */
+char *hb_sys_virt(void)
+{
+    char *text = hb_read_file("/proc/cpuinfo", NULL);
+    char *p = text ? strstr(text, "\nflags") : NULL;
+    const char *what = "unknown";
+    if (p && (p = strchr(p, ':'))) {
+        p[strcspn(p, "\n")] = '\0';
+        what = "none";
+        for (char *w = strtok(p + 1, " \t"); w; w = strtok(NULL, " \t"))
+            if (strcmp(w, "hypervisor") == 0)
+                what = "vm";
+    }
+    free(text);
+    return hb_xstrdup(what);
+}
+
 /* realpath of the object defining gnu_get_libc_version, i.e. libc.so.6. */
 char *hb_sys_libc_path(void)
 {

@@ -18,6 +18,8 @@ int hb_sys_cores(void);         /* online CPUs */
 char *hb_sys_kernel(void);      /* uname release */
 char *hb_sys_thp(void);         /* the [selected] word of transparent_hugepage/enabled */
 char *hb_sys_glibc(void);       /* gnu_get_libc_version() */
+long long hb_sys_mem_kb(void);  /* physical memory in KiB (0 when unknown) */
+char *hb_sys_virt(void);        /* "vm" when /proc/cpuinfo has the hypervisor flag, else "none" */
 char *hb_sys_libc_path(void);   /* realpath of the libc.so.6 this runner uses */
 char *hb_sys_now_iso(void);     /* current local time, ISO-8601 with offset */
 

@@ -162,6 +162,8 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_fact(f, "kernel", hb_sys_kernel());
     hb_meta_fact(f, "thp", hb_sys_thp());
     hb_meta_fact(f, "glibc_version", hb_sys_glibc());
+    fprintf(f, "  \"mem_total_kb\": %lld,\n", hb_sys_mem_kb());
+    hb_meta_fact(f, "virtualization", hb_sys_virt());
     hb_meta_kv(f, "heapbench_version", hb_version());
     hb_meta_kv(f, "git_commit", hb_commit());
     hb_meta_fact(f, "command_line", hb_meta_shell_line(&o->argv));

@@ -19,6 +19,7 @@ import sys
 
 from heapbench import cli
 from heapbench import results
+from heapbench.history import testbed
 
 from heapbench.compare import mergecheck
 from heapbench.compare.mergescan import CSV_FILES, Inventory, MergeError
@@ -32,6 +33,7 @@ def merge_meta(inv, run_id, offsets):
     hosts = sorted(set(inv.runs) | {m.get("host") or "" for m in metas} - {""})
     meta.update(run_id=run_id, host=",".join(hosts), hosts=hosts,
                 cpu_models={h: inv.cpu[h][0] for h in sorted(inv.cpu)},
+                host_facts={e.host: testbed.host_facts(e.meta) for e in inv.inputs},
                 shards=[{"dir": e.dir, "run_id": e.meta.get("run_id"), "host": e.host, "shard": e.meta.get("shard"),
                          "complete": e.meta.get("complete")} for e in inv.inputs],
                 run_offsets={h: o for h, o in sorted(offsets.items()) if o},

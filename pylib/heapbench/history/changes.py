@@ -1,0 +1,129 @@
+"""changes.py - change points of a series: E-divisive means with a permutation significance test (Matteson & James; Otava's method).
+
+Always holds: the input is the series' per-point medians in order; the result lists the change
+points found, ascending, each as the index of the first point after the change with the medians
+of the segments on either side, the change in % and its permutation p-value. The search is
+hierarchical: the best split (the largest energy statistic) of every current segment is tested
+by permuting that segment; the most significant one with p <= alpha is kept and its segment
+split; it stops when no segment's split is significant. Then change points whose segments'
+medians differ by less than min_magnitude are dropped (smallest first). Permutations come from a
+fixed seed, so the same series always gives the same answer; a test stops early once it can no
+longer reach alpha.
+"""
+import collections
+import math
+
+import numpy as np
+
+Change = collections.namedtuple("Change", "index before_median after_median pct p")
+
+ALPHA = 0.005          # significance of one split (a pure-noise series raises ~alpha false alarms)
+MIN_MAGNITUDE = 0.01   # a change of the medians smaller than 1% is not reported
+PERMUTATIONS = 999     # at most; p >= 1/(PERMUTATIONS + 1)
+MIN_SIZE = 3           # the fewest points on either side of a split
+_BATCH_CELLS = 4_000_000  # distance-matrix entries per batch of permutations (memory bound)
+
+
+def _statistics(x):
+    """Q(tau) of every split of the rows of x (shape (B, n)) as (B, n + 1), -inf where a side has
+    fewer than MIN_SIZE points: the energy statistic tau*(n-tau)/n * E of Matteson & James (alpha=1)."""
+    b, n = x.shape
+    d = np.abs(x[:, :, None] - x[:, None, :])
+    upper = np.triu(d, 1)
+    col = upper.sum(axis=1)          # col[j] = sum_{i<j} d[i,j]
+    row = upper.sum(axis=2)          # row[i] = sum_{j>i} d[i,j]
+    left = np.concatenate([np.zeros((b, 1)), np.cumsum(col, axis=1)], axis=1)            # W_L(tau)
+    right = np.concatenate([np.cumsum(row[:, ::-1], axis=1)[:, ::-1], np.zeros((b, 1))], axis=1)  # W_R(tau)
+    total = left[:, -1:]
+    between = total - left - right
+    tau = np.arange(n + 1, dtype=float)
+    m, k = tau, n - tau
+    q = np.full((b, n + 1), -np.inf)
+    ok = (m >= MIN_SIZE) & (k >= MIN_SIZE)
+    if not ok.any():
+        return q
+    mo, ko = m[ok], k[ok]
+    e = 2 * between[:, ok] / (mo * ko) - left[:, ok] / (mo * (mo - 1) / 2) - right[:, ok] / (ko * (ko - 1) / 2)
+    q[:, ok] = mo * ko / n * e
+    return q
+
+
+def _best(segment):
+    """(tau, Q) of the best split of a segment (tau relative to its start), or (None, -inf)."""
+    q = _statistics(np.asarray(segment, dtype=float)[None, :])[0]
+    tau = int(np.argmax(q))
+    return (tau, q[tau]) if np.isfinite(q[tau]) else (None, -math.inf)
+
+
+def _p_value(segment, observed, alpha, rng, permutations):
+    """The permutation p-value of a segment's best split: (1 + #permutations whose best Q >= observed)
+    / (1 + permutations), stopping once it cannot fall to alpha."""
+    seg = np.asarray(segment, dtype=float)
+    n = len(seg)
+    batch = max(1, min(permutations, _BATCH_CELLS // (n * n)))
+    limit = alpha * (permutations + 1) - 1  # more exceedances than this: p > alpha
+    done = hits = 0
+    while done < permutations:
+        size = min(batch, permutations - done)
+        perms = rng.permuted(np.broadcast_to(seg, (size, n)), axis=1)
+        hits += int((_statistics(perms).max(axis=1) >= observed * (1 - 1e-12)).sum())
+        done += size
+        if hits > limit:
+            return (1 + hits) / (1 + done)
+    return (1 + hits) / (1 + permutations)
+
+
+def _split_points(x, alpha, rng, permutations):
+    """The sorted change indexes of x found by the hierarchical search, with their p-values."""
+    found = {}
+    segments = [(0, len(x))]
+    cache = {}
+    while True:
+        candidates = []
+        for start, end in segments:
+            if (start, end) not in cache:
+                tau, q = _best(x[start:end])
+                cache[(start, end)] = (tau, q, None if tau is None else _p_value(x[start:end], q, alpha, rng, permutations))
+            tau, q, p = cache[(start, end)]
+            if tau is not None and p <= alpha:
+                candidates.append((p, -q, start, end, start + tau))
+        if not candidates:
+            return found
+        p, _, start, end, index = min(candidates)
+        found[index] = p
+        segments.remove((start, end))
+        segments += [(start, index), (index, end)]
+
+
+def _pct(before, after):
+    """The change from before to after in % (None when before is 0 and after is not; 0 when both are)."""
+    if before == 0:
+        return 0.0 if after == 0 else None
+    return (after / before - 1) * 100
+
+
+def _with_medians(x, found):
+    """[Change] for the change indexes in found ({index: p}), with the medians of the segments between them."""
+    bounds = [0] + sorted(found) + [len(x)]
+    out = []
+    for i, index in enumerate(bounds[1:-1], start=1):
+        before = float(np.median(x[bounds[i - 1]:index]))
+        after = float(np.median(x[index:bounds[i + 1]]))
+        out.append(Change(index, before, after, _pct(before, after), found[index]))
+    return out
+
+
+def change_points(series_medians, alpha=ALPHA, min_magnitude=MIN_MAGNITUDE, permutations=PERMUTATIONS, seed=0):
+    """The change points of a series of medians ([Change], ascending index); see the module's Always holds.
+    alpha: the largest p-value kept; min_magnitude: the smallest |change| of medians kept, as a fraction."""
+    x = np.asarray([float(v) for v in series_medians], dtype=float)
+    if len(x) < 2 * MIN_SIZE or not np.all(np.isfinite(x)):
+        return []
+    found = _split_points(x, alpha, np.random.default_rng(seed), permutations)
+    while found:
+        changes = _with_medians(x, found)
+        small = [c for c in changes if c.pct is not None and abs(c.pct) < min_magnitude * 100]
+        if not small:
+            return changes
+        del found[min(small, key=lambda c: abs(c.pct)).index]
+    return []

@@ -1,0 +1,203 @@
+"""db.py - a connection to the history database: SQLite (Python's sqlite3) or PostgreSQL (psycopg2), one interface.
+
+Always holds: every database error, at connect or later, becomes HistoryError with one line
+saying what was wrong and what to do (the CLI prints it and exits 2), never a traceback;
+SQL is written once with '?' placeholders and translated for psycopg2; a write happens only
+inside write() (one transaction, rolled back whole on any error or interrupt): under SQLite in
+WAL mode with a busy timeout and BEGIN IMMEDIATE, under PostgreSQL under a transaction-scoped
+advisory lock, so concurrent writers queue instead of interleaving; the schema is created or
+migrated to schema.VERSION in such a transaction, and a newer schema is refused.
+"""
+import contextlib
+import os
+import sqlite3
+
+from heapbench import layout
+from heapbench.history import schema
+
+BUSY_TIMEOUT_MS = 60000
+LOCK_KEY = 260026  # the advisory lock every PostgreSQL writer of a history takes (issue 26)
+
+
+class HistoryError(Exception):
+    """A history that cannot be opened, read or written (the message says what to do)."""
+
+
+def default_url():
+    """$HEAPBENCH_HISTORY, else history.sqlite in the results location."""
+    return os.environ.get("HEAPBENCH_HISTORY") or os.path.join(layout.results_dir(), "history.sqlite")
+
+
+def is_postgresql(url):
+    """True for a postgresql:// (or postgres://) URL."""
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def _sqlite_path(url):
+    """The file of a sqlite:///PATH URL or a plain path."""
+    return url[len("sqlite://"):] if url.startswith("sqlite://") else url
+
+
+class Connection:
+    """One open history database: engine ('sqlite' or 'postgresql'), where (for messages)."""
+
+    def __init__(self, url):
+        self.where = url
+        try:
+            if is_postgresql(url):
+                self._open_postgresql(url)
+            else:
+                self._open_sqlite(_sqlite_path(url))
+            self._ensure_schema()
+        except HistoryError:
+            raise
+        except Exception as err:  # the driver's errors: one line, never a traceback
+            raise self.error(err) from None
+
+    def _open_sqlite(self, path):
+        """Opens (creates) an SQLite file in WAL mode with a busy timeout, autocommit (write() begins)."""
+        self.engine = "sqlite"
+        self.where = path
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise HistoryError(f"{path}: directory {parent} does not exist; create it or give --db another path")
+        self.conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+
+    def _open_postgresql(self, url):
+        """Connects with psycopg2 (transactions: psycopg2 begins one on the first statement)."""
+        self.engine = "postgresql"
+        self.where = _hide_password(url)
+        try:
+            import psycopg2
+        except ImportError:
+            raise HistoryError("a postgresql:// history needs psycopg2; install python3-psycopg2 (make deps)") from None
+        self.conn = psycopg2.connect(url, connect_timeout=10)
+
+    def error(self, err):
+        """The HistoryError of a driver error: where, what, and what to do."""
+        text = " ".join(str(err).split()) or type(err).__name__
+        if getattr(self, "engine", None) == "sqlite":
+            hint = "it is not a heapbench history or it is damaged; give --db another file or move it away"
+        else:
+            hint = "check the URL, that the server runs and accepts you (--db or HEAPBENCH_HISTORY)"
+        return HistoryError(f"history {self.where}: {text}; {hint}")
+
+    def _sql(self, sql):
+        """sql with '?' placeholders for this engine."""
+        return sql.replace("?", "%s") if self.engine == "postgresql" else sql
+
+    def query(self, sql, args=()):
+        """All rows of a read (as tuples)."""
+        try:
+            cur = self.conn.cursor()
+            cur.execute(self._sql(sql), args)
+            rows = cur.fetchall()
+            if self.engine == "postgresql":
+                self.conn.rollback()  # end the read's implicit transaction
+            return rows
+        except HistoryError:
+            raise
+        except Exception as err:
+            raise self.error(err) from None
+
+    @contextlib.contextmanager
+    def write(self):
+        """One write transaction, serialised with every other writer; yields a Cursor.
+        Commits at the end, rolls back on any exception (KeyboardInterrupt included)."""
+        try:
+            cur = self.conn.cursor()
+            if self.engine == "sqlite":
+                cur.execute("BEGIN IMMEDIATE")
+            else:
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+        except Exception as err:
+            raise self.error(err) from None
+        try:
+            yield Cursor(self, cur)
+            self.conn.commit() if self.engine == "postgresql" else cur.execute("COMMIT")
+        except BaseException as err:
+            self._rollback()
+            if isinstance(err, (HistoryError, KeyboardInterrupt, SystemExit)):
+                raise
+            if isinstance(err, Exception) and type(err).__module__.split(".")[0] in ("sqlite3", "psycopg2"):
+                raise self.error(err) from None
+            raise
+
+    def _rollback(self):
+        """Rolls the open transaction back (a failure to do so leaves it to the server/file lock)."""
+        try:
+            if self.engine == "sqlite":
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+            else:
+                self.conn.rollback()
+        except Exception:
+            pass
+
+    def version(self, cur):
+        """The schema version of the database (0 when it has no history tables yet)."""
+        if self.engine == "sqlite":
+            cur.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'hb_schema'")
+        else:
+            cur.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'hb_schema' "
+                        "AND table_schema = current_schema()")
+        if not cur.fetchone()[0]:
+            return 0
+        cur.execute("SELECT max(version) FROM hb_schema")
+        return cur.fetchone()[0] or 0
+
+    def _ensure_schema(self):
+        """Creates or migrates the schema to schema.VERSION; refuses a newer one."""
+        with self.write() as cur:
+            found = self.version(cur)
+            if found > schema.VERSION:
+                raise HistoryError(f"history {self.where}: schema {found} was written by a newer heapbench "
+                                   f"(this one reads schema {schema.VERSION}); use that heapbench or another --db")
+            for step in range(found, schema.VERSION):
+                for statement in schema.ddl(step, self.engine):
+                    cur.execute(statement)
+                if step:
+                    cur.execute("UPDATE hb_schema SET version = ?", (step + 1,))
+
+    def close(self):
+        """Closes the connection."""
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+
+class Cursor:
+    """A cursor of a write transaction taking '?' SQL."""
+
+    def __init__(self, connection, cur):
+        self.connection, self.cur = connection, cur
+
+    def execute(self, sql, args=()):
+        self.cur.execute(self.connection._sql(sql), args)
+        return self
+
+    def executemany(self, sql, rows):
+        if self.connection.engine == "postgresql":
+            from psycopg2.extras import execute_values
+            head, _, tail = sql.partition("VALUES")
+            execute_values(self.cur, head + "VALUES %s" + tail.split(")", 1)[1], rows, page_size=1000)
+        else:
+            self.cur.executemany(sql, rows)
+        return self
+
+    def fetchone(self):
+        return self.cur.fetchone()
+
+    def fetchall(self):
+        return self.cur.fetchall()
+
+
+def _hide_password(url):
+    """url with the password of its user part replaced by ***."""
+    scheme, sep, rest = url.partition("://")
+    auth, at, host = rest.rpartition("@")
+    if at and ":" in auth:
+        auth = auth.split(":", 1)[0] + ":***"
+    return f"{scheme}{sep}{auth}{at}{host}"
