@@ -115,6 +115,21 @@ class CiTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertEqual(self.ci("--absolute", machine=1.4, host="slow-host").returncode, 2)
 
+    def test_absolute_across_testbeds_is_refused(self):
+        """A baseline made on another testbed (same host name, another kernel; issue 26: a baseline
+        measured elsewhere confirmed a false minflt regression): --absolute is refused for every metric,
+        memory counts included (exit 2, one line naming the fact that differs); relative still gates."""
+        proc = self.ci("--update-baseline", host="runner", kernel="6.1.0-9", seed=1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = self.ci("--absolute", "--metrics", "maxrss_kb", host="runner", kernel="6.1.0-13", seed=2)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertIn("kernel '6.1.0-9' vs '6.1.0-13'", proc.stderr)
+        self.assertIn("memory counts included", proc.stderr)
+        proc = self.ci("--metrics", "maxrss_kb", host="runner", kernel="6.1.0-13", seed=2)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        proc = self.ci("--absolute", "--metrics", "maxrss_kb", host="runner", kernel="6.1.0-9", seed=3)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
     def test_confirm_reps_can_reach_alpha(self):
         """Batch 2 gets the fewest reps (>= batch 1's) with which Holm over m suspects can reach alpha."""
         for m in (1, 3, 4, 10, 40):

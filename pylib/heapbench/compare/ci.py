@@ -24,6 +24,8 @@ from heapbench.compare import compare
 
 BASELINE_FILES = ("meta.json", "runs.csv", "phases.csv", "sizes.csv", "latency.csv")  # rss.csv: a timeline, not compared
 MAX_CONFIRM_REPS = 30
+CROSSING_FIX = ("drop --absolute (the gate is relative by default), or make a baseline on this testbed "
+                "(--update-baseline) or gate against this testbed's --history")
 RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
 
 
@@ -122,7 +124,7 @@ def ci_confirm(args, settings, baseline, suspects, out_dir):
         ci_run(args, batch, words, reps)
         runs += results.load(batch)["runs"]
     confirm = {"dir": os.path.join(out_dir, "confirm-*"), "meta": {}, "runs": runs}
-    result = verdicts.run(baseline, confirm, **settings)
+    result = verdicts.run(baseline, confirm, crossing_fix=CROSSING_FIX, **settings)
     wanted = {(r["label"], r["metric"]) for r in suspects}
     return {(r["label"], r["metric"]): r for r in result["rows"] if (r["label"], r["metric"]) in wanted}
 
@@ -202,7 +204,7 @@ def main(argv):
         return 0
     new = compare.compare_load(parser, batch1)
     try:
-        screen = verdicts.run(baseline, new, holm=False, **settings)
+        screen = verdicts.run(baseline, new, holm=False, crossing_fix=CROSSING_FIX, **settings)
     except verdicts.CompareError as err:
         cli.usage_exit(parser.prog, str(err))
     ci_check_shared(screen, batch1)
