@@ -11,12 +11,14 @@ the baseline cannot be read; --update-baseline replaces the baseline with batch 
 """
 import os
 import shutil
-import subprocess
 import sys
 import time
 
 from heapbench import cli, layout
+from heapbench.compare import ab
+from heapbench.compare import cells
 from heapbench.compare import gate
+from heapbench.compare import launch
 from heapbench.compare import verdicts
 from heapbench import results
 from heapbench import stats
@@ -26,7 +28,6 @@ BASELINE_FILES = ("meta.json", "runs.csv", "phases.csv", "sizes.csv", "latency.c
 MAX_CONFIRM_REPS = 30
 CROSSING_FIX = ("drop --absolute (the gate is relative by default), or make a baseline on this testbed "
                 "(--update-baseline) or gate against this testbed's --history")
-RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
 
 
 def ci_parser():
@@ -37,7 +38,7 @@ def ci_parser():
                         help="baseline results directory (default results/baseline)")
     parser.add_argument("--update-baseline", action="store_true", help="replace the baseline with this run")
     cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])
-    cli.add_option(parser, "reps", "reps of batch 1 (default 5)", type=int, default=5)
+    cli.add_option(parser, "reps", "reps of batch 1 (default 5; with --ab: rounds, default 8)", type=int)
     parser.add_argument("--absolute", action="store_true", help="compare raw figures, not ratios to glibc")
     for concept in ("workloads", "allocators", "threads", "params"):
         cli.add_option(parser, concept, "passed to 'run' for batch 1", action="append", default=[])
@@ -50,6 +51,11 @@ def ci_parser():
     parser.add_argument("--count-instructions", action="store_true",
                         help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
                              "a deterministic metric to gate on (--metrics metric_instructions)")
+    parser.add_argument("--ab", action="store_true",
+                        help="A/B gate of a pull request: run --base and the command after '--' (or two "
+                             "prog:NAME definitions) interleaved, rounds of -n, and gate on the paired differences")
+    parser.add_argument("--base", metavar="'CMD ARGS'",
+                        help="with --ab: the base build's command line (one shell word), or prog:NAME")
     parser.add_argument("--allow-unknown", action="store_true",
                         help="pass when no regression is confirmed even if some comparisons are UNKNOWN "
                              "(too few reps or points); without it such a gate is UNDECIDED, exit 3")
@@ -57,31 +63,11 @@ def ci_parser():
     return parser
 
 
-def _passed(args, names):
-    """The run options named in names, as argv words, from the parsed ci options."""
-    words = []
-    for name in names:
-        for value in getattr(args, RUN_SHORT.get(name) or name.lstrip("-").replace("-", "_")):
-            words += [name, value]
-    return words
-
-
 def ci_run(args, out_dir, matrix_words, reps):
     """Runs `heapbench run --quick -n reps -o out_dir` with matrix_words; exits 2 if it could not run."""
-    binary = cli.binary()
-    cmd = [binary, "run", "--quick", "-n", str(reps), "-o", out_dir] + matrix_words
-    cmd += _passed(args, ("--allocator", "--workload-bin", "--pin", "--timeout", "--warmup"))
-    if args.count_instructions:
-        cmd.append("--count-instructions")
-    cmd += ["--latency", args.latency] if args.latency else []
-    os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
-    print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
-    try:
-        proc = subprocess.run(cmd, stdout=sys.stderr, env=cli.run_env())
-    except OSError as err:
-        cli.usage_exit("heapbench ci", f"cannot run {binary} ({err}); build it with 'make'")
-    if proc.returncode == 2 or not os.path.exists(os.path.join(out_dir, "runs.csv")):
-        cli.usage_exit("heapbench ci", f"'heapbench run' failed (exit {proc.returncode}); see its message above")
+    words = ["run", "--quick", "-n", str(reps), "-o", out_dir] + matrix_words
+    words += launch.passed(args, launch.BOTH_BATCHES + ("--warmup",)) + launch.measure_words(args)
+    launch.runner("heapbench ci", words, out_dir)
 
 
 def ci_update_baseline(batch_dir, baseline):
@@ -180,16 +166,39 @@ def ci_check_reps(parser, args, baseline):
                      "or accept an undecided gate with --allow-unknown")
 
 
+def split_head(argv):
+    """(ci's own words, the words after the first '--': the head command of --ab)."""
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def ci_ab(parser, args, head, settings, out_dir):
+    """`heapbench ci --ab`: the A/B gate (ab.py), reported like the other modes; returns the exit status."""
+    screen, confirmed = ab.gate(parser, args, head, settings, cells.DEFAULT_METRICS, out_dir)
+    result = ci_verdicts(screen, confirmed)
+    compare.compare_write(args, result, out_dir, title="heapbench ci --ab", itemize=False)
+    return gate.outcome(result, args.allow_unknown, out_dir, prog="ci --ab")
+
+
 def main(argv):
     """Entry of `heapbench ci`; returns the exit status."""
     parser = ci_parser()
-    args = parser.parse_args(argv)
+    own, head = split_head(argv)
+    args = parser.parse_args(own)
+    if (head or args.base) and not args.ab:
+        parser.error("--base and the command after '--' belong to --ab (the A/B gate); add --ab")
+    if args.reps is None:
+        args.reps = 8 if args.ab else 5
     if args.reps < 2:
         parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
-    args.relative = not args.absolute
+    args.relative = not (args.absolute or args.ab)
     settings = compare.compare_settings(parser, args)
     out_dir = args.output or os.path.join(layout.results_dir(), time.strftime("ci-%Y%m%d-%H%M%S"))
-    matrix = _passed(args, ("-w", "-t", "-p", "--env"))
+    if args.ab:
+        return ci_ab(parser, args, head, settings, out_dir)
+    matrix = launch.passed(args, ("-w", "-t", "-p", "--env"))
     allocators = ",".join(args.allocators)
     if allocators and args.relative and settings["reference"] not in allocators.split(","):
         allocators += "," + settings["reference"]
