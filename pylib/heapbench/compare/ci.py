@@ -17,10 +17,10 @@ import time
 from heapbench import cli, layout
 from heapbench.compare import ab
 from heapbench.compare import cells
+from heapbench.compare import cihistory
 from heapbench.compare import gate
 from heapbench.compare import launch
 from heapbench.compare import verdicts
-from heapbench import results
 from heapbench import stats
 from heapbench.compare import compare
 
@@ -36,7 +36,15 @@ def ci_parser():
                                description="Run the quick matrix and gate it against a baseline.")
     parser.add_argument("--baseline", default=os.path.join(layout.results_dir(), "baseline"),
                         help="baseline results directory (default results/baseline)")
-    parser.add_argument("--update-baseline", action="store_true", help="replace the baseline with this run")
+    parser.add_argument("--update-baseline", action="store_true",
+                        help="replace the baseline with this run (with --history: add it to the history without gating)")
+    parser.add_argument("--history", nargs="?", const="", metavar="URL",
+                        help="gate against this testbed's own past in a history (an SQLite file or postgresql://...; "
+                             "no URL: $HEAPBENCH_HISTORY, else history.sqlite in the results location)")
+    parser.add_argument("--add", action="store_true", help="with --history: add this run to the history when the gate passes")
+    parser.add_argument("--label", help="with --history: the label of the added run (default its commit)")
+    parser.add_argument("--window", type=int, default=cihistory.WINDOW, metavar="N",
+                        help="with --history: compare with the last N points after the last change point (default %(default)s)")
     cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])
     cli.add_option(parser, "reps", "reps of batch 1 (default 5; with --ab: rounds, default 8)", type=int)
     parser.add_argument("--absolute", action="store_true", help="compare raw figures, not ratios to glibc")
@@ -61,13 +69,6 @@ def ci_parser():
                              "(too few reps or points); without it such a gate is UNDECIDED, exit 3")
     compare.compare_options(parser, gate=True)
     return parser
-
-
-def ci_run(args, out_dir, matrix_words, reps):
-    """Runs `heapbench run --quick -n reps -o out_dir` with matrix_words; exits 2 if it could not run."""
-    words = ["run", "--quick", "-n", str(reps), "-o", out_dir] + matrix_words
-    words += launch.passed(args, launch.BOTH_BATCHES + ("--warmup",)) + launch.measure_words(args)
-    launch.runner("heapbench ci", words, out_dir)
 
 
 def ci_update_baseline(batch_dir, baseline):
@@ -99,16 +100,8 @@ def ci_confirm_reps(suspects, reps, alpha):
 def ci_confirm(args, settings, baseline, suspects, out_dir):
     """Batch 2: re-runs every suspect cell into out_dir/confirm-K and compares the union with the
     baseline (Holm over the suspects). Returns {(label, metric): confirmed row}."""
-    cells = sorted({(r["workload"], r["allocator"], r["threads"], r["params"], r["env"]) for r in suspects})
-    reps = ci_confirm_reps(suspects, args.reps, args.alpha)
-    runs = []
-    for k, (workload, allocator, threads, params, env) in enumerate(cells, start=1):
-        allocators = allocator + ("," + settings["reference"] if settings["relative"] else "")
-        words = ["-w", workload, "-a", allocators, "-t", str(threads), "-p", params]
-        words += ["--env", env] if env else []
-        batch = os.path.join(out_dir, f"confirm-{k}")
-        ci_run(args, batch, words, reps)
-        runs += results.load(batch)["runs"]
+    reference = settings["reference"] if settings["relative"] else None
+    runs = launch.rerun(args, suspects, out_dir, ci_confirm_reps(suspects, args.reps, args.alpha), reference)
     confirm = {"dir": os.path.join(out_dir, "confirm-*"), "meta": {}, "runs": runs}
     result = verdicts.run(baseline, confirm, crossing_fix=CROSSING_FIX, **settings)
     wanted = {(r["label"], r["metric"]) for r in suspects}
@@ -135,21 +128,6 @@ def ci_verdicts(screen, confirmed):
         else:
             row["note"] = f"confirmed on re-run ({first})"
     return screen
-
-
-def ci_check_shared(screen, batch_dir):
-    """Exit 1 when the baseline and the new run share no cell (a gate that compared nothing must
-    not pass); a warning when fewer than half of the cells of either side are shared."""
-    shared = len({(r["label"], r["host_base"], r["host_new"]) for r in screen["rows"]})
-    base_cells, new_cells = shared + len(screen["missing"]), shared + len(screen["extra"])
-    if not shared:
-        print(f"ci: FAIL: no cells in common between the baseline ({base_cells} cells) and this run "
-              f"({new_cells} cells, {batch_dir}): nothing was compared; run the baseline's matrix "
-              "or refresh it with --update-baseline", file=sys.stderr)
-        sys.exit(1)
-    if 2 * shared < max(base_cells, new_cells):
-        print(f"ci: warning: only {shared} cells are shared (baseline {base_cells}, this run {new_cells}); "
-              "most of the matrix is not gated", file=sys.stderr)
 
 
 def ci_check_reps(parser, args, baseline):
@@ -182,6 +160,30 @@ def ci_ab(parser, args, head, settings, out_dir):
     return gate.outcome(result, args.allow_unknown, out_dir, prog="ci --ab")
 
 
+def ci_check_modes(parser, args):
+    """Usage errors of options that belong to one mode only (exit 2)."""
+    if args.history is None and (args.add or args.label or args.window != cihistory.WINDOW):
+        parser.error("--add, --label and --window belong to --history (the gate against a history)")
+    if args.history is not None and args.ab:
+        parser.error("--history and --ab are two different gates; pick one")
+    if args.window < cihistory.MIN_POINTS:
+        parser.error(f"--window {args.window}: the window needs at least {cihistory.MIN_POINTS} points to decide")
+
+
+def ci_history(args, settings, out_dir):
+    """`heapbench ci --history`: the gate against the testbed's past (cihistory.py); returns the exit status."""
+    matrix = launch.passed(args, ("-w", "-a", "-t", "-p", "--env"))
+    done = cihistory.gate_history(args, settings, out_dir, matrix)
+    if done is None:
+        return 0
+    screen, confirmed, finish = done
+    result = ci_verdicts(screen, confirmed)
+    compare.compare_write(args, result, out_dir, title="heapbench ci --history", itemize=False)
+    status = gate.outcome(result, args.allow_unknown, out_dir)
+    finish(status)
+    return status
+
+
 def main(argv):
     """Entry of `heapbench ci`; returns the exit status."""
     parser = ci_parser()
@@ -193,11 +195,14 @@ def main(argv):
         args.reps = 8 if args.ab else 5
     if args.reps < 2:
         parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
-    args.relative = not (args.absolute or args.ab)
+    ci_check_modes(parser, args)
+    args.relative = not (args.absolute or args.ab or args.history is not None)
     settings = compare.compare_settings(parser, args)
     out_dir = args.output or os.path.join(layout.results_dir(), time.strftime("ci-%Y%m%d-%H%M%S"))
     if args.ab:
         return ci_ab(parser, args, head, settings, out_dir)
+    if args.history is not None:
+        return ci_history(args, settings, out_dir)
     matrix = launch.passed(args, ("-w", "-t", "-p", "--env"))
     allocators = ",".join(args.allocators)
     if allocators and args.relative and settings["reference"] not in allocators.split(","):
@@ -207,7 +212,7 @@ def main(argv):
         baseline = compare.compare_load(parser, args.baseline)
         ci_check_reps(parser, args, baseline)
     batch1 = os.path.join(out_dir, "batch1")
-    ci_run(args, batch1, matrix, args.reps)
+    launch.batch(args, batch1, matrix, args.reps)
     if args.update_baseline:
         ci_update_baseline(batch1, args.baseline)
         return 0
@@ -216,7 +221,7 @@ def main(argv):
         screen = verdicts.run(baseline, new, holm=False, crossing_fix=CROSSING_FIX, **settings)
     except verdicts.CompareError as err:
         cli.usage_exit(parser.prog, str(err))
-    ci_check_shared(screen, batch1)
+    gate.check_shared(screen, batch1, "the baseline", "run the baseline's matrix or refresh it with --update-baseline")
     suspects = [r for r in screen["rows"] if r["verdict"] == "REGRESSION"]
     print(f"ci: batch 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)
     confirmed = ci_confirm(args, settings, baseline, suspects, out_dir) if suspects else {}

@@ -4,7 +4,7 @@ Always holds: a gate passes only when it decided every comparison it made. A con
 REGRESSION fails (exit 1); otherwise any UNKNOWN comparison (too few reps or history points, or
 no data on one side) leaves the gate UNDECIDED (exit 3), with one line saying what it needs,
 unless the user asked for --allow-unknown (then it passes and says how much it left undecided).
-A gate that compared nothing is never a PASS (ci_check_shared exits 1 before this).
+A gate that compared nothing is never a PASS (check_shared exits 1 before the outcome).
 """
 import sys
 
@@ -51,3 +51,18 @@ def reps_to_decide(n_base, alpha):
         if stats.stats_min_p(n_base, n) <= alpha:
             return n
     return None
+
+
+def check_shared(screen, batch_dir, what, fix):
+    """Exits 1 when what (the baseline, the history) and the new run share no cell (a gate that
+    compared nothing must not pass; fix says what to do); a warning when fewer than half of the
+    cells of either side are shared."""
+    shared = len({(r["label"], r["host_base"], r["host_new"]) for r in screen["rows"]})
+    base_cells, new_cells = shared + len(screen["missing"]), shared + len(screen["extra"])
+    if not shared:
+        print(f"ci: FAIL: no cells in common between {what} ({base_cells} cells) and this run "
+              f"({new_cells} cells, {batch_dir}): nothing was compared; {fix}", file=sys.stderr)
+        sys.exit(EXIT_FAIL)
+    if 2 * shared < max(base_cells, new_cells):
+        print(f"ci: warning: only {shared} cells are shared ({what} {base_cells}, this run {new_cells}); "
+              "most of the matrix is not gated", file=sys.stderr)

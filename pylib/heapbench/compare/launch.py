@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from heapbench import cli
+from heapbench import results
 
 RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
 # Passed to every run of every batch of a gate.
@@ -44,3 +45,24 @@ def runner(prog, words, out_dir):
         cli.usage_exit(prog, f"cannot run {binary} ({err}); build it with 'make'")
     if proc.returncode == 2 or not os.path.exists(os.path.join(out_dir, "runs.csv")):
         cli.usage_exit(prog, f"'heapbench {words[0]}' failed (exit {proc.returncode}); see its message above")
+
+
+def batch(args, out_dir, matrix_words, reps):
+    """Runs `heapbench run --quick -n reps -o out_dir` with matrix_words and ci's pass-through options."""
+    words = ["run", "--quick", "-n", str(reps), "-o", out_dir] + matrix_words
+    words += passed(args, BOTH_BATCHES + ("--warmup",)) + measure_words(args)
+    runner("heapbench ci", words, out_dir)
+
+
+def rerun(args, suspects, out_dir, reps, reference=None):
+    """Re-runs each suspect row's cell on its own (with the reference allocator when given) into
+    out_dir/confirm-K, reps reps; returns the runs.csv rows of all of them."""
+    keys = sorted({(r["workload"], r["allocator"], r["threads"], r["params"], r["env"]) for r in suspects})
+    runs = []
+    for k, (workload, allocator, threads, params, env) in enumerate(keys, start=1):
+        words = ["-w", workload, "-a", allocator + ("," + reference if reference else ""), "-t", str(threads), "-p", params]
+        words += ["--env", env] if env else []
+        directory = os.path.join(out_dir, f"confirm-{k}")
+        batch(args, directory, words, reps)
+        runs += results.load(directory)["runs"]
+    return runs
