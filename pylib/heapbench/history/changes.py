@@ -11,6 +11,7 @@ fixed seed, so the same series always gives the same answer; a test stops early 
 longer reach alpha.
 """
 import collections
+import functools
 import math
 
 import numpy as np
@@ -19,7 +20,7 @@ Change = collections.namedtuple("Change", "index before_median after_median pct 
 
 ALPHA = 0.005          # significance of one split (a pure-noise series raises ~alpha false alarms)
 MIN_MAGNITUDE = 0.01   # a change of the medians smaller than 1% is not reported
-PERMUTATIONS = 999     # at most; p >= 1/(PERMUTATIONS + 1)
+PERMUTATIONS = 199     # at least; a test runs max(PERMUTATIONS, 2/alpha - 1) permutations (399 at alpha 0.005)
 MIN_SIZE = 3           # the fewest points on either side of a split
 _BATCH_CELLS = 4_000_000  # distance-matrix entries per batch of permutations (memory bound)
 
@@ -28,17 +29,18 @@ def _statistics(x):
     """Q(tau) of every split of the rows of x (shape (B, n)) as (B, n + 1), -inf where a side has
     fewer than MIN_SIZE points: the energy statistic tau*(n-tau)/n * E of Matteson & James (alpha=1)."""
     b, n = x.shape
-    d = np.abs(x[:, :, None] - x[:, None, :])
-    upper = np.triu(d, 1)
+    upper = np.abs(x[:, :, None] - x[:, None, :])
+    upper *= _upper_mask(n)
     col = upper.sum(axis=1)          # col[j] = sum_{i<j} d[i,j]
     row = upper.sum(axis=2)          # row[i] = sum_{j>i} d[i,j]
-    left = np.concatenate([np.zeros((b, 1)), np.cumsum(col, axis=1)], axis=1)            # W_L(tau)
-    right = np.concatenate([np.cumsum(row[:, ::-1], axis=1)[:, ::-1], np.zeros((b, 1))], axis=1)  # W_R(tau)
+    zero = np.zeros((b, 1), dtype=x.dtype)
+    left = np.concatenate([zero, np.cumsum(col, axis=1)], axis=1)                          # W_L(tau)
+    right = np.concatenate([np.cumsum(row[:, ::-1], axis=1)[:, ::-1], zero], axis=1)        # W_R(tau)
     total = left[:, -1:]
     between = total - left - right
     tau = np.arange(n + 1, dtype=float)
     m, k = tau, n - tau
-    q = np.full((b, n + 1), -np.inf)
+    q = np.full((b, n + 1), -np.inf, dtype=x.dtype)
     ok = (m >= MIN_SIZE) & (k >= MIN_SIZE)
     if not ok.any():
         return q
@@ -48,9 +50,23 @@ def _statistics(x):
     return q
 
 
+@functools.lru_cache(maxsize=64)
+def _upper_mask(n):
+    """The (n, n) 0/1 matrix of the entries above the diagonal."""
+    return np.triu(np.ones((n, n), dtype=np.float32), 1)
+
+
+def _scaled(segment):
+    """The segment centred and scaled to unit spread, in float32 (Q's argmax and the permutation
+    test do not depend on location or scale; float32 halves the memory traffic)."""
+    seg = np.asarray(segment, dtype=float)
+    scale = np.abs(seg - np.median(seg)).mean() or 1.0
+    return ((seg - np.median(seg)) / scale).astype(np.float32)
+
+
 def _best(segment):
     """(tau, Q) of the best split of a segment (tau relative to its start), or (None, -inf)."""
-    q = _statistics(np.asarray(segment, dtype=float)[None, :])[0]
+    q = _statistics(_scaled(segment)[None, :])[0]
     tau = int(np.argmax(q))
     return (tau, q[tau]) if np.isfinite(q[tau]) else (None, -math.inf)
 
@@ -58,15 +74,16 @@ def _best(segment):
 def _p_value(segment, observed, alpha, rng, permutations):
     """The permutation p-value of a segment's best split: (1 + #permutations whose best Q >= observed)
     / (1 + permutations), stopping once it cannot fall to alpha."""
-    seg = np.asarray(segment, dtype=float)
+    seg = _scaled(segment)
     n = len(seg)
+    permutations = max(permutations, int(math.ceil(2 / alpha)) - 1)
     batch = max(1, min(permutations, _BATCH_CELLS // (n * n)))
     limit = alpha * (permutations + 1) - 1  # more exceedances than this: p > alpha
     done = hits = 0
     while done < permutations:
-        size = min(batch, permutations - done)
+        size = min(batch, permutations - done, 16 << (done // 16).bit_length())  # small first: noise stops early
         perms = rng.permuted(np.broadcast_to(seg, (size, n)), axis=1)
-        hits += int((_statistics(perms).max(axis=1) >= observed * (1 - 1e-12)).sum())
+        hits += int((_statistics(perms).max(axis=1) >= observed * (1 - 1e-5)).sum())
         done += size
         if hits > limit:
             return (1 + hits) / (1 + done)

@@ -12,6 +12,7 @@ testbed's largest (points are then in the order they were added); series come ba
 import collections
 import datetime
 import json
+import os
 
 from heapbench import results
 from heapbench.history import check
@@ -27,7 +28,11 @@ Run = collections.namedtuple("Run", "id label order run_id host added git_commit
 def open_store(url=None):
     """The Store of url: None -> $HEAPBENCH_HISTORY, else history.sqlite in the results location;
     postgresql://... -> PostgreSQL; anything else an SQLite file. HistoryError when it cannot be opened."""
-    return Store(db.Connection(url or db.default_url()))
+    if not url:
+        url = db.default_url()
+        if not db.is_postgresql(url):
+            os.makedirs(os.path.dirname(os.path.abspath(url)), exist_ok=True)
+    return Store(db.Connection(url))
 
 
 def default_label(meta):

@@ -1,0 +1,79 @@
+"""test_export.py - `heapbench history export` in its three formats, on a history built here.
+
+Always holds: the values checked are computed from the reps the test wrote (no hard-coded
+result); bmf and github-action-benchmark are checked to be the JSON those tools read; a history
+of two testbeds without --testbed is one line and exit 2.
+"""
+import csv
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import unittest
+
+import histfix
+from histfix import cell, write_run
+
+KEY = ("churn", "jemalloc", 2, "--ops=10", "")
+
+
+class ExportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hb-history-export-")
+        cls.db = os.path.join(cls.tmp, "h.sqlite")
+        cls.walls = {}
+        for i in range(3):
+            cells = {KEY: cell(1.0 + i, reps=5, jitter=0.01)}
+            cls.walls[f"v{i}"] = cells[KEY]["wall_s"]
+            d = write_run(os.path.join(cls.tmp, f"r{i}"), cells, run_id=f"r{i}",
+                          libraries={"jemalloc": {"path": "/l.so", "version": "5.3.0-1", "sha256": "c" * 64}})
+            assert histfix.run_cli(["add", "--db", cls.db, "--label", f"v{i}", d], cls.tmp).returncode == 0
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def export(self, *args):
+        done = histfix.run_cli(["export", "--db", self.db] + list(args), self.tmp)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout
+
+    def test_bmf_is_the_newest_point(self):
+        doc = json.loads(self.export("--format", "bmf"))
+        entry = doc["churn/jemalloc/t2 [--ops=10]"]["wall-s"]
+        self.assertAlmostEqual(entry["value"], statistics.median(self.walls["v2"]))
+        self.assertLess(entry["lower_value"], entry["value"])
+        self.assertGreater(entry["upper_value"], entry["value"])
+        self.assertEqual(set(doc["churn/jemalloc/t2 [--ops=10]"]), {"wall-s", "maxrss-kb"})
+
+    def test_github_action_benchmark_of_a_label(self):
+        out = os.path.join(self.tmp, "gab.json")
+        self.export("--format", "github-action-benchmark", "--label", "v0", "-o", out)
+        doc = json.load(open(out))
+        wall = next(e for e in doc if e["name"].endswith(" wall_s"))
+        self.assertEqual(wall["unit"], "s")
+        self.assertAlmostEqual(wall["value"], statistics.median(self.walls["v0"]))
+        self.assertTrue(wall["range"].startswith("± "))
+
+    def test_csv_has_every_point(self):
+        rows = list(csv.DictReader(self.export("--format", "csv", "--metric", "wall_s").splitlines()))
+        self.assertEqual([r["label"] for r in rows], ["v0", "v1", "v2"])
+        self.assertEqual(rows[0]["schema"], "1")
+        self.assertEqual([float(v) for v in rows[1]["reps"].split()], self.walls["v1"])
+        self.assertEqual(rows[2]["library_sha256"], "c" * 64)
+
+    def test_two_testbeds_need_testbed_for_bmf(self):
+        d = write_run(os.path.join(self.tmp, "other"), {KEY: cell(1)}, run_id="other",
+                      facts=dict(histfix.FACTS, cores=64))
+        db = os.path.join(self.tmp, "two.sqlite")
+        histfix.run_cli(["add", "--db", db, d, os.path.join(self.tmp, "r0")], self.tmp)
+        done = histfix.run_cli(["export", "--db", db, "--format", "bmf"], self.tmp)
+        self.assertEqual(done.returncode, 2)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+        self.assertIn("give --testbed", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,155 @@
+"""report.py - `heapbench history report -o DIR`: a static trends site (index.html, one page per cell, summary.md).
+
+Always holds: every page is self-contained (inline SVG and CSS, no script, no external
+reference), so the directory can be published as is (gh-pages, a CI artifact); every text from
+the history is HTML-escaped; the index shows, per testbed, its fields, its change points newest
+first (linking to the cell's page) and small multiples per workload (one plot per cell and
+metric: median, 25-75% band of the reps, change points red, library changes blue); a cell page
+has every metric of the cell (latency quantiles included when sampled) and its points; summary.md
+has the change points as Markdown tables for a pull request. Pages are written under temporary
+names and renamed, so a reader never sees half a page.
+"""
+import hashlib
+import html
+import os
+import re
+
+from heapbench.history import changes as changes_mod
+from heapbench.history import scan
+from heapbench.history import svgplot
+
+CSS = ("body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:1em 2em;color:#222}"
+       "h2{border-bottom:2px solid #ccc;margin-top:2em}table{border-collapse:collapse;font-size:.85em}"
+       "th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}th{background:#eef}"
+       ".grid{display:flex;flex-wrap:wrap;gap:6px}.grid a{color:inherit;text-decoration:none}"
+       ".fields{font-size:.85em;color:#555}.up{color:#b00}.down{color:#060}")
+
+
+def _esc(text):
+    return html.escape(str(text), quote=True)
+
+
+def cell_file(testbed, cell):
+    """The file name of a cell's page: readable, safe, unique (a hash of testbed and cell)."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", cell).strip("-")[:60]
+    return f"cell-{slug}-{hashlib.sha256((testbed + '/' + cell).encode()).hexdigest()[:10]}.html"
+
+
+def _write(path, text):
+    """Writes a file whole (temporary name, then rename)."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def _page(title, body):
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_esc(title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{_esc(title)}</h1>{body}</body></html>\n")
+
+
+def _pct(f):
+    return "n/a" if f.pct is None else f"{f.pct:+.2f}%"
+
+
+def _lib_text(old, new):
+    return (f"library changed: {old.get('version') or old.get('path')} ({(old.get('sha256') or '')[:12]}) -> "
+            f"{new.get('version') or new.get('path')} ({(new.get('sha256') or '')[:12]})")
+
+
+def _plot(series, found, title, width=260, height=110):
+    """The SVG of one series with its change points and library changes."""
+    marks = [(f.index, f"{f.label}: {f.before_median:.4g} -> {f.after_median:.4g} ({_pct(f)}, p={f.p:.4f})") for f in found]
+    libs = [(i, _lib_text(old, new)) for i, old, new in scan.library_changes(series)]
+    return svgplot.plot(series, marks, libs, width=width, height=height, title=title)
+
+
+def _changes_table(found, testbed):
+    if not found:
+        return "<p>No change point.</p>"
+    rows = "".join(
+        f"<tr><td>{_esc(f.label)}</td><td><a href='{cell_file(testbed, f.cell)}'>{_esc(f.cell)}</a></td><td>{_esc(f.metric)}</td>"
+        f"<td>{f.before_median:.6g}</td><td>{f.after_median:.6g}</td><td class='{'up' if (f.pct or 0) > 0 else 'down'}'>{_pct(f)}</td>"
+        f"<td>{f.p:.4f}</td><td>±{f.spread_pct:.1f}%</td><td>{'yes' if f.library_change else ''}</td></tr>"
+        for f in found)
+    return ("<table><tr><th>first point after</th><th>cell</th><th>metric</th><th>median before</th><th>after</th>"
+            f"<th>change</th><th>p</th><th>spread</th><th>library changed</th></tr>{rows}</table>")
+
+
+def _testbed_section(store, tb, metrics, outdir):
+    """The index's section of one testbed; writes its cell pages. Returns (html, [Found])."""
+    series = store.all_series(tb.name, metrics)
+    by_series = {}
+    found_all = []
+    for (cell, metric), points in series.items():
+        found = scan.series_changes(tb.name, cell, metric, points, changes_mod.ALPHA, changes_mod.MIN_MAGNITUDE)
+        by_series[(cell, metric)] = found
+        found_all += found
+    found_all.sort(key=lambda f: (-f.order, f.cell, f.metric))
+    runs = store.runs(tb.name)
+    fields = " ".join(f"{_esc(k)}={_esc(v)}" for k, v in tb.fields.items())
+    parts = [f"<h2 id='{_esc(tb.name)}'>Testbed {_esc(tb.name)}</h2><p class='fields'>{fields}<br>{len(runs)} points"
+             f"{', ' + _esc(runs[0].label) + ' .. ' + _esc(runs[-1].label) if runs else ''}</p>",
+             "<h3>Change points, newest first</h3>", _changes_table(found_all, tb.name)]
+    workloads = {}
+    for (cell, metric) in sorted(series):
+        workloads.setdefault(cell.split("/", 1)[0], []).append((cell, metric))
+    for workload, keys in sorted(workloads.items()):
+        plots = "".join(f"<a href='{cell_file(tb.name, c)}'>{_plot(series[(c, m)], by_series[(c, m)], c.split('/', 1)[1] + ' ' + m)}</a>"
+                        for c, m in sorted(keys, key=lambda k: (k[1], k[0])))
+        parts.append(f"<h3>{_esc(workload)}</h3><div class='grid'>{plots}</div>")
+    for cell in sorted({c for c, _ in series}):
+        _cell_page(store, tb, cell, outdir)
+    return "".join(parts), found_all
+
+
+def _cell_page(store, tb, cell, outdir):
+    """Writes the page of one cell: every metric's series, large, and the points."""
+    series = store.all_series(tb.name, None, cell=cell)
+    parts = [f"<p><a href='index.html#{_esc(tb.name)}'>← testbed {_esc(tb.name)}</a></p>"]
+    for (_, metric), points in sorted(series.items()):
+        found = scan.series_changes(tb.name, cell, metric, points, changes_mod.ALPHA, changes_mod.MIN_MAGNITUDE)
+        parts.append(f"<h2>{_esc(metric)}</h2>" + _plot(points, found, metric, width=900, height=260))
+        rows = "".join(f"<tr><td>{_esc(p.label)}</td><td>{p.order:g}</td><td>{p.median:.6g}</td><td>{p.spread:.4g}</td>"
+                       f"<td>{len(p.reps)}</td><td>{_esc(p.library.get('version') or '')}</td>"
+                       f"<td>{_esc((p.library.get('sha256') or '')[:12])}</td><td>{_esc(p.run_id)}</td><td>{_esc(p.host)}</td></tr>"
+                       for p in points)
+        parts.append("<details><summary>points</summary><table><tr><th>label</th><th>order</th><th>median</th>"
+                     "<th>spread (IQR)</th><th>reps</th><th>library version</th><th>sha256</th><th>run</th><th>host</th></tr>"
+                     f"{rows}</table></details>")
+    _write(os.path.join(outdir, cell_file(tb.name, cell)), _page(f"{cell} on {tb.name}", "".join(parts)))
+
+
+def _summary_md(sections):
+    """summary.md: per testbed, its change points as a Markdown table (newest first)."""
+    out = ["# heapbench history: change points", ""]
+    for tb, found in sections:
+        out += [f"## Testbed {tb.name}", ""]
+        if not found:
+            out += ["No change point.", ""]
+            continue
+        out += ["| first point after | cell | metric | before | after | change | p | library changed |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        out += [f"| {f.label} | {f.cell.replace('|', '/')} | {f.metric} | {f.before_median:.6g} | {f.after_median:.6g} | "
+                f"{_pct(f)} | {f.p:.4f} | {'yes' if f.library_change else ''} |" for f in found]
+        out.append("")
+    return "\n".join(out)
+
+
+def write_site(store, testbed_names, metrics, outdir):
+    """Writes the site for the testbeds into outdir (created); returns the index's path."""
+    os.makedirs(outdir, exist_ok=True)
+    sections, body = [], []
+    beds = {t.name: t for t in store.testbeds()}
+    for name in testbed_names:
+        text, found = _testbed_section(store, beds[name], metrics, outdir)
+        body.append(text)
+        sections.append((beds[name], found))
+    toc = "".join(f"<a href='#{_esc(n)}'>{_esc(n)}</a> " for n in testbed_names) or "The history is empty."
+    legend = ("<p class='fields'>Each plot: the median of the reps per point (line), their 25-75% band, change points "
+              "(red dashed, E-divisive means, p ≤ " + f"{changes_mod.ALPHA}" + ") and allocator library changes (blue dotted). "
+              "Click a plot for the cell's page.</p>")
+    _write(os.path.join(outdir, "summary.md"), _summary_md(sections))
+    index = os.path.join(outdir, "index.html")
+    _write(index, _page("heapbench history", f"<p>{toc}</p>{legend}{''.join(body)}"))
+    return index
