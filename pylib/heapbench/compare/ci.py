@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""ci.py - `heapbench ci`: the regression gate (quick matrix vs a baseline kept in the repository).
+"""ci.py - `heapbench ci`: the regression gate, against a baseline, a history (cihistory.py) or as an A/B gate (ab.py).
 
 Always holds: the gate fails (exit 1) only when a cell x metric regresses twice, on two
 independent batches: batch 1 (the quick matrix) screens without multiple-test correction and
 names suspects; batch 2 re-runs just the suspect cells with enough reps for Holm's correction
-over the suspects to be able to reach alpha, and only its REGRESSIONs count. By default values
-are ratios to glibc of the same run and rep (--relative), so a slower CI machine is not a
-regression; --absolute compares raw figures (same host only). Exit 2 on usage errors or when
-the baseline cannot be read; --update-baseline replaces the baseline with batch 1 and exits 0.
+over the suspects to be able to reach alpha, and only its REGRESSIONs count; it passes (exit 0)
+only when it decided every comparison (gate.py: UNDECIDED is exit 3 unless --allow-unknown).
+Against a baseline, values are by default ratios to glibc of the same run and rep (--relative),
+so a slower CI machine is not a regression; --absolute compares raw figures of one host and
+testbed only (crossing.py). Exit 2 on usage errors, a baseline or history that cannot be read,
+or a history without this testbed; --update-baseline replaces the baseline with batch 1 (with
+--history: adds it) and exits 0.
 """
 import os
 import shutil
@@ -33,7 +36,13 @@ CROSSING_FIX = ("drop --absolute (the gate is relative by default), or make a ba
 def ci_parser():
     """The argparse parser of `heapbench ci`."""
     parser = cli.ArgParser(prog="heapbench ci", allow_abbrev=False,
-                               description="Run the quick matrix and gate it against a baseline.")
+                           description="Run the quick matrix and gate it against a baseline (--baseline), "
+                                       "or against this testbed's own past (--history); or gate a pull request "
+                                       "on its base and head run side by side (--ab).",
+                           epilog="A/B gate: heapbench ci --ab --base 'CMD ARGS' [options] -- CMD ARGS "
+                                  "(or --base prog:OLD -- prog:NEW). Exit: 0 pass, 1 a regression confirmed "
+                                  "on a re-run, 2 usage error or no history for this testbed, 3 undecided "
+                                  "(a comparison was UNKNOWN; --allow-unknown passes it).")
     parser.add_argument("--baseline", default=os.path.join(layout.results_dir(), "baseline"),
                         help="baseline results directory (default results/baseline)")
     parser.add_argument("--update-baseline", action="store_true",
