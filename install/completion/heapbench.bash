@@ -3,16 +3,18 @@
 # Completes the subcommands; each subcommand's options, read from its own `--help` (so they cannot
 # drift from the CLI); allocator and workload names, read from `heapbench list`, also inside
 # comma-separated lists (-a glibc,jem<TAB>); directories and files where an option or a
-# subcommand takes a path; and the command after `--` of exec, tune and ci --ab.
+# subcommand takes a path; the command after `--` of exec, tune and ci --ab; history's own subcommands
+# (add, testbeds, changes, report, export), each with the options of its `--help`.
 # Always holds: the completion never runs a benchmark: it only runs `heapbench SUB --help` and
 # `heapbench list`, each at most once per shell and heapbench binary (the answers are cached).
 
-_HEAPBENCH_SUBCOMMANDS="run exec list report compare ci merge tune"
+_HEAPBENCH_SUBCOMMANDS="run exec list report compare ci merge tune history"
+_HEAPBENCH_HISTORY_SUBCOMMANDS="add testbeds changes report export"
 
-# The options that `$1 $2 --help` prints: every -x / --name at the start of an option line.
+# The options that `$1 $2 [$3] --help` prints: every -x / --name at the start of an option line.
 _heapbench_help_options()
 {
-    "$1" "$2" --help 2>/dev/null | awk '
+    "$@" --help 2>/dev/null | awk '
         /^ +-/ {
             match($0, /^ +/)
             if (RLENGTH > 6) next
@@ -63,14 +65,24 @@ _heapbench()
 {
     local cur prev words cword
     _init_completion -n =: || return
-    local bin=${words[0]} sub="" i
+    local bin=${words[0]} sub="" hsub="" i
     for ((i = 1; i < cword; i++)); do
         if [[ "${words[i]}" == -- ]] && [[ "$sub" == exec || "$sub" == tune || "$sub" == ci ]]; then
             _command_offset $((i + 1))
             return
         fi
-        [[ -z "$sub" && "${words[i]}" != -* ]] && sub=${words[i]}
+        if [[ "${words[i]}" != -* ]]; then
+            if [[ -z "$sub" ]]; then
+                sub=${words[i]}
+            elif [[ "$sub" == history && -z "$hsub" && "${words[i-1]}" != --db ]]; then
+                hsub=${words[i]}
+            fi
+        fi
     done
+    if [[ "$sub" == history && -z "$hsub" && "$cur" != -* ]]; then
+        mapfile -t COMPREPLY < <(compgen -W "$_HEAPBENCH_HISTORY_SUBCOMMANDS" -- "$cur")
+        return
+    fi
     if [[ -z "$sub" ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_HEAPBENCH_SUBCOMMANDS --help --version" -- "$cur")
         return
@@ -88,18 +100,23 @@ _heapbench()
     -o | --output | --out | --resume | --baseline)
         _filedir -d
         return ;;
-    --markdown | --junit | --allocator | --workload-bin | --history)
+    --markdown | --junit | --allocator | --workload-bin | --db | --history)
         _filedir
         return ;;
     esac
     if [[ "$cur" == -* ]]; then
         local opts
-        opts=$(_heapbench_cached "$bin|$sub" _heapbench_help_options "$bin" "$sub")
+        if [[ -n "$hsub" ]]; then
+            opts=$(_heapbench_cached "$bin|$sub|$hsub" _heapbench_help_options "$bin" "$sub" "$hsub")
+        else
+            opts=$(_heapbench_cached "$bin|$sub" _heapbench_help_options "$bin" "$sub")
+        fi
         mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
         return
     fi
     case "$sub" in
     report | compare | merge) _filedir -d ;;
+    history) [[ "$hsub" == add ]] && _filedir -d ;;
     esac
 }
 complete -F _heapbench heapbench

@@ -55,7 +55,7 @@ def _parser():
     ch.add_argument("--since", metavar="LABEL", help="only changes at or after this label's point")
     ch.add_argument("--alpha", type=float, default=changes.ALPHA, help=f"largest p-value reported (default {changes.ALPHA})")
     ch.add_argument("--min-magnitude", type=cli.fraction, default=changes.MIN_MAGNITUDE, metavar="X%",
-                    help=f"smallest change of the medians reported (default {changes.MIN_MAGNITUDE:.0%})")
+                    help=f"smallest change of the medians reported (default {changes.MIN_MAGNITUDE:.0%}".replace("%", "%%") + ")")
     ch.add_argument("--json", action="store_true", help="one JSON document instead of text")
     rep = sub.add_parser("report", help="write the trends site (index.html, one page per cell, summary.md)",
                          prog=f"{PROG} report")
