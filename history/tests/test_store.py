@@ -135,6 +135,14 @@ class StoreTest(unittest.TestCase):
         url = f"postgresql://nobody@/history?host={self.tmp}/no-such-socket-dir"
         self.refused(self.cli("add", "--db", url, d), "postgresql://")
 
+    def test_unwritable_outputs_are_one_line(self):
+        dirs = self.runs(1)
+        self.assertEqual(self.cli("add", "--db", self.db, *dirs).returncode, 0)
+        self.refused(self.cli("report", "--db", self.db, "-o", "/proc/no-such-dir"), "/proc/no-such-dir")
+        self.refused(self.cli("export", "--db", self.db, "--format", "csv", "-o", "/proc/no/file.csv"), "cannot write")
+        self.refused(self.cli("changes", "--db", self.db, "--testbed", "nope"), "no testbed 'nope'")
+        self.refused(self.cli("changes", "--db", self.db, "--since", "v9"), "--since 'v9'")
+
     def test_history_variable_and_default_location(self):
         (d,) = self.runs(1)
         env_db = os.path.join(self.tmp, "env.sqlite")

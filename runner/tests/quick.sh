@@ -55,6 +55,7 @@ assert {s["run"] for s in d["rss"]} <= {r["run"] for r in runs} and len(d["rss"]
 rt_check "meta.json: complete, machine, allocators with version and sha256" "$q" '
 assert meta["complete"] is True and meta["interrupted"] is False and meta["end"]
 assert meta["cores"] >= 1 and meta["kernel"] and meta["glibc_version"] and meta["thp"]
+assert meta["mem_total_kb"] > 0 and meta["virtualization"] in ("vm", "none", "unknown"), meta
 je = meta["allocators"]["jemalloc"]
 assert je["status"] == "found" and len(je["sha256"]) == 64 and je["version"], je
 assert meta["reps"] == 2 and meta["quick"] is True and meta["cells"] == 24'

@@ -18,7 +18,8 @@ Change = collections.namedtuple("Change", "index before_median after_median pct 
 
 ALPHA = 0.005          # significance of one split (a pure-noise series raises ~alpha false alarms)
 MIN_MAGNITUDE = 0.01   # a change of the medians smaller than 1% is not reported
-PERMUTATIONS = 199     # at least; a test runs max(PERMUTATIONS, 2/alpha - 1) permutations (399 at alpha 0.005)
+PERMUTATIONS = 199     # at least; a test runs max(PERMUTATIONS, 1/alpha - 1) permutations: at alpha 0.005,
+                       # a split is significant when none of 199 permutations reaches it (p = 1/200)
 MIN_SIZE = 3           # the fewest points on either side of a split
 
 

@@ -67,7 +67,7 @@ def _p_value(segment, observed, alpha, rng, permutations):
     / (1 + permutations), stopping once it cannot fall to alpha."""
     seg = _scaled(segment)
     n = len(seg)
-    permutations = max(permutations, int(math.ceil(2 / alpha)) - 1)
+    permutations = max(permutations, int(math.ceil(1 / alpha)) - 1)
     batch = max(1, min(permutations, _BATCH_CELLS // (n * n)))
     limit = alpha * (permutations + 1) - 1  # more exceedances than this: p > alpha
     done = hits = 0

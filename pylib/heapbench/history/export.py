@@ -13,8 +13,6 @@ import io
 import json
 import os
 
-import numpy as np
-
 from heapbench.history.db import HistoryError
 
 CSV_HEADER = ("schema", "testbed", "label", "order", "run_id", "host", "cell", "metric", "median", "spread",
@@ -58,7 +56,7 @@ def bmf(store, names, metrics, label):
     out = {}
     for (cell, metric), p in sorted(points.items()):
         out.setdefault(cell, {})[metric.replace("_", "-").replace(":", "-").replace(".", "-")] = {
-            "value": p.median, "lower_value": float(np.percentile(p.reps, 25)), "upper_value": float(np.percentile(p.reps, 75))}
+            "value": p.median, "lower_value": p.lo, "upper_value": p.hi}
     return json.dumps(out, indent=1) + "\n"
 
 

@@ -172,6 +172,11 @@ def main(argv):
         return COMMANDS[args.command](store, args)
     except HistoryError as err:
         cli.usage_exit(f"{PROG} {args.command}", str(err))
+    except OSError as err:  # a site or export file that cannot be written
+        cli.usage_exit(f"{PROG} {args.command}", f"{err.filename or ''}: {err.strerror}; give a writable place")
+    except KeyboardInterrupt:
+        print(f"{PROG} {args.command}: interrupted; nothing of an unfinished add was written", file=sys.stderr)
+        return 130
     finally:
         if store is not None:
             store.close()

@@ -4,7 +4,8 @@ Always holds: the directory is read only through heapbench.results (meta.json, r
 latency.csv; never the big rss.csv); a point holds one value per ok repetition of a cell
 (cells.sample's rule: never a failed run or an empty counter) and exists only when it has at
 least one; a cell is named by compare's cells.label (workload/allocator/tN [params] {env}); the
-spread is the interquartile range of the reps (0 for one rep), in the metric's unit.
+spread is the interquartile range of the reps (hi - lo: their 25th and 75th percentiles; 0 for one rep), in the
+metric's unit.
 """
 import collections
 import os
@@ -21,15 +22,15 @@ RUN_METRICS = ("wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nv
 # The latency columns kept in a history (of latency.COLUMNS), per phase and op.
 LATENCY_METRICS = ("p50", "p99", "p99.9")
 
-Entry = collections.namedtuple("Entry", "cell workload allocator metric reps median spread")
+Entry = collections.namedtuple("Entry", "cell workload allocator metric reps median spread lo hi")
 
 
-def spread(reps):
-    """The interquartile range of reps (statistics' exclusive quartiles; 0 for fewer than 2)."""
+def quartiles(reps):
+    """(25th, 75th percentile) of reps (statistics' inclusive method, numpy's default; both the value for one rep)."""
     if len(reps) < 2:
-        return 0.0
+        return reps[0], reps[0]
     q = statistics.quantiles(reps, n=4, method="inclusive")
-    return q[2] - q[0]
+    return q[0], q[2]
 
 
 def metric_names(header, latency_names):
@@ -54,5 +55,6 @@ def read(directory):
         for metric in names:
             reps = [float(r[metric]) for r in ok if isinstance(r.get(metric), (int, float))]
             if reps:
-                out.append(Entry(label, key[0], key[1], metric, reps, statistics.median(reps), spread(reps)))
+                lo, hi = quartiles(reps)
+                out.append(Entry(label, key[0], key[1], metric, reps, statistics.median(reps), hi - lo, lo, hi))
     return meta, by_host

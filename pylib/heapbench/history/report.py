@@ -78,7 +78,7 @@ def _changes_table(found, testbed):
 
 def _testbed_section(store, tb, metrics, outdir):
     """The index's section of one testbed; writes its cell pages. Returns (html, [Found])."""
-    series = store.all_series(tb.name, metrics)
+    series = store.all_series(tb.name, metrics, reps=False)
     by_series = {}
     found_all = []
     for (cell, metric), points in series.items():
@@ -99,25 +99,42 @@ def _testbed_section(store, tb, metrics, outdir):
                         for c, m in sorted(keys, key=lambda k: (k[1], k[0])))
         parts.append(f"<h3>{_esc(workload)}</h3><div class='grid'>{plots}</div>")
     for cell in sorted({c for c, _ in series}):
-        _cell_page(store, tb, cell, outdir)
+        _cell_page(store, tb, cell, by_series, outdir)
     return "".join(parts), found_all
 
 
-def _cell_page(store, tb, cell, outdir):
-    """Writes the page of one cell: every metric's series, large, and the points."""
-    series = store.all_series(tb.name, None, cell=cell)
-    parts = [f"<p><a href='index.html#{_esc(tb.name)}'>← testbed {_esc(tb.name)}</a></p>"]
+def _cell_page(store, tb, cell, by_series, outdir):
+    """Writes the page of one cell: every metric's series, large, and the points; change points are
+    marked on the report's metrics (by_series: {(cell, metric): [Found]}, computed once for the index)."""
+    series = store.all_series(tb.name, None, cell=cell, reps=False)
+    marked = sorted({m for c, m in by_series if c == cell})
+    parts = [f"<p><a href='index.html#{_esc(tb.name)}'>← testbed {_esc(tb.name)}</a></p>"
+             f"<p class='fields'>Change points are marked on {_esc(', '.join(marked) or 'no metric')} (the report's "
+             "--metric); library changes on every metric.</p>"]
     for (_, metric), points in sorted(series.items()):
-        found = scan.series_changes(tb.name, cell, metric, points, changes_mod.ALPHA, changes_mod.MIN_MAGNITUDE)
+        found = by_series.get((cell, metric), [])
         parts.append(f"<h2>{_esc(metric)}</h2>" + _plot(points, found, metric, width=900, height=260))
-        rows = "".join(f"<tr><td>{_esc(p.label)}</td><td>{p.order:g}</td><td>{p.median:.6g}</td><td>{p.spread:.4g}</td>"
-                       f"<td>{len(p.reps)}</td><td>{_esc(p.library.get('version') or '')}</td>"
-                       f"<td>{_esc((p.library.get('sha256') or '')[:12])}</td><td>{_esc(p.run_id)}</td><td>{_esc(p.host)}</td></tr>"
-                       for p in points)
-        parts.append("<details><summary>points</summary><table><tr><th>label</th><th>order</th><th>median</th>"
-                     "<th>spread (IQR)</th><th>reps</th><th>library version</th><th>sha256</th><th>run</th><th>host</th></tr>"
-                     f"{rows}</table></details>")
+    parts.append(_points_table(series))
     _write(os.path.join(outdir, cell_file(tb.name, cell)), _page(f"{cell} on {tb.name}", "".join(parts)))
+
+
+def _points_table(series):
+    """One table of a cell's points: label, order, run, host, library, then each metric's median (± half the IQR)."""
+    metrics = sorted(m for _, m in series)
+    by_label = {}
+    for (_, metric), points in series.items():
+        for p in points:
+            by_label.setdefault((p.order, p.label), [p, {}])[1][metric] = p
+    head = "".join(f"<th>{_esc(m)}</th>" for m in metrics)
+    rows = []
+    for (order, label), (first, values) in sorted(by_label.items()):
+        lib = first.library
+        cells = "".join(f"<td>{values[m].median:.6g} ±{values[m].spread / 2:.2g}</td>" if m in values else "<td></td>"
+                        for m in metrics)
+        rows.append(f"<tr><td>{_esc(label)}</td><td>{order:g}</td><td>{_esc(first.run_id)}</td><td>{_esc(first.host)}</td>"
+                    f"<td>{_esc(lib.get('version') or '')} {_esc((lib.get('sha256') or '')[:12])}</td>{cells}</tr>")
+    return ("<h2>Points</h2><p class='fields'>median of the reps ± half their interquartile range</p><div style='overflow-x:auto'>"
+            f"<table><tr><th>label</th><th>order</th><th>run</th><th>host</th><th>library</th>{head}</tr>{''.join(rows)}</table></div>")
 
 
 def _summary_md(sections):

@@ -60,7 +60,7 @@ def scan(store, testbeds=None, metrics=DEFAULT_METRICS, since=None, alpha=change
     found = []
     for name in testbeds or [t.name for t in store.testbeds()]:
         start = _order_of(store, name, since)
-        for (cell, metric), series in sorted(store.all_series(name, metrics).items()):
+        for (cell, metric), series in sorted(store.all_series(name, metrics, reps=False).items()):
             found += [f for f in series_changes(name, cell, metric, series, alpha, min_magnitude)
                       if start is None or f.order >= start]
     return sorted(found, key=lambda f: (-f.order, f.testbed, f.cell, f.metric))

@@ -20,8 +20,10 @@ MIGRATIONS = [
         "path TEXT, version TEXT, sha256 TEXT, PRIMARY KEY (run, allocator))",
         "CREATE TABLE points (run INTEGER NOT NULL REFERENCES runs(id), cell TEXT NOT NULL, "
         "workload TEXT NOT NULL, allocator TEXT NOT NULL, metric TEXT NOT NULL, reps TEXT NOT NULL, "
-        "median {real} NOT NULL, spread {real} NOT NULL, PRIMARY KEY (run, cell, metric))",
+        "median {real} NOT NULL, spread {real} NOT NULL, lo {real} NOT NULL, hi {real} NOT NULL, "
+        "PRIMARY KEY (run, cell, metric))",
         "CREATE INDEX runs_testbed ON runs (testbed, ord, id)",
+        "CREATE INDEX points_cell ON points (cell, metric)",
         "INSERT INTO hb_schema (version) VALUES (1)",
     ],
 ]

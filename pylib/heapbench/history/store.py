@@ -21,7 +21,7 @@ from heapbench.history import points
 from heapbench.history.db import HistoryError
 from heapbench.history.testbed import Testbed, testbed_of
 
-Point = collections.namedtuple("Point", "label order reps median spread library run_id host")
+Point = collections.namedtuple("Point", "label order reps median spread library run_id host lo hi")
 Run = collections.namedtuple("Run", "id label order run_id host added git_commit libraries")
 
 
@@ -104,10 +104,11 @@ class Store:
                 for a, info in sorted((meta.get("allocators") or {}).items()) if isinstance(info, dict)]
         if libs:
             cur.executemany("INSERT INTO libraries (run, allocator, path, version, sha256) VALUES (?, ?, ?, ?, ?)", libs)
-        rows = [(run, e.cell, e.workload, e.allocator, e.metric, json.dumps(e.reps), e.median, e.spread) for e in entries]
+        rows = [(run, e.cell, e.workload, e.allocator, e.metric, json.dumps(e.reps), e.median, e.spread, e.lo, e.hi)
+                for e in entries]
         if rows:
-            cur.executemany("INSERT INTO points (run, cell, workload, allocator, metric, reps, median, spread) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            cur.executemany("INSERT INTO points (run, cell, workload, allocator, metric, reps, median, spread, lo, hi) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         return (tb.name, run_id, True)
 
     def _label(self, cur, testbed, label, meta, host, directory):
@@ -166,13 +167,15 @@ class Store:
         """The points of one series (testbed, cell, metric), in order."""
         return self.all_series(testbed_name, [metric], cell=cell).get((cell, metric), [])
 
-    def all_series(self, testbed_name, metrics=None, cell=None):
+    def all_series(self, testbed_name, metrics=None, cell=None, reps=True):
         """{(cell, metric): [Point]} of a testbed, every series in order (metrics: a list, None for all;
-        cell: only that cell). One query: the way to read many series."""
+        cell: only that cell; reps=False leaves Point.reps None, for a reader of medians and quartiles
+        only). One query: the way to read many series."""
         if metrics is not None and not metrics:
             return {}
         runs = {r.id: r for r in self.runs(testbed_name)}
-        sql = ("SELECT p.run, p.cell, p.allocator, p.metric, p.reps, p.median, p.spread FROM points p "
+        sql = ("SELECT p.run, p.cell, p.allocator, p.metric, " + ("p.reps" if reps else "NULL") +
+               ", p.median, p.spread, p.lo, p.hi FROM points p "
                "JOIN runs r ON p.run = r.id WHERE r.testbed = ?")
         args = [testbed_name]
         if metrics is not None:
@@ -182,8 +185,9 @@ class Store:
             sql += " AND p.cell = ?"
             args.append(cell)
         out = {}
-        for run, cell_name, allocator, metric, reps, median, spread in self.db.query(sql + " ORDER BY r.ord, r.id", args):
+        for run, cell_name, allocator, metric, values, median, spread, lo, hi in self.db.query(sql + " ORDER BY r.ord, r.id", args):
             r = runs[run]
             out.setdefault((cell_name, metric), []).append(
-                Point(r.label, r.order, json.loads(reps), median, spread, r.libraries.get(allocator, {}), r.run_id, r.host))
+                Point(r.label, r.order, json.loads(values) if reps else None, median, spread,
+                      r.libraries.get(allocator, {}), r.run_id, r.host, lo, hi))
         return out

@@ -2,7 +2,7 @@
 
 Always holds: the SVG is text built here (no file, no external reference: it inlines in a
 self-contained page) and every label in it is XML-escaped; the band spans each point's
-25th..75th percentile of its reps; change points are red dashed verticals before the first point
+25th..75th percentile of its reps (Point.lo, Point.hi); change points are red dashed verticals before the first point
 after the change, library changes blue dotted ones, each with a <title> tooltip; a series of one
 point or with equal values still draws (a flat range is widened). Hand-written rather than
 matplotlib because a history report draws ~1,000 plots and must take seconds.
@@ -25,8 +25,8 @@ def plot(points, changes=(), libraries=(), width=260, height=110, title=""):
     libraries: (index, text) of library changes."""
     n = len(points)
     med = np.array([p.median for p in points], dtype=float)
-    lo = np.array([np.percentile(p.reps, 25) for p in points], dtype=float)
-    hi = np.array([np.percentile(p.reps, 75) for p in points], dtype=float)
+    lo = np.array([p.lo for p in points], dtype=float)
+    hi = np.array([p.hi for p in points], dtype=float)
     top, bottom = float(max(hi.max(), med.max())), float(min(lo.min(), med.min()))
     if top == bottom:
         top, bottom = top + abs(top) * 0.01 + 1e-9, bottom - abs(bottom) * 0.01 - 1e-9
@@ -46,8 +46,8 @@ def plot(points, changes=(), libraries=(), width=260, height=110, title=""):
     out.append(f'<rect x="{left}" y="{up}" width="{w}" height="{h}" fill="#fafafa" stroke="#ccc"/>')
     out.append(f'<text x="{left - 3}" y="{up + 8}" text-anchor="end">{_fmt(top)}</text>')
     out.append(f'<text x="{left - 3}" y="{up + h}" text-anchor="end">{_fmt(bottom)}</text>')
-    band = [f"{x(i):.1f},{y(hi[i]):.1f}" for i in range(n)] + [f"{x(i):.1f},{y(lo[i]):.1f}" for i in reversed(range(n))]
-    out.append(f'<polygon points="{" ".join(band)}" fill="#9ecae1" fill-opacity="0.5" stroke="none"/>')
+    area = [f"{x(i):.1f},{y(hi[i]):.1f}" for i in range(n)] + [f"{x(i):.1f},{y(lo[i]):.1f}" for i in reversed(range(n))]
+    out.append(f'<polygon points="{" ".join(area)}" fill="#9ecae1" fill-opacity="0.5" stroke="none"/>')
     for index, text in libraries:
         xv = (x(index - 1) + x(index)) / 2
         out.append(f'<line x1="{xv:.1f}" y1="{up}" x2="{xv:.1f}" y2="{up + h}" stroke="#2060d0" stroke-dasharray="1,2">'
