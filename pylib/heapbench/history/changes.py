@@ -7,19 +7,22 @@ hierarchical: the best split (the largest energy statistic) of every current seg
 by permuting that segment; the most significant one with p <= alpha is kept and its segment
 split; it stops when no segment's split is significant. Then change points whose segments'
 medians differ by less than min_magnitude are dropped (smallest first). Permutations come from a
-fixed seed, so the same series always gives the same answer; a test stops early once it can no
+generator seeded with the seed and the series' own bytes, so the same series always gives the
+same answer and different series do not share one sequence of permutations (with a shared one, a
+single unlucky permutation would fail every clean step of one length); a test stops early once it can no
 longer reach alpha.
 """
 import collections
 import math
 import statistics
+import zlib
 
 Change = collections.namedtuple("Change", "index before_median after_median pct p")
 
 ALPHA = 0.005          # significance of one split (a pure-noise series raises ~alpha false alarms)
 MIN_MAGNITUDE = 0.01   # a change of the medians smaller than 1% is not reported
-PERMUTATIONS = 199     # at least; a test runs max(PERMUTATIONS, 1/alpha - 1) permutations: at alpha 0.005,
-                       # a split is significant when none of 199 permutations reaches it (p = 1/200)
+PERMUTATIONS = 199     # at least; a test runs max(PERMUTATIONS, 1/alpha - 1) permutations, more for a short
+                       # segment (edivisive: up to 9,999, as many as 4 M distance entries allow)
 MIN_SIZE = 3           # the fewest points on either side of a split
 
 
@@ -49,7 +52,9 @@ def change_points(series_medians, alpha=ALPHA, min_magnitude=MIN_MAGNITUDE, perm
         return []
     import numpy as np  # here, not at import: `history add` never pays for numpy
     from heapbench.history import edivisive
-    found = edivisive.split_points(np.asarray(x), alpha, np.random.default_rng(seed), permutations)
+    values = np.asarray(x)
+    rng = np.random.default_rng([seed, zlib.crc32(values.tobytes())])  # the series' own permutations
+    found = edivisive.split_points(values, alpha, rng, permutations)
     while found:
         changes = _with_medians(x, found)
         small = [c for c in changes if c.pct is not None and abs(c.pct) < min_magnitude * 100]

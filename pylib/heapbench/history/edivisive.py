@@ -14,6 +14,12 @@ import numpy as np
 
 from heapbench.history.changes import MIN_SIZE
 _BATCH_CELLS = 4_000_000  # distance-matrix entries per batch of permutations (memory bound)
+# A short segment gets more permutations, as many as fit in _PERM_CELLS distance-matrix entries (at
+# most _MAX_PERMUTATIONS): its p-value then is precise where few arrangements exist (6 + 6 points: a
+# perfect split has the exact p 2/924 = 0.0022; with 199 permutations one in three such tests would
+# meet a perfect arrangement and fail), at the cost of one test of a 100-point series.
+_PERM_CELLS = 4_000_000
+_MAX_PERMUTATIONS = 9999
 
 
 def _statistics(x):
@@ -67,7 +73,7 @@ def _p_value(segment, observed, alpha, rng, permutations):
     / (1 + permutations), stopping once it cannot fall to alpha."""
     seg = _scaled(segment)
     n = len(seg)
-    permutations = max(permutations, int(math.ceil(1 / alpha)) - 1)
+    permutations = max(permutations, int(math.ceil(1 / alpha)) - 1, min(_MAX_PERMUTATIONS, _PERM_CELLS // (n * n)))
     batch = max(1, min(permutations, _BATCH_CELLS // (n * n)))
     limit = alpha * (permutations + 1) - 1  # more exceedances than this: p > alpha
     done = hits = 0
