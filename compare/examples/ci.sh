@@ -5,11 +5,13 @@
 # JUnit XML and Markdown summary in $OUT for the CI system to publish, whatever the verdict.
 #
 # Usage: compare/examples/ci.sh [extra 'heapbench ci' options, e.g. -w thread-churn -a glibc,jemalloc]
-# Env:   HEAPBENCH_BASELINE (default results/baseline, committed to your repository)
+# Env:   HEAPBENCH_BASELINE (default results/baseline; in the default relative mode it may be committed and
+#                           made on another machine: ratios to glibc travel, absolute figures do not)
 #        HEAPBENCH_OUT      (default results/ci) where batches, compare.csv, junit.xml, summary.md go
-# First time, or after an intended change:  heapbench ci --update-baseline [same options]; git add results/baseline
+# First time, or after an intended change:  heapbench ci --update-baseline [same options]
+# A gate against this machine's own past instead of one baseline: ci-history.sh.
 set -u
-cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
+cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)" || exit 2
 baseline=${HEAPBENCH_BASELINE:-results/baseline}
 out=${HEAPBENCH_OUT:-results/ci}
 make >/dev/null || { echo "ci.sh: 'make' failed; fix the build first" >&2; exit 2; }

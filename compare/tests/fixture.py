@@ -14,7 +14,8 @@ RUNS_HEADER = ("schema,run_id,host,run,workload,allocator,threads,params,env,rep
                "dtlb_load_misses").split(",")
 
 
-def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(1, 1), metrics=None, cpu_model="cpu0"):
+def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(1, 1), metrics=None, cpu_model="cpu0",
+                  facts=None):
     """Writes DIR/meta.json and DIR/runs.csv.
 
     cells: {(workload, allocator, threads, params, env): {metric: [value per rep]}} (every
@@ -49,6 +50,7 @@ def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(
             "workloads": sorted({k[0] for k in cells}), "envs": sorted({k[4] for k in cells}),
             "allocators": {a: {"status": "found"} for a in sorted({k[1] for k in cells})},
             "metrics": metrics or {}}
+    meta.update(facts or {})
     with open(os.path.join(directory, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1)
     return rows

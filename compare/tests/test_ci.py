@@ -4,13 +4,17 @@ Always holds: ci.py runs as a process with HEAPBENCH_BIN pointing at fakebench, 
 decisions (not the runner's measurements) are what is tested; each test has its own baseline,
 output directory and fake-runner state in a fresh temporary directory.
 """
+import contextlib
 import csv
+import io
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
 
 from heapbench.compare import ci
+from heapbench.compare import gate
 from heapbench import stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,6 +115,21 @@ class CiTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertEqual(self.ci("--absolute", machine=1.4, host="slow-host").returncode, 2)
 
+    def test_absolute_across_testbeds_is_refused(self):
+        """A baseline made on another testbed (same host name, another kernel; issue 26: a baseline
+        measured elsewhere confirmed a false minflt regression): --absolute is refused for every metric,
+        memory counts included (exit 2, one line naming the fact that differs); relative still gates."""
+        proc = self.ci("--update-baseline", host="runner", kernel="6.1.0-9", seed=1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = self.ci("--absolute", "--metrics", "maxrss_kb", host="runner", kernel="6.1.0-13", seed=2)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertIn("kernel '6.1.0-9' vs '6.1.0-13'", proc.stderr)
+        self.assertIn("memory counts included", proc.stderr)
+        proc = self.ci("--metrics", "maxrss_kb", host="runner", kernel="6.1.0-13", seed=2)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        proc = self.ci("--absolute", "--metrics", "maxrss_kb", host="runner", kernel="6.1.0-9", seed=3)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
     def test_confirm_reps_can_reach_alpha(self):
         """Batch 2 gets the fewest reps (>= batch 1's) with which Holm over m suspects can reach alpha."""
         for m in (1, 3, 4, 10, 40):
@@ -121,6 +140,46 @@ class CiTest(unittest.TestCase):
                     self.assertLessEqual(stats.stats_min_p(n_base, n), 0.05 / m, (m, n_base, n))
                 if n > 5:
                     self.assertGreater(stats.stats_min_p(n_base, n - 1), 0.05 / m, (m, n_base, n))
+
+    def test_too_few_reps_is_refused_before_measuring(self):
+        """-n 2 against a 5-rep baseline cannot decide anything (issue 25 F: it printed PASS with every
+        comparison UNKNOWN): exit 2 before any run, one line naming the reps needed (-n 4)."""
+        self.make_baseline()
+        shutil.rmtree(self.out)
+        proc = self.ci("--absolute", "-n", "2", host="base-host", seed=2)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertIn("-n 4 or more", proc.stderr)
+        self.assertNotIn("PASS", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "batch1")))
+
+    def test_allow_unknown_passes_an_undecided_gate_and_says_so(self):
+        """--allow-unknown with -n 2: every comparison UNKNOWN, exit 0, and the PASS line counts them."""
+        self.make_baseline()
+        proc = self.ci("--absolute", "-n", "2", "--allow-unknown", host="base-host", seed=2)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual({r["verdict"] for r in self.rows()}, {"UNKNOWN"})
+        self.assertRegex(proc.stderr, r"ci: PASS: .*\((\d+) of \1 comparisons UNKNOWN, allowed by --allow-unknown\)")
+
+    def test_outcome_of_a_gate(self):
+        """gate.outcome: a REGRESSION fails (1); an UNKNOWN without --allow-unknown is UNDECIDED (3)
+        naming the reps it needs and the reasons of rows without data; with it, a PASS (0)."""
+        def row(verdict, needed=0, note=""):
+            return {"verdict": verdict, "needed_reps": needed, "note": note}
+        cases = (([row("SAME"), row("REGRESSION"), row("UNKNOWN", 6)], False, 1, "FAIL"),
+                 ([row("SAME"), row("UNKNOWN", 6), row("UNKNOWN", 7), row("UNKNOWN", 0, "BASE: no ok run")],
+                  False, 3, "UNDECIDED: 3 of 4 comparisons are UNKNOWN"),
+                 ([row("SAME"), row("UNKNOWN", 6)], True, 0, "PASS"),
+                 ([row("SAME"), row("IMPROVEMENT")], False, 0, "PASS: 0 confirmed"))
+        for rows, allow, status, text in cases:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(gate.outcome({"rows": rows}, allow, "DIR"), status, rows)
+            self.assertIn(text, err.getvalue())
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            gate.outcome({"rows": cases[1][0]}, False, "DIR")
+        self.assertIn("run with -n 7 or more; BASE: no ok run", err.getvalue())
 
     def test_missing_baseline_exits_2(self):
         """No baseline directory: exit 2 with one line saying so."""

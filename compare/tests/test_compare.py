@@ -124,6 +124,20 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stdout)
         self.assertEqual(verdicts(self.new)[("batch", "mimalloc", "wall_s")], "REGRESSION")
 
+    def test_memory_counts_are_not_compared_across_hosts_or_testbeds(self):
+        """Absolute maxrss_kb of two hosts, or of one host name on two kernels, is refused (exit 2):
+        page faults and RSS depend on the kernel and the machine; --relative is accepted."""
+        fixture.fixture_write(self.base, matrix(5), host="a", facts={"kernel": "6.1.0-9"})
+        for host, kernel, word in (("b", "6.1.0-9", "different hosts"), ("a", "6.1.0-13", "kernel '6.1.0-9' vs '6.1.0-13'")):
+            fixture.fixture_write(self.new, matrix(6), host=host, facts={"kernel": kernel})
+            proc = run_compare(self.base, self.new, "--metrics", "maxrss_kb")
+            self.assertEqual(proc.returncode, 2, proc.stdout)
+            self.assertIn(word, proc.stderr)
+            self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+            self.assertEqual(run_compare(self.base, self.new, "--metrics", "maxrss_kb", "--relative").returncode, 0)
+        fixture.fixture_write(self.new, matrix(6), host="a", facts={"kernel": "6.1.0-9"})
+        self.assertEqual(run_compare(self.base, self.new, "--metrics", "maxrss_kb").returncode, 0)
+
     def test_higher_is_better_from_meta(self):
         """A metric_ops column declared 'higher' in meta.json: a 20% drop is a REGRESSION, a 20% rise is not."""
         for factor, expected in ((0.8, 1), (1.2, 0)):

@@ -30,12 +30,6 @@ def threshold(metric, relative):
     return THRESHOLD_MEMORY if metric in MEMORY else THRESHOLD_TIME
 
 
-def is_time(metric):
-    """True for a metric whose value depends on the machine's speed (absolute values of
-    different hosts must not be compared)."""
-    return metric not in MEMORY and metric not in DETERMINISTIC
-
-
 def group(runs):
     """Groups runs.csv rows by cell: {match key: {host: [rows...]}} (every status kept)."""
     cells = {}

@@ -1,7 +1,7 @@
 """verdicts.py - the comparison of two loaded results directories: one verdict per cell and metric.
 
-Always holds: cells are matched by heapbench.compare.cells (never across hosts for absolute machine-speed
-metrics: that raises CompareError unless relative); within one metric the p-values of all
+Always holds: cells are matched by heapbench.compare.cells (absolute figures never across hosts or
+testbeds, heapbench.compare.crossing: that raises CompareError unless relative); within one metric the p-values of all
 compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
 whose suspects must then be confirmed on fresh data); a verdict other than SAME needs both
 significance and a change beyond the metric's threshold (stats.stats_verdict); latency quantiles
@@ -11,6 +11,7 @@ quantiles (latency.csv) are metrics like any runs.csv column: p99 stands for one
 phase and operation, 'p99:<phase>:<op>', whose sample is one value per ok rep (lower is better).
 """
 from heapbench.compare import cells
+from heapbench.compare import crossing
 from heapbench import latency, stats
 
 
@@ -64,17 +65,6 @@ def higher_metrics(base, new):
             for name, way in data["meta"].get("metrics", {}).items() if way == "higher"}
 
 
-def _check_hosts(pairs, metrics, relative):
-    """Raises CompareError when absolute machine-speed metrics would be compared across hosts."""
-    crossing = sorted({(b, n) for _, b, n in pairs if b != n})
-    timed = [m for m in metrics if cells.is_time(m)]
-    if crossing and timed and not relative:
-        b, n = crossing[0]
-        raise CompareError(f"BASE ran on host {b!r} and NEW on {n!r}: absolute {', '.join(timed)} of "
-                             "different hosts are not comparable; add --relative (ratio to glibc in the "
-                             "same run) or compare memory metrics only")
-
-
 def latency_mode(data):
     """The --latency mode a results directory was measured with (meta.json latency.mode; off when absent)."""
     lat = data["meta"].get("latency")
@@ -109,11 +99,13 @@ def _note(cell, reference):
 
 
 def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
-                  relative=False, reference="glibc", holm=True, higher=(), seed=0):
+                  relative=False, reference="glibc", holm=True, higher=(), seed=0,
+        crossing_fix="add --relative (ratios to glibc in the same run)"):
     """Compares two results.load() dicts.
 
     thresholds: {metric: fraction} overriding cells.threshold(). higher: metrics where higher
-    is better. Returns dict(rows, missing, extra): rows are one dict per (cell, metric) with the
+    is better. crossing_fix: what the refusal of an absolute comparison across hosts or testbeds
+    tells the user to do. Returns dict(rows, missing, extra): rows are one dict per (cell, metric) with the
     fields of COLUMNS; missing/extra are cell labels only in base/new. A cell that had ok runs in
     base and whose every run in new failed, crashed or timed out is a REGRESSION (note says so).
     """
@@ -124,7 +116,10 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
     base_cells = cells.group(base["runs"])
     new_cells = cells.group(new["runs"])
     pairs, missing, extra = cells.pair(base_cells, new_cells)
-    _check_hosts(pairs, metrics, relative)
+    try:
+        crossing.check(pairs, base, new, relative, crossing_fix)
+    except crossing.CrossingError as err:
+        raise CompareError(str(err)) from None
     mode_note = _check_latency_modes(metrics, base, new)
     ref = reference if relative else None
     if relative:

@@ -1,0 +1,177 @@
+"""ab.py - the A/B gate of a pull request, `heapbench ci --ab --base 'CMD ARGS' -- CMD ARGS`: base and head interleaved in one job.
+
+Always holds: the base and the head of the user's program (two commands, run by `heapbench
+exec`, or two program definitions prog:NAME, run by `heapbench run`) are measured in rounds, each
+round one rep of each side under every allocator asked for, the sides alternating A B, B A, A B ...
+so that a drift of the machine hits both equally; a pair is the two sides' values in one round
+(heapbench.compare.paired judges the pairs). Like the other modes, round set 1 screens without
+multiple-test correction and names suspects; only a REGRESSION of a fresh round set of the suspect
+cells (Holm over the suspects of each metric) fails the gate. Every round's runner output is kept
+in its own directory (round-NNN-base, round-NNN-head) under the gate's output.
+"""
+import collections
+import os
+import shlex
+import sys
+
+from heapbench import latency
+from heapbench import results
+from heapbench import stats
+from heapbench.compare import cells
+from heapbench.compare import launch
+from heapbench.compare import paired
+
+Side = collections.namedtuple("Side", "name program command")  # program: 'prog:NAME' or None
+AB_METRICS = ("wall_s", "maxrss_kb")
+KEY = ("allocator", "threads", "env")  # what pairs a base row with a head row of the same round
+
+
+def sides(parser, base_text, head_words):
+    """(base Side, head Side) from --base's text and the words after '--'; usage errors exit 2."""
+    if not base_text:
+        parser.error("--ab needs the base build: --base 'CMD ARGS' (or --base prog:NAME)")
+    if not head_words:
+        parser.error("--ab needs the head build after '--': ... -- CMD ARGS (or -- prog:NAME)")
+    try:
+        base_words = shlex.split(base_text)
+    except ValueError as err:
+        parser.error(f"--base {base_text!r}: {err}; quote it as one shell word, e.g. --base './old/prog -x'")
+    out = []
+    for name, words in (("base", base_words), ("head", head_words)):
+        if not words:
+            parser.error(f"--ab: the {name} command is empty")
+        program = words[0] if words[0].startswith("prog:") else None
+        if program and len(words) > 1:
+            parser.error(f"--ab: {words[0]} takes no arguments (got {' '.join(words[1:])}); put them in the definition")
+        out.append(Side(name, program, None if program else words))
+    if (out[0].program is None) != (out[1].program is None):
+        parser.error("--ab: give two commands or two prog: definitions, not one of each")
+    return out
+
+
+def metrics(parser, args, default_metrics):
+    """The metrics of an A/B gate: runs.csv columns only (a command has no latency.csv); the
+    default --metrics of ci becomes AB_METRICS."""
+    names = list(AB_METRICS) if args.metrics == ",".join(default_metrics) else [m for m in args.metrics.split(",") if m]
+    bad = [m for m in names if latency.is_metric(m)]
+    if bad:
+        parser.error(f"--ab compares runs.csv columns; {', '.join(bad)} are latency quantiles, which commands "
+                     "do not write; pick e.g. --metrics wall_s,maxrss_kb,task_clock_ms")
+    return names
+
+
+def _words(args, side, out_dir, warmup, allocators, envs):
+    """The runner words of one rep of one side into out_dir."""
+    sub = ["run", "-w", side.program] if side.program else ["exec", "-w", side.name]
+    words = sub + ["-n", "1", "--warmup", str(warmup), "-o", out_dir, "-a", allocators]
+    for env in envs:
+        words += ["--env", env]
+    words += launch.passed(args, launch.BOTH_BATCHES) + launch.measure_words(args)
+    return words + (["--"] + side.command if side.command else [])
+
+
+def run_rounds(args, pair, out_dir, first, count, allocators, envs):
+    """Runs rounds first..first+count-1 (each: both sides, alternating which goes first) and
+    returns their runs.csv rows, each with 'round' and 'side' set."""
+    rows = []
+    for k in range(first, first + count):
+        for side in (pair if k % 2 else pair[::-1]):
+            directory = os.path.join(out_dir, f"round-{k:03d}-{side.name}")
+            warmup = (int(args.warmup[-1]) if args.warmup else 1) if k == 1 else 0
+            launch.runner("heapbench ci", _words(args, side, directory, warmup, allocators, envs), directory)
+            for row in results.load(directory)["runs"]:
+                rows.append(dict(row, round=k, side=side.name))
+    return rows
+
+
+def _values(rows, metric):
+    """{pair key: {side: {round: value}}} of the ok rows with a number for metric."""
+    out = {}
+    for row in rows:
+        value = row.get(metric)
+        key = tuple(row.get(k) for k in KEY)
+        by_side = out.setdefault(key, {"base": {}, "head": {}, "broken": set()})
+        if row.get("status") == "ok" and isinstance(value, (int, float)):
+            by_side[row["side"]][row["round"]] = float(value)
+        elif row.get("status") != "skipped":
+            by_side["broken"].add((row["side"], row.get("status")))
+    return out
+
+
+def _row(key, metric, figures, host, pair, threshold):
+    """The output row of one paired cell (the fields of verdicts.COLUMNS), verdict not yet set."""
+    allocator, threads, env = key
+    name = f"{pair[1].program or 'head'} vs {pair[0].program or 'base'}"
+    row = {"workload": name, "allocator": allocator, "threads": threads, "params": "", "env": env or "",
+           "host_base": host, "host_new": host, "metric": metric, "value": "paired (head/base per round)",
+           "threshold": threshold, "note": "", "label": cells.label((name, allocator, threads, "", env or ""))}
+    row.update(figures)
+    return row
+
+
+def judge(rows, pair, metric_names, settings, holm):
+    """The paired comparison of the rounds' rows: {rows, missing, extra} like verdicts.run()
+    (holm=False: batch 1's screening, every cell its own family)."""
+    host = next((r.get("host") for r in rows), "")
+    out = []
+    for metric in metric_names:
+        threshold = settings["thresholds"].get(metric, cells.threshold(metric, False))
+        judged = []
+        for key, by_side in sorted(_values(rows, metric).items(), key=lambda kv: str(kv[0])):
+            common = sorted(set(by_side["base"]) & set(by_side["head"]))
+            base = [by_side["base"][k] for k in common]
+            head = [by_side["head"][k] for k in common]
+            judged.append((key, by_side, paired.cell(base, head, settings["seed"])))
+        tested = [i for i, (_, _, c) in enumerate(judged) if c["n_base"]]
+        raw = [judged[i][2]["p"] for i in tested]
+        adjusted = dict(zip(tested, stats.stats_holm(raw) if holm else raw))
+        family = len(tested) if holm else 1
+        for i, (key, by_side, figures) in enumerate(judged):
+            row = _row(key, metric, figures, host, pair, threshold)
+            p_adj = adjusted.get(i, 1.0)
+            verdict, needed = paired.verdict(figures, p_adj, threshold, settings["alpha"], family,
+                                             lower_is_better=metric not in settings["higher"])
+            broken = sorted(status for side, status in by_side["broken"] if side == "head")
+            if not figures["n_base"]:
+                row["note"] = ("head: every run ended " + ",".join(broken)) if broken and by_side["base"] \
+                    else "no round with an ok run of both sides"
+                verdict = stats.REGRESSION if broken and by_side["base"] else stats.UNKNOWN
+            row.update(p_holm=p_adj, verdict=verdict, needed_reps=needed)
+            out.append(row)
+    return {"rows": out, "missing": [], "extra": []}
+
+
+def confirm(args, pair, settings, metric_names, suspects, out_dir, first):
+    """Round set 2: fresh rounds of the suspect cells only, as many as Holm over the suspects of a
+    metric needs; returns {(label, metric): row} of the suspects judged on them alone."""
+    per_metric = collections.Counter(r["metric"] for r in suspects)
+    count = max([args.reps] + [paired.needed_pairs(settings["alpha"], m) for m in per_metric.values()])
+    allocators = ",".join(sorted({r["allocator"] for r in suspects}))
+    rows = run_rounds(args, pair, os.path.join(out_dir, "confirm"), first, count, allocators, args.env)
+    result = judge(rows, pair, metric_names, settings, holm=True)
+    wanted = {(r["label"], r["metric"]) for r in suspects}
+    return {(r["label"], r["metric"]): r for r in result["rows"] if (r["label"], r["metric"]) in wanted}
+
+
+def check_rounds(parser, args, alpha):
+    """Exit 2 before measuring when -n rounds cannot reach alpha even for one cell (unless --allow-unknown)."""
+    if paired.min_p(args.reps) > alpha and not args.allow_unknown:
+        parser.error(f"--ab -n {args.reps}: {args.reps} pairs cannot reach alpha {alpha} (smallest p "
+                     f"{paired.min_p(args.reps):.3g}); use -n {paired.needed_pairs(alpha)} or more "
+                     "(8 or more lets Holm correct over several cells), or --allow-unknown")
+
+
+def gate(parser, args, head_words, settings, default_metrics, out_dir):
+    """Runs the A/B gate: round set 1 into out_dir/rounds, the suspects' fresh rounds into
+    out_dir/confirm; returns (screening result, {(label, metric): confirmed row}) for ci_verdicts."""
+    pair = sides(parser, args.base, head_words)
+    names = metrics(parser, args, default_metrics)
+    settings = dict(settings, metrics=names)
+    check_rounds(parser, args, settings["alpha"])
+    allocators = ",".join(args.allocators) or "glibc"
+    rows = run_rounds(args, pair, os.path.join(out_dir, "rounds"), 1, args.reps, allocators, args.env)
+    screen = judge(rows, pair, names, settings, holm=False)
+    suspects = [r for r in screen["rows"] if r["verdict"] == stats.REGRESSION]
+    print(f"ci --ab: round set 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)
+    confirmed = confirm(args, pair, settings, names, suspects, out_dir, args.reps + 1) if suspects else {}
+    return screen, confirmed
