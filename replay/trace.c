@@ -31,11 +31,14 @@ static inline int kind_takes_ref(unsigned k)
 }
 /* free and munmap: they only consume an object (no size stored, nothing produced). */
 static inline int kind_releases(unsigned k) { return k == HBT_FREE || k == HBT_MUNMAP; }
+/* The kinds that store a size: every one but free, munmap and the thread kinds. */
+static inline int kind_sized(unsigned k) { return !kind_releases(k) && !hbt_kind_thread(k); }
 
 const char *hbt_kind_name(unsigned kind)
 {
     static const char *const names[HBT_KIND_COUNT] = {"?", "malloc", "calloc", "realloc", "free",
-        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray", "mmap", "munmap"};
+        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray", "mmap", "munmap",
+        "thread_start", "thread_exit"};
     return kind > 0 && kind < HBT_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -83,6 +86,7 @@ void hbt_chunk_init(struct hbt_chunk *c, uint8_t *buf, size_t cap, uint16_t thre
     c->buf = buf;
     c->cap = cap;
     c->thread = thread;
+    c->version = HBT_VERSION;
     c->len = HBT_CHUNK_HEADER;
 }
 
@@ -97,9 +101,14 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     p = put_varint(p, e->ns > c->last_ns ? e->ns - c->last_ns : 0);
     if (e->ns > c->last_ns)
         c->last_ns = e->ns;
+    /* the global order: absolute for a chunk's first event, else the gap to the previous one less 1 */
+    if (c->version >= 3) {
+        p = put_varint(p, c->nops == 0 ? e->order : e->order > c->last_order ? e->order - c->last_order - 1 : 0);
+        c->last_order = c->nops == 0 || e->order > c->last_order ? e->order : c->last_order + 1;
+    }
     if (kind_is_aligned(e->kind))
         *p++ = e->align_log;
-    if (!kind_releases(e->kind)) {
+    if (kind_sized(e->kind)) {
         if (e->size == c->last_size)
             flags |= HBT_F_SAMESIZE;
         else
@@ -118,7 +127,7 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     c->len = (size_t)(p - c->buf);
     c->nops++;
     c->op++;
-    if (kind_releases(e->kind) || (flags & HBT_F_FAILED))
+    if (!kind_sized(e->kind) || (flags & HBT_F_FAILED))
         return HBT_NONE;
     c->nprod++;
     return c->seq++;
@@ -294,6 +303,7 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
     t->h.lost_maps = text_num(text, len, "lost_maps");
     t->h.orig_wall_ns = text_num(text, len, "orig_wall_ns");
     t->h.orig_maxrss_kb = text_num(text, len, "orig_maxrss_kb");
+    t->ordered = t->h.version >= 3;
     return 0;
 }
 
@@ -506,7 +516,9 @@ static int next_chunk(struct hbt_cursor *c)
         c->left = hd.nops;
         c->ns = hd.base_ns;
         c->seq = hd.first_seq;
+        c->op = hd.first_op;
         c->last_size = 0;
+        c->fresh = 1;
     }
     return 1;
 }
@@ -589,12 +601,27 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
         return -1;
     c->ns += v;
     e->ns = c->ns;
+    if (c->t->ordered) {
+        if (varint_at(&c->p, c->end, &v, checked) < 0)
+            return -1;
+        uint64_t prev = c->order;
+        c->order = c->fresh ? v : c->order + v + 1;
+        if (checked && ((c->fresh && c->op > 0 && v <= prev) || c->order < prev))
+            return -1; /* not after the thread's previous event (or wrapped) */
+    } else {
+        c->order = c->op;
+    }
+    c->fresh = 0;
+    c->op++;
+    e->order = c->order;
+    if (checked && hbt_kind_thread(kind) && (e->flags || !c->t->ordered))
+        return -1;
     if (kind_is_aligned(kind)) {
         if (checked && (c->p >= c->end || *c->p > 63))
             return -1;
         e->align_log = *c->p++;
     }
-    if (!kind_releases(kind)) {
+    if (kind_sized(kind)) {
         if (!(e->flags & HBT_F_SAMESIZE) && varint_at(&c->p, c->end, &c->last_size, checked) < 0)
             return -1;
         e->size = c->last_size;
@@ -615,7 +642,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
     } else if (checked && (e->flags & (HBT_F_XREF | HBT_F_NOREF))) {
         return -1;
     }
-    if (!kind_releases(kind) && !(e->flags & HBT_F_FAILED))
+    if (kind_sized(kind) && !(e->flags & HBT_F_FAILED))
         e->prod = c->t->threads[c->thread].obj_base + c->seq++;
     if (--c->left == 0 && checked && !chunk_end_ok(c))
         return -1;
