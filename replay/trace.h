@@ -129,6 +129,8 @@ void hbt_unpages(void *p, size_t n);
 struct hbt_thread_index {
     uint64_t nchunks, ops, objects, obj_base;
     uint64_t *chunk_off;       /* file offsets of its chunks, in order */
+    uint64_t first_order, last_order; /* the order (hbt_event.order) of its first and last events */
+    int exits;                 /* its last event is a thread_exit: it ended before the process */
 };
 
 struct hbt_trace {
@@ -141,8 +143,11 @@ struct hbt_trace {
     struct hbt_thread_index *threads;
 };
 
-/* Maps, checks and indexes the trace at path. 0 on success; -1 with a one-line reason in err
- * (what is wrong and what to do) when the file is missing, truncated or corrupt. */
+/* Maps, checks and indexes the trace at path: framing, checksums and every event's decoding
+ * (the objects' uses are checked by hbt_stats, which every reader runs before trusting them).
+ * 0 on success; -1 with a one-line reason in err (what is wrong and what to do) when the file
+ * is missing, truncated or corrupt. The pages of the mapping are dropped behind every pass and
+ * cursor, so reading a trace costs memory per chunk being read, not per byte of the file. */
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen);
 void hbt_close(struct hbt_trace *t);
 
