@@ -98,7 +98,7 @@ static int take(struct walk *w, const struct hbt_event *e, uint64_t *was)
     struct obj_entry *x = &w->tab.e[e->ref];
     uint64_t a = atomic_load_explicit(&x->a, memory_order_relaxed);
     *was = 0;
-    if (a & ST_GONE)
+    if ((a & ST_GONE) || (a == 0 && objtab_page_gone(&w->tab, e->ref / w->tab.per_page))) /* its page went: all consumed */
         return refuse(w, "corrupt trace: thread %u frees object %" PRIu64 " a second time; record it again", e->thread, e->ref);
     if (!(a & ST_MADE)) {
         if (w->t->ordered)

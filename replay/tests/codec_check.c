@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static char path[] = "/tmp/hb-codec-check.XXXXXX";
+static char path[4096] = "/tmp/hb-codec-check.XXXXXX";
 static FILE *out;
 
 /* Writes the chunk if it is full (force: whenever it holds an event). */
@@ -253,8 +253,43 @@ static void check_mappings(void)
     TCHECK("a mapping passed to realloc is refused", refused("mapping freed as a heap block"));
 }
 
-int main(void)
+/* Two threads that each free the other's object before it exists: thread 0 frees thread 1's
+ * first object at order 2, which thread 1 makes at order 5, and thread 1 frees thread 0's at
+ * order 3, made at order 4. No replay can meet either wait. */
+static void write_cycle(void)
 {
+    static uint8_t b0[HBT_CHUNK_HEADER + 8 * HBT_EVENT_MAX], b1[HBT_CHUNK_HEADER + 8 * HBT_EVENT_MAX];
+    struct hbt_chunk c0, c1;
+    struct hbt_header h = {.page_size = 4096, .pid = 3, .complete = 1, .threads = 2, .ops = 6};
+    strcpy(h.command, "codec_check cycle");
+    uint8_t hdr[HBT_HEADER_SIZE];
+    hbt_header_encode(&h, hdr);
+    out = fopen(path, "w");
+    if (!out)
+        exit(1);
+    fwrite(hdr, 1, sizeof hdr, out);
+    hbt_chunk_init(&c0, b0, sizeof b0, 0);
+    hbt_chunk_init(&c1, b1, sizeof b1, 1);
+    struct hbt_event e0[] = {{.kind = HBT_THREAD_START, .order = 0}, {.kind = HBT_FREE, .flags = HBT_F_XREF, .ref_thread = 1, .order = 2, .ns = 2},
+                             {.kind = HBT_MALLOC, .size = 64, .order = 4, .ns = 4}};
+    struct hbt_event e1[] = {{.kind = HBT_THREAD_START, .order = 1, .ns = 1}, {.kind = HBT_FREE, .flags = HBT_F_XREF, .ref_thread = 0, .order = 3, .ns = 3},
+                             {.kind = HBT_MALLOC, .size = 64, .order = 5, .ns = 5}};
+    for (int i = 0; i < 3; i++) {
+        hbt_chunk_put(&c0, &e0[i]);
+        hbt_chunk_put(&c1, &e1[i]);
+    }
+    flush(&c0, 1);
+    flush(&c1, 1);
+    fclose(out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--write-cycle")) { /* for replay/tests/run: the cyclic trace at argv[2] */
+        snprintf(path, sizeof path, "%s", argv[2]);
+        write_cycle();
+        return 0;
+    }
     uint64_t ops;
     write_trace(&ops);
     struct hbt_trace t;
@@ -286,6 +321,12 @@ int main(void)
     rewrite(h);
     TCHECK("the same trace marked incomplete (a crash) opens", !refused(""));
     check_mappings();
+    write_cycle();
+    TCHECK("threads that each free the other's object before it exists: refused, naming the event",
+           refused("thread 0's free (its event of order 2) consumes object 1 of thread 1 before the event that makes it"));
+    struct hbt_event twice[] = {{.kind = HBT_MALLOC, .size = 8}, {.kind = HBT_FREE, .ref_seq = 0}, {.kind = HBT_FREE, .ref_seq = 0}};
+    write_small(twice, 3, HBT_VERSION);
+    TCHECK("an object freed twice is refused", refused("a second time"));
     unlink(path);
     return tcheck_summary();
 }
