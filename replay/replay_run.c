@@ -17,7 +17,9 @@
 #include "wl_phase.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -40,6 +42,7 @@ enum { W_IDLE, W_RUN, W_JOINED };
 struct worker {
     _Alignas(64) _Atomic uint64_t next; /* the order of its next event not yet performed (DONE: none) */
     _Atomic int64_t live;       /* live requested bytes this thread added (for the sampler) */
+    _Atomic int waiting;        /* 1 while it waits (past its first spins) for another thread's object */
     struct replay *rp;
     uint16_t th;
     int state;                  /* W_*: under rp->launch */
@@ -67,16 +70,53 @@ struct replay {
 
 /* ---- performing one event ---- */
 
-/* Waits until another thread has made the object of x; returns its pointer. */
-static uint64_t wait_made(struct obj_entry *x)
+/* True when every thread that has events left waits for another's object (w's wait included)
+ * and none has performed an event over 10 ms: no wait can ever be met (a trace without the
+ * global order, format 1 or 2, whose threads each free the other's object before it exists). */
+static int all_stuck(struct replay *rp)
+{
+    uint64_t before = 0, after = 0;
+    for (int round = 0; round < 2; round++) {
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < rp->nstart; i++) {
+            struct worker *v = &rp->ws[rp->by_start[i]];
+            uint64_t n = atomic_load_explicit(&v->next, memory_order_acquire);
+            if (n != DONE && (v->state != W_RUN || !atomic_load_explicit(&v->waiting, memory_order_acquire)))
+                return 0;
+            sum += n == DONE ? 0 : n + 1;
+        }
+        *(round ? &after : &before) = sum;
+        if (!round) {
+            struct timespec ts = {0, 10000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return before == after;
+}
+
+/* Waits until another thread has made the object of x (the event e, w's event number i);
+ * returns its pointer. A wait that no thread can ever meet ends the replay at once, its event named. */
+static uint64_t wait_made(struct worker *w, const struct hbt_event *e, struct obj_entry *x)
 {
     uint64_t a;
     for (unsigned spins = 0; (a = atomic_load_explicit(&x->a, memory_order_acquire)) == E_UNMADE; spins++) {
-        if (spins < 200)
+        if (spins < 200) {
             __builtin_ia32_pause();
-        else
-            sched_yield();
+            continue;
+        }
+        if (spins == 200)
+            atomic_store_explicit(&w->waiting, 1, memory_order_release);
+        if (spins % 2048 == 0 && all_stuck(w->rp)) {
+            char why[300];
+            snprintf(why, sizeof why, "thread %u's event %" PRIu64 " (%s) waits for object %" PRIu64 " of thread %u, which no thread can make: "
+                     "every thread waits for another's object (a cycle between threads); the trace is corrupt: record it again",
+                     e->thread, w->done, hbt_kind_name(e->kind), e->ref, e->ref_thread);
+            fprintf(stderr, "hbreplay: %s\n", why);
+            _exit(wl_verify(0, why));
+        }
+        sched_yield();
     }
+    atomic_store_explicit(&w->waiting, 0, memory_order_relaxed);
     return a;
 }
 
@@ -139,7 +179,7 @@ static inline int64_t perform(struct worker *w, const struct hbt_event *e)
     void *old = NULL;
     if (hbt_consumes(e)) {
         struct obj_entry *x = &rp->tab.e[e->ref];
-        uint64_t a = e->ref_thread != e->thread ? wait_made(x) : atomic_load_explicit(&x->a, memory_order_relaxed);
+        uint64_t a = e->ref_thread != e->thread ? wait_made(w, e, x) : atomic_load_explicit(&x->a, memory_order_relaxed);
         uint64_t size = x->b;
         atomic_store_explicit(&x->a, E_GONE, memory_order_relaxed);
         objtab_consumed(&rp->tab, e->ref);
@@ -307,8 +347,7 @@ static void *worker_main(void *arg)
         atomic_store_explicit(&w->live, live, memory_order_relaxed);
         w->done++;
         have = hbt_next(&c, &e);
-        if (gating)
-            atomic_store_explicit(&w->next, have == 1 ? e.order : DONE, memory_order_release);
+        atomic_store_explicit(&w->next, have == 1 ? e.order : DONE, memory_order_release);
     }
     atomic_store_explicit(&w->next, DONE, memory_order_release);
     return NULL;
@@ -481,6 +520,7 @@ int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, 
         w->floor = 0;
         w->state = W_IDLE;
         atomic_store(&w->live, 0);
+        atomic_store(&w->waiting, 0);
         atomic_store(&w->next, t->threads[i].ops ? t->threads[i].first_order : DONE);
     }
     clock_gettime(CLOCK_MONOTONIC, &rp->start);

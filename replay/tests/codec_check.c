@@ -155,6 +155,16 @@ static void rewrite(struct hbt_header h)
         printf("# %s\n", err);
 }
 
+/* Encodes h as a header of format version `version` (< 256). */
+static void encode_version(const struct hbt_header *h, uint8_t *hdr, uint32_t version)
+{
+    hbt_header_encode(h, hdr);
+    hdr[8] = (uint8_t)version; /* the version field (little-endian), then the header CRC again */
+    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), hdr, HBT_HEADER_SIZE - 4);
+    for (int i = 0; i < 4; i++)
+        hdr[HBT_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
+}
+
 /* Writes a one-thread trace of the n events ev[] into path with format version `version`. */
 static void write_small(const struct hbt_event *ev, unsigned n, uint32_t version)
 {
@@ -162,11 +172,7 @@ static void write_small(const struct hbt_event *ev, unsigned n, uint32_t version
     struct hbt_chunk c0;
     struct hbt_header h = {.page_size = 4096, .pid = 2, .complete = 1, .threads = 1, .ops = n};
     uint8_t hdr[HBT_HEADER_SIZE];
-    hbt_header_encode(&h, hdr);
-    hdr[8] = (uint8_t)version; /* the version field (little-endian, < 256), then the header CRC again */
-    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), hdr, HBT_HEADER_SIZE - 4);
-    for (int i = 0; i < 4; i++)
-        hdr[HBT_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
+    encode_version(&h, hdr, version);
     out = fopen(path, "w");
     if (!out)
         exit(1);
@@ -256,25 +262,27 @@ static void check_mappings(void)
 /* Two threads that each free the other's object before it exists: thread 0 frees thread 1's
  * first object at order 2, which thread 1 makes at order 5, and thread 1 frees thread 0's at
  * order 3, made at order 4. No replay can meet either wait. */
-static void write_cycle(void)
+static void write_cycle(uint32_t version)
 {
     static uint8_t b0[HBT_CHUNK_HEADER + 8 * HBT_EVENT_MAX], b1[HBT_CHUNK_HEADER + 8 * HBT_EVENT_MAX];
     struct hbt_chunk c0, c1;
     struct hbt_header h = {.page_size = 4096, .pid = 3, .complete = 1, .threads = 2, .ops = 6};
     strcpy(h.command, "codec_check cycle");
     uint8_t hdr[HBT_HEADER_SIZE];
-    hbt_header_encode(&h, hdr);
+    h.ops = version < 3 ? 4 : 6;
+    encode_version(&h, hdr, version);
     out = fopen(path, "w");
     if (!out)
         exit(1);
     fwrite(hdr, 1, sizeof hdr, out);
     hbt_chunk_init(&c0, b0, sizeof b0, 0);
     hbt_chunk_init(&c1, b1, sizeof b1, 1);
+    c0.version = c1.version = version;
     struct hbt_event e0[] = {{.kind = HBT_THREAD_START, .order = 0}, {.kind = HBT_FREE, .flags = HBT_F_XREF, .ref_thread = 1, .order = 2, .ns = 2},
                              {.kind = HBT_MALLOC, .size = 64, .order = 4, .ns = 4}};
     struct hbt_event e1[] = {{.kind = HBT_THREAD_START, .order = 1, .ns = 1}, {.kind = HBT_FREE, .flags = HBT_F_XREF, .ref_thread = 0, .order = 3, .ns = 3},
                              {.kind = HBT_MALLOC, .size = 64, .order = 5, .ns = 5}};
-    for (int i = 0; i < 3; i++) {
+    for (int i = version < 3 ? 1 : 0; i < 3; i++) { /* format 2: no thread events */
         hbt_chunk_put(&c0, &e0[i]);
         hbt_chunk_put(&c1, &e1[i]);
     }
@@ -285,9 +293,9 @@ static void write_cycle(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "--write-cycle")) { /* for replay/tests/run: the cyclic trace at argv[2] */
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--write-cycle")) { /* for replay/tests/run: the cyclic trace at argv[2] */
         snprintf(path, sizeof path, "%s", argv[2]);
-        write_cycle();
+        write_cycle(argc == 4 ? (uint32_t)atoi(argv[3]) : HBT_VERSION);
         return 0;
     }
     uint64_t ops;
@@ -321,7 +329,7 @@ int main(int argc, char **argv)
     rewrite(h);
     TCHECK("the same trace marked incomplete (a crash) opens", !refused(""));
     check_mappings();
-    write_cycle();
+    write_cycle(HBT_VERSION);
     TCHECK("threads that each free the other's object before it exists: refused, naming the event",
            refused("thread 0's free (its event of order 2) consumes object 1 of thread 1 before the event that makes it"));
     struct hbt_event twice[] = {{.kind = HBT_MALLOC, .size = 8}, {.kind = HBT_FREE, .ref_seq = 0}, {.kind = HBT_FREE, .ref_seq = 0}};
