@@ -4,9 +4,10 @@
  * object's size, state and birth time.
  * Always holds: the entries are one MAP_NORESERVE mapping (a page costs memory only once
  * written); each object is consumed at most once (the reader's checks), and the consumer that
- * completes a page (every entry in it consumed) returns that page to the kernel at once, so the
- * table's resident memory is the pages that hold an object not yet consumed, plus 4 bytes of
- * counter per page of entries; an entry of a returned page reads as zero. */
+ * completes a "page" of the table (64 KiB of entries, 4,096 objects, every one consumed)
+ * returns it to the kernel at once, so the table's resident memory is the table pages that hold
+ * an object not yet consumed, plus 4 bytes of counter per table page; an entry of a returned
+ * page reads as zero. */
 #ifndef HEAPBENCH_OBJTAB_H
 #define HEAPBENCH_OBJTAB_H
 

@@ -45,3 +45,8 @@ $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c
 # The codec's unit test links the codec itself (not one of the programs the tests record).
 $(B)/tests/replay-codec_check: replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objtab.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Ireplay -Iscripts -o $@ replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objtab.c -lz
+
+# The stream benchmark's synthetic trace writer (replay/bench/gentrace.c + the codec).
+$(B)/bench/replay-gentrace: replay/bench/gentrace.c replay/trace.c $(RP_HDRS) | $(B)/.dir
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ireplay -o $@ replay/bench/gentrace.c replay/trace.c -lz

@@ -2,12 +2,15 @@
  * Always holds: the writer touches only the caller's buffers (no allocation: it runs inside
  * malloc); the reader bounds every read by the chunk it is in, verifies every chunk's CRC-32
  * and decodes every event once in hbt_open, refuses a chunk whose counts its bytes cannot hold
- * (so every count, and what is allocated from it, is bounded by the file's size), and allocates
- * only with mmap (a replay's own bookkeeping never goes through the allocator it measures). */
+ * (so every count, and what is allocated from it, is bounded by the file's size), allocates
+ * only with mmap (a replay's own bookkeeping never goes through the allocator it measures), and
+ * reads the file with pread a chunk at a time into its own buffers (so reading costs memory per
+ * chunk, whatever the file's length, and nothing of the page cache is counted as the reader's). */
 #include "trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -272,9 +275,27 @@ static uint64_t text_num(const char *text, size_t len, const char *key)
     return strtoull(v, NULL, 10);
 }
 
+/* Reads n bytes at off into buf: 0, or -1 (errno set; EIO for a file cut short since it was opened). */
+static int read_at(const struct hbt_trace *t, uint8_t *buf, size_t n, size_t off)
+{
+    while (n > 0) {
+        ssize_t r = pread(t->fd, buf, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            errno = r < 0 ? errno : EIO;
+            return -1;
+        }
+        buf += r;
+        off += (size_t)r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
 static int read_header(struct hbt_trace *t, char *err, size_t errlen)
 {
-    const uint8_t *m = t->map;
+    const uint8_t *m = t->head;
     if (t->size < HBT_HEADER_SIZE)
         return fail(err, errlen, "truncated trace: %zu bytes, shorter than its %u-byte header; record it again", t->size, HBT_HEADER_SIZE);
     if (memcmp(m, HBT_MAGIC, 8) != 0)
@@ -329,10 +350,12 @@ static void chunk_hdr_at(const uint8_t *h, struct chunk_hdr *c)
  * counts it; fills_offsets: second pass, records its offset. Returns its total length or 0. */
 static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, size_t errlen)
 {
-    const uint8_t *h = t->map + off;
+    uint8_t h[HBT_CHUNK_HEADER];
     struct chunk_hdr c;
     if (t->size - off < HBT_CHUNK_HEADER)
         return (size_t)fail(err, errlen, "truncated trace: it ends %zu bytes into a chunk header at byte %zu; record it again", t->size - off, off) + 1;
+    if (read_at(t, h, HBT_CHUNK_HEADER, off) < 0)
+        return (size_t)fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
     chunk_hdr_at(h, &c);
     if (get_le(h, 4) != HBT_CHUNK_MAGIC || c.thread >= HBT_MAX_THREADS || c.len > HBT_CHUNK_MAX)
         return (size_t)fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
@@ -342,10 +365,10 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     if (t->size - off - HBT_CHUNK_HEADER < c.len)
         return (size_t)fail(err, errlen, "truncated trace: the chunk at byte %zu needs %u bytes, the file ends after %zu; record it again",
                             off, c.len, t->size - off - HBT_CHUNK_HEADER) + 1;
-    uint8_t copy[HBT_CHUNK_HEADER];
-    memcpy(copy, h, sizeof copy);
-    put_le(copy + 20, 0, 4);
-    uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), copy, sizeof copy), h + HBT_CHUNK_HEADER, c.len);
+    if (read_at(t, t->scratch, c.len, off + HBT_CHUNK_HEADER) < 0)
+        return (size_t)fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
+    put_le(h + 20, 0, 4);
+    uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), h, sizeof h), t->scratch, c.len);
     if (crc != c.crc)
         return (size_t)fail(err, errlen, "corrupt trace: the chunk at byte %zu fails its checksum; record it again", off) + 1;
     struct hbt_thread_index *ti = &t->threads[c.thread];
@@ -362,16 +385,6 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     return HBT_CHUNK_HEADER + c.len;
 }
 
-/* Returns the mapping's pages over [from, to) to the kernel (they are re-read from the page
- * cache if touched again: the mapping is private and never written); returns to rounded down. */
-static size_t drop_pages(const struct hbt_trace *t, size_t from, size_t to)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), a = from & ~(page - 1), b = to < t->size ? to & ~(page - 1) : t->size;
-    if (b > a)
-        madvise((void *)(t->map + a), b - a, MADV_DONTNEED);
-    return b > a ? b : from;
-}
-
 /* One pass over the chunks; the second (fill) records their offsets. */
 static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
 {
@@ -379,24 +392,23 @@ static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
         t->threads[i].nchunks = t->threads[i].ops = t->threads[i].objects = 0;
     }
     t->nthreads = 0;
-    size_t dropped = 0;
     for (size_t off = HBT_HEADER_SIZE; off < t->size;) {
         size_t n = check_chunk(t, off, fill, err, errlen);
         if (n <= 1)
             return -1;
         off += n;
-        if (off - dropped >= (8u << 20))
-            dropped = drop_pages(t, dropped, off);
     }
-    drop_pages(t, dropped, t->size);
     return 0;
 }
 
 static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
 {
     t->threads = hbt_pages(HBT_MAX_THREADS * sizeof *t->threads);
-    if (!t->threads || walk_chunks(t, 0, err, errlen) < 0)
-        return t->threads ? -1 : fail(err, errlen, "out of memory indexing the trace");
+    t->scratch = hbt_pages(HBT_CHUNK_MAX);
+    if (!t->threads || !t->scratch)
+        return fail(err, errlen, "out of memory indexing the trace");
+    if (walk_chunks(t, 0, err, errlen) < 0)
+        return -1;
     for (uint32_t i = 0; i < t->nthreads; i++) {
         t->threads[i].chunk_off = hbt_pages(t->threads[i].nchunks * sizeof(uint64_t));
         if (!t->threads[i].chunk_off)
@@ -450,11 +462,12 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         return fail(err, errlen, "cannot open trace %s: %s", path, strerror(e));
     }
     t->size = (size_t)st.st_size;
-    void *m = t->size ? mmap(NULL, t->size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (m == MAP_FAILED)
-        return fail(err, errlen, "truncated trace: %s is empty or cannot be mapped; record it again", path);
-    t->map = m;
+    t->fd = fd;
+    if (t->size >= HBT_HEADER_SIZE && read_at(t, t->head, HBT_HEADER_SIZE, 0) < 0) {
+        int e = errno;
+        hbt_close(t);
+        return fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
+    }
     if (read_header(t, err, errlen) < 0 || index_chunks(t, err, errlen) < 0 || check_events(t, err, errlen) < 0) {
         hbt_close(t);
         return -1;
@@ -474,30 +487,34 @@ void hbt_close(struct hbt_trace *t)
             hbt_unpages(t->threads[i].chunk_off, t->threads[i].nchunks * sizeof(uint64_t));
         hbt_unpages(t->threads, HBT_MAX_THREADS * sizeof *t->threads);
     }
-    if (t->map)
-        munmap((void *)t->map, t->size);
+    hbt_unpages(t->scratch, t->scratch ? HBT_CHUNK_MAX : 0);
+    if (t->fd > 0)
+        close(t->fd);
     memset(t, 0, sizeof *t);
 }
 
 void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread)
 {
-    memset(c, 0, sizeof *c);
+    memset(c, 0, offsetof(struct hbt_cursor, buf)); /* not the buffer: it would all be resident */
     c->t = t;
     c->thread = thread;
 }
 
-/* Moves to the thread's next chunk; 0 when there is none. */
+/* Moves to the thread's next chunk; 0 when there is none, -1 when it cannot be read again. */
 static int next_chunk(struct hbt_cursor *c)
 {
     const struct hbt_thread_index *ti = &c->t->threads[c->thread];
     while (c->left == 0) {
-        if (c->chunk > 0) /* the chunk just read: its pages go (a neighbour's reader faults them in again) */
-            drop_pages(c->t, ti->chunk_off[c->chunk - 1], (size_t)(c->end - c->t->map) + ((size_t)sysconf(_SC_PAGESIZE) - 1));
         if (c->chunk >= ti->nchunks)
             return 0;
-        const uint8_t *h = c->t->map + ti->chunk_off[c->chunk++];
+        const uint8_t *h = c->buf;
         struct chunk_hdr hd;
+        size_t off = ti->chunk_off[c->chunk++];
+        if (read_at(c->t, c->buf, HBT_CHUNK_HEADER, off) < 0)
+            return -1;
         chunk_hdr_at(h, &hd);
+        if (hd.len > HBT_CHUNK_MAX || read_at(c->t, c->buf + HBT_CHUNK_HEADER, hd.len, off + HBT_CHUNK_HEADER) < 0)
+            return -1; /* the file changed since hbt_open checked it */
         c->p = h + HBT_CHUNK_HEADER;
         c->end = c->p + hd.len;
         c->left = hd.nops;
@@ -565,15 +582,24 @@ static inline __attribute__((always_inline)) int read_ref(struct hbt_cursor *c, 
 static int chunk_end_ok(const struct hbt_cursor *c)
 {
     const struct hbt_thread_index *ti = &c->t->threads[c->thread];
-    uint64_t next_seq = c->chunk < ti->nchunks ? get_le(c->t->map + ti->chunk_off[c->chunk] + 32, 8) : ti->objects;
+    uint8_t b[8];
+    uint64_t next_seq = ti->objects;
+    if (c->chunk < ti->nchunks) {
+        if (read_at(c->t, b, 8, ti->chunk_off[c->chunk] + 32) < 0)
+            return 0;
+        next_seq = get_le(b, 8);
+    }
     return c->p == c->end && c->seq == next_seq;
 }
 
 /* Decodes the next event (see hbt_next); CHECKED bounds every read and checks every rule. */
 static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c, struct hbt_event *e, int checked)
 {
-    if (c->left == 0 && !next_chunk(c))
-        return 0;
+    if (c->left == 0) {
+        int r = next_chunk(c);
+        if (r <= 0)
+            return r;
+    }
     uint64_t v;
     if (checked && c->p >= c->end)
         return -1;

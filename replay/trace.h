@@ -7,7 +7,8 @@
  * Always holds: the writer never allocates (the caller owns every buffer, the recorder maps
  * them); the reader never trusts a byte it has not checked: every length is bounded by the
  * file, every chunk's CRC is verified and every event decoded once in hbt_open, so a corrupt
- * or truncated file is refused with one line of text and no read outside the mapping. */
+ * or truncated file is refused with one line of text and no read outside a chunk's buffer; the
+ * reader reads the file with pread, a chunk at a time, and never maps it. */
 #ifndef HEAPBENCH_TRACE_H
 #define HEAPBENCH_TRACE_H
 
@@ -134,8 +135,10 @@ struct hbt_thread_index {
 };
 
 struct hbt_trace {
-    const uint8_t *map;
+    int fd;                    /* the file, read with pread (never mapped: what is read costs no resident memory) */
     size_t size;
+    uint8_t head[HBT_HEADER_SIZE]; /* the header's bytes */
+    uint8_t *scratch;          /* one chunk (hbt_open's checks) */
     struct hbt_header h;
     uint32_t nthreads;         /* 1 + the highest thread number seen */
     int ordered;               /* version 3 or later: events carry the global order (hbt_event.order) */
@@ -146,12 +149,14 @@ struct hbt_trace {
 /* Maps, checks and indexes the trace at path: framing, checksums and every event's decoding
  * (the objects' uses are checked by hbt_stats, which every reader runs before trusting them).
  * 0 on success; -1 with a one-line reason in err (what is wrong and what to do) when the file
- * is missing, truncated or corrupt. The pages of the mapping are dropped behind every pass and
- * cursor, so reading a trace costs memory per chunk being read, not per byte of the file. */
+ * is missing, truncated or corrupt. The file is read with pread, a chunk at a time, so reading a
+ * trace costs memory per chunk being read, not per byte of the file. */
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen);
 void hbt_close(struct hbt_trace *t);
 
-/* Decodes one thread's events in order. */
+/* Decodes one thread's events in order, reading its chunks one at a time into its own buffer
+ * (only the bytes of the chunks read are ever written: a cursor costs the largest chunk's
+ * size in resident memory, not the buffer's). */
 struct hbt_cursor {
     const struct hbt_trace *t;
     uint16_t thread;
@@ -159,6 +164,7 @@ struct hbt_cursor {
     const uint8_t *p, *end;
     uint64_t ns, seq, last_size, order, op;
     int fresh;                 /* the next event is its chunk's first (its order is absolute) */
+    uint8_t buf[HBT_CHUNK_HEADER + HBT_CHUNK_MAX];
 };
 
 void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread);
