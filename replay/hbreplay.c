@@ -19,7 +19,6 @@
  * munmap events, with no call returning NULL where the recorded one did not; a trace
  * that is missing, truncated or corrupt prints one line on stderr and exits 2 before any
  * record but served_by. */
-#include "objtab.h"
 #include "replay_run.h"
 #include "trace.h"
 #include "trace_stats.h"
@@ -99,13 +98,7 @@ int main(int argc, char **argv)
         return 2;
     }
     struct hbt_stats want;
-    size_t pbytes = (objtab_npages(t.objects) + 7) / 8;
-    uint8_t *peak_pages = hbt_pages(pbytes);
-    if (!peak_pages) {
-        fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " objects\n", path, t.objects);
-        return 1;
-    }
-    if (hbt_stats_pages(&t, &want, peak_pages, err, sizeof err) < 0) {
+    if (hbt_stats(&t, &want, err, sizeof err) < 0) {
         fprintf(stderr, "hbreplay: %s: %s\n", path, err);
         return 2;
     }
@@ -125,7 +118,7 @@ int main(int argc, char **argv)
         return 2;
     }
     struct replay *rp;
-    if (replay_prepare(&t, &o, peak_pages, &rp) < 0) {
+    if (replay_prepare(&t, &o, want.peak_objects, &rp) < 0) {
         fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " events\n", path, t.ops);
         return 1;
     }

@@ -12,7 +12,7 @@
  * mmap and munmap themselves, touched like blocks, and counted in the live bytes the sampler
  * reports (as the program held them). */
 #include "replay_run.h"
-#include "objtab.h"
+#include "objring.h"
 #include "wl_latency.h"
 #include "wl_phase.h"
 
@@ -30,12 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* An entry's pointer besides real pointers. */
-#define E_UNMADE 0u      /* not produced yet (or its page went back: every object in it consumed) */
+/* An object's pointer besides real pointers. */
 #define E_NULL 1u        /* produced, but the allocator returned NULL */
-#define E_GONE 2u        /* consumed (freed or moved by realloc) */
 #define E_SELF 4096u     /* every block of the self pass (never dereferenced) */
 #define DONE UINT64_MAX  /* a thread's next order once it has no event left */
+#define REPLAY_RING 4096u /* ring slots per thread: an object outliving 4,096 of its thread's later ones moves to the overflow table */
 
 enum { W_IDLE, W_RUN, W_JOINED };
 
@@ -47,7 +46,7 @@ struct worker {
     uint16_t th;
     int state;                  /* W_*: under rp->launch */
     uint64_t floor;             /* a lower bound of every other started thread's next (the gate's cache) */
-    uint64_t done, nulls;
+    uint64_t done, nulls, made;
     int64_t mapped;             /* bytes this thread mapped less those it unmapped */
     pthread_t tid;
 };
@@ -55,8 +54,7 @@ struct worker {
 struct replay {
     const struct hbt_trace *t;
     const struct replay_opts *o;
-    struct objtab tab;
-    const uint8_t *peak_pages;  /* the table's pages live at the trace's peak, or NULL */
+    struct objring tab;         /* the live objects: pointer and requested size */
     struct worker *ws;
     uint32_t *by_start;         /* the threads with events, by their first event's order */
     uint32_t nstart;
@@ -94,12 +92,13 @@ static int all_stuck(struct replay *rp)
     return before == after;
 }
 
-/* Waits until another thread has made the object of x (the event e, w's event number i);
- * returns its pointer. A wait that no thread can ever meet ends the replay at once, its event named. */
-static uint64_t wait_made(struct worker *w, const struct hbt_event *e, struct obj_entry *x)
+/* Takes the object e consumes (made by thread e->ref_thread), waiting for it when another thread
+ * makes it; *size gets its requested size. A wait that no thread can ever meet ends the replay at
+ * once, its event named. */
+static void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
 {
     uint64_t a;
-    for (unsigned spins = 0; (a = atomic_load_explicit(&x->a, memory_order_acquire)) == E_UNMADE; spins++) {
+    for (unsigned spins = 0; objring_take(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1; spins++) {
         if (spins < 200) {
             __builtin_ia32_pause();
             continue;
@@ -117,7 +116,7 @@ static uint64_t wait_made(struct worker *w, const struct hbt_event *e, struct ob
         sched_yield();
     }
     atomic_store_explicit(&w->waiting, 0, memory_order_relaxed);
-    return a;
+    return a == E_NULL ? NULL : (void *)(uintptr_t)a;
 }
 
 /* Writes the block that an event of this kind produced as asked: not at all, one write per page
@@ -178,13 +177,9 @@ static inline int64_t perform(struct worker *w, const struct hbt_event *e)
     int64_t delta = 0;
     void *old = NULL;
     if (hbt_consumes(e)) {
-        struct obj_entry *x = &rp->tab.e[e->ref];
-        uint64_t a = e->ref_thread != e->thread ? wait_made(w, e, x) : atomic_load_explicit(&x->a, memory_order_relaxed);
-        uint64_t size = x->b;
-        atomic_store_explicit(&x->a, E_GONE, memory_order_relaxed);
-        objtab_consumed(&rp->tab, e->ref);
+        uint64_t size;
+        old = take(w, e, &size);
         delta -= (int64_t)size;
-        old = a == E_NULL ? NULL : (void *)a;
         if (!hbt_produces(e)) {
             if (!self && e->kind == HBT_MUNMAP)
                 w->mapped -= old && munmap(old, (size_t)size) == 0 ? (int64_t)size : 0;
@@ -209,9 +204,9 @@ static inline int64_t perform(struct worker *w, const struct hbt_event *e)
         touch(p, e->size, kind, rp->o);
         w->mapped += kind == HBT_MMAP ? (int64_t)e->size : 0;
     }
-    struct obj_entry *x = &rp->tab.e[e->prod];
-    x->b = e->size;
-    atomic_store_explicit(&x->a, (uint64_t)(uintptr_t)p, memory_order_release);
+    if (objring_put(&rp->tab, e->thread, e->prod - rp->t->threads[e->thread].obj_base, (uint64_t)(uintptr_t)p, e->size) < 0)
+        _exit(wl_verify(0, "out of memory for the replay's table of long-lived objects"));
+    w->made++;
     return delta + (int64_t)e->size;
 }
 
@@ -382,14 +377,15 @@ void replay_free(struct replay *rp)
     if (!rp)
         return;
     size_t nw = rp->t->nthreads ? rp->t->nthreads : 1;
-    objtab_free(&rp->tab);
+    if (rp->tab.rings)
+        objring_free(&rp->tab);
     hbt_unpages(rp->ws, nw * sizeof *rp->ws);
     hbt_unpages(rp->by_start, nw * sizeof *rp->by_start);
     pthread_mutex_destroy(&rp->launch);
     hbt_unpages(rp, sizeof *rp);
 }
 
-int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, const uint8_t *peak_pages, struct replay **out)
+int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint64_t peak_objects, struct replay **out)
 {
     size_t nw = t->nthreads ? t->nthreads : 1;
     struct replay *rp = hbt_pages(sizeof *rp);
@@ -397,11 +393,10 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, const
         return -1;
     rp->t = t;
     rp->o = o;
-    rp->peak_pages = peak_pages;
     pthread_mutex_init(&rp->launch, NULL);
     rp->ws = hbt_pages(nw * sizeof *rp->ws);
     rp->by_start = hbt_pages(nw * sizeof *rp->by_start);
-    if (!rp->ws || !rp->by_start || objtab_init(&rp->tab, t->objects) < 0) {
+    if (!rp->ws || !rp->by_start || objring_init(&rp->tab, t, REPLAY_RING, peak_objects) < 0) {
         replay_free(rp);
         return -1;
     }
@@ -409,8 +404,6 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, const
         rp->ws[i].rp = rp;
         rp->ws[i].th = (uint16_t)i;
     }
-    if (peak_pages) /* in the baseline (the load phase) from now on */
-        objtab_fault(&rp->tab, peak_pages);
     sort_by_start(rp);
     rp->gating = !o->free_order && t->ordered && rp->nstart > 1;
     *out = rp;
@@ -456,23 +449,13 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-/* The objects left at the end: live ones (and their bytes) and never made ones. */
-static void census(struct replay *rp, struct replay_result *r)
+/* One object left at the end (objring_each). */
+static void count_live(void *arg, uint64_t a, uint64_t size)
 {
-    const struct objtab *tab = &rp->tab;
-    for (uint64_t p = 0; p < tab->npages; p++) {
-        if (objtab_page_gone(tab, p))
-            continue;
-        uint64_t end = (p + 1) * tab->per_page < tab->n ? (p + 1) * tab->per_page : tab->n;
-        for (uint64_t i = p * tab->per_page; i < end; i++) {
-            uint64_t a = atomic_load_explicit(&tab->e[i].a, memory_order_relaxed);
-            r->unmade += a == E_UNMADE;
-            if (a != E_UNMADE && a != E_GONE) {
-                r->live_objects++;
-                r->live_bytes += tab->e[i].b;
-            }
-        }
-    }
+    struct replay_result *r = arg;
+    (void)a;
+    r->live_objects++;
+    r->live_bytes += size;
 }
 
 /* Starts every thread but the calling one's: all at once (free order), else only those that start
@@ -506,16 +489,14 @@ int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, 
 {
     const struct hbt_trace *t = rp->t;
     memset(r, 0, sizeof *r);
-    objtab_reset(&rp->tab);
-    if (rp->peak_pages)
-        objtab_fault(&rp->tab, rp->peak_pages);
+    objring_reset(&rp->tab);
     rp->self = self;
     rp->launched = 0;
     rp->alive = rp->alive_peak = 0;
     atomic_store(&rp->next_start, rp->nstart ? t->threads[rp->ws[rp->by_start[0]].th].first_order : DONE);
     for (uint32_t i = 0; i < t->nthreads; i++) {
         struct worker *w = &rp->ws[i];
-        w->done = w->nulls = 0;
+        w->done = w->nulls = w->made = 0;
         w->mapped = 0;
         w->floor = 0;
         w->state = W_IDLE;
@@ -546,6 +527,10 @@ int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, 
         r->mapped += rp->ws[i].mapped;
     }
     r->threads_peak = rp->alive_peak;
-    census(rp, r);
+    objring_each(&rp->tab, count_live, r);
+    uint64_t made = 0;
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        made += rp->ws[i].made;
+    r->unmade = t->objects - made;
     return 0;
 }

@@ -8,8 +8,9 @@
  * every thread that started before it has started, and a thread is started only once every
  * thread that exited before it started has ended, so no more recorded threads are alive at
  * once than in the program; with --order=free nothing else is ordered across threads and
- * every thread starts at once; the replayer's own memory comes from mmap (the object table
- * costs only where objects are live), so the only calls the allocator sees are the trace's. */
+ * every thread starts at once; the replayer's own memory comes from mmap (the object table,
+ * objring.h, holds only the live objects and is reused in place), so the only calls the
+ * allocator sees are the trace's. */
 #ifndef HEAPBENCH_REPLAY_RUN_H
 #define HEAPBENCH_REPLAY_RUN_H
 
@@ -40,11 +41,10 @@ struct replay_result {
 
 struct replay;
 
-/* Prepares t's replay (its threads, the object table). peak_pages (hbt_stats_pages; kept by the
- * caller until replay_free, or NULL): the table's pages live at the trace's peak, made resident
- * before each run so that the replayer's own memory at the replay's peak is in its baseline, not
- * in the allocator's heap. 0, or -1 when out of memory. */
-int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, const uint8_t *peak_pages, struct replay **out);
+/* Prepares t's replay (its threads, the object table, made resident for the trace's peak of
+ * peak_objects live objects, so that the replayer's own memory is in its baseline, not in the
+ * allocator's heap). 0, or -1 when out of memory. */
+int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint64_t peak_objects, struct replay **out);
 /* Runs it, the object table emptied first. self: the self pass, which does everything but the
  * allocator calls, the touching and the sleeping of --speed=recorded (threads, decoding, order,
  * object table, waits for other threads' objects), so that its time is the replayer's own cost.

@@ -6,7 +6,7 @@
  * the ideal (peak live requested bytes) is the largest sum of live objects' requested sizes
  * over that order; the program's own mappings (HBT_MMAP objects) are counted apart (mapped_*,
  * and with the blocks in peak_total), never in live_bytes, peak_bytes or the histograms; the
- * walk's memory is the objects live at each point (objtab.h), not the trace's length. */
+ * walk's memory is the objects live at each point (objring.h), not the trace's length. */
 #ifndef HEAPBENCH_TRACE_STATS_H
 #define HEAPBENCH_TRACE_STATS_H
 
@@ -26,7 +26,7 @@ struct hbt_stats {
     uint64_t mapped_total;                        /* bytes mapped over the whole trace */
     uint64_t peak_mapped, peak_mapped_ns;         /* most bytes mapped at once, and when */
     uint64_t peak_total, peak_total_ns;           /* most live requested + mapped bytes at once, and when */
-    uint64_t peak_total_order;                    /* the order (hbt_event.order) of the event that reached peak_total */
+    uint64_t peak_objects;                        /* most live objects (blocks and mappings) at once */
     uint64_t threads_alive_peak;                  /* most threads alive at once (format 3: from a thread's start
                                                    * to its exit; older: with events so far) */
 };
@@ -37,9 +37,4 @@ struct hbt_stats {
  * order, a dependency that no replay can meet (threads that each free the other's object
  * before it exists), naming that event; or when memory is refused. */
 int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen);
-/* The same, also setting in peak_pages (a bitmap over the objtab pages of the trace's objects,
- * objtab_npages(t->objects) bits, zeroed by the caller) the pages of the object table that hold
- * a live object when the trace reaches peak_total: those a replay's table holds at its peak. */
-int hbt_stats_pages(const struct hbt_trace *t, struct hbt_stats *s, uint8_t *peak_pages, char *err, size_t errlen);
-
 #endif

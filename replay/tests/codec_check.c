@@ -7,6 +7,7 @@
  * refused, and a version 1 trace read unless it holds mapping kinds. Prints PASS/FAIL lines and
  * "N passed, N failed".
  * Always holds: works in one temporary file (/tmp/hb-codec-check.*) that it removes. */
+#include "objring.h"
 #include "tcheck.h"
 #include "trace.h"
 #include "trace_stats.h"
@@ -291,6 +292,44 @@ static void write_cycle(uint32_t version)
     fclose(out);
 }
 
+/* objring_each callback: counts the objects and sums their first words. */
+static void sum_live(void *arg, uint64_t a, uint64_t b)
+{
+    uint64_t *acc = arg;
+    (void)b;
+    acc[0]++;
+    acc[1] += a;
+}
+
+/* The live-object table with rings of 4 slots: objects that outlive their slot move to the
+ * overflow table (which grows) and are still found once, by their own thread or another. */
+static void check_objring(const struct hbt_trace *t)
+{
+    struct objring r;
+    int ok = objring_init(&r, t, 4, 0) == 0, order_ok = 1;
+    uint64_t a, b, acc[2] = {0, 0};
+    for (uint64_t seq = 0; ok && seq < 200; seq++) {
+        order_ok &= objring_take(&r, 0, seq, &a, &b) == 0; /* not put yet */
+        ok &= objring_put(&r, 0, seq, 1000 + seq, seq) == 0;
+        if (seq % 3 != 0 && seq >= 1) /* the multiples of 3 outlive many later objects */
+            order_ok &= objring_take(&r, 0, seq, &a, &b) == 1 && a == 1000 + seq && b == seq;
+    }
+    for (uint64_t seq = 0; ok && seq < 150; seq += 3)
+        order_ok &= objring_take(&r, 0, seq, &a, &b) == 1 && a == 1000 + seq;
+    order_ok &= objring_take(&r, 0, 3, &a, &b) == -1 && objring_take(&r, 0, 199, &a, &b) == -1;
+    objring_each(&r, sum_live, acc);
+    uint64_t want = 0, n = 0;
+    for (uint64_t seq = 150; seq < 200; seq += 3)
+        want += 1000 + seq, n++;
+    TCHECK("live-object table: objects evicted from their ring slot are found in the overflow table once, the rest listed",
+           ok && order_ok && acc[0] == n && acc[1] == want && r.ovf_cap > 64);
+    objring_reset(&r);
+    acc[0] = 0;
+    objring_each(&r, sum_live, acc);
+    TCHECK("live-object table: reset empties it", acc[0] == 0 && objring_take(&r, 0, 150, &a, &b) == 0);
+    objring_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--write-cycle")) { /* for replay/tests/run: the cyclic trace at argv[2] */
@@ -312,6 +351,7 @@ int main(int argc, char **argv)
     TCHECK("header: totals and threads", t.ops == ops && t.nthreads == 2 && t.h.complete == 1 && !strcmp(t.h.command, "codec_check"));
     check_decode(&t);
     check_stats(&t);
+    check_objring(&t);
     struct hbt_header h = t.h;
     hbt_close(&t);
     h.orig_wall_ns = 1234567;
