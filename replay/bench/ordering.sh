@@ -8,7 +8,8 @@
 # `replay` phases, wall, and the whole process's CPU) through build/lib/libhbnull.so and
 # build/lib/libbump.so (--touch=none), for the recorded order, --order=free, and the replayer of
 # commit $BASE (bp_base in progs.sh: decoding at load, each thread's own order only) on the same
-# programs recorded by that commit's recorder (format 2), interleaved in every round.
+# programs recorded by that commit's recorder (format 2), interleaved in every round. (3) The
+# recorder's added cost: each program recorded ROUNDS times by each recorder, interleaved.
 # usage: [BASE=COMMIT] replay/bench/ordering.sh [ROUNDS]   (default 5)
 # Always holds: works in a temporary directory it removes.
 set -eu
@@ -24,20 +25,32 @@ read -r -a sq <<<"$(bp_command "$TMP/work" sqlite3)"
 progs=("prodcons build/tests/replay-prodcons 400000 1000" "churn build/tests/replay-churn 25 2000"
     "cross-thread build/workloads/cross-thread --threads=2" "thread-churn build/workloads/thread-churn --threads=4 --mode=batch --ops=2000000"
     "sqlite3 ${sq[*]}")
-# rec DIR LIB CMD...: the trace CMD leaves under recorder LIB, in DIR.
+# rec DIR LIB KEY CMD...: the trace CMD leaves under recorder LIB, in DIR (emptied first); the
+# recording's CPU seconds (user + sys) go to $TMP/rec as "KEY SECONDS".
 rec() {
-    local dir=$1 lib=$2; shift 2
-    mkdir -p "$dir"
-    (cd "$TMP/work" && env HEAPBENCH_RECORD_DIR="$dir" LD_PRELOAD="$lib" "$@" >/dev/null)
+    local dir=$1 lib=$2 key=$3; shift 3
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$TMP/work" && /usr/bin/time -o "$TMP/rtime" -f '%U %S' env HEAPBENCH_RECORD_DIR="$dir" LD_PRELOAD="$lib" "$@" >/dev/null)
+    awk -v k="$key" '{ print k, $1 + $2 }' "$TMP/rtime" >>"$TMP/rec"
     ls -S "$dir"/*.hbt | head -n 1
 }
 declare -A new old
+for _ in $(seq "$ROUNDS"); do # the last round's traces are replayed below
+    for p in "${progs[@]}"; do
+        read -r name cmd <<<"$p"
+        read -r -a argv <<<"$cmd"
+        [[ ${argv[0]} == build/* ]] && argv[0]=$ROOT/${argv[0]} # the recording runs in the work directory
+        new[$name]=$(rec "$TMP/new-$name" "$ROOT/build/lib/libhbrecord.so" "$name new" "${argv[@]}")
+        old[$name]=$(rec "$TMP/old-$name" "$TMP/base/build/lib/libhbrecord.so" "$name old" "${argv[@]}")
+    done
+done
+echo "== the recorder's CPU (user + sys, s), this tree's (the global order, thread events) against ${BASE:-b804b1e}'s, median of $ROUNDS interleaved rounds"
+printf '%-13s %9s %9s %7s\n' program base this ratio
 for p in "${progs[@]}"; do
-    read -r name cmd <<<"$p"
-    read -r -a argv <<<"$cmd"
-    [[ ${argv[0]} == build/* ]] && argv[0]=$ROOT/${argv[0]} # the recording runs in the work directory
-    new[$name]=$(rec "$TMP/new-$name" "$ROOT/build/lib/libhbrecord.so" "${argv[@]}")
-    old[$name]=$(rec "$TMP/old-$name" "$TMP/base/build/lib/libhbrecord.so" "${argv[@]}")
+    read -r name _ <<<"$p"
+    o=$(awk -v k="$name old" '$1 " " $2 == k { print $3 }' "$TMP/rec" | bp_median)
+    n=$(awk -v k="$name new" '$1 " " $2 == k { print $3 }' "$TMP/rec" | bp_median)
+    awk -v p="$name" -v o="$o" -v n="$n" 'BEGIN { printf "%-13s %9.3f %9.3f %7.3f\n", p, o, n, o > 0 ? n / o : 0 }'
 done
 
 echo "== live bytes against the ideal, under glibc (--touch=first)"

@@ -166,18 +166,24 @@ static void encode_version(const struct hbt_header *h, uint8_t *hdr, uint32_t ve
         hdr[HBT_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
 }
 
+/* Opens path for writing (out) and writes h as a header of format version `version`. */
+static void start_file(const struct hbt_header *h, uint32_t version)
+{
+    uint8_t hdr[HBT_HEADER_SIZE];
+    encode_version(h, hdr, version);
+    out = fopen(path, "w");
+    if (!out)
+        exit(1);
+    fwrite(hdr, 1, sizeof hdr, out);
+}
+
 /* Writes a one-thread trace of the n events ev[] into path with format version `version`. */
 static void write_small(const struct hbt_event *ev, unsigned n, uint32_t version)
 {
     static uint8_t b0[HBT_CHUNK_HEADER + 16 * HBT_EVENT_MAX];
     struct hbt_chunk c0;
     struct hbt_header h = {.page_size = 4096, .pid = 2, .complete = 1, .threads = 1, .ops = n};
-    uint8_t hdr[HBT_HEADER_SIZE];
-    encode_version(&h, hdr, version);
-    out = fopen(path, "w");
-    if (!out)
-        exit(1);
-    fwrite(hdr, 1, sizeof hdr, out);
+    start_file(&h, version);
     hbt_chunk_init(&c0, b0, sizeof b0, 0);
     c0.version = version < HBT_VERSION ? version : HBT_VERSION;
     next_order = 0;
@@ -185,6 +191,24 @@ static void write_small(const struct hbt_event *ev, unsigned n, uint32_t version
         put(&c0, ev[i]);
     flush(&c0, 1);
     fclose(out);
+}
+
+/* Opens path and reads up to max events of its thread 0 into e: how many, or -1 when it does not
+ * open; *ordered gets whether the trace carries the global order. */
+static int read_back(struct hbt_event *e, int max, int *ordered)
+{
+    struct hbt_trace t;
+    struct hbt_cursor c;
+    char err[512];
+    int n = 0;
+    if (hbt_open(path, &t, err, sizeof err) < 0)
+        return -1;
+    *ordered = t.ordered;
+    hbt_cursor_init(&c, &t, 0);
+    while (n < max && hbt_next(&c, &e[n]) == 1)
+        n++;
+    hbt_close(&t);
+    return n;
 }
 
 /* Mappings: read back, counted apart from the heap; consumed as the wrong class: refused. */
@@ -222,28 +246,15 @@ static void check_mappings(void)
     write_small(ev + 1, 1, 1);
     TCHECK("a version 1 trace opens (read as before)", !refused(""));
     write_small(ev, 5, 2);
-    rc = hbt_open(path, &t, err, sizeof err);
-    n = 0;
-    if (rc == 0) {
-        hbt_cursor_init(&c, &t, 0);
-        while (n < 5 && hbt_next(&c, &e[n]) == 1)
-            n++;
-        hbt_close(&t);
-    }
+    int ordered = -1;
+    n = read_back(e, 5, &ordered);
     TCHECK("a version 2 trace opens, unordered, each event's order its index in its thread",
-           rc == 0 && n == 5 && !t.ordered && e[0].order == 0 && e[4].order == 4);
+           n == 5 && ordered == 0 && e[0].order == 0 && e[4].order == 4);
     struct hbt_event marks[] = {{.kind = HBT_THREAD_START, .ns = 1}, {.kind = HBT_MALLOC, .size = 8, .ns = 2}, {.kind = HBT_THREAD_EXIT, .ns = 3}};
     write_small(marks, 3, HBT_VERSION);
-    rc = hbt_open(path, &t, err, sizeof err);
-    n = 0;
-    if (rc == 0) {
-        hbt_cursor_init(&c, &t, 0);
-        while (n < 3 && hbt_next(&c, &e[n]) == 1)
-            n++;
-        hbt_close(&t);
-    }
+    n = read_back(e, 3, &ordered);
     TCHECK("thread start and exit events read back (no object, no size)",
-           rc == 0 && n == 3 && e[0].kind == HBT_THREAD_START && e[2].kind == HBT_THREAD_EXIT && e[2].prod == HBT_NONE &&
+           n == 3 && ordered == 1 && e[0].kind == HBT_THREAD_START && e[2].kind == HBT_THREAD_EXIT && e[2].prod == HBT_NONE &&
                e[2].ref == HBT_NONE && e[1].prod == 0 && e[2].order == 2);
     write_small(marks, 3, 2);
     TCHECK("a version 2 trace holding a thread event is refused", refused("does not decode"));
@@ -269,13 +280,8 @@ static void write_cycle(uint32_t version)
     struct hbt_chunk c0, c1;
     struct hbt_header h = {.page_size = 4096, .pid = 3, .complete = 1, .threads = 2, .ops = 6};
     strcpy(h.command, "codec_check cycle");
-    uint8_t hdr[HBT_HEADER_SIZE];
     h.ops = version < 3 ? 4 : 6;
-    encode_version(&h, hdr, version);
-    out = fopen(path, "w");
-    if (!out)
-        exit(1);
-    fwrite(hdr, 1, sizeof hdr, out);
+    start_file(&h, version);
     hbt_chunk_init(&c0, b0, sizeof b0, 0);
     hbt_chunk_init(&c1, b1, sizeof b1, 1);
     c0.version = c1.version = version;
