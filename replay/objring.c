@@ -2,7 +2,9 @@
  * Always holds: a slot's words are written only by its thread after winning the slot (free, or
  * its old object's tag swapped to MOVING); a taker reads the words, then swaps the tag to TAKEN,
  * and uses the words only if that swap won; an evicted object is in the overflow table before
- * its slot shows a newer tag; memory comes from mmap (hbt_pages), never from the allocator. */
+ * its slot shows a newer tag; objring_take_own skips the swap, since only the calling thread
+ * (the producer) can then touch the slot; memory comes from mmap (hbt_pages), never from the
+ * allocator. */
 #include "objring.h"
 
 #include <string.h>
@@ -152,6 +154,18 @@ int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64
     atomic_store_explicit(&s->b, b, memory_order_relaxed);
     atomic_store_explicit(&s->tag, seq + 1, memory_order_release);
     return 0;
+}
+
+int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
+{
+    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
+    uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
+    if (tag != seq + 1) /* not here as a live object: the general path says why */
+        return objring_take(r, th, seq, a, b);
+    *a = atomic_load_explicit(&s->a, memory_order_relaxed);
+    *b = atomic_load_explicit(&s->b, memory_order_relaxed);
+    atomic_store_explicit(&s->tag, tag | TAKEN, memory_order_release);
+    return 1;
 }
 
 int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)

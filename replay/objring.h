@@ -54,6 +54,9 @@ int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64
 /* Takes thread th's object seq: 1 (a and b filled), 0 when it has not been put yet, -1 when it
  * was put and has already been taken. */
 int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
+/* The same for an object that the calling thread itself put (th is the caller's): no other
+ * thread can take or move it, so no compare-and-swap is needed. */
+int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
 /* Calls fn for every object put and not taken (no other thread may use r meanwhile). */
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg);
 

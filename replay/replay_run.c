@@ -98,6 +98,11 @@ static int all_stuck(struct replay *rp)
 static void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
 {
     uint64_t a;
+    if (e->ref_thread == e->thread) { /* its own object: made before, by this thread (the trace is checked) */
+        if (objring_take_own(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1)
+            a = E_NULL, *size = 0;
+        return a == E_NULL ? NULL : (void *)(uintptr_t)a;
+    }
     for (unsigned spins = 0; objring_take(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1; spins++) {
         if (spins < 200) {
             __builtin_ia32_pause();

@@ -93,7 +93,7 @@ static int refuse(struct walk *w, const char *fmt, ...)
 static int take(struct walk *w, const struct hbt_event *e, uint64_t *was)
 {
     uint64_t a, born;
-    int got = objring_take(&w->tab, e->ref_thread, e->ref_seq, &a, &born);
+    int got = objring_take_own(&w->tab, e->ref_thread, e->ref_seq, &a, &born); /* one thread here: every object its own */
     *was = 0;
     if (got < 0)
         return refuse(w, "corrupt trace: thread %u frees object %" PRIu64 " a second time; record it again", e->thread, e->ref);

@@ -10,7 +10,7 @@
 # commit $BASE (bp_base in progs.sh: decoding at load, each thread's own order only) on the same
 # programs recorded by that commit's recorder (format 2), interleaved in every round. (3) The
 # recorder's added cost: each program recorded ROUNDS times by each recorder, interleaved.
-# usage: [BASE=COMMIT] replay/bench/ordering.sh [ROUNDS]   (default 5)
+# usage: [BASE=COMMIT] [RECORDER_ONLY=1] replay/bench/ordering.sh [ROUNDS]   (default 5; RECORDER_ONLY: part 3 alone)
 # Always holds: works in a temporary directory it removes.
 set -eu
 source "$(dirname "$0")/progs.sh"
@@ -50,9 +50,10 @@ for p in "${progs[@]}"; do
     read -r name _ <<<"$p"
     o=$(awk -v k="$name old" '$1 " " $2 == k { print $3 }' "$TMP/rec" | bp_median)
     n=$(awk -v k="$name new" '$1 " " $2 == k { print $3 }' "$TMP/rec" | bp_median)
-    awk -v p="$name" -v o="$o" -v n="$n" 'BEGIN { printf "%-13s %9.3f %9.3f %7.3f\n", p, o, n, o > 0 ? n / o : 0 }'
+    awk -v p="$name" -v o="$o" -v n="$n" 'BEGIN { printf "%-13s %9.3f %9.3f %7.3f\n", p, o, n, (o > 0 ? n / o : 0) }'
 done
 
+[ -n "${RECORDER_ONLY:-}" ] && { bp_load after; exit 0; }
 echo "== live bytes against the ideal, under glibc (--touch=first)"
 printf '%-13s %-9s %9s %12s %12s %7s %9s %s\n' program order events ideal max_live ratio threads verify
 for p in "${progs[@]}"; do
