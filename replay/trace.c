@@ -2,12 +2,15 @@
  * Always holds: the writer touches only the caller's buffers (no allocation: it runs inside
  * malloc); the reader bounds every read by the chunk it is in, verifies every chunk's CRC-32
  * and decodes every event once in hbt_open, refuses a chunk whose counts its bytes cannot hold
- * (so every count, and what is allocated from it, is bounded by the file's size), and allocates
- * only with mmap (a replay's own bookkeeping never goes through the allocator it measures). */
+ * (so every count, and what is allocated from it, is bounded by the file's size), allocates
+ * only with mmap (a replay's own bookkeeping never goes through the allocator it measures), and
+ * reads the file with pread a chunk at a time into its own buffers (so reading costs memory per
+ * chunk, whatever the file's length, and nothing of the page cache is counted as the reader's). */
 #include "trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,11 +34,14 @@ static inline int kind_takes_ref(unsigned k)
 }
 /* free and munmap: they only consume an object (no size stored, nothing produced). */
 static inline int kind_releases(unsigned k) { return k == HBT_FREE || k == HBT_MUNMAP; }
+/* The kinds that store a size: every one but free, munmap and the thread kinds. */
+static inline int kind_sized(unsigned k) { return !kind_releases(k) && !hbt_kind_thread(k); }
 
 const char *hbt_kind_name(unsigned kind)
 {
     static const char *const names[HBT_KIND_COUNT] = {"?", "malloc", "calloc", "realloc", "free",
-        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray", "mmap", "munmap"};
+        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray", "mmap", "munmap",
+        "thread_start", "thread_exit"};
     return kind > 0 && kind < HBT_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -83,6 +89,7 @@ void hbt_chunk_init(struct hbt_chunk *c, uint8_t *buf, size_t cap, uint16_t thre
     c->buf = buf;
     c->cap = cap;
     c->thread = thread;
+    c->version = HBT_VERSION;
     c->len = HBT_CHUNK_HEADER;
 }
 
@@ -97,9 +104,14 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     p = put_varint(p, e->ns > c->last_ns ? e->ns - c->last_ns : 0);
     if (e->ns > c->last_ns)
         c->last_ns = e->ns;
+    /* the global order: absolute for a chunk's first event, else the gap to the previous one less 1 */
+    if (c->version >= 3) {
+        p = put_varint(p, c->nops == 0 ? e->order : e->order > c->last_order ? e->order - c->last_order - 1 : 0);
+        c->last_order = c->nops == 0 || e->order > c->last_order ? e->order : c->last_order + 1;
+    }
     if (kind_is_aligned(e->kind))
         *p++ = e->align_log;
-    if (!kind_releases(e->kind)) {
+    if (kind_sized(e->kind)) {
         if (e->size == c->last_size)
             flags |= HBT_F_SAMESIZE;
         else
@@ -118,7 +130,7 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     c->len = (size_t)(p - c->buf);
     c->nops++;
     c->op++;
-    if (kind_releases(e->kind) || (flags & HBT_F_FAILED))
+    if (!kind_sized(e->kind) || (flags & HBT_F_FAILED))
         return HBT_NONE;
     c->nprod++;
     return c->seq++;
@@ -263,9 +275,27 @@ static uint64_t text_num(const char *text, size_t len, const char *key)
     return strtoull(v, NULL, 10);
 }
 
+/* Reads n bytes at off into buf: 0, or -1 (errno set; EIO for a file cut short since it was opened). */
+static int read_at(const struct hbt_trace *t, uint8_t *buf, size_t n, size_t off)
+{
+    while (n > 0) {
+        ssize_t r = pread(t->fd, buf, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            errno = r < 0 ? errno : EIO;
+            return -1;
+        }
+        buf += r;
+        off += (size_t)r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
 static int read_header(struct hbt_trace *t, char *err, size_t errlen)
 {
-    const uint8_t *m = t->map;
+    const uint8_t *m = t->head;
     if (t->size < HBT_HEADER_SIZE)
         return fail(err, errlen, "truncated trace: %zu bytes, shorter than its %u-byte header; record it again", t->size, HBT_HEADER_SIZE);
     if (memcmp(m, HBT_MAGIC, 8) != 0)
@@ -294,6 +324,7 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
     t->h.lost_maps = text_num(text, len, "lost_maps");
     t->h.orig_wall_ns = text_num(text, len, "orig_wall_ns");
     t->h.orig_maxrss_kb = text_num(text, len, "orig_maxrss_kb");
+    t->ordered = t->h.version >= 3;
     return 0;
 }
 
@@ -319,10 +350,12 @@ static void chunk_hdr_at(const uint8_t *h, struct chunk_hdr *c)
  * counts it; fills_offsets: second pass, records its offset. Returns its total length or 0. */
 static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, size_t errlen)
 {
-    const uint8_t *h = t->map + off;
+    uint8_t h[HBT_CHUNK_HEADER];
     struct chunk_hdr c;
     if (t->size - off < HBT_CHUNK_HEADER)
         return (size_t)fail(err, errlen, "truncated trace: it ends %zu bytes into a chunk header at byte %zu; record it again", t->size - off, off) + 1;
+    if (read_at(t, h, HBT_CHUNK_HEADER, off) < 0)
+        return (size_t)fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
     chunk_hdr_at(h, &c);
     if (get_le(h, 4) != HBT_CHUNK_MAGIC || c.thread >= HBT_MAX_THREADS || c.len > HBT_CHUNK_MAX)
         return (size_t)fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
@@ -332,10 +365,10 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     if (t->size - off - HBT_CHUNK_HEADER < c.len)
         return (size_t)fail(err, errlen, "truncated trace: the chunk at byte %zu needs %u bytes, the file ends after %zu; record it again",
                             off, c.len, t->size - off - HBT_CHUNK_HEADER) + 1;
-    uint8_t copy[HBT_CHUNK_HEADER];
-    memcpy(copy, h, sizeof copy);
-    put_le(copy + 20, 0, 4);
-    uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), copy, sizeof copy), h + HBT_CHUNK_HEADER, c.len);
+    if (read_at(t, t->scratch, c.len, off + HBT_CHUNK_HEADER) < 0)
+        return (size_t)fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
+    put_le(h + 20, 0, 4);
+    uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), h, sizeof h), t->scratch, c.len);
     if (crc != c.crc)
         return (size_t)fail(err, errlen, "corrupt trace: the chunk at byte %zu fails its checksum; record it again", off) + 1;
     struct hbt_thread_index *ti = &t->threads[c.thread];
@@ -371,8 +404,11 @@ static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
 static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
 {
     t->threads = hbt_pages(HBT_MAX_THREADS * sizeof *t->threads);
-    if (!t->threads || walk_chunks(t, 0, err, errlen) < 0)
-        return t->threads ? -1 : fail(err, errlen, "out of memory indexing the trace");
+    t->scratch = hbt_pages(HBT_CHUNK_MAX);
+    if (!t->threads || !t->scratch)
+        return fail(err, errlen, "out of memory indexing the trace");
+    if (walk_chunks(t, 0, err, errlen) < 0)
+        return -1;
     for (uint32_t i = 0; i < t->nthreads; i++) {
         t->threads[i].chunk_off = hbt_pages(t->threads[i].nchunks * sizeof(uint64_t));
         if (!t->threads[i].chunk_off)
@@ -391,56 +427,27 @@ static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
 
 static int next_checked(struct hbt_cursor *c, struct hbt_event *e);
 
-/* Marks bit i of map. */
-static inline void bit_set(uint8_t *map, uint64_t i) { map[i / 8] |= (uint8_t)(1u << (i % 8)); }
-
-/* Every consumed object is consumed as what it is: a mapping (mmap's) only by munmap, a heap
- * block only by free or realloc, so the replayer never frees a mapping or unmaps a block. */
-static int check_classes(const uint8_t *used, const uint8_t *made_map, const uint8_t *taken_map, size_t bytes,
-                         char *err, size_t errlen)
-{
-    for (size_t i = 0; i < bytes; i++)
-        if (used[i] & (made_map[i] ^ taken_map[i]))
-            return fail(err, errlen, "corrupt trace: object %zu is a mapping freed as a heap block or a heap block unmapped; record it again",
-                        i * 8 + (size_t)__builtin_ctz(used[i] & (made_map[i] ^ taken_map[i])));
-    return 0;
-}
-
-/* Decodes every event once: structure, references in range, no object consumed twice, none
- * consumed as the wrong class (check_classes). */
+/* Decodes every event once (structure, references in range, the order along each thread) and
+ * notes each thread's first and last order and whether it exits. */
 static int check_events(struct hbt_trace *t, char *err, size_t errlen)
 {
-    size_t bits = (t->objects + 7) / 8;
-    uint8_t *used = hbt_pages(3 * bits), *made_map = used + bits, *taken_map = used + 2 * bits;
-    if (!used)
-        return fail(err, errlen, "out of memory checking the trace");
-    int rc = 0;
-    for (uint32_t th = 0; th < t->nthreads && rc == 0; th++) {
+    for (uint32_t th = 0; th < t->nthreads; th++) {
+        struct hbt_thread_index *ti = &t->threads[th];
         struct hbt_cursor c;
         struct hbt_event e;
         int got;
+        uint64_t n = 0;
         hbt_cursor_init(&c, t, (uint16_t)th);
         while ((got = next_checked(&c, &e)) == 1) {
-            if (e.kind == HBT_MMAP && e.prod != HBT_NONE)
-                bit_set(made_map, e.prod);
-            if (e.ref == HBT_NONE)
-                continue;
-            if (used[e.ref / 8] & (1u << (e.ref % 8))) {
-                rc = fail(err, errlen, "corrupt trace: thread %u frees object %" PRIu64 " a second time; record it again", th, e.ref);
-                break;
-            }
-            bit_set(used, e.ref);
-            if (e.kind == HBT_MUNMAP)
-                bit_set(taken_map, e.ref);
+            if (n++ == 0)
+                ti->first_order = e.order;
+            ti->last_order = e.order;
+            ti->exits = e.kind == HBT_THREAD_EXIT;
         }
         if (got < 0)
-            rc = fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th,
-                      c.t->threads[th].ops - c.left);
+            return fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th, n);
     }
-    if (rc == 0)
-        rc = check_classes(used, made_map, taken_map, bits, err, errlen);
-    hbt_unpages(used, 3 * bits);
-    return rc;
+    return 0;
 }
 
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
@@ -455,11 +462,12 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         return fail(err, errlen, "cannot open trace %s: %s", path, strerror(e));
     }
     t->size = (size_t)st.st_size;
-    void *m = t->size ? mmap(NULL, t->size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (m == MAP_FAILED)
-        return fail(err, errlen, "truncated trace: %s is empty or cannot be mapped; record it again", path);
-    t->map = m;
+    t->fd = fd;
+    if (t->size >= HBT_HEADER_SIZE && read_at(t, t->head, HBT_HEADER_SIZE, 0) < 0) {
+        int e = errno;
+        hbt_close(t);
+        return fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
+    }
     if (read_header(t, err, errlen) < 0 || index_chunks(t, err, errlen) < 0 || check_events(t, err, errlen) < 0) {
         hbt_close(t);
         return -1;
@@ -479,34 +487,42 @@ void hbt_close(struct hbt_trace *t)
             hbt_unpages(t->threads[i].chunk_off, t->threads[i].nchunks * sizeof(uint64_t));
         hbt_unpages(t->threads, HBT_MAX_THREADS * sizeof *t->threads);
     }
-    if (t->map)
-        munmap((void *)t->map, t->size);
+    hbt_unpages(t->scratch, t->scratch ? HBT_CHUNK_MAX : 0);
+    if (t->fd > 0)
+        close(t->fd);
     memset(t, 0, sizeof *t);
 }
 
 void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread)
 {
-    memset(c, 0, sizeof *c);
+    memset(c, 0, offsetof(struct hbt_cursor, buf)); /* not the buffer: it would all be resident */
     c->t = t;
     c->thread = thread;
 }
 
-/* Moves to the thread's next chunk; 0 when there is none. */
+/* Moves to the thread's next chunk; 0 when there is none, -1 when it cannot be read again. */
 static int next_chunk(struct hbt_cursor *c)
 {
     const struct hbt_thread_index *ti = &c->t->threads[c->thread];
     while (c->left == 0) {
         if (c->chunk >= ti->nchunks)
             return 0;
-        const uint8_t *h = c->t->map + ti->chunk_off[c->chunk++];
+        const uint8_t *h = c->buf;
         struct chunk_hdr hd;
+        size_t off = ti->chunk_off[c->chunk++];
+        if (read_at(c->t, c->buf, HBT_CHUNK_HEADER, off) < 0)
+            return -1;
         chunk_hdr_at(h, &hd);
+        if (hd.len > HBT_CHUNK_MAX || read_at(c->t, c->buf + HBT_CHUNK_HEADER, hd.len, off + HBT_CHUNK_HEADER) < 0)
+            return -1; /* the file changed since hbt_open checked it */
         c->p = h + HBT_CHUNK_HEADER;
         c->end = c->p + hd.len;
         c->left = hd.nops;
         c->ns = hd.base_ns;
         c->seq = hd.first_seq;
+        c->op = hd.first_op;
         c->last_size = 0;
+        c->fresh = 1;
     }
     return 1;
 }
@@ -566,15 +582,24 @@ static inline __attribute__((always_inline)) int read_ref(struct hbt_cursor *c, 
 static int chunk_end_ok(const struct hbt_cursor *c)
 {
     const struct hbt_thread_index *ti = &c->t->threads[c->thread];
-    uint64_t next_seq = c->chunk < ti->nchunks ? get_le(c->t->map + ti->chunk_off[c->chunk] + 32, 8) : ti->objects;
+    uint8_t b[8];
+    uint64_t next_seq = ti->objects;
+    if (c->chunk < ti->nchunks) {
+        if (read_at(c->t, b, 8, ti->chunk_off[c->chunk] + 32) < 0)
+            return 0;
+        next_seq = get_le(b, 8);
+    }
     return c->p == c->end && c->seq == next_seq;
 }
 
 /* Decodes the next event (see hbt_next); CHECKED bounds every read and checks every rule. */
 static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c, struct hbt_event *e, int checked)
 {
-    if (c->left == 0 && !next_chunk(c))
-        return 0;
+    if (c->left == 0) {
+        int r = next_chunk(c);
+        if (r <= 0)
+            return r;
+    }
     uint64_t v;
     if (checked && c->p >= c->end)
         return -1;
@@ -589,12 +614,27 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
         return -1;
     c->ns += v;
     e->ns = c->ns;
+    if (c->t->ordered) {
+        if (varint_at(&c->p, c->end, &v, checked) < 0)
+            return -1;
+        uint64_t prev = c->order;
+        c->order = c->fresh ? v : c->order + v + 1;
+        if (checked && ((c->fresh && c->op > 0 && v <= prev) || c->order < prev))
+            return -1; /* not after the thread's previous event (or wrapped) */
+    } else {
+        c->order = c->op;
+    }
+    c->fresh = 0;
+    c->op++;
+    e->order = c->order;
+    if (checked && hbt_kind_thread(kind) && (e->flags || !c->t->ordered))
+        return -1;
     if (kind_is_aligned(kind)) {
         if (checked && (c->p >= c->end || *c->p > 63))
             return -1;
         e->align_log = *c->p++;
     }
-    if (!kind_releases(kind)) {
+    if (kind_sized(kind)) {
         if (!(e->flags & HBT_F_SAMESIZE) && varint_at(&c->p, c->end, &c->last_size, checked) < 0)
             return -1;
         e->size = c->last_size;
@@ -615,7 +655,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
     } else if (checked && (e->flags & (HBT_F_XREF | HBT_F_NOREF))) {
         return -1;
     }
-    if (!kind_releases(kind) && !(e->flags & HBT_F_FAILED))
+    if (kind_sized(kind) && !(e->flags & HBT_F_FAILED))
         e->prod = c->t->threads[c->thread].obj_base + c->seq++;
     if (--c->left == 0 && checked && !chunk_end_ok(c))
         return -1;

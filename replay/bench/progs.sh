@@ -40,3 +40,13 @@ bp_tmp() {
     trap 'rm -rf "$TMP"' EXIT
     bp_load before
 }
+# bp_base DIR: builds the replayer, the recorder and the null allocator of commit $BASE (default
+# b804b1e, the replayer before trace format 3 and streaming: it decoded every event at load and
+# read formats 1-2 only) in DIR, for a comparison with this tree's in one interleaved run.
+bp_base() {
+    local base=${BASE:-b804b1e}
+    mkdir -p "$1"
+    git -C "$ROOT" archive "$base" | tar -x -C "$1" &&
+        make -C "$1" -s build/replay/hbreplay build/lib/libhbrecord.so build/lib/libhbnull.so >/dev/null 2>&1 ||
+        { echo "$(basename "$0"): cannot build commit $base's replayer in $1" >&2; exit 1; }
+}

@@ -7,6 +7,7 @@
  * refused, and a version 1 trace read unless it holds mapping kinds. Prints PASS/FAIL lines and
  * "N passed, N failed".
  * Always holds: works in one temporary file (/tmp/hb-codec-check.*) that it removes. */
+#include "objring.h"
 #include "tcheck.h"
 #include "trace.h"
 #include "trace_stats.h"
@@ -16,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static char path[] = "/tmp/hb-codec-check.XXXXXX";
+static char path[4096] = "/tmp/hb-codec-check.XXXXXX";
 static FILE *out;
 
 /* Writes the chunk if it is full (force: whenever it holds an event). */
@@ -30,9 +31,12 @@ static void flush(struct hbt_chunk *c, int force)
     hbt_chunk_reset(c);
 }
 
+static uint64_t next_order; /* the global order put() gives, in the order of the calls */
+
 static uint64_t put(struct hbt_chunk *c, struct hbt_event e)
 {
     flush(c, 0);
+    e.order = next_order++;
     return hbt_chunk_put(c, &e);
 }
 
@@ -104,19 +108,24 @@ static void check_decode(const struct hbt_trace *t)
         sizes_ok &= e[i].size == 9 && e[i + 1].ref == e[i].prod;
     }
     TCHECK("repeated sizes stored once (SAMESIZE, reset per chunk) and read back", sizes_ok && same > 100 && same < 300);
+    int order_ok = 1;
+    for (int i = 0; i < 609; i++)
+        order_ok &= e[i].order == (uint64_t)i;
+    TCHECK("global order read back across chunks (format 3)", order_ok && t->ordered);
     hbt_cursor_init(&c, t, 1);
     n = 0;
     while (n < 4 && hbt_next(&c, &e[n]) == 1)
         n++;
     TCHECK("thread 1: cross-thread free names thread 0's object 3", n == 2 && e[0].ref == 3 && e[0].ref_thread == 0 && (e[0].flags & HBT_F_XREF));
+    TCHECK("thread 1: its events' global order follows thread 0's", e[0].order == 609 && e[1].order == 610);
     TCHECK("thread 1's objects follow thread 0's", e[1].prod == t->threads[0].objects && e[1].align_log == 12);
 }
 
 static void check_stats(const struct hbt_trace *t)
 {
-    uint64_t sizes[400], born[400];
     struct hbt_stats s;
-    hbt_stats(t, sizes, born, &s);
+    char err[256] = "";
+    TCHECK("stats: the walk accepts the trace", hbt_stats(t, &s, err, sizeof err) == 0);
     TCHECK("stats: 611 events, one cross-thread free", s.ops == 611 && s.cross_frees == 1 && s.unknown_refs == 1 && s.failed == 3);
     /* live at the end: memalign 100 (object 2), realloc(NULL) 9 (object 4), posix_memalign 64 */
     TCHECK("stats: live objects and bytes", s.live_objects == 3 && s.live_bytes == 173);
@@ -124,13 +133,18 @@ static void check_stats(const struct hbt_trace *t)
     TCHECK("stats: ideal 318 bytes at 100 ns", s.peak_bytes == 318 && s.peak_ns == 100);
 }
 
+/* Whether the trace at path is refused, by hbt_open or by the object checks of hbt_stats that
+ * every reader runs after it, with a reason holding `what`. */
 static int refused(const char *what)
 {
     struct hbt_trace t;
+    struct hbt_stats s;
     char err[512] = "";
     int rc = hbt_open(path, &t, err, sizeof err);
-    if (rc == 0)
+    if (rc == 0) {
+        rc = hbt_stats(&t, &s, err, sizeof err);
         hbt_close(&t);
+    }
     return rc < 0 && strstr(err, what) != NULL;
 }
 
@@ -142,27 +156,59 @@ static void rewrite(struct hbt_header h)
         printf("# %s\n", err);
 }
 
+/* Encodes h as a header of format version `version` (< 256). */
+static void encode_version(const struct hbt_header *h, uint8_t *hdr, uint32_t version)
+{
+    hbt_header_encode(h, hdr);
+    hdr[8] = (uint8_t)version; /* the version field (little-endian), then the header CRC again */
+    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), hdr, HBT_HEADER_SIZE - 4);
+    for (int i = 0; i < 4; i++)
+        hdr[HBT_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+/* Opens path for writing (out) and writes h as a header of format version `version`. */
+static void start_file(const struct hbt_header *h, uint32_t version)
+{
+    uint8_t hdr[HBT_HEADER_SIZE];
+    encode_version(h, hdr, version);
+    out = fopen(path, "w");
+    if (!out)
+        exit(1);
+    fwrite(hdr, 1, sizeof hdr, out);
+}
+
 /* Writes a one-thread trace of the n events ev[] into path with format version `version`. */
 static void write_small(const struct hbt_event *ev, unsigned n, uint32_t version)
 {
     static uint8_t b0[HBT_CHUNK_HEADER + 16 * HBT_EVENT_MAX];
     struct hbt_chunk c0;
     struct hbt_header h = {.page_size = 4096, .pid = 2, .complete = 1, .threads = 1, .ops = n};
-    uint8_t hdr[HBT_HEADER_SIZE];
-    hbt_header_encode(&h, hdr);
-    hdr[8] = (uint8_t)version; /* the version field (little-endian, < 256), then the header CRC again */
-    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), hdr, HBT_HEADER_SIZE - 4);
-    for (int i = 0; i < 4; i++)
-        hdr[HBT_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
-    out = fopen(path, "w");
-    if (!out)
-        exit(1);
-    fwrite(hdr, 1, sizeof hdr, out);
+    start_file(&h, version);
     hbt_chunk_init(&c0, b0, sizeof b0, 0);
+    c0.version = version < HBT_VERSION ? version : HBT_VERSION;
+    next_order = 0;
     for (unsigned i = 0; i < n; i++)
         put(&c0, ev[i]);
     flush(&c0, 1);
     fclose(out);
+}
+
+/* Opens path and reads up to max events of its thread 0 into e: how many, or -1 when it does not
+ * open; *ordered gets whether the trace carries the global order. */
+static int read_back(struct hbt_event *e, int max, int *ordered)
+{
+    struct hbt_trace t;
+    struct hbt_cursor c;
+    char err[512];
+    int n = 0;
+    if (hbt_open(path, &t, err, sizeof err) < 0)
+        return -1;
+    *ordered = t.ordered;
+    hbt_cursor_init(&c, &t, 0);
+    while (n < max && hbt_next(&c, &e[n]) == 1)
+        n++;
+    hbt_close(&t);
+    return n;
 }
 
 /* Mappings: read back, counted apart from the heap; consumed as the wrong class: refused. */
@@ -190,9 +236,8 @@ static void check_mappings(void)
     TCHECK("mappings: mmap produces an object of its length, munmap consumes it whole",
            n == 5 && e[0].kind == HBT_MMAP && e[0].prod == 0 && e[0].size == 1 << 20 && e[3].kind == HBT_MUNMAP && e[3].ref == 0 &&
                e[3].prod == HBT_NONE && e[4].prod == HBT_NONE);
-    uint64_t sizes[8];
     struct hbt_stats s;
-    hbt_stats(&t, sizes, NULL, &s);
+    hbt_stats(&t, &s, err, sizeof err);
     TCHECK("mappings: counted apart (heap 10 bytes live and peak; 8192 mapped at the end, 1 MiB + 8192 at the peak)",
            s.live_bytes == 10 && s.peak_bytes == 10 && s.live_objects == 1 && s.mapped_bytes == 8192 && s.mapped_objects == 1 &&
                s.peak_mapped == (1 << 20) + 8192 && s.peak_mapped_ns == 3 && s.mapped_total == (1 << 20) + 8192 &&
@@ -200,6 +245,19 @@ static void check_mappings(void)
     hbt_close(&t);
     write_small(ev + 1, 1, 1);
     TCHECK("a version 1 trace opens (read as before)", !refused(""));
+    write_small(ev, 5, 2);
+    int ordered = -1;
+    n = read_back(e, 5, &ordered);
+    TCHECK("a version 2 trace opens, unordered, each event's order its index in its thread",
+           n == 5 && ordered == 0 && e[0].order == 0 && e[4].order == 4);
+    struct hbt_event marks[] = {{.kind = HBT_THREAD_START, .ns = 1}, {.kind = HBT_MALLOC, .size = 8, .ns = 2}, {.kind = HBT_THREAD_EXIT, .ns = 3}};
+    write_small(marks, 3, HBT_VERSION);
+    n = read_back(e, 3, &ordered);
+    TCHECK("thread start and exit events read back (no object, no size)",
+           n == 3 && ordered == 1 && e[0].kind == HBT_THREAD_START && e[2].kind == HBT_THREAD_EXIT && e[2].prod == HBT_NONE &&
+               e[2].ref == HBT_NONE && e[1].prod == 0 && e[2].order == 2);
+    write_small(marks, 3, 2);
+    TCHECK("a version 2 trace holding a thread event is refused", refused("does not decode"));
     write_small(ev, 4, 1);
     TCHECK("a version 1 trace with a mapping kind is refused", refused("does not decode"));
     struct hbt_event freed_map[] = {{.kind = HBT_MMAP, .size = 4096}, {.kind = HBT_FREE, .ref_seq = 0}};
@@ -213,8 +271,78 @@ static void check_mappings(void)
     TCHECK("a mapping passed to realloc is refused", refused("mapping freed as a heap block"));
 }
 
-int main(void)
+/* Two threads that each free the other's object before it exists: thread 0 frees thread 1's
+ * first object at order 2, which thread 1 makes at order 5, and thread 1 frees thread 0's at
+ * order 3, made at order 4. No replay can meet either wait. */
+static void write_cycle(uint32_t version)
 {
+    static uint8_t b0[HBT_CHUNK_HEADER + 8 * HBT_EVENT_MAX], b1[HBT_CHUNK_HEADER + 8 * HBT_EVENT_MAX];
+    struct hbt_chunk c0, c1;
+    struct hbt_header h = {.page_size = 4096, .pid = 3, .complete = 1, .threads = 2, .ops = 6};
+    strcpy(h.command, "codec_check cycle");
+    h.ops = version < 3 ? 4 : 6;
+    start_file(&h, version);
+    hbt_chunk_init(&c0, b0, sizeof b0, 0);
+    hbt_chunk_init(&c1, b1, sizeof b1, 1);
+    c0.version = c1.version = version;
+    struct hbt_event e0[] = {{.kind = HBT_THREAD_START, .order = 0}, {.kind = HBT_FREE, .flags = HBT_F_XREF, .ref_thread = 1, .order = 2, .ns = 2},
+                             {.kind = HBT_MALLOC, .size = 64, .order = 4, .ns = 4}};
+    struct hbt_event e1[] = {{.kind = HBT_THREAD_START, .order = 1, .ns = 1}, {.kind = HBT_FREE, .flags = HBT_F_XREF, .ref_thread = 0, .order = 3, .ns = 3},
+                             {.kind = HBT_MALLOC, .size = 64, .order = 5, .ns = 5}};
+    for (int i = version < 3 ? 1 : 0; i < 3; i++) { /* format 2: no thread events */
+        hbt_chunk_put(&c0, &e0[i]);
+        hbt_chunk_put(&c1, &e1[i]);
+    }
+    flush(&c0, 1);
+    flush(&c1, 1);
+    fclose(out);
+}
+
+/* objring_each callback: counts the objects and sums their first words. */
+static void sum_live(void *arg, uint64_t a, uint64_t b)
+{
+    uint64_t *acc = arg;
+    (void)b;
+    acc[0]++;
+    acc[1] += a;
+}
+
+/* The live-object table with rings of 4 slots: objects that outlive their slot move to the
+ * overflow table (which grows) and are still found once, by their own thread or another. */
+static void check_objring(const struct hbt_trace *t)
+{
+    struct objring r;
+    int ok = objring_init(&r, t, 4, 0) == 0, order_ok = 1;
+    uint64_t a, b, acc[2] = {0, 0};
+    for (uint64_t seq = 0; ok && seq < 200; seq++) {
+        order_ok &= objring_take(&r, 0, seq, &a, &b) == 0; /* not put yet */
+        ok &= objring_put(&r, 0, seq, 1000 + seq, seq) == 0;
+        if (seq % 3 != 0 && seq >= 1) /* the multiples of 3 outlive many later objects */
+            order_ok &= objring_take(&r, 0, seq, &a, &b) == 1 && a == 1000 + seq && b == seq;
+    }
+    for (uint64_t seq = 0; ok && seq < 150; seq += 3)
+        order_ok &= objring_take(&r, 0, seq, &a, &b) == 1 && a == 1000 + seq;
+    order_ok &= objring_take(&r, 0, 3, &a, &b) == -1 && objring_take(&r, 0, 199, &a, &b) == -1;
+    objring_each(&r, sum_live, acc);
+    uint64_t want = 0, n = 0;
+    for (uint64_t seq = 150; seq < 200; seq += 3)
+        want += 1000 + seq, n++;
+    TCHECK("live-object table: objects evicted from their ring slot are found in the overflow table once, the rest listed",
+           ok && order_ok && acc[0] == n && acc[1] == want && r.ovf_cap > 64);
+    objring_reset(&r);
+    acc[0] = 0;
+    objring_each(&r, sum_live, acc);
+    TCHECK("live-object table: reset empties it", acc[0] == 0 && objring_take(&r, 0, 150, &a, &b) == 0);
+    objring_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--write-cycle")) { /* for replay/tests/run: the cyclic trace at argv[2] */
+        snprintf(path, sizeof path, "%s", argv[2]);
+        write_cycle(argc == 4 ? (uint32_t)atoi(argv[3]) : HBT_VERSION);
+        return 0;
+    }
     uint64_t ops;
     write_trace(&ops);
     struct hbt_trace t;
@@ -229,6 +357,7 @@ int main(void)
     TCHECK("header: totals and threads", t.ops == ops && t.nthreads == 2 && t.h.complete == 1 && !strcmp(t.h.command, "codec_check"));
     check_decode(&t);
     check_stats(&t);
+    check_objring(&t);
     struct hbt_header h = t.h;
     hbt_close(&t);
     h.orig_wall_ns = 1234567;
@@ -246,6 +375,12 @@ int main(void)
     rewrite(h);
     TCHECK("the same trace marked incomplete (a crash) opens", !refused(""));
     check_mappings();
+    write_cycle(HBT_VERSION);
+    TCHECK("threads that each free the other's object before it exists: refused, naming the event",
+           refused("thread 0's free (its event of order 2) consumes object 1 of thread 1 before the event that makes it"));
+    struct hbt_event twice[] = {{.kind = HBT_MALLOC, .size = 8}, {.kind = HBT_FREE, .ref_seq = 0}, {.kind = HBT_FREE, .ref_seq = 0}};
+    write_small(twice, 3, HBT_VERSION);
+    TCHECK("an object freed twice is refused", refused("a second time"));
     unlink(path);
     return tcheck_summary();
 }

@@ -1,0 +1,63 @@
+/* objring.h - where the replayer and the statistics' pass keep each live object of a trace (two
+ * words: the replayer's pointer and size; the statistics' state | size and birth time), in
+ * memory that is reused in place rather than given back and faulted in again: a ring per
+ * producing thread, indexed by the object's seq, and an overflow table for the objects that
+ * outlive their ring slot (the seq of the slot's next object comes while they are still live).
+ * Always holds: each object is put once by its producing thread and taken at most once, by any
+ * thread; a take races a producer's eviction of the same object through the slot's tag word
+ * (compare-and-swap), so exactly one of them wins and the object is found in the ring or in the
+ * overflow table, never lost or seen twice; the rings cost ring entries x 32 bytes per thread
+ * (made resident at init, so in the replayer's baseline); the overflow table holds the objects
+ * that outlived their slot (32 bytes each, doubling under its lock when half full); nothing is
+ * given back to the kernel while the table is in use, so no event pays a page fault or a TLB
+ * shootdown. */
+#ifndef HEAPBENCH_OBJRING_H
+#define HEAPBENCH_OBJRING_H
+
+#include "trace.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+struct ring_slot {
+    _Atomic uint64_t tag;      /* seq + 1 of the object here (0: none yet), | TAKEN once consumed, | MOVING during its eviction */
+    _Atomic uint64_t a, b;     /* the object's two words */
+    uint64_t pad;
+};
+
+struct ring {
+    struct ring_slot *s;
+    uint64_t mask;             /* entries - 1 (a power of 2) */
+};
+
+struct ovf_entry {
+    uint64_t key, a, b, pad;   /* key: the object's global index + 1; 0 free, UINT64_MAX a hole left by a take */
+};
+
+struct objring {
+    const struct hbt_trace *t;
+    struct ring *rings;        /* one per recorded thread */
+    pthread_mutex_t lock;      /* the overflow table */
+    struct ovf_entry *ovf;
+    uint64_t ovf_cap, ovf_used, ovf_live;
+};
+
+/* Rings for t's threads (up to ring_max entries each, a power of 2) and an overflow table for
+ * at least ovf_hint objects. 0, or -1 when memory is refused. */
+int objring_init(struct objring *r, const struct hbt_trace *t, uint64_t ring_max, uint64_t ovf_hint);
+void objring_free(struct objring *r);
+/* Empties every ring and the overflow table (their memory stays resident). */
+void objring_reset(struct objring *r);
+/* The producing thread th puts its object seq with words a and b. -1 when the overflow table
+ * cannot grow (out of memory). */
+int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b);
+/* Takes thread th's object seq: 1 (a and b filled), 0 when it has not been put yet, -1 when it
+ * was put and has already been taken. */
+int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
+/* The same for an object that the calling thread itself put (th is the caller's): no other
+ * thread can take or move it, so no compare-and-swap is needed. */
+int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
+/* Calls fn for every object put and not taken (no other thread may use r meanwhile). */
+void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg);
+
+#endif
