@@ -148,25 +148,42 @@ static uint64_t now_ns(void)
 
 /* ---- the trace file ---- */
 
-static void write_all(int fd, const uint8_t *p, size_t n)
+/* A write of the trace failed (a full disk): says so once, and nothing more is written; the trace
+ * never claims to be complete. */
+static void write_failed(int err)
+{
+    int open = FILE_OPEN;
+    if (atomic_compare_exchange_strong(&R.file, &open, FILE_FAILED))
+        dprintf(2, "hbrecord: cannot write the trace of pid %llu in %s: %s; the trace is cut here, nothing more is "
+                   "recorded\n", (unsigned long long)R.h.pid, R.dir, strerror(err ? err : ENOSPC));
+}
+
+/* 0 when all n bytes were written, else -1 with errno set (0 for a write that wrote nothing). */
+static int write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return;
+        if (w <= 0) {
+            errno = w < 0 ? errno : 0;
+            return -1;
+        }
         p += w;
         n -= (size_t)w;
     }
+    return 0;
 }
 
-static void write_header(void)
+/* 0 when the header was written, else -1 (and, once the file is open, write_failed). */
+static int write_header(void)
 {
     static uint8_t buf[HBT_HEADER_SIZE];
     hbt_header_encode(&R.h, buf);
-    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, 0) < 0)
-        return;
+    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf)
+        return 0;
+    write_failed(errno);
+    return -1;
 }
 
 /* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec)
@@ -186,12 +203,17 @@ static void create_trace(void)
     }
     if (fd >= 0) {
         R.hdr_fd = open(path, O_WRONLY | O_CLOEXEC);
-        write_header();
-        R.fd = fd;
-    } else {
-        R.enabled = 0;
-        dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(errno));
+        if (write_header() == 0) {
+            R.fd = fd;
+            return;
+        }
+        int err = errno;
+        close(fd), close(R.hdr_fd);
+        R.hdr_fd = -1;
+        errno = err ? err : ENOSPC;
     }
+    R.enabled = 0;
+    dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(errno));
 }
 
 /* The first thread to write a chunk creates the file and its header; the others wait for that,
@@ -218,9 +240,11 @@ static void flush(struct rec_thread *t)
         open_trace();
     if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
         int err = errno;
-        write_all(R.fd, t->c.buf, len);
+        if (write_all(R.fd, t->c.buf, len) == 0)
+            t->written_ops = t->c.op;
+        else
+            write_failed(errno);
         errno = err;
-        t->written_ops = t->c.op;
     }
     hbt_chunk_reset(&t->c);
 }
@@ -560,7 +584,7 @@ __attribute__((destructor)) static void rec_fini(void)
         ops += threads[i].written_ops;
     }
     R.enabled = 0;
-    if (R.fd < 0)
+    if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;
     R.h.complete = 1;
     R.h.threads = n;

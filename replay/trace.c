@@ -274,9 +274,12 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
         return fail(err, errlen, "corrupt trace: its header fails its checksum; record it again");
     uint64_t len = get_le(m + 12, 4);
     t->h.version = (uint32_t)get_le(m + 8, 4);
-    if (t->h.version < HBT_VERSION_MIN || t->h.version > HBT_VERSION || len > HBT_HEADER_SIZE - 20)
-        return fail(err, errlen, "trace format version %u (header text %" PRIu64 " bytes) is not version %u to %u; record it again with this heapbench",
-                    t->h.version, len, HBT_VERSION_MIN, HBT_VERSION);
+    if (t->h.version < HBT_VERSION_MIN || t->h.version > HBT_VERSION)
+        return fail(err, errlen, "trace format version %u is not version %u to %u; record it again with this heapbench",
+                    t->h.version, HBT_VERSION_MIN, HBT_VERSION);
+    if (len > HBT_HEADER_SIZE - 20)
+        return fail(err, errlen, "corrupt trace: its header's text length is %" PRIu64 " bytes, more than the %u its "
+                    "header holds; record it again", len, HBT_HEADER_SIZE - 20);
     const char *text = (const char *)m + 16;
     text_get(text, len, "command", t->h.command, sizeof t->h.command);
     text_get(text, len, "allocator", t->h.allocator, sizeof t->h.allocator);
@@ -453,6 +456,10 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         if (fd >= 0)
             close(fd);
         return fail(err, errlen, "cannot open trace %s: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return fail(err, errlen, "%s is a directory, not a trace; give a trace file (heapbench record -o FILE)", path);
     }
     t->size = (size_t)st.st_size;
     void *m = t->size ? mmap(NULL, t->size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;

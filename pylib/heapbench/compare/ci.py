@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from heapbench import cli, layout
+from heapbench import cli, judged, layout
 from heapbench.compare import verdicts
 from heapbench import results
 from heapbench import stats
@@ -115,7 +115,7 @@ def ci_confirm(args, settings, baseline, suspects, out_dir):
         words += ["--env", env] if env else []
         batch = os.path.join(out_dir, f"confirm-{k}")
         ci_run(args, batch, words, reps)
-        runs += results.load(batch)["runs"]
+        runs += judged.judged(results.load(batch))["runs"]  # judged per batch: run numbers repeat across them
     confirm = {"dir": os.path.join(out_dir, "confirm-*"), "meta": {}, "runs": runs}
     result = verdicts.run(baseline, confirm, **settings)
     wanted = {(r["label"], r["metric"]) for r in suspects}
