@@ -103,8 +103,10 @@ static void hb_record_if_full(const char *dir, const char *cmd)
     if (kb < 0)
         return;
     hb_record_clear(dir);
-    hb_fatal("record: the disk holding %s is full (%lld KiB free): the trace of %s could not be written "
-             "(removed); free some space, or give -o FILE on another disk, and record again", dir, kb, cmd);
+    const char *slash = strrchr(dir, '/'); /* dir is <the trace's directory>/.record.XXXXXX */
+    hb_fatal("record: the disk holding %.*s is full (%lld KiB free): the trace of %s could not be written "
+             "(its part removed); free some space, or give -o FILE on another disk, and record again",
+             slash ? (int)(slash - dir) : (int)strlen(dir), dir, kb, cmd);
 }
 
 /* Run 2: CMD with the recorder writing into dir. */
