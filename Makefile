@@ -58,7 +58,7 @@ test: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_JOBS) all
-	@for p in $(BENCH_TRACES); do { [ results/traces/$$p.hbt -nt $(B)/lib/libhbrecord.so ] && $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 2'; } \
+	@for p in $(BENCH_TRACES); do { [ results/traces/$$p.hbt -nt $(B)/lib/libhbrecord.so ] && $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 3'; } \
 	    || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
 	    || echo "make bench: prog:$$p not recorded (see above); its replay is left out"; done
 	@$(B)/heapbench run

@@ -19,6 +19,7 @@
  * munmap events, with no call returning NULL where the recorded one did not; a trace
  * that is missing, truncated or corrupt prints one line on stderr and exits 2 before any
  * record but served_by. */
+#include "objtab.h"
 #include "replay_run.h"
 #include "trace.h"
 #include "trace_stats.h"
@@ -36,6 +37,9 @@ static struct wl_param rp_params[] = {
     WL_WORD("touch", "first", "none|first|nocalloc|all",
             "how replayed blocks are written: not, one write per page, the same but calloc's blocks, every byte"),
     WL_WORD("speed", "max", "max|recorded", "as fast as possible, or keeping the recorded gaps between events"),
+    WL_WORD("order", "recorded", "recorded|free",
+            "the program's order between threads and its thread lifetimes (format 3), or each thread's own order only, all threads at once"),
+    WL_INT("window", "64", NULL, 0, 1000000000, "with --order=recorded: events of the program's order a thread may run ahead of another"),
 };
 
 static struct wl_prog rp_prog = WL_PROG("hbreplay", "replays an allocation trace (--trace=FILE) on the preloaded allocator", rp_params);
@@ -67,30 +71,15 @@ static void sample_live(void *arg, double seconds, uint64_t live_bytes)
 
 /* The end state against the trace: every object made, the live ones the trace's (blocks and the
  * program's mappings together), and the bytes the replay itself left mapped the trace's. */
-static int check_end(const struct hbt_trace *t, void **slots, const struct hbt_stats *want,
-                     const struct replay_result *r, char *detail, size_t cap)
+static int check_end(const struct hbt_trace *t, const struct hbt_stats *want, const struct replay_result *r, char *detail, size_t cap)
 {
-    uint64_t *sizes = hbt_pages(t->objects * sizeof *sizes), unmade = 0, live = 0, bytes = 0;
-    struct hbt_stats again;
-    if (!sizes) {
-        snprintf(detail, cap, "out of memory for the final check");
-        return 0;
-    }
-    hbt_stats(t, sizes, NULL, &again);
-    for (uint64_t i = 0; i < t->objects; i++) {
-        unmade += slots[i] == REPLAY_UNMADE;
-        if (slots[i] != REPLAY_UNMADE && slots[i] != REPLAY_GONE) {
-            live++;
-            bytes += sizes[i];
-        }
-    }
-    hbt_unpages(sizes, t->objects * sizeof *sizes);
     uint64_t want_live = want->live_objects + want->mapped_objects, want_bytes = want->live_bytes + want->mapped_bytes;
     snprintf(detail, cap, "ops=%" PRIu64 "/%" PRIu64 " live_objects=%" PRIu64 "/%" PRIu64 " live_bytes=%" PRIu64 "/%" PRIu64
-             " mapped_bytes=%" PRId64 "/%" PRIu64 " unmade=%" PRIu64 " nulls=%" PRIu64,
-             r->ops, t->ops, live, want_live, bytes, want_bytes, r->mapped, want->mapped_bytes, unmade, r->nulls);
-    return r->ops == t->ops && live == want_live && bytes == want_bytes && r->mapped == (int64_t)want->mapped_bytes && unmade == 0 &&
-           r->nulls == 0;
+             " mapped_bytes=%" PRId64 "/%" PRIu64 " unmade=%" PRIu64 " nulls=%" PRIu64 " threads_alive=%" PRIu64 "/%" PRIu64,
+             r->ops, t->ops, r->live_objects, want_live, r->live_bytes, want_bytes, r->mapped, want->mapped_bytes, r->unmade, r->nulls,
+             r->threads_peak, want->threads_alive_peak);
+    return r->ops == t->ops && r->live_objects == want_live && r->live_bytes == want_bytes && r->mapped == (int64_t)want->mapped_bytes &&
+           r->unmade == 0 && r->nulls == 0;
 }
 
 int main(int argc, char **argv)
@@ -109,38 +98,50 @@ int main(int argc, char **argv)
         fprintf(stderr, "hbreplay: %s: %s\n", path, err);
         return 2;
     }
-    void **slots = hbt_pages(t.objects * sizeof *slots);
-    if (!slots) {
+    struct hbt_stats want;
+    size_t pbytes = (objtab_npages(t.objects) + 7) / 8;
+    uint8_t *peak_pages = hbt_pages(pbytes);
+    if (!peak_pages) {
         fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " objects\n", path, t.objects);
         return 1;
     }
-    struct hbt_stats want;
-    hbt_stats(&t, (uint64_t *)slots, NULL, &want);
+    if (hbt_stats_pages(&t, &want, peak_pages, err, sizeof err) < 0) {
+        fprintf(stderr, "hbreplay: %s: %s\n", path, err);
+        return 2;
+    }
     const char *touch = wl_word("touch");
     struct replay_opts o = {.touch = !strcmp(touch, "none")       ? TOUCH_NONE
                                      : !strcmp(touch, "all")      ? TOUCH_ALL
                                      : !strcmp(touch, "nocalloc") ? TOUCH_NOCALLOC
                                                                   : TOUCH_FIRST,
                             .recorded_speed = !strcmp(wl_word("speed"), "recorded"),
+                            .free_order = !strcmp(wl_word("order"), "free"),
+                            .window = (uint64_t)wl_arg("window"),
                             .page = (uint64_t)sysconf(_SC_PAGESIZE)};
+    if (!o.free_order && !t.ordered && want.threads_used > 1) {
+        fprintf(stderr, "hbreplay: %s: trace format version %u records no order between its %" PRIu64
+                        " threads; record it again with this heapbench (format %u), or replay it with --order=free\n",
+                path, t.h.version, want.threads_used, HBT_VERSION);
+        return 2;
+    }
     struct replay *rp;
-    if (replay_prepare(&t, slots, &o, &rp) < 0) {
+    if (replay_prepare(&t, &o, peak_pages, &rp) < 0) {
         fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " events\n", path, t.ops);
         return 1;
     }
     wl_phase("load", t0, 0, 0);
     struct replay_result r;
-    if (replay_run(&t, rp, slots, 1, NULL, NULL, &r) < 0)
+    if (replay_run(rp, 1, NULL, NULL, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
     wl_phase_record("self", r.seconds, 0, 0, wl_rss_kb()); /* ops only on `replay`: throughput sums phase ops */
-    if (replay_run(&t, rp, slots, 0, sample_live, NULL, &r) < 0)
+    if (replay_run(rp, 0, sample_live, NULL, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
-    replay_free(&t, rp);
+    replay_free(rp);
     uint64_t end_bytes = want.live_bytes + want.mapped_bytes; /* the program's own mappings count as held */
     wl_phase("replay", wl_now() - r.seconds, r.ops, end_bytes);
     wl_phase("ideal", wl_now() - (double)want.peak_total_ns / 1e9, 0, want.peak_total);
     if (t.h.orig_wall_ns)
         wl_phase_record("original", (double)t.h.orig_wall_ns / 1e9, 0, end_bytes, t.h.orig_maxrss_kb);
     char detail[256];
-    return wl_verify(check_end(&t, slots, &want, &r, detail, sizeof detail), detail);
+    return wl_verify(check_end(&t, &want, &r, detail, sizeof detail), detail);
 }

@@ -1,7 +1,7 @@
 /* hbtrace.c - build/replay/hbtrace FILE: the statistics of an allocation trace (what `heapbench
  * trace FILE` prints): operations by kind, size and lifetime histograms, peak live bytes and
  * when, the program's own mappings (mmap'd bytes, their peak), threads, the share of frees made
- * by a thread other than the allocating one.
+ * by a thread other than the allocating one, the most threads alive at once.
  * Always holds: a missing, truncated or corrupt trace prints one line on stderr and exits 2;
  * output lines are "name: value" (histogram rows indented), stable for scripts. */
 #include "trace.h"
@@ -71,15 +71,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "hbtrace: %s: %s\n", argv[1], err);
         return 2;
     }
-    uint64_t *sizes = hbt_pages(t.objects * sizeof *sizes), *born = hbt_pages(t.objects * sizeof *born);
-    if (!sizes || !born) {
-        fprintf(stderr, "hbtrace: %s: out of memory for %" PRIu64 " objects\n", argv[1], t.objects);
-        return 1;
-    }
     struct hbt_stats s;
-    hbt_stats(&t, sizes, born, &s);
+    if (hbt_stats(&t, &s, err, sizeof err) < 0) {
+        fprintf(stderr, "hbtrace: %s: %s\n", argv[1], err);
+        return 2;
+    }
     print_header(argv[1], &t);
     printf("threads: %u (with events: %" PRIu64 ")\n", t.nthreads, s.threads_used);
+    printf("threads alive at once: %" PRIu64 "%s\n", s.threads_alive_peak, t.ordered ? "" : " (format before 3: threads with events)");
     print_kinds(&s);
     printf("objects: %" PRIu64 " produced, %" PRIu64 " live at end (%" PRIu64 " bytes)\n", s.produced, s.live_objects, s.live_bytes);
     printf("peak live bytes: %" PRIu64 " at %.6f s\n", s.peak_bytes, (double)s.peak_ns / 1e9);

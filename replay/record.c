@@ -75,7 +75,10 @@ static struct {
     struct hbt_header h;
 } R = {.fd = -1, .hdr_fd = -1};
 
-static struct rec_thread threads[HBT_MAX_THREADS];
+/* The process's global order of events (hbt_event.order): one fetch-add per event, on a line of
+ * its own so that it never shares a cache line with what every event reads. */
+static _Alignas(64) _Atomic uint64_t order_next;
+static _Alignas(64) struct rec_thread threads[HBT_MAX_THREADS];
 static struct rec_thread lost_thread = {.state = ST_CLOSED};  /* every thread past HBT_MAX_THREADS */
 static __thread struct rec_thread *tls_me IE;
 static __thread int tls_busy IE;
@@ -251,6 +254,16 @@ static void flush(struct rec_thread *t)
 
 /* ---- threads ---- */
 
+static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq);
+
+/* A thread's start or exit event (the caller holds the thread). */
+static void put_mark(struct rec_thread *t, unsigned kind)
+{
+    struct hbt_event e = {.kind = (uint8_t)kind};
+    uint64_t seq;
+    put(t, &e, &seq);
+}
+
 static struct rec_thread *register_thread(void)
 {
     uint32_t idx = atomic_fetch_add(&R.nthreads, 1);
@@ -262,6 +275,7 @@ static struct rec_thread *register_thread(void)
     struct rec_thread *t = &threads[idx];
     t->written_ops = 0;
     hbt_chunk_init(&t->c, buf, CHUNK_BYTES, (uint16_t)idx);
+    put_mark(t, HBT_THREAD_START);
     atomic_store(&t->state, ST_IDLE);
     pthread_setspecific(R.key, t);
     return tls_me = t;
@@ -295,12 +309,14 @@ uint16_t rec_thread_no(const struct rec_thread *t) { return t->c.thread; }
 uint64_t rec_page_size(void) { return R.h.page_size; }
 
 /* Takes t for good (waiting up to ~1 s for its owner to finish an event), writes what it
- * holds and closes it. */
-static void close_thread(struct rec_thread *t)
+ * holds (after its exit event when the thread itself is ending) and closes it. */
+static void close_thread(struct rec_thread *t, int exiting)
 {
     for (int spins = 0; spins < 100000; spins++) {
         int idle = ST_IDLE;
         if (atomic_compare_exchange_strong(&t->state, &idle, ST_BUSY)) {
+            if (exiting)
+                put_mark(t, HBT_THREAD_EXIT);
             flush(t);
             munmap(t->c.buf, CHUNK_BYTES);
             atomic_store(&t->state, ST_CLOSED);
@@ -320,7 +336,7 @@ static void thread_gone(void *arg)
 {
     int busy = tls_busy;
     tls_busy = 1;
-    close_thread(arg);
+    close_thread(arg, 1);
     tls_busy = busy;
 }
 
@@ -331,6 +347,9 @@ static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
     if (!hbt_chunk_has_room(&t->c))
         flush(t);
     e->ns = now_ns();
+    /* after a producing call returned and before a consuming one runs: every event that
+     * depends on this one (the consumer of its object) takes a later number */
+    e->order = atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
     *seq = hbt_chunk_put(&t->c, e);
 }
 
@@ -532,6 +551,7 @@ static void atfork_child(void)
     uint32_t n = atomic_load(&R.nthreads);
     memset(threads, 0, sizeof threads[0] * (n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS));
     atomic_store(&R.nthreads, 0);
+    atomic_store(&order_next, 0);
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
     tls_me = NULL;
@@ -580,7 +600,7 @@ __attribute__((destructor)) static void rec_fini(void)
     n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;
     uint64_t ops = 0;
     for (uint32_t i = 0; i < n; i++) {
-        close_thread(&threads[i]);
+        close_thread(&threads[i], 0);
         ops += threads[i].written_ops;
     }
     R.enabled = 0;

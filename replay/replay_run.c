@@ -1,14 +1,20 @@
-/* replay_run.c - the replayer's threads and the one function that performs an event (see replay_run.h).
- * Always holds: every event is decoded before the replay starts (the loop only reads flat
- * arrays); each thread performs its own events in order; the recorded main thread replays on
- * the calling thread, every other recorded thread and the live sampler on threads of their own; a slot is written only
- * by the event that produces or consumes its object; a cross-thread wait spins briefly, then
- * yields (the replay may have more threads than cores); every allocator call goes through the
- * workloads' latency sampler (WL_LAT), like a workload's; the program's own mappings (HBT_MMAP,
- * HBT_MUNMAP) are made with mmap and munmap themselves, touched like blocks, and counted in
- * the live bytes the sampler reports (as the program held them). */
+/* replay_run.c - the replayer's threads, their order, and the one function that performs an event
+ * (see replay_run.h).
+ * Always holds: each thread decodes its own events from the trace as it performs them, in order,
+ * and keeps nothing per event; the recorded main thread replays on the calling thread, every
+ * other recorded thread and the live sampler on threads of their own; an object's entry is
+ * written only by the event that produces or consumes it; with the recorded order each thread
+ * publishes the order of its next event (exact, so that no two threads can wait for each other:
+ * the one whose next event is earliest in the trace's order always may run, and every object it
+ * consumes was made before it); a wait spins briefly, then yields (the replay may have more
+ * threads than cores); every allocator call goes through the workloads' latency sampler
+ * (WL_LAT), like a workload's; the program's own mappings (HBT_MMAP, HBT_MUNMAP) are made with
+ * mmap and munmap themselves, touched like blocks, and counted in the live bytes the sampler
+ * reports (as the program held them). */
 #include "replay_run.h"
+#include "objtab.h"
 #include "wl_latency.h"
+#include "wl_phase.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -20,103 +26,58 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
-/* One event as the replay loop reads it (16 bytes; decoded once, before the replay starts):
- * code = the kind | RC_* bits, bits 8-13 log2 of the alignment, bits 14-63 the object consumed. */
-struct rop {
-    uint64_t size;
-    uint64_t code;
-};
-#define RC_CONSUMES 0x10u
-#define RC_PRODUCES 0x20u
-#define RC_CROSS 0x40u  /* the object consumed was made by another thread: wait for it */
-#define RC_FREES 0x80u  /* consumed without a product: free it (free, or glibc's realloc(p, 0)) */
-#define REPLAY_SELF ((void *)4096) /* every block of the self pass (never dereferenced) */
+/* An entry's pointer besides real pointers. */
+#define E_UNMADE 0u      /* not produced yet (or its page went back: every object in it consumed) */
+#define E_NULL 1u        /* produced, but the allocator returned NULL */
+#define E_GONE 2u        /* consumed (freed or moved by realloc) */
+#define E_SELF 4096u     /* every block of the self pass (never dereferenced) */
+#define DONE UINT64_MAX  /* a thread's next order once it has no event left */
+
+enum { W_IDLE, W_RUN, W_JOINED };
 
 struct worker {
-    const struct replay_opts *o;
-    void *_Atomic *slots;
-    const struct rop *ops;
-    const uint64_t *ns;          /* the events' recorded times, with --speed=recorded */
-    uint64_t nops, todo;         /* the thread's events (arrays' size), those decoded */
-    uint64_t next_obj;           /* the index of the thread's next object */
-    uint64_t first_obj;          /* the index of its first */
-    int self;                    /* 1: the self pass, no allocator call (replay_run's self) */
-    int64_t *cum;                /* live bytes this thread added before each block of LIVE_BLOCK events */
-    _Atomic uint64_t progress;   /* events done, published every LIVE_BLOCK events (for the sampler) */
+    _Alignas(64) _Atomic uint64_t next; /* the order of its next event not yet performed (DONE: none) */
+    _Atomic int64_t live;       /* live requested bytes this thread added (for the sampler) */
+    struct replay *rp;
+    uint16_t th;
+    int state;                  /* W_*: under rp->launch */
+    uint64_t floor;             /* a lower bound of every other started thread's next (the gate's cache) */
     uint64_t done, nulls;
-    int64_t mapped;              /* bytes this thread mapped less those it unmapped */
-    const struct timespec *start;
+    int64_t mapped;             /* bytes this thread mapped less those it unmapped */
     pthread_t tid;
 };
 
-/* sizes: every object's requested size (an munmap carries its mapping's length). */
-static struct rop encode(const struct hbt_event *e, const uint64_t *sizes)
+struct replay {
+    const struct hbt_trace *t;
+    const struct replay_opts *o;
+    struct objtab tab;
+    const uint8_t *peak_pages;  /* the table's pages live at the trace's peak, or NULL */
+    struct worker *ws;
+    uint32_t *by_start;         /* the threads with events, by their first event's order */
+    uint32_t nstart;
+    int gating, self;
+    struct timespec start;
+    pthread_mutex_t launch;     /* who starts threads (and joins the ended ones first) */
+    uint32_t launched;          /* by_start[0..launched) have started (under launch) */
+    _Atomic uint64_t next_start; /* the first order of by_start[launched], DONE when all started */
+    uint64_t alive, alive_peak; /* recorded threads started and not joined (under launch) */
+};
+
+/* ---- performing one event ---- */
+
+/* Waits until another thread has made the object of x; returns its pointer. */
+static uint64_t wait_made(struct obj_entry *x)
 {
-    uint64_t code = e->kind | ((uint64_t)e->align_log << 8);
-    if (e->kind == HBT_MUNMAP)
-        return (struct rop){sizes[e->ref], code | RC_CONSUMES | RC_FREES | (e->ref << 14) | (e->ref_thread != e->thread ? RC_CROSS : 0)};
-    if (hbt_consumes(e)) {
-        code |= RC_CONSUMES | (e->ref << 14);
-        if (e->ref_thread != e->thread)
-            code |= RC_CROSS;
-        if (!hbt_produces(e))
-            code |= RC_FREES;
-    }
-    if (hbt_produces(e))
-        code |= RC_PRODUCES;
-    return (struct rop){e->size, code};
-}
-
-#define LIVE_BLOCK 1024u
-
-static uint64_t cum_entries(const struct worker *w) { return w->nops / LIVE_BLOCK + 2; }
-
-/* Decodes thread th's events into w (mmap'd arrays), with the live bytes each block of events
- * adds (sizes: every object's requested size). -1 when memory is refused. */
-static int prepare(const struct hbt_trace *t, uint16_t th, const uint64_t *sizes, struct worker *w)
-{
-    w->nops = t->threads[th].ops;
-    w->first_obj = t->threads[th].obj_base;
-    struct rop *ops = hbt_pages(w->nops * sizeof *ops);
-    uint64_t *ns = w->o->recorded_speed ? hbt_pages(w->nops * sizeof *ns) : NULL;
-    w->cum = hbt_pages(cum_entries(w) * sizeof *w->cum);
-    if (!ops || !w->cum || (w->o->recorded_speed && !ns))
-        return -1;
-    struct hbt_cursor c;
-    struct hbt_event e;
-    hbt_cursor_init(&c, t, th);
-    uint64_t n = 0;
-    int64_t live = 0;
-    for (; n < w->nops && hbt_next(&c, &e) == 1; n++) {
-        if (n % LIVE_BLOCK == 0)
-            w->cum[n / LIVE_BLOCK] = live;
-        ops[n] = encode(&e, sizes);
-        live += (hbt_produces(&e) ? (int64_t)e.size : 0) - (hbt_consumes(&e) ? (int64_t)sizes[e.ref] : 0);
-        if (ns)
-            ns[n] = e.ns;
-    }
-    w->cum[n / LIVE_BLOCK + (n % LIVE_BLOCK != 0)] = live;
-    w->todo = n;
-    w->ops = ops;
-    w->ns = ns;
-    return 0;
-}
-
-/* The pointer of the object an event consumes; waits for it when another thread makes it. */
-static void *slot_of(struct worker *w, uint64_t ref, int cross)
-{
-    void *_Atomic *s = &w->slots[ref];
-    if (!cross)
-        return atomic_load_explicit(s, memory_order_relaxed);
-    void *p;
-    for (unsigned spins = 0; (p = atomic_load_explicit(s, memory_order_acquire)) == REPLAY_UNMADE; spins++) {
+    uint64_t a;
+    for (unsigned spins = 0; (a = atomic_load_explicit(&x->a, memory_order_acquire)) == E_UNMADE; spins++) {
         if (spins < 200)
             __builtin_ia32_pause();
         else
             sched_yield();
     }
-    return p;
+    return a;
 }
 
 /* Writes the block that an event of this kind produced as asked: not at all, one write per page
@@ -168,44 +129,139 @@ static inline enum wl_op op_of(unsigned kind)
                                                           : WL_OP_MALLOC;
 }
 
-/* Performs one event. A recorded call that failed is not repeated, except glibc's
- * realloc(p, 0), which freed p and is replayed as free(p). */
-static inline void perform(struct worker *w, const struct rop *op)
+/* Performs one event; returns the live requested bytes it added. A recorded call that failed is
+ * not repeated, except glibc's realloc(p, 0), which freed p and is replayed as free(p). */
+static inline int64_t perform(struct worker *w, const struct hbt_event *e)
 {
-    uint64_t code = op->code;
+    struct replay *rp = w->rp;
+    int self = rp->self;
+    int64_t delta = 0;
     void *old = NULL;
-    if (code & RC_CONSUMES) {
-        uint64_t ref = code >> 14;
-        old = slot_of(w, ref, (code & RC_CROSS) != 0);
-        atomic_store_explicit(&w->slots[ref], REPLAY_GONE, memory_order_relaxed);
-        if (old == REPLAY_NULL)
-            old = NULL;
-        if (code & RC_FREES) {
-            if (!w->self && (code & 0x0f) == HBT_MUNMAP)
-                w->mapped -= old && munmap(old, (size_t)op->size) == 0 ? (int64_t)op->size : 0;
-            else if (!w->self)
+    if (hbt_consumes(e)) {
+        struct obj_entry *x = &rp->tab.e[e->ref];
+        uint64_t a = e->ref_thread != e->thread ? wait_made(x) : atomic_load_explicit(&x->a, memory_order_relaxed);
+        uint64_t size = x->b;
+        atomic_store_explicit(&x->a, E_GONE, memory_order_relaxed);
+        objtab_consumed(&rp->tab, e->ref);
+        delta -= (int64_t)size;
+        old = a == E_NULL ? NULL : (void *)a;
+        if (!hbt_produces(e)) {
+            if (!self && e->kind == HBT_MUNMAP)
+                w->mapped -= old && munmap(old, (size_t)size) == 0 ? (int64_t)size : 0;
+            else if (!self)
                 WL_LAT(WL_OP_FREE, free(old));
-            return;
+            return delta;
         }
     }
-    if (!(code & RC_PRODUCES))
-        return;
-    void *p = REPLAY_SELF;
-    unsigned kind = code & 0x0f;
-    if (!w->self && kind == HBT_MMAP)
-        p = produce(kind, (size_t)op->size, 0, NULL);
-    else if (!w->self)
-        WL_LAT(op_of(kind), p = produce(kind, (size_t)op->size, (size_t)1 << ((code >> 8) & 63), old));
-    if (p == REPLAY_SELF) {
+    if (!hbt_produces(e))
+        return delta;
+    void *p = (void *)(uintptr_t)E_SELF;
+    unsigned kind = e->kind;
+    if (!self && kind == HBT_MMAP)
+        p = produce(kind, (size_t)e->size, 0, NULL);
+    else if (!self)
+        WL_LAT(op_of(kind), p = produce(kind, (size_t)e->size, (size_t)1 << (e->align_log & 63), old));
+    if (self) {
     } else if (!p) {
         w->nulls++;
-        p = REPLAY_NULL;
+        p = (void *)(uintptr_t)E_NULL;
     } else {
-        touch(p, op->size, kind, w->o);
-        w->mapped += kind == HBT_MMAP ? (int64_t)op->size : 0;
+        touch(p, e->size, kind, rp->o);
+        w->mapped += kind == HBT_MMAP ? (int64_t)e->size : 0;
     }
-    atomic_store_explicit(&w->slots[w->next_obj++], p, memory_order_release);
+    struct obj_entry *x = &rp->tab.e[e->prod];
+    x->b = e->size;
+    atomic_store_explicit(&x->a, (uint64_t)(uintptr_t)p, memory_order_release);
+    return delta + (int64_t)e->size;
 }
+
+/* ---- the order between threads ---- */
+
+/* The earliest next order of the started threads other than w. */
+static uint64_t others_next(struct replay *rp, const struct worker *w)
+{
+    uint64_t m = DONE;
+    for (uint32_t i = 0; i < rp->nstart; i++) {
+        const struct worker *v = &rp->ws[rp->by_start[i]];
+        uint64_t n = v == w ? DONE : atomic_load_explicit(&v->next, memory_order_acquire);
+        m = n < m ? n : m;
+    }
+    return m;
+}
+
+static void *worker_main(void *arg);
+
+/* Starts by_start[launched] (the caller holds rp->launch): first joins every thread that ended
+ * before it started in the program (its exit is earlier in the order than the new one's start),
+ * so that no more threads are alive at once than the program had. */
+static void launch_next_locked(struct replay *rp)
+{
+    const struct hbt_trace *t = rp->t;
+    uint32_t k = rp->launched;
+    struct worker *u = &rp->ws[rp->by_start[k]];
+    uint64_t first = t->threads[u->th].first_order;
+    for (uint32_t i = 1; i < k && !rp->o->free_order; i++) { /* by_start[0] is the calling thread's */
+        struct worker *x = &rp->ws[rp->by_start[i]];
+        if (x->state == W_RUN && t->threads[x->th].exits && t->threads[x->th].last_order < first) {
+            pthread_join(x->tid, NULL);
+            x->state = W_JOINED;
+            rp->alive--;
+        }
+    }
+    u->state = W_RUN;
+    rp->alive++;
+    rp->alive_peak = rp->alive > rp->alive_peak ? rp->alive : rp->alive_peak;
+    if (k > 0 && pthread_create(&u->tid, NULL, worker_main, u) != 0)
+        _exit(wl_verify(0, "a replay thread could not be started (out of memory or of threads)")); /* others wait for its objects */
+    rp->launched = k + 1;
+    atomic_store_explicit(&rp->next_start, k + 1 < rp->nstart ? t->threads[rp->ws[rp->by_start[k + 1]].th].first_order : DONE,
+                          memory_order_release);
+}
+
+/* Starts the next thread if no one else is doing it and it starts at or before order g. */
+static void try_launch(struct replay *rp, uint64_t g)
+{
+    if (pthread_mutex_trylock(&rp->launch) != 0)
+        return;
+    if (atomic_load_explicit(&rp->next_start, memory_order_acquire) <= g)
+        launch_next_locked(rp);
+    pthread_mutex_unlock(&rp->launch);
+}
+
+static void backoff(unsigned spins)
+{
+    if (spins < 200)
+        __builtin_ia32_pause();
+    else
+        sched_yield();
+}
+
+/* Waits until the event of order g may run: every thread that starts before it has started, and
+ * no started thread's next event is more than the window before it. */
+static void gate_slow(struct worker *w, uint64_t g, uint64_t lim)
+{
+    struct replay *rp = w->rp;
+    for (unsigned spins = 0;; spins++) {
+        if (atomic_load_explicit(&rp->next_start, memory_order_acquire) <= g) {
+            try_launch(rp, g);
+        } else {
+            w->floor = others_next(rp, w);
+            if (w->floor >= lim)
+                return;
+        }
+        backoff(spins);
+    }
+}
+
+static inline void gate(struct worker *w, uint64_t g)
+{
+    uint64_t lim = g > w->rp->o->window ? g - w->rp->o->window : 0;
+    if (w->floor >= lim && atomic_load_explicit(&w->rp->next_start, memory_order_relaxed) > g)
+        return;
+    gate_slow(w, g, lim);
+}
+
+/* ---- threads ---- */
 
 /* The time ns nanoseconds after t. */
 static struct timespec ts_after(struct timespec t, uint64_t ns)
@@ -235,16 +291,26 @@ static void wait_until(const struct timespec *start, uint64_t ns)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    uint64_t i = 0;
-    for (; i < w->todo; i++) {
-        if (w->ns && !w->self)
-            wait_until(w->start, w->ns[i]);
-        perform(w, &w->ops[i]);
-        if ((i + 1) % LIVE_BLOCK == 0)
-            atomic_store_explicit(&w->progress, i + 1, memory_order_relaxed);
+    struct replay *rp = w->rp;
+    struct hbt_cursor c;
+    struct hbt_event e;
+    int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
+    int64_t live = 0;
+    hbt_cursor_init(&c, rp->t, w->th);
+    int have = hbt_next(&c, &e);
+    while (have == 1) {
+        if (gating)
+            gate(w, e.order);
+        if (sleeping)
+            wait_until(&rp->start, e.ns);
+        live += perform(w, &e);
+        atomic_store_explicit(&w->live, live, memory_order_relaxed);
+        w->done++;
+        have = hbt_next(&c, &e);
+        if (gating)
+            atomic_store_explicit(&w->next, have == 1 ? e.order : DONE, memory_order_release);
     }
-    w->done = i;
-    atomic_store_explicit(&w->progress, i, memory_order_relaxed);
+    atomic_store_explicit(&w->next, DONE, memory_order_release);
     return NULL;
 }
 
@@ -255,37 +321,67 @@ static double elapsed(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
 }
 
-static void release(const struct hbt_trace *t, struct worker *ws)
+/* The threads with events in the order their first events come (for an unordered trace: thread
+ * order), so the first is the recorded main thread. */
+static void sort_by_start(struct replay *rp)
 {
+    const struct hbt_trace *t = rp->t;
     for (uint32_t i = 0; i < t->nthreads; i++) {
-        hbt_unpages((void *)ws[i].ops, ws[i].nops * sizeof(struct rop));
-        hbt_unpages((void *)ws[i].ns, ws[i].ns ? ws[i].nops * sizeof(uint64_t) : 0);
-        hbt_unpages(ws[i].cum, ws[i].cum ? cum_entries(&ws[i]) * sizeof *ws[i].cum : 0);
+        if (!t->threads[i].ops)
+            continue;
+        uint32_t j = rp->nstart++;
+        while (j > 0 && t->ordered && t->threads[rp->by_start[j - 1]].first_order > t->threads[i].first_order) {
+            rp->by_start[j] = rp->by_start[j - 1];
+            j--;
+        }
+        rp->by_start[j] = i;
     }
-    hbt_unpages(ws, t->nthreads * sizeof *ws);
 }
 
-int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay **out)
+void replay_free(struct replay *rp)
 {
-    struct worker *ws = hbt_pages((t->nthreads ? t->nthreads : 1) * sizeof *ws);
-    if (!ws)
+    if (!rp)
+        return;
+    size_t nw = rp->t->nthreads ? rp->t->nthreads : 1;
+    objtab_free(&rp->tab);
+    hbt_unpages(rp->ws, nw * sizeof *rp->ws);
+    hbt_unpages(rp->by_start, nw * sizeof *rp->by_start);
+    pthread_mutex_destroy(&rp->launch);
+    hbt_unpages(rp, sizeof *rp);
+}
+
+int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, const uint8_t *peak_pages, struct replay **out)
+{
+    size_t nw = t->nthreads ? t->nthreads : 1;
+    struct replay *rp = hbt_pages(sizeof *rp);
+    if (!rp)
         return -1;
-    for (uint32_t i = 0; i < t->nthreads; i++) {
-        ws[i] = (struct worker){.o = o, .slots = (void *_Atomic *)slots};
-        if (prepare(t, (uint16_t)i, (const uint64_t *)slots, &ws[i]) < 0) {
-            release(t, ws);
-            return -1;
-        }
+    rp->t = t;
+    rp->o = o;
+    rp->peak_pages = peak_pages;
+    pthread_mutex_init(&rp->launch, NULL);
+    rp->ws = hbt_pages(nw * sizeof *rp->ws);
+    rp->by_start = hbt_pages(nw * sizeof *rp->by_start);
+    if (!rp->ws || !rp->by_start || objtab_init(&rp->tab, t->objects) < 0) {
+        replay_free(rp);
+        return -1;
     }
-    *out = (struct replay *)ws;
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        rp->ws[i].rp = rp;
+        rp->ws[i].th = (uint16_t)i;
+    }
+    if (peak_pages) /* in the baseline (the load phase) from now on */
+        objtab_fault(&rp->tab, peak_pages);
+    sort_by_start(rp);
+    rp->gating = !o->free_order && t->ordered && rp->nstart > 1;
+    *out = rp;
     return 0;
 }
 
 /* While the workers run: every 10 ms (20 ms after 100 samples, 40 after 200...) the live bytes
- * of the replay (each thread's blocks done; exact to a block of events per thread) to sample.
- * Returns as soon as `done` is posted (the workers have ended), not at its next sample. */
-static void sample_live(const struct hbt_trace *t, struct worker *ws, const struct timespec *start, sem_t *done,
-                        replay_sample_fn sample, void *arg)
+ * of the replay (each thread's, exact to its last event) to sample. Returns as soon as `done`
+ * is posted (the workers have ended), not at its next sample. */
+static void sample_live(struct replay *rp, sem_t *done, replay_sample_fn sample, void *arg)
 {
     long interval_ns = 10000000L;
     for (unsigned n = 1;; n++) {
@@ -298,13 +394,9 @@ static void sample_live(const struct hbt_trace *t, struct worker *ws, const stru
         if (r == 0)
             return;
         int64_t live = 0;
-        for (uint32_t i = 0; i < t->nthreads; i++) {
-            if (!ws[i].nops)
-                continue;
-            uint64_t p = atomic_load_explicit(&ws[i].progress, memory_order_relaxed);
-            live += ws[i].cum[p / LIVE_BLOCK + (p == ws[i].todo && p % LIVE_BLOCK != 0)];
-        }
-        sample(arg, elapsed(start), live > 0 ? (uint64_t)live : 0);
+        for (uint32_t i = 0; i < rp->t->nthreads; i++)
+            live += atomic_load_explicit(&rp->ws[i].live, memory_order_relaxed);
+        sample(arg, elapsed(&rp->start), live > 0 ? (uint64_t)live : 0);
         if (n % 100 == 0 && interval_ns < 1000000000L)
             interval_ns *= 2;
     }
@@ -312,9 +404,7 @@ static void sample_live(const struct hbt_trace *t, struct worker *ws, const stru
 
 /* What the sampler thread needs (replay_run's arguments). */
 struct sampler {
-    const struct hbt_trace *t;
-    struct worker *ws;
-    const struct timespec *start;
+    struct replay *rp;
     sem_t done;                /* posted once every worker has ended */
     replay_sample_fn sample;
     void *arg;
@@ -323,64 +413,99 @@ struct sampler {
 static void *sampler_main(void *arg)
 {
     struct sampler *s = arg;
-    sample_live(s->t, s->ws, s->start, &s->done, s->sample, s->arg);
+    sample_live(s->rp, &s->done, s->sample, s->arg);
     return NULL;
 }
 
-/* The recorded thread that replays on the calling thread: the first with events (thread 0, the
- * program's main thread, in practice), so that its calls reach the allocator from the process's
- * main thread, as the program's did (glibc's main arena, jemalloc's arena 0...). */
-static uint32_t main_worker(const struct hbt_trace *t, const struct worker *ws)
+/* The objects left at the end: live ones (and their bytes) and never made ones. */
+static void census(struct replay *rp, struct replay_result *r)
 {
-    uint32_t i = 0;
-    while (i < t->nthreads && !ws[i].nops)
-        i++;
-    return i;
+    const struct objtab *tab = &rp->tab;
+    for (uint64_t p = 0; p < tab->npages; p++) {
+        if (objtab_page_gone(tab, p))
+            continue;
+        uint64_t end = (p + 1) * tab->per_page < tab->n ? (p + 1) * tab->per_page : tab->n;
+        for (uint64_t i = p * tab->per_page; i < end; i++) {
+            uint64_t a = atomic_load_explicit(&tab->e[i].a, memory_order_relaxed);
+            r->unmade += a == E_UNMADE;
+            if (a != E_UNMADE && a != E_GONE) {
+                r->live_objects++;
+                r->live_bytes += tab->e[i].b;
+            }
+        }
+    }
 }
 
-int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, replay_sample_fn sample, void *arg,
-               struct replay_result *r)
+/* Starts every thread but the calling one's: all at once (free order), else only those that start
+ * before the calling thread's first event (none: it is the first). */
+static void start_threads(struct replay *rp)
 {
-    struct worker *ws = (struct worker *)rp;
-    memset(r, 0, sizeof *r);
-    memset(slots, 0, t->objects * sizeof *slots);
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    uint32_t m = main_worker(t, ws);
-    for (uint32_t i = 0; i < t->nthreads; i++) {
-        ws[i].start = &start;
-        ws[i].self = self;
-        ws[i].next_obj = ws[i].first_obj;
-        ws[i].done = ws[i].nulls = 0;
-        ws[i].mapped = 0;
-        atomic_store(&ws[i].progress, 0);
+    pthread_mutex_lock(&rp->launch);
+    launch_next_locked(rp); /* the calling thread's: by_start[0] */
+    while (rp->o->free_order && rp->launched < rp->nstart)
+        launch_next_locked(rp);
+    pthread_mutex_unlock(&rp->launch);
+}
+
+/* After the calling thread's own events: starts the threads not started yet, in their order, and
+ * joins every thread. */
+static void finish_threads(struct replay *rp)
+{
+    pthread_mutex_lock(&rp->launch);
+    while (rp->launched < rp->nstart)
+        launch_next_locked(rp);
+    pthread_mutex_unlock(&rp->launch);
+    for (uint32_t i = 1; i < rp->nstart; i++) {
+        struct worker *w = &rp->ws[rp->by_start[i]];
+        if (w->state == W_RUN)
+            pthread_join(w->tid, NULL);
+        w->state = W_JOINED;
     }
-    for (uint32_t i = 0; i < t->nthreads; i++)
-        if (i != m && ws[i].nops && pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0)
-            return -1; /* the threads started may wait for this one's objects: the caller ends the process */
-    struct sampler sm = {.t = t, .ws = ws, .start = &start, .sample = sample, .arg = arg};
+}
+
+int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, struct replay_result *r)
+{
+    const struct hbt_trace *t = rp->t;
+    memset(r, 0, sizeof *r);
+    objtab_reset(&rp->tab);
+    if (rp->peak_pages)
+        objtab_fault(&rp->tab, rp->peak_pages);
+    rp->self = self;
+    rp->launched = 0;
+    rp->alive = rp->alive_peak = 0;
+    atomic_store(&rp->next_start, rp->nstart ? t->threads[rp->ws[rp->by_start[0]].th].first_order : DONE);
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        struct worker *w = &rp->ws[i];
+        w->done = w->nulls = 0;
+        w->mapped = 0;
+        w->floor = 0;
+        w->state = W_IDLE;
+        atomic_store(&w->live, 0);
+        atomic_store(&w->next, t->threads[i].ops ? t->threads[i].first_order : DONE);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &rp->start);
+    if (rp->nstart == 0)
+        return 0;
+    start_threads(rp);
+    struct sampler sm = {.rp = rp, .sample = sample, .arg = arg};
     pthread_t sampler_tid;
-    int sampling = !self && sample && m < t->nthreads;
+    int sampling = !self && sample;
     if (sampling && (sem_init(&sm.done, 0, 0) != 0 || pthread_create(&sampler_tid, NULL, sampler_main, &sm) != 0))
         return -1;
-    if (m < t->nthreads)
-        worker_main(&ws[m]);
-    for (uint32_t i = 0; i < t->nthreads; i++) {
-        if (!ws[i].nops)
-            continue;
-        if (i != m)
-            pthread_join(ws[i].tid, NULL);
-        r->ops += ws[i].done;
-        r->nulls += ws[i].nulls;
-        r->mapped += ws[i].mapped;
-    }
-    r->seconds = elapsed(&start); /* the last worker's end, not the sampler's next wake-up */
+    worker_main(&rp->ws[rp->by_start[0]]);
+    finish_threads(rp);
+    r->seconds = elapsed(&rp->start); /* the last worker's end, not the sampler's next wake-up */
     if (sampling) {
         sem_post(&sm.done);
         pthread_join(sampler_tid, NULL);
         sem_destroy(&sm.done);
     }
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        r->ops += rp->ws[i].done;
+        r->nulls += rp->ws[i].nulls;
+        r->mapped += rp->ws[i].mapped;
+    }
+    r->threads_peak = rp->alive_peak;
+    census(rp, r);
     return 0;
 }
-
-void replay_free(const struct hbt_trace *t, struct replay *rp) { release(t, (struct worker *)rp); }

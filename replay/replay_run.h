@@ -1,9 +1,15 @@
 /* replay_run.h - performs a trace's events: one thread per recorded thread, each event's malloc-API
- * call on the allocator in this process (the preloaded one), the memory touched as asked.
+ * call on the allocator in this process (the preloaded one), the memory touched as asked, the
+ * events decoded from the trace as they are performed (streamed: nothing per event is kept).
  * Always holds: an event that frees or reallocs an object made by another thread waits until
- * that object exists (its slot is published with a release store, read with an acquire load),
- * and nothing else is ordered across threads; the replayer's own memory comes from mmap, so
- * the only calls the allocator sees are the trace's. */
+ * that object exists (its entry is published with a release store, read with an acquire load);
+ * with the recorded order (the default, format 3) an event also waits until every event more
+ * than `window` places before it in the program's global order has been performed, and until
+ * every thread that started before it has started, and a thread is started only once every
+ * thread that exited before it started has ended, so no more recorded threads are alive at
+ * once than in the program; with --order=free nothing else is ordered across threads and
+ * every thread starts at once; the replayer's own memory comes from mmap (the object table
+ * costs only where objects are live), so the only calls the allocator sees are the trace's. */
 #ifndef HEAPBENCH_REPLAY_RUN_H
 #define HEAPBENCH_REPLAY_RUN_H
 
@@ -16,6 +22,8 @@ enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_NOCALLOC, TOUCH_ALL };
 struct replay_opts {
     enum replay_touch touch;
     int recorded_speed;        /* 1: keep the recorded gaps between a thread's events */
+    int free_order;            /* 1: --order=free, each thread's own order only, every thread at once */
+    uint64_t window;           /* events of the global order a thread may run ahead of another */
     uint64_t page;             /* page size for TOUCH_FIRST and TOUCH_NOCALLOC */
 };
 
@@ -25,34 +33,30 @@ struct replay_result {
     uint64_t nulls;            /* calls that returned NULL although the recorded one did not */
     int64_t mapped;            /* bytes of the program's mappings still mapped at the end (mmap'd less munmap'd) */
     double seconds;            /* from the start of the threads to the last one's end */
+    uint64_t threads_peak;     /* most recorded threads alive at once (started and not yet ended) */
+    uint64_t live_objects, live_bytes, unmade; /* at the end: objects made and not consumed (their
+                                                * requested bytes, mappings included), objects never made */
 };
 
-/* Slot values besides real pointers. */
-#define REPLAY_UNMADE ((void *)0)  /* not produced yet */
-#define REPLAY_NULL ((void *)1)    /* produced, but the allocator returned NULL */
-#define REPLAY_GONE ((void *)2)    /* consumed (freed or moved by realloc) */
-
-/* A replay ready to run: every thread's events decoded into a flat array (16 bytes per event,
- * plus 8 for its time with --speed=recorded), so that the replay loop does no decoding. */
 struct replay;
 
-/* Prepares t's replay; slots (t->objects entries) holds every object's requested size (from
- * hbt_stats) and is zeroed by replay_run. 0, or -1 when out of memory. */
-int replay_prepare(const struct hbt_trace *t, void **slots, const struct replay_opts *o, struct replay **out);
-/* Runs it with slots zeroed first; leaves each slot holding its object's pointer, or one of
- * the values above. self: the self pass, which does everything but the allocator calls, the
- * touching and the sleeping of --speed=recorded (threads, order, object table, waits for other
- * threads' objects), so that its time is the replayer's own cost. Returns 0, or -1 when a
- * thread cannot be started. */
+/* Prepares t's replay (its threads, the object table). peak_pages (hbt_stats_pages; kept by the
+ * caller until replay_free, or NULL): the table's pages live at the trace's peak, made resident
+ * before each run so that the replayer's own memory at the replay's peak is in its baseline, not
+ * in the allocator's heap. 0, or -1 when out of memory. */
+int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, const uint8_t *peak_pages, struct replay **out);
+/* Runs it, the object table emptied first. self: the self pass, which does everything but the
+ * allocator calls, the touching and the sleeping of --speed=recorded (threads, decoding, order,
+ * object table, waits for other threads' objects), so that its time is the replayer's own cost.
+ * Returns 0, or -1 when a thread cannot be started. */
 typedef void (*replay_sample_fn)(void *arg, double seconds, uint64_t live_bytes);
 /* The recorded main thread (the first with events) replays on the calling thread, so that the
  * allocator sees its calls from the process's main thread, as in the program; the others on
  * threads of their own. sample (when not NULL and not self) is called from a sampler thread
  * every 10 ms or more while the replay runs, with the seconds since its start and its live
  * requested bytes; it must not call the allocator. */
-int replay_run(const struct hbt_trace *t, struct replay *rp, void **slots, int self, replay_sample_fn sample, void *arg,
-               struct replay_result *r);
+int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, struct replay_result *r);
 /* Releases a prepared replay. */
-void replay_free(const struct hbt_trace *t, struct replay *rp);
+void replay_free(struct replay *rp);
 
 #endif

@@ -24,11 +24,11 @@ $(RP_OBJDIR)/pic/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
 $(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map trace)
 	$(CC) $(CFLAGS) -shared -o $@ $^ -lz -ldl -lpthread
 
-$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats trace) $(RP_WLCOMMON)
+$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats objtab trace) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
 
-$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats trace)
+$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objtab trace)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
@@ -43,5 +43,5 @@ $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -shared -o $@ replay/bench/nullalloc.c allocators/interpose/interpose.c
 
 # The codec's unit test links the codec itself (not one of the programs the tests record).
-$(B)/tests/replay-codec_check: replay/tests/codec_check.c replay/trace.c replay/trace_stats.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Ireplay -Iscripts -o $@ replay/tests/codec_check.c replay/trace.c replay/trace_stats.c -lz
+$(B)/tests/replay-codec_check: replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objtab.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Iscripts -o $@ replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objtab.c -lz

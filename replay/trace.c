@@ -31,11 +31,14 @@ static inline int kind_takes_ref(unsigned k)
 }
 /* free and munmap: they only consume an object (no size stored, nothing produced). */
 static inline int kind_releases(unsigned k) { return k == HBT_FREE || k == HBT_MUNMAP; }
+/* The kinds that store a size: every one but free, munmap and the thread kinds. */
+static inline int kind_sized(unsigned k) { return !kind_releases(k) && !hbt_kind_thread(k); }
 
 const char *hbt_kind_name(unsigned kind)
 {
     static const char *const names[HBT_KIND_COUNT] = {"?", "malloc", "calloc", "realloc", "free",
-        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray", "mmap", "munmap"};
+        "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray", "mmap", "munmap",
+        "thread_start", "thread_exit"};
     return kind > 0 && kind < HBT_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -83,6 +86,7 @@ void hbt_chunk_init(struct hbt_chunk *c, uint8_t *buf, size_t cap, uint16_t thre
     c->buf = buf;
     c->cap = cap;
     c->thread = thread;
+    c->version = HBT_VERSION;
     c->len = HBT_CHUNK_HEADER;
 }
 
@@ -97,9 +101,14 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     p = put_varint(p, e->ns > c->last_ns ? e->ns - c->last_ns : 0);
     if (e->ns > c->last_ns)
         c->last_ns = e->ns;
+    /* the global order: absolute for a chunk's first event, else the gap to the previous one less 1 */
+    if (c->version >= 3) {
+        p = put_varint(p, c->nops == 0 ? e->order : e->order > c->last_order ? e->order - c->last_order - 1 : 0);
+        c->last_order = c->nops == 0 || e->order > c->last_order ? e->order : c->last_order + 1;
+    }
     if (kind_is_aligned(e->kind))
         *p++ = e->align_log;
-    if (!kind_releases(e->kind)) {
+    if (kind_sized(e->kind)) {
         if (e->size == c->last_size)
             flags |= HBT_F_SAMESIZE;
         else
@@ -118,7 +127,7 @@ uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
     c->len = (size_t)(p - c->buf);
     c->nops++;
     c->op++;
-    if (kind_releases(e->kind) || (flags & HBT_F_FAILED))
+    if (!kind_sized(e->kind) || (flags & HBT_F_FAILED))
         return HBT_NONE;
     c->nprod++;
     return c->seq++;
@@ -297,6 +306,7 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
     t->h.lost_maps = text_num(text, len, "lost_maps");
     t->h.orig_wall_ns = text_num(text, len, "orig_wall_ns");
     t->h.orig_maxrss_kb = text_num(text, len, "orig_maxrss_kb");
+    t->ordered = t->h.version >= 3;
     return 0;
 }
 
@@ -355,6 +365,16 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     return HBT_CHUNK_HEADER + c.len;
 }
 
+/* Returns the mapping's pages over [from, to) to the kernel (they are re-read from the page
+ * cache if touched again: the mapping is private and never written); returns to rounded down. */
+static size_t drop_pages(const struct hbt_trace *t, size_t from, size_t to)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), a = from & ~(page - 1), b = to < t->size ? to & ~(page - 1) : t->size;
+    if (b > a)
+        madvise((void *)(t->map + a), b - a, MADV_DONTNEED);
+    return b > a ? b : from;
+}
+
 /* One pass over the chunks; the second (fill) records their offsets. */
 static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
 {
@@ -362,12 +382,16 @@ static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
         t->threads[i].nchunks = t->threads[i].ops = t->threads[i].objects = 0;
     }
     t->nthreads = 0;
+    size_t dropped = 0;
     for (size_t off = HBT_HEADER_SIZE; off < t->size;) {
         size_t n = check_chunk(t, off, fill, err, errlen);
         if (n <= 1)
             return -1;
         off += n;
+        if (off - dropped >= (8u << 20))
+            dropped = drop_pages(t, dropped, off);
     }
+    drop_pages(t, dropped, t->size);
     return 0;
 }
 
@@ -394,56 +418,27 @@ static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
 
 static int next_checked(struct hbt_cursor *c, struct hbt_event *e);
 
-/* Marks bit i of map. */
-static inline void bit_set(uint8_t *map, uint64_t i) { map[i / 8] |= (uint8_t)(1u << (i % 8)); }
-
-/* Every consumed object is consumed as what it is: a mapping (mmap's) only by munmap, a heap
- * block only by free or realloc, so the replayer never frees a mapping or unmaps a block. */
-static int check_classes(const uint8_t *used, const uint8_t *made_map, const uint8_t *taken_map, size_t bytes,
-                         char *err, size_t errlen)
-{
-    for (size_t i = 0; i < bytes; i++)
-        if (used[i] & (made_map[i] ^ taken_map[i]))
-            return fail(err, errlen, "corrupt trace: object %zu is a mapping freed as a heap block or a heap block unmapped; record it again",
-                        i * 8 + (size_t)__builtin_ctz(used[i] & (made_map[i] ^ taken_map[i])));
-    return 0;
-}
-
-/* Decodes every event once: structure, references in range, no object consumed twice, none
- * consumed as the wrong class (check_classes). */
+/* Decodes every event once (structure, references in range, the order along each thread) and
+ * notes each thread's first and last order and whether it exits. */
 static int check_events(struct hbt_trace *t, char *err, size_t errlen)
 {
-    size_t bits = (t->objects + 7) / 8;
-    uint8_t *used = hbt_pages(3 * bits), *made_map = used + bits, *taken_map = used + 2 * bits;
-    if (!used)
-        return fail(err, errlen, "out of memory checking the trace");
-    int rc = 0;
-    for (uint32_t th = 0; th < t->nthreads && rc == 0; th++) {
+    for (uint32_t th = 0; th < t->nthreads; th++) {
+        struct hbt_thread_index *ti = &t->threads[th];
         struct hbt_cursor c;
         struct hbt_event e;
         int got;
+        uint64_t n = 0;
         hbt_cursor_init(&c, t, (uint16_t)th);
         while ((got = next_checked(&c, &e)) == 1) {
-            if (e.kind == HBT_MMAP && e.prod != HBT_NONE)
-                bit_set(made_map, e.prod);
-            if (e.ref == HBT_NONE)
-                continue;
-            if (used[e.ref / 8] & (1u << (e.ref % 8))) {
-                rc = fail(err, errlen, "corrupt trace: thread %u frees object %" PRIu64 " a second time; record it again", th, e.ref);
-                break;
-            }
-            bit_set(used, e.ref);
-            if (e.kind == HBT_MUNMAP)
-                bit_set(taken_map, e.ref);
+            if (n++ == 0)
+                ti->first_order = e.order;
+            ti->last_order = e.order;
+            ti->exits = e.kind == HBT_THREAD_EXIT;
         }
         if (got < 0)
-            rc = fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th,
-                      c.t->threads[th].ops - c.left);
+            return fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th, n);
     }
-    if (rc == 0)
-        rc = check_classes(used, made_map, taken_map, bits, err, errlen);
-    hbt_unpages(used, 3 * bits);
-    return rc;
+    return 0;
 }
 
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
@@ -503,6 +498,8 @@ static int next_chunk(struct hbt_cursor *c)
 {
     const struct hbt_thread_index *ti = &c->t->threads[c->thread];
     while (c->left == 0) {
+        if (c->chunk > 0) /* the chunk just read: its pages go (a neighbour's reader faults them in again) */
+            drop_pages(c->t, ti->chunk_off[c->chunk - 1], (size_t)(c->end - c->t->map) + ((size_t)sysconf(_SC_PAGESIZE) - 1));
         if (c->chunk >= ti->nchunks)
             return 0;
         const uint8_t *h = c->t->map + ti->chunk_off[c->chunk++];
@@ -513,7 +510,9 @@ static int next_chunk(struct hbt_cursor *c)
         c->left = hd.nops;
         c->ns = hd.base_ns;
         c->seq = hd.first_seq;
+        c->op = hd.first_op;
         c->last_size = 0;
+        c->fresh = 1;
     }
     return 1;
 }
@@ -596,12 +595,27 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
         return -1;
     c->ns += v;
     e->ns = c->ns;
+    if (c->t->ordered) {
+        if (varint_at(&c->p, c->end, &v, checked) < 0)
+            return -1;
+        uint64_t prev = c->order;
+        c->order = c->fresh ? v : c->order + v + 1;
+        if (checked && ((c->fresh && c->op > 0 && v <= prev) || c->order < prev))
+            return -1; /* not after the thread's previous event (or wrapped) */
+    } else {
+        c->order = c->op;
+    }
+    c->fresh = 0;
+    c->op++;
+    e->order = c->order;
+    if (checked && hbt_kind_thread(kind) && (e->flags || !c->t->ordered))
+        return -1;
     if (kind_is_aligned(kind)) {
         if (checked && (c->p >= c->end || *c->p > 63))
             return -1;
         e->align_log = *c->p++;
     }
-    if (!kind_releases(kind)) {
+    if (kind_sized(kind)) {
         if (!(e->flags & HBT_F_SAMESIZE) && varint_at(&c->p, c->end, &c->last_size, checked) < 0)
             return -1;
         e->size = c->last_size;
@@ -622,7 +636,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
     } else if (checked && (e->flags & (HBT_F_XREF | HBT_F_NOREF))) {
         return -1;
     }
-    if (!kind_releases(kind) && !(e->flags & HBT_F_FAILED))
+    if (kind_sized(kind) && !(e->flags & HBT_F_FAILED))
         e->prod = c->t->threads[c->thread].obj_base + c->seq++;
     if (--c->left == 0 && checked && !chunk_end_ok(c))
         return -1;

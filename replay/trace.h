@@ -15,24 +15,28 @@
 #include <stdint.h>
 
 #define HBT_MAGIC "HBTRACE"        /* 8 bytes with its NUL */
-#define HBT_VERSION 2u            /* written; version 1 (no mapping kinds) is still read; make bench re-records others */
+#define HBT_VERSION 3u            /* written; versions 1 (no mapping kinds) and 2 (no global order, no thread events) are still read */
 #define HBT_VERSION_MIN 1u
 #define HBT_HEADER_SIZE 4096u
 #define HBT_CHUNK_MAGIC 0x4b434248u /* "HBCK" little-endian */
 #define HBT_CHUNK_HEADER 48u
 #define HBT_CHUNK_MAX (1u << 20)    /* largest payload a reader accepts */
-#define HBT_EVENT_MAX 48u           /* most bytes one encoded event takes */
+#define HBT_EVENT_MAX 56u           /* most bytes one encoded event takes */
 #define HBT_MAX_THREADS 4096u
 
 /* Event kinds (low 4 bits of an event's first byte): one per malloc-API function, then (version
  * 2) the program's own anonymous private mappings: HBT_MMAP produces a mapping object of its
- * length, HBT_MUNMAP consumes one whole (an mremap is recorded as the two). */
+ * length, HBT_MUNMAP consumes one whole (an mremap is recorded as the two); then (version 3) a
+ * thread's start (its first event) and exit (its last, when it ended before the process). */
 enum hbt_kind {
     HBT_MALLOC = 1, HBT_CALLOC, HBT_REALLOC, HBT_FREE, HBT_POSIX_MEMALIGN, HBT_ALIGNED_ALLOC,
-    HBT_MEMALIGN, HBT_VALLOC, HBT_PVALLOC, HBT_REALLOCARRAY, HBT_MMAP, HBT_MUNMAP, HBT_KIND_COUNT
+    HBT_MEMALIGN, HBT_VALLOC, HBT_PVALLOC, HBT_REALLOCARRAY, HBT_MMAP, HBT_MUNMAP,
+    HBT_THREAD_START, HBT_THREAD_EXIT, HBT_KIND_COUNT
 };
 /* True for the mapping kinds: their objects are the program's mappings, not the allocator's. */
 static inline int hbt_kind_maps(unsigned k) { return k == HBT_MMAP || k == HBT_MUNMAP; }
+/* True for the thread kinds: no call, no object, no size; they mark a thread's life. */
+static inline int hbt_kind_thread(unsigned k) { return k == HBT_THREAD_START || k == HBT_THREAD_EXIT; }
 
 /* Event flags (high 4 bits of the first byte). */
 #define HBT_F_XREF 0x10u     /* the object was produced by another thread: thread + seq follow */
@@ -51,6 +55,10 @@ struct hbt_event {
     uint16_t thread;               /* the thread that made the call */
     uint64_t size;                 /* bytes requested (calloc, reallocarray: the product) */
     uint64_t ns;                   /* time since the trace started */
+    uint64_t order;                /* (version 3) the event's place in the process's global order,
+                                    * strictly increasing along each thread, and after the event that
+                                    * produced the object it consumes; older versions: the thread's
+                                    * event index (no order between threads) */
     uint16_t ref_thread;           /* the consumed object: its producer thread and seq */
     uint64_t ref_seq;
     uint64_t ref;                  /* reader: global index of the object consumed, or HBT_NONE (also
@@ -74,7 +82,8 @@ struct hbt_chunk {
     uint16_t thread;
     uint32_t nops, nprod;
     uint64_t op, seq;      /* the thread's next op index and next object seq */
-    uint64_t base_ns, last_ns, last_size;
+    uint64_t base_ns, last_ns, last_size, last_order;
+    uint32_t version;      /* the format written: HBT_VERSION (a test may write version 2 events) */
 };
 
 /* Starts an empty chunk for thread in buf (the thread's counters start at 0). */
@@ -120,6 +129,8 @@ void hbt_unpages(void *p, size_t n);
 struct hbt_thread_index {
     uint64_t nchunks, ops, objects, obj_base;
     uint64_t *chunk_off;       /* file offsets of its chunks, in order */
+    uint64_t first_order, last_order; /* the order (hbt_event.order) of its first and last events */
+    int exits;                 /* its last event is a thread_exit: it ended before the process */
 };
 
 struct hbt_trace {
@@ -127,12 +138,16 @@ struct hbt_trace {
     size_t size;
     struct hbt_header h;
     uint32_t nthreads;         /* 1 + the highest thread number seen */
+    int ordered;               /* version 3 or later: events carry the global order (hbt_event.order) */
     uint64_t ops, objects;     /* totals over all chunks */
     struct hbt_thread_index *threads;
 };
 
-/* Maps, checks and indexes the trace at path. 0 on success; -1 with a one-line reason in err
- * (what is wrong and what to do) when the file is missing, truncated or corrupt. */
+/* Maps, checks and indexes the trace at path: framing, checksums and every event's decoding
+ * (the objects' uses are checked by hbt_stats, which every reader runs before trusting them).
+ * 0 on success; -1 with a one-line reason in err (what is wrong and what to do) when the file
+ * is missing, truncated or corrupt. The pages of the mapping are dropped behind every pass and
+ * cursor, so reading a trace costs memory per chunk being read, not per byte of the file. */
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen);
 void hbt_close(struct hbt_trace *t);
 
@@ -142,7 +157,8 @@ struct hbt_cursor {
     uint16_t thread;
     uint64_t chunk, left;      /* the current chunk and the events left in it */
     const uint8_t *p, *end;
-    uint64_t ns, seq, last_size;
+    uint64_t ns, seq, last_size, order, op;
+    int fresh;                 /* the next event is its chunk's first (its order is absolute) */
 };
 
 void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread);

@@ -1,10 +1,12 @@
-/* trace_stats.h - one pass over a trace in time order: what hbtrace prints and what the replayer
- * checks its replay against (operation counts, live bytes at the end, the ideal).
- * Always holds: events of different threads are taken in timestamp order (ties: thread
- * order), events of one thread in their recorded order; the ideal (peak live requested bytes)
- * is the largest sum of live objects' requested sizes over that order; the program's own mappings
- * (HBT_MMAP objects) are counted apart (mapped_*, and with the blocks in peak_total), never in
- * live_bytes, peak_bytes or the histograms. */
+/* trace_stats.h - one pass over a trace in its order: what hbtrace prints, what the replayer
+ * checks its replay against (operation counts, live bytes at the end, the ideal), and the checks
+ * of the objects' uses that every reader runs before trusting a trace.
+ * Always holds: a trace of format 3 is walked in its global order (hbt_event.order), an older
+ * one in timestamp order (ties: thread order); events of one thread in their recorded order;
+ * the ideal (peak live requested bytes) is the largest sum of live objects' requested sizes
+ * over that order; the program's own mappings (HBT_MMAP objects) are counted apart (mapped_*,
+ * and with the blocks in peak_total), never in live_bytes, peak_bytes or the histograms; the
+ * walk's memory is the objects live at each point (objtab.h), not the trace's length. */
 #ifndef HEAPBENCH_TRACE_STATS_H
 #define HEAPBENCH_TRACE_STATS_H
 
@@ -24,10 +26,20 @@ struct hbt_stats {
     uint64_t mapped_total;                        /* bytes mapped over the whole trace */
     uint64_t peak_mapped, peak_mapped_ns;         /* most bytes mapped at once, and when */
     uint64_t peak_total, peak_total_ns;           /* most live requested + mapped bytes at once, and when */
+    uint64_t peak_total_order;                    /* the order (hbt_event.order) of the event that reached peak_total */
+    uint64_t threads_alive_peak;                  /* most threads alive at once (format 3: from a thread's start
+                                                   * to its exit; older: with events so far) */
 };
 
-/* Walks t. sizes: one uint64_t per object (t->objects), scratch the caller owns (left holding
- * each object's size). born: the same for production times, or NULL to skip lifetimes. */
-void hbt_stats(const struct hbt_trace *t, uint64_t *sizes, uint64_t *born, struct hbt_stats *s);
+/* Walks t. 0, or -1 with a one-line reason in err when the trace's objects are used in a way no
+ * program can: an object consumed twice, a mapping freed as a heap block or a heap block
+ * unmapped, or (format 3) an object consumed before the event that makes it in the global
+ * order, a dependency that no replay can meet (threads that each free the other's object
+ * before it exists), naming that event; or when memory is refused. */
+int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen);
+/* The same, also setting in peak_pages (a bitmap over the objtab pages of the trace's objects,
+ * objtab_npages(t->objects) bits, zeroed by the caller) the pages of the object table that hold
+ * a live object when the trace reaches peak_total: those a replay's table holds at its peak. */
+int hbt_stats_pages(const struct hbt_trace *t, struct hbt_stats *s, uint8_t *peak_pages, char *err, size_t errlen);
 
 #endif
