@@ -109,8 +109,9 @@ static void hb_record_if_full(const char *dir, const char *cmd)
              slash ? (int)(slash - dir) : (int)strlen(dir), dir, kb, cmd);
 }
 
-/* Run 2: CMD with the recorder writing into dir. */
-static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir, const struct hb_runcg *cg)
+/* Run 2: CMD with the recorder writing into dir; its result (CPU time) into res. */
+static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir, const struct hb_runcg *cg,
+                             struct hb_result *out)
 {
     struct hb_strv add = {0};
     struct hb_result res;
@@ -124,7 +125,7 @@ static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir,
         hb_record_if_full(dir, cmd[0]);
         hb_fatal("record: %s failed while recorded (%s); its traces are in %s", cmd[0], res.reason, dir);
     }
-    hb_result_free(&res);
+    *out = res;
     free(lib);
     hb_strv_free(&add);
 }
@@ -192,8 +193,14 @@ static size_t hb_record_collect(const char *dir, const char *cmd, const char *ou
     return n;
 }
 
-/* Writes the original run's figures into out's header; returns its event count. */
-static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig)
+/* CPU time (user + sys of the process and its children) of a run, ns. */
+static uint64_t hb_record_cpu_ns(const struct hb_result *r)
+{
+    return (uint64_t)((r->user_s + r->sys_s) * 1e9);
+}
+
+/* Writes the original run's figures and both runs' CPU times into out's header; returns its event count. */
+static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig, const struct hb_result *rec)
 {
     struct hbt_trace t;
     char err[512];
@@ -204,6 +211,8 @@ static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig
     hbt_close(&t);
     h.orig_wall_ns = (uint64_t)(orig->wall_s * 1e9);
     h.orig_maxrss_kb = (uint64_t)orig->maxrss_kb;
+    h.orig_cpu_ns = hb_record_cpu_ns(orig);
+    h.rec_cpu_ns = hb_record_cpu_ns(rec);
     if (hbt_header_rewrite(out, &h, err, sizeof err) != 0)
         hb_usage("record: %s", err);
     return ops;
@@ -274,20 +283,26 @@ int hb_cmd_record(int argc, char **argv)
         p = hb_record_program(prog, work, &all, &nprogs, &pcmd);
     char **cmd = p ? pcmd.v : argv + i + 1;
     const char *cwd = p ? p->workdir : NULL;
-    struct hb_result orig;
+    struct hb_result orig, rec;
     struct hb_runcg cg;
     hb_runcg_open(&cg, 0);
     hb_record_original(cmd, cwd, &cg, &orig);
     if (!mkdtemp(dir))
         hb_fatal("record: cannot create a directory beside %s: %s", file, strerror(errno));
-    hb_record_traced(cmd, cwd, dir, &cg);
+    hb_record_traced(cmd, cwd, dir, &cg, &rec);
     hb_runcg_close(&cg);
     size_t n = hb_record_collect(dir, cmd[0], file);
-    uint64_t ops = hb_record_annotate(file, &orig);
+    uint64_t ops = hb_record_annotate(file, &orig, &rec);
     printf("recorded %llu events of %s into %s (%zu process%s%s); its run without the recorder: %.3f s, %ld KiB peak RSS\n",
            (unsigned long long)ops, cmd[0], file, n, n == 1 ? "" : "es", n > 1 ? ", the others in FILE.d/" : "",
            orig.wall_s, orig.maxrss_kb);
+    if (hb_record_cpu_ns(&orig) > 0)
+        printf("recorder slowdown: %.2fx CPU (%.3f s recorded against %.3f s plain); a program that runs for a fixed "
+               "time does less work recorded, and its trace holds less\n",
+               (double)hb_record_cpu_ns(&rec) / (double)hb_record_cpu_ns(&orig), rec.user_s + rec.sys_s,
+               orig.user_s + orig.sys_s);
     hb_result_free(&orig);
+    hb_result_free(&rec);
     if (p)
         hb_program_cleanup(p);
     for (size_t k = 0; k < nprogs; k++)
