@@ -3,7 +3,9 @@
 # on the tree's most malloc-heavy workloads, those that make the most malloc-API calls per second
 # of CPU (the default cells of LIST, the threaded ones also at 1 thread; bitmap-pool with 10x its
 # --ops, as its default cell takes 20 ms of CPU, twice the resolution of the CPU times).
-# usage: [CALLGRIND=0] [WORKLOADS='name args;...'] replay/bench/recorder.sh [ROUNDS]   (default 7)
+# usage: [CALLGRIND=0] [BEFORE=LIB] [WORKLOADS='name args;...'] replay/bench/recorder.sh [ROUNDS]   (default 7)
+# BEFORE=LIB: another build of libhbrecord.so (a copy of the library before a change) recorded in
+# the same rounds, interleaved (plain, LIB, this build), with its own ratio column.
 # Per workload: ROUNDS interleaved pairs (plain, recorded) timed with GNU time (user + sys, the
 # process and its children; the recorder is preloaded into the workload only); prints the events
 # recorded, the plain run's median CPU, its malloc-API calls per CPU microsecond (how malloc-heavy
@@ -42,9 +44,14 @@ for w in "${WL[@]}"; do
     : >"$TMP/rounds"
     for _ in $(seq "$ROUNDS"); do
         p=$(cpu "${cmd[@]}")
+        b=$p
+        if [ -n "${BEFORE:-}" ]; then
+            rm -rf "$TMP/tr" && mkdir "$TMP/tr"
+            b=$(cpu env HEAPBENCH_RECORD_DIR="$TMP/tr" LD_PRELOAD="$BEFORE" "${cmd[@]}")
+        fi
         rm -rf "$TMP/tr" && mkdir "$TMP/tr"
         r=$(cpu env HEAPBENCH_RECORD_DIR="$TMP/tr" LD_PRELOAD="$REC" "${cmd[@]}")
-        echo "$p $r" >>"$TMP/rounds"
+        echo "$p $r $b" >>"$TMP/rounds"
     done
     events=0
     for f in "$TMP"/tr/*.hbt; do
@@ -52,6 +59,7 @@ for w in "${WL[@]}"; do
     done
     col() { awk -v c="$1" '{ print $c }' "$TMP/rounds" | bp_median; }
     ratios() { awk '$1 > 0 { print $2 / $1 }' "$TMP/rounds"; }
+    before=$(awk '$1 > 0 { print $3 / $1 }' "$TMP/rounds" | bp_median)
     ig="- - -"
     if [ "$CALLGRIND" = 1 ]; then
         ip=$(instructions "${cmd[@]}")
@@ -59,14 +67,15 @@ for w in "${WL[@]}"; do
         ir=$(instructions env HEAPBENCH_RECORD_DIR="$TMP/cgtr" LD_PRELOAD="$REC" "${cmd[@]}")
         ig=$(awk -v p="$ip" -v r="$ir" -v e="$events" 'BEGIN { printf "%.0fM %.0fM %.2f %.0f", p / 1e6, r / 1e6, r / p, (r - p) / e }')
     fi
-    printf '%s|%d|%.3f|%.1f|%.3f|%.2f (%.2f-%.2f)|%.1f|%s\n' "$w" "$events" "$(col 1)" \
+    printf '%s|%d|%.3f|%.1f|%.3f|%.2f (%.2f-%.2f)|%.1f|%s|%s\n' "$w" "$events" "$(col 1)" \
         "$(awk -v e="$events" -v c="$(col 1)" 'BEGIN { print (c > 0 ? e / c / 1e6 : 0) }')" "$(col 2)" \
         "$(ratios | bp_median)" "$(ratios | sort -g | head -n 1)" "$(ratios | sort -g | tail -n 1)" \
-        "$(awk -v e="$events" -v p="$(col 1)" -v r="$(col 2)" 'BEGIN { print (r - p) / e * 1e9 }')" "$ig" >>"$TMP/table"
+        "$(awk -v e="$events" -v p="$(col 1)" -v r="$(col 2)" 'BEGIN { print (r - p) / e * 1e9 }')" "$ig" \
+        "$([ -n "${BEFORE:-}" ] && echo "$before" || echo -)" >>"$TMP/table"
 done
-echo "| workload | events | plain CPU s | calls / CPU us | recorded CPU s | CPU ratio, median (min-max) | recorder CPU ns / event | callgrind: plain, recorded instructions, ratio, recorder instructions / event |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-sort -t'|' -k4 -g -r "$TMP/table" | awk -F'|' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+echo "| workload | events | plain CPU s | calls / CPU us | recorded CPU s | CPU ratio, median (min-max) | recorder CPU ns / event | callgrind: plain, recorded instructions, ratio, recorder instructions / event | BEFORE's CPU ratio, median |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+sort -t'|' -k4 -g -r "$TMP/table" | awk -F'|' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
 heavy=$(sort -t'|' -k4 -g -r "$TMP/table" | head -n 1)
 echo "most malloc-heavy: $(cut -d'|' -f1 <<<"$heavy"): CPU ratio $(cut -d'|' -f6 <<<"$heavy") against the target 1.5x"
 bp_load after
