@@ -96,7 +96,7 @@ class ReplayCompareTest(unittest.TestCase):
         self.assertIn("sq: the program against its replay", proc.stdout)
         self.assertIn("replay heap (MiB) against program peak RSS (MiB): same rank 3 of 3; pairs ordered the same "
                       "3 of 3; of the 3 pairs resolved in the program, 3 ordered the same", proc.stdout)
-        self.assertIn("replay replay - self (s) against program wall (s): same rank 3 of 3", proc.stdout)
+        self.assertIn("replay time less self (s) against program wall (s): same rank 3 of 3", proc.stdout)
         replay_dir(self.dir("swapped"), {"glibc": 0.3, "jemalloc": 0.1, "mimalloc": 0.2},
                    {"glibc": 40000, "jemalloc": 35000, "mimalloc": 30000}, seed=4)
         proc = self.run_compare("--fidelity", self.dir("prog"), self.dir("swapped"))
