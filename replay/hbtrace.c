@@ -25,6 +25,10 @@ static void print_header(const char *path, const struct hbt_trace *t)
         printf("complete: no (the program did not exit normally: events up to its last written chunk)\n");
     if (h->orig_wall_ns)
         printf("original run: %.6f s wall, %" PRIu64 " KiB peak RSS (without the recorder)\n", (double)h->orig_wall_ns / 1e9, h->orig_maxrss_kb);
+    if (hbt_recorder_slowdown(h) > 0)
+        printf("recorder slowdown: %.2fx CPU (%.3f s recorded against %.3f s plain, user + sys of every process; "
+               "a program that runs for a fixed time does less work recorded instead)\n",
+               hbt_recorder_slowdown(h), (double)h->rec_cpu_ns / 1e9, (double)h->orig_cpu_ns / 1e9);
     printf("trace bytes per op: %.2f\n", t->ops ? (double)(t->size - HBT_HEADER_SIZE) / (double)t->ops : 0.0);
 }
 

@@ -5,8 +5,10 @@
  *
  * Always holds:
  *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
- *     (one O_APPEND write(2) per chunk); the only shared writes are the address map's CAS and
- *     one xchg on the thread's own state word (which lets exit flush a running thread safely);
+ *     (one O_APPEND write(2) per chunk); the only shared writes are the address map's CAS, the
+ *     global order's fetch-add and a plain store to the thread's own busy word, which exit reads
+ *     after a membarrier(2) to flush a running thread safely (without membarrier, one xchg on the
+ *     thread's state word per event, as before: see enter());
  *   - nothing here allocates through malloc: buffers and the address map come from mmap, the
  *     real functions from dlsym(RTLD_NEXT), and dlsym's own calloc is served from a static
  *     bootstrap arena; calls made while the recorder runs its own code pass straight through;
@@ -32,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -44,8 +48,17 @@
 enum { ST_UNUSED, ST_IDLE, ST_BUSY, ST_CLOSED };
 enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
 
+/* A thread reads the clock at every TIME_EVERY-th of its events and its thread start and exit; the
+ * events between carry its last reading (at most TIME_EVERY - 1 events old). A TSC read costs ~13
+ * ns of CPU on this project's VM, a third of what the recorder cost per event when it read it
+ * at every one (docs/measurements/recorder.md). */
+#define TIME_EVERY 4
+
 struct rec_thread {
-    _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes */
+    _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes (the slow path) */
+    _Atomic int busy;        /* 1 while the owner records an event on the fast path (written by the owner only) */
+    uint32_t untimed;        /* events left before the next clock reading (0: read at the next one) */
+    uint64_t last_ns;        /* the last reading */
     uint64_t written_ops;    /* events of this thread already in the file */
     struct hbt_chunk c;
 };
@@ -151,25 +164,42 @@ static uint64_t now_ns(void)
 
 /* ---- the trace file ---- */
 
-static void write_all(int fd, const uint8_t *p, size_t n)
+/* A write of the trace failed (a full disk): says so once, and nothing more is written; the trace
+ * never claims to be complete. */
+static void write_failed(int err)
+{
+    int open = FILE_OPEN;
+    if (atomic_compare_exchange_strong(&R.file, &open, FILE_FAILED))
+        dprintf(2, "hbrecord: cannot write the trace of pid %llu in %s: %s; the trace is cut here, nothing more is "
+                   "recorded\n", (unsigned long long)R.h.pid, R.dir, strerror(err ? err : ENOSPC));
+}
+
+/* 0 when all n bytes were written, else -1 with errno set (0 for a write that wrote nothing). */
+static int write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return;
+        if (w <= 0) {
+            errno = w < 0 ? errno : 0;
+            return -1;
+        }
         p += w;
         n -= (size_t)w;
     }
+    return 0;
 }
 
-static void write_header(void)
+/* 0 when the header was written, else -1 (and, once the file is open, write_failed). */
+static int write_header(void)
 {
     static uint8_t buf[HBT_HEADER_SIZE];
     hbt_header_encode(&R.h, buf);
-    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, 0) < 0)
-        return;
+    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf)
+        return 0;
+    write_failed(errno);
+    return -1;
 }
 
 /* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec)
@@ -189,17 +219,22 @@ static void create_trace(void)
     }
     if (fd >= 0) {
         R.hdr_fd = open(path, O_WRONLY | O_CLOEXEC);
-        write_header();
-        R.fd = fd;
-    } else {
+        if (write_header() == 0) {
+            R.fd = fd;
+            return;
+        }
         int err = errno;
-        R.enabled = 0;
-        if (err == ENOENT)
-            dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR %s does not exist; create it before the recorded program "
-                       "starts (heapbench record does); nothing is recorded\n", R.dir);
-        else
-            dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(err));
+        close(fd), close(R.hdr_fd);
+        R.hdr_fd = -1;
+        errno = err ? err : ENOSPC;
     }
+    int err = errno;
+    R.enabled = 0;
+    if (err == ENOENT)
+        dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR %s does not exist; create it before the recorded program "
+                   "starts (heapbench record does); nothing is recorded\n", R.dir);
+    else
+        dprintf(2, "hbrecord: cannot create a trace in %s: %s; nothing more is recorded\n", R.dir, strerror(err));
 }
 
 /* The first thread to write a chunk creates the file and its header; the others wait for that,
@@ -226,9 +261,11 @@ static void flush(struct rec_thread *t)
         open_trace();
     if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
         int err = errno;
-        write_all(R.fd, t->c.buf, len);
+        if (write_all(R.fd, t->c.buf, len) == 0)
+            t->written_ops = t->c.op;
+        else
+            write_failed(errno);
         errno = err;
-        t->written_ops = t->c.op;
     }
     hbt_chunk_reset(&t->c);
 }
@@ -242,6 +279,7 @@ static void put_mark(struct rec_thread *t, unsigned kind)
 {
     struct hbt_event e = {.kind = (uint8_t)kind};
     uint64_t seq;
+    t->untimed = 0; /* a thread's start and exit are timed */
     put(t, &e, &seq);
 }
 
@@ -262,6 +300,28 @@ static struct rec_thread *register_thread(void)
     return tls_me = t;
 }
 
+/* The fast path of enter() (no atomic read-modify-write per event): on while nothing is closing
+ * other threads' buffers and membarrier(2) can order the owner's plain stores against a closer.
+ * A closer (exit) sets closing, then membarrier makes every running thread pass a full barrier:
+ * an owner that stored busy = 1 before it is seen busy (the closer waits), and one that reads
+ * closing after it sees 1 and takes the slow path (the xchg on its state word, which the closer's
+ * CAS excludes). */
+static _Alignas(64) _Atomic int closing;
+static int fast_ok;            /* membarrier's private expedited command is registered */
+
+static void fast_init(void)
+{
+    fast_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* From now on every thread takes the slow path, and any thread on the fast path shows busy. */
+static void begin_closing(void)
+{
+    atomic_store(&closing, 1);
+    if (fast_ok && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+        fast_ok = 0; /* cannot happen once registered; then wait for busy words as if it had run */
+}
+
 /* Takes the calling thread's recorder for one event; NULL means "pass through unrecorded". */
 static struct rec_thread *enter(void)
 {
@@ -269,6 +329,14 @@ static struct rec_thread *enter(void)
         return NULL;
     tls_busy = 1;
     struct rec_thread *t = tls_me ? tls_me : register_thread();
+    if (fast_ok && !atomic_load_explicit(&closing, memory_order_relaxed) &&
+        atomic_load_explicit(&t->state, memory_order_relaxed) == ST_IDLE) {
+        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst); /* the store before the load, for the compiler; membarrier does the rest */
+        if (!atomic_load_explicit(&closing, memory_order_relaxed))
+            return t;
+        atomic_store_explicit(&t->busy, 0, memory_order_release);
+    }
     int old = atomic_exchange(&t->state, ST_BUSY);
     if (old != ST_IDLE) {
         atomic_store(&t->state, old);
@@ -280,7 +348,10 @@ static struct rec_thread *enter(void)
 
 static void leave(struct rec_thread *t)
 {
-    atomic_store_explicit(&t->state, ST_IDLE, memory_order_release);
+    if (atomic_load_explicit(&t->busy, memory_order_relaxed))
+        atomic_store_explicit(&t->busy, 0, memory_order_release);
+    else
+        atomic_store_explicit(&t->state, ST_IDLE, memory_order_release);
     tls_busy = 0;
 }
 
@@ -295,7 +366,7 @@ static void close_thread(struct rec_thread *t, int exiting)
 {
     for (int spins = 0; spins < 100000; spins++) {
         int idle = ST_IDLE;
-        if (atomic_compare_exchange_strong(&t->state, &idle, ST_BUSY)) {
+        if (!atomic_load(&t->busy) && atomic_compare_exchange_strong(&t->state, &idle, ST_BUSY)) {
             if (exiting)
                 put_mark(t, HBT_THREAD_EXIT);
             flush(t);
@@ -303,7 +374,7 @@ static void close_thread(struct rec_thread *t, int exiting)
             atomic_store(&t->state, ST_CLOSED);
             return;
         }
-        if (idle == ST_CLOSED || idle == ST_UNUSED)
+        if (!atomic_load(&t->busy) && (idle == ST_CLOSED || idle == ST_UNUSED))
             return;
         if (spins > 100) {
             struct timespec ts = {0, 10000};
@@ -327,7 +398,12 @@ static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
 {
     if (!hbt_chunk_has_room(&t->c))
         flush(t);
-    e->ns = now_ns();
+    if (t->untimed == 0) {
+        t->last_ns = now_ns();
+        t->untimed = TIME_EVERY;
+    }
+    t->untimed--;
+    e->ns = t->last_ns;
     /* after a producing call returned and before a consuming one runs: every event that
      * depends on this one (the consumer of its object) takes a later number */
     e->order = atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
@@ -536,6 +612,8 @@ static void atfork_child(void)
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
     tls_me = NULL;
+    atomic_store(&closing, 0);
+    fast_init(); /* the child is a new process for membarrier */
     R.mono0 = mono_ns();
     R.tsc0 = __rdtsc();
     header_start();
@@ -564,8 +642,10 @@ __attribute__((constructor)) static void rec_init(void)
     clock_init();
     header_start();
     if (obj_map_init() == 0 && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
-        pthread_atfork(NULL, NULL, atfork_child) == 0)
+        pthread_atfork(NULL, NULL, atfork_child) == 0) {
+        fast_init();
         R.enabled = 1;
+    }
     else
         dprintf(2, "hbrecord: cannot set up the recorder (out of memory?); nothing is recorded\n");
     tls_busy = 0;
@@ -577,6 +657,7 @@ __attribute__((destructor)) static void rec_fini(void)
     if (!R.enabled)
         return;
     tls_busy = 1;
+    begin_closing();
     uint32_t n = atomic_load(&R.nthreads);
     n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;
     uint64_t ops = 0;
@@ -585,7 +666,7 @@ __attribute__((destructor)) static void rec_fini(void)
         ops += threads[i].written_ops;
     }
     R.enabled = 0;
-    if (R.fd < 0)
+    if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;
     R.h.complete = 1;
     R.h.threads = n;

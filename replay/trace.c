@@ -202,7 +202,9 @@ int hbt_header_encode(const struct hbt_header *h, uint8_t *out)
               text_add(text, cap, &pos, "partial_unmaps", "%" PRIu64, h->partial_unmaps) |
               text_add(text, cap, &pos, "lost_maps", "%" PRIu64, h->lost_maps) |
               text_add(text, cap, &pos, "orig_wall_ns", "%" PRIu64, h->orig_wall_ns) |
-              text_add(text, cap, &pos, "orig_maxrss_kb", "%" PRIu64, h->orig_maxrss_kb);
+              text_add(text, cap, &pos, "orig_maxrss_kb", "%" PRIu64, h->orig_maxrss_kb) |
+              text_add(text, cap, &pos, "orig_cpu_ns", "%" PRIu64, h->orig_cpu_ns) |
+              text_add(text, cap, &pos, "rec_cpu_ns", "%" PRIu64, h->rec_cpu_ns);
     put_le(out + 12, pos, 4);
     put_le(out + HBT_HEADER_SIZE - 4, crc_of(out, HBT_HEADER_SIZE - 4), 4);
     return bad ? -1 : 0;
@@ -304,9 +306,12 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
         return fail(err, errlen, "corrupt trace: its header fails its checksum; record it again");
     uint64_t len = get_le(m + 12, 4);
     t->h.version = (uint32_t)get_le(m + 8, 4);
-    if (t->h.version < HBT_VERSION_MIN || t->h.version > HBT_VERSION || len > HBT_HEADER_SIZE - 20)
-        return fail(err, errlen, "trace format version %u (header text %" PRIu64 " bytes) is not version %u to %u; record it again with this heapbench",
-                    t->h.version, len, HBT_VERSION_MIN, HBT_VERSION);
+    if (t->h.version < HBT_VERSION_MIN || t->h.version > HBT_VERSION)
+        return fail(err, errlen, "trace format version %u is not version %u to %u; record it again with this heapbench",
+                    t->h.version, HBT_VERSION_MIN, HBT_VERSION);
+    if (len > HBT_HEADER_SIZE - 20)
+        return fail(err, errlen, "corrupt trace: its header's text length is %" PRIu64 " bytes, more than the %u its "
+                    "header holds; record it again", len, HBT_HEADER_SIZE - 20);
     const char *text = (const char *)m + 16;
     text_get(text, len, "command", t->h.command, sizeof t->h.command);
     text_get(text, len, "allocator", t->h.allocator, sizeof t->h.allocator);
@@ -324,6 +329,8 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
     t->h.lost_maps = text_num(text, len, "lost_maps");
     t->h.orig_wall_ns = text_num(text, len, "orig_wall_ns");
     t->h.orig_maxrss_kb = text_num(text, len, "orig_maxrss_kb");
+    t->h.orig_cpu_ns = text_num(text, len, "orig_cpu_ns");
+    t->h.rec_cpu_ns = text_num(text, len, "rec_cpu_ns");
     t->ordered = t->h.version >= 3;
     return 0;
 }
@@ -450,6 +457,31 @@ static int check_events(struct hbt_trace *t, char *err, size_t errlen)
     return 0;
 }
 
+int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t errlen)
+{
+    static struct hbt_trace t; /* its header is ~2.6 KB: not on the caller's stack (callers are single-threaded) */
+    uint8_t buf[HBT_HEADER_SIZE];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf, 0) : -1;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (n < 0)
+        return fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
+    memset(&t, 0, sizeof t);
+    memcpy(t.head, buf, (size_t)n);
+    t.size = (size_t)n;
+    if (read_header(&t, err, errlen) < 0)
+        return -1;
+    *h = t.h;
+    return 0;
+}
+
+double hbt_recorder_slowdown(const struct hbt_header *h)
+{
+    return h->orig_cpu_ns && h->rec_cpu_ns ? (double)h->rec_cpu_ns / (double)h->orig_cpu_ns : 0.0;
+}
+
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -460,6 +492,10 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         if (fd >= 0)
             close(fd);
         return fail(err, errlen, "cannot open trace %s: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return fail(err, errlen, "%s is a directory, not a trace; give a trace file (heapbench record -o FILE)", path);
     }
     t->size = (size_t)st.st_size;
     t->fd = fd;

@@ -112,13 +112,20 @@ struct hbt_header {
     uint64_t partial_unmaps;   /* munmap/mremap calls that cut only part of a recorded mapping: not recorded */
     uint64_t lost_maps;        /* the program's mappings past the recorder's table: not recorded */
     uint64_t orig_wall_ns, orig_maxrss_kb; /* the program run once without the recorder (heapbench record); 0: not measured */
+    uint64_t orig_cpu_ns, rec_cpu_ns; /* CPU time (user + sys, children included) of that run and of the recorded one; 0: not measured */
 };
+
+/* The recorder's slowdown: CPU time recorded over CPU time plain (heapbench record's two runs); 0 when not measured. */
+double hbt_recorder_slowdown(const struct hbt_header *h);
 
 /* Encodes h into out[HBT_HEADER_SIZE]. Returns 0, or -1 when the text does not fit. */
 int hbt_header_encode(const struct hbt_header *h, uint8_t *out);
 /* Rewrites the header of the trace at path with h (for example with the original program's
  * figures added). 0, or -1 with a one-line reason in err. */
 int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, size_t errlen);
+/* Reads and checks only the header of the trace at path into h (a cheap look, not hbt_open's
+ * check of the whole trace). 0, or -1 with a one-line reason in err. */
+int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t errlen);
 
 /* ---- reader ---- */
 

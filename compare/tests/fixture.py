@@ -1,6 +1,6 @@
 """fixture.py - writes synthetic results directories (docs/DATA.md schema 1) for compare's tests.
 
-Always holds: the files have exactly the runs.csv header of DATA.md, one row per (cell, rep)
+Always holds: the files have exactly the runs.csv (and phases.csv) header of DATA.md, one row per (cell, rep)
 with consecutive run numbers, and a meta.json that results.load() accepts; values come from
 the caller (the tests decide the distributions, nothing here is a hard-coded result).
 """
@@ -54,3 +54,19 @@ def fixture_write(directory, cells, host="hostA", run_id=None, schema=1, shard=(
     with open(os.path.join(directory, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1)
     return rows
+
+
+PHASES_HEADER = "schema,run_id,run,workload,allocator,threads,params,env,rep,phase,seconds,ops,live_bytes,rss_kb".split(",")
+
+
+def fixture_phases(directory, rows, phases_of):
+    """Writes DIR/phases.csv for runs.csv rows (as fixture_write returns them): phases_of(row) gives
+    the run's phases as (phase, seconds, ops, live_bytes, rss_kb) tuples, in order."""
+    with open(os.path.join(directory, "phases.csv"), "w", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(PHASES_HEADER)
+        for row in rows:
+            for phase, seconds, ops, live, rss in phases_of(row):
+                writer.writerow([row["schema"], row["run_id"], row["run"], row["workload"], row["allocator"],
+                                 row["threads"], row["params"], row["env"], row["rep"], phase, repr(float(seconds)),
+                                 ops, live, rss])

@@ -13,14 +13,16 @@ peak RSS and heap (peak minus the run's own `load` phase RSS), with
 ranks (1 = smallest); then the strict count (same rank) and the pair counts: a pair of
 allocators is *resolved* when the program's rep ranges do not overlap (one is above the other
 in every rep), and a replay *agrees* on a pair when its medians order the pair the same way.
-Always holds: reads only runs.csv and phases.csv with the csv module; a run whose status is not
+Run with PYTHONPATH=pylib (order.sh sets it): the ranks and pair counts are heapbench compare
+--fidelity's (heapbench.compare.fidelity). Always holds: reads only runs.csv and phases.csv with the csv module; a run whose status is not
 `ok` is left out; nothing is written.
 """
 import csv
-import itertools
 import os
 import statistics
 import sys
+
+from heapbench.compare.fidelity import order_counts, ranks
 
 
 def ok_rows(d, name):
@@ -52,29 +54,13 @@ def medians(by):
     return {a: statistics.median(v) for a, v in by.items() if v}
 
 
-def ranks(m):
-    return {a: i + 1 for i, a in enumerate(sorted(m, key=m.get))}
-
-
-def resolved(reps, a, b):
-    """1 if every rep of a is below every rep of b or above every one (the ranges do not overlap)."""
-    return max(reps[a]) < min(reps[b]) or max(reps[b]) < min(reps[a])
-
-
-def agree(ref, other, a, b):
-    """1 if the medians of other order a and b as those of ref do (a tie in either: no)."""
-    return (ref[a] - ref[b]) * (other[a] - other[b]) > 0
-
-
 def pair_line(label, ref, reps, other, allocs):
-    """One line of pair counts of `other` against the program's medians `ref`."""
-    pairs = list(itertools.combinations(allocs, 2))
-    res = [p for p in pairs if resolved(reps, *p)]
-    same_all = sum(agree(ref, other, *p) for p in pairs)
-    same_res = sum(agree(ref, other, *p) for p in res)
-    strict = sum(ranks(ref)[a] == ranks(other)[a] for a in allocs)
-    return (f"{label}: same rank {strict} of {len(allocs)}; pairs ordered the same {same_all} of {len(pairs)}; "
-            f"of the {len(res)} pairs resolved in the program, {same_res} ordered the same")
+    """One line of pair counts of `other` against the program's medians `ref` (the counts of
+    heapbench compare --fidelity, heapbench.compare.fidelity.order_counts)."""
+    ref, reps, other = ({a: m[a] for a in allocs} for m in (ref, reps, other))
+    strict, n, same_all, pairs, same_res, res = order_counts(ref, reps, other)
+    return (f"{label}: same rank {strict} of {n}; pairs ordered the same {same_all} of {pairs}; "
+            f"of the {res} pairs resolved in the program, {same_res} ordered the same")
 
 
 def main(argv):

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "perf.h"
 #include "sysinfo.h"
+#include "trace.h"
 #include "version.h"
 #include "wl_latency.h"
 
@@ -113,6 +114,34 @@ static void hb_meta_latency(FILE *f, const struct hb_options *o)
 }
 
 /* The "counters" and "metrics" objects. */
+/* The "traces" object: per trace:FILE workload, its file and the recorder's slowdown that heapbench
+ * record measured (CPU time recorded over plain; null when not measured or the header is unreadable). */
+static void hb_meta_traces(FILE *f, const struct hb_matrix *m)
+{
+    fprintf(f, "  \"traces\": {");
+    int first = 1;
+    for (size_t g = 0; g < m->ng; g++) {
+        const struct hb_workload *w = m->g[g].wl;
+        if (strncmp(w->name, "trace:", 6) != 0 || w->args.n == 0 || (g > 0 && m->g[g - 1].wl == w))
+            continue;
+        const char *file = strncmp(w->args.v[0], "--trace=", 8) == 0 ? w->args.v[0] + 8 : w->args.v[0];
+        struct hbt_header h;
+        char err[256];
+        double slow = hbt_header_read(file, &h, err, sizeof err) == 0 ? hbt_recorder_slowdown(&h) : 0.0;
+        fprintf(f, "%s\n    ", first ? "" : ",");
+        hb_json_str(f, w->name);
+        fprintf(f, ": {\"file\": ");
+        hb_json_str(f, file);
+        if (slow > 0)
+            fprintf(f, ", \"recorder_cpu_slowdown\": %.4f, \"plain_cpu_s\": %.6f, \"recorded_cpu_s\": %.6f}", slow,
+                    (double)h.orig_cpu_ns / 1e9, (double)h.rec_cpu_ns / 1e9);
+        else
+            fprintf(f, ", \"recorder_cpu_slowdown\": null}");
+        first = 0;
+    }
+    fprintf(f, "%s},\n", first ? "" : "\n  ");
+}
+
 static void hb_meta_counters(FILE *f, const struct hb_meta *meta)
 {
     fprintf(f, "  \"counters\": {");
@@ -187,6 +216,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_list(f, "envs", &m->envs);
     fprintf(f, "  \"cells\": %zu,\n  \"hyperfine\": %s,\n", m->ng * m->nalloc, o->hyperfine ? "true" : "false");
     hb_meta_allocators(f, m);
+    hb_meta_traces(f, m);
     hb_meta_latency(f, o);
     hb_meta_counters(f, meta);
     fprintf(f, "  \"subcommand\": \"%s\"\n}\n", o->cmd == HB_CMD_EXEC ? "exec" : "run");

@@ -9,7 +9,8 @@
  * joins the default matrix as trace:results/traces/NAME.hbt.
  * Both runs go through launch.c in a cgroup of their own (runcg.h), as `exec` runs do.
  * Always holds: FILE is written only from a complete recorded run (exit 0); otherwise the
- * traces are left in the directory, named in the error line (exit 1; usage errors exit 2);
+ * traces are left in the directory, named in the error line (exit 1; usage errors exit 2), except
+ * when there is none to read or the disk is full (it is said so): then the directory is removed;
  * no process CMD started outlives its run, nor the runner when it is killed (kill -9 included).
  */
 #include "tracecmd.h"
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -79,8 +81,37 @@ static void hb_record_original(char *const *cmd, const char *cwd, const struct h
         hb_fatal("record: %s did not run cleanly without the recorder (%s); fix the command first", cmd[0], res->reason);
 }
 
-/* Run 2: CMD with the recorder writing into dir. */
-static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir, const struct hb_runcg *cg)
+#define HB_RECORD_FULL_KB 1024 /* less free space than this after a failed recording: the disk is full */
+
+/* The free KiB of the file system holding dir when it is below HB_RECORD_FULL_KB (full), else -1. */
+static long long hb_record_full_kb(const char *dir)
+{
+    struct statvfs v;
+    if (statvfs(dir, &v) != 0)
+        return -1;
+    unsigned long long kb = (unsigned long long)v.f_bavail * v.f_frsize / 1024;
+    return kb < HB_RECORD_FULL_KB ? (long long)kb : -1;
+}
+
+static void hb_record_clear(const char *sub);
+
+/* Ends the recording when the disk holding dir is full: removes dir and its traces (cut, and
+ * taking the space) and says so (exit 1); returns when the disk is not full. */
+static void hb_record_if_full(const char *dir, const char *cmd)
+{
+    long long kb = hb_record_full_kb(dir);
+    if (kb < 0)
+        return;
+    hb_record_clear(dir);
+    const char *slash = strrchr(dir, '/'); /* dir is <the trace's directory>/.record.XXXXXX */
+    hb_fatal("record: the disk holding %.*s is full (%lld KiB free): the trace of %s could not be written "
+             "(its part removed); free some space, or give -o FILE on another disk, and record again",
+             slash ? (int)(slash - dir) : (int)strlen(dir), dir, kb, cmd);
+}
+
+/* Run 2: CMD with the recorder writing into dir; its result (CPU time) into res. */
+static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir, const struct hb_runcg *cg,
+                             struct hb_result *out)
 {
     struct hb_strv add = {0};
     struct hb_result res;
@@ -90,14 +121,17 @@ static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir,
         hb_usage("record: %s is missing; run make", lib);
     hb_strv_pushf(&add, "LD_PRELOAD=%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
     hb_strv_pushf(&add, "HEAPBENCH_RECORD_DIR=%s", dir);
-    if (hb_record_launch(cmd, cwd, &add, cg, &res) != 0)
+    if (hb_record_launch(cmd, cwd, &add, cg, &res) != 0) {
+        hb_record_if_full(dir, cmd[0]);
         hb_fatal("record: %s failed while recorded (%s); its traces are in %s", cmd[0], res.reason, dir);
-    hb_result_free(&res);
+    }
+    *out = res;
     free(lib);
     hb_strv_free(&add);
 }
 
-/* Removes an earlier recording's FILE.d/ (its *.hbt files, then the directory). */
+/* Removes an earlier recording's FILE.d/, or a failed recording's directory (its *.hbt files, then
+ * the directory). */
 static void hb_record_clear(const char *sub)
 {
     DIR *d = opendir(sub);
@@ -121,6 +155,7 @@ static size_t hb_record_collect(const char *dir, const char *cmd, const char *ou
 {
     char *root = NULL, *sub = hb_xasprintf("%s.d", out);
     uint64_t best = 0;
+    int complete = 0;
     size_t n = 0;
     DIR *d = opendir(dir);
     for (struct dirent *e; d && (e = readdir(d));) {
@@ -131,16 +166,22 @@ static size_t hb_record_collect(const char *dir, const char *cmd, const char *ou
         struct hbt_trace t;
         if (hbt_open(path, &t, err, sizeof err) == 0) {
             if (!root || t.ops > best)
-                free(root), root = hb_xstrdup(path), best = t.ops;
+                free(root), root = hb_xstrdup(path), best = t.ops, complete = t.h.complete;
             hbt_close(&t);
         }
         free(path);
     }
     if (d)
         closedir(d);
-    if (!root || rename(root, out) != 0)
-        hb_fatal("record: no readable trace of %s or its children in %s (%s); was build/lib/libhbrecord.so preloaded?", cmd, dir,
-                 root ? strerror(errno) : "none written");
+    if (!root || !complete)
+        hb_record_if_full(dir, cmd); /* a trace cut by a full disk is not kept */
+    if (!root) {
+        hb_record_clear(dir);
+        hb_fatal("record: no readable trace of %s or its children was written in %s (removed); was "
+                 "build/lib/libhbrecord.so preloaded? (its own message, if any, is above)", cmd, dir);
+    }
+    if (rename(root, out) != 0)
+        hb_fatal("record: cannot move the trace %s to %s: %s; the traces are in %s", root, out, strerror(errno), dir);
     if (n > 1)
         hb_record_clear(sub);
     if (n > 1 && rename(dir, sub) != 0)
@@ -152,8 +193,14 @@ static size_t hb_record_collect(const char *dir, const char *cmd, const char *ou
     return n;
 }
 
-/* Writes the original run's figures into out's header; returns its event count. */
-static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig)
+/* CPU time (user + sys of the process and its children) of a run, ns. */
+static uint64_t hb_record_cpu_ns(const struct hb_result *r)
+{
+    return (uint64_t)((r->user_s + r->sys_s) * 1e9);
+}
+
+/* Writes the original run's figures and both runs' CPU times into out's header; returns its event count. */
+static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig, const struct hb_result *rec)
 {
     struct hbt_trace t;
     char err[512];
@@ -164,6 +211,8 @@ static uint64_t hb_record_annotate(const char *out, const struct hb_result *orig
     hbt_close(&t);
     h.orig_wall_ns = (uint64_t)(orig->wall_s * 1e9);
     h.orig_maxrss_kb = (uint64_t)orig->maxrss_kb;
+    h.orig_cpu_ns = hb_record_cpu_ns(orig);
+    h.rec_cpu_ns = hb_record_cpu_ns(rec);
     if (hbt_header_rewrite(out, &h, err, sizeof err) != 0)
         hb_usage("record: %s", err);
     return ops;
@@ -215,6 +264,9 @@ int hb_cmd_record(int argc, char **argv)
     char *results = hb_results_dir();
     char *file = out ? hb_xstrdup(out) : hb_xasprintf("%s/traces/%s.hbt", results, base);
     free(results);
+    struct stat st;
+    if (stat(file, &st) == 0 && S_ISDIR(st.st_mode))
+        hb_usage("record: %s is a directory; give the trace's file name, e.g. -o %s/%s.hbt", file, file, base);
     char *slash = strrchr(file, '/');
     char *parent = slash ? hb_xasprintf("%.*s", (int)(slash - file), file) : hb_xstrdup(".");
     if (mkdir(parent, 0755) != 0 && errno != EEXIST)
@@ -231,20 +283,26 @@ int hb_cmd_record(int argc, char **argv)
         p = hb_record_program(prog, work, &all, &nprogs, &pcmd);
     char **cmd = p ? pcmd.v : argv + i + 1;
     const char *cwd = p ? p->workdir : NULL;
-    struct hb_result orig;
+    struct hb_result orig, rec;
     struct hb_runcg cg;
     hb_runcg_open(&cg, 0);
     hb_record_original(cmd, cwd, &cg, &orig);
     if (!mkdtemp(dir))
         hb_fatal("record: cannot create a directory beside %s: %s", file, strerror(errno));
-    hb_record_traced(cmd, cwd, dir, &cg);
+    hb_record_traced(cmd, cwd, dir, &cg, &rec);
     hb_runcg_close(&cg);
     size_t n = hb_record_collect(dir, cmd[0], file);
-    uint64_t ops = hb_record_annotate(file, &orig);
+    uint64_t ops = hb_record_annotate(file, &orig, &rec);
     printf("recorded %llu events of %s into %s (%zu process%s%s); its run without the recorder: %.3f s, %ld KiB peak RSS\n",
            (unsigned long long)ops, cmd[0], file, n, n == 1 ? "" : "es", n > 1 ? ", the others in FILE.d/" : "",
            orig.wall_s, orig.maxrss_kb);
+    if (hb_record_cpu_ns(&orig) > 0)
+        printf("recorder slowdown: %.2fx CPU (%.3f s recorded against %.3f s plain); a program that runs for a fixed "
+               "time does less work recorded, and its trace holds less\n",
+               (double)hb_record_cpu_ns(&rec) / (double)hb_record_cpu_ns(&orig), rec.user_s + rec.sys_s,
+               orig.user_s + orig.sys_s);
     hb_result_free(&orig);
+    hb_result_free(&rec);
     if (p)
         hb_program_cleanup(p);
     for (size_t k = 0; k < nprogs; k++)

@@ -9,6 +9,7 @@
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "describe.h"
@@ -159,9 +160,12 @@ struct hb_workload *hb_worklist_add_trace(struct hb_worklist *wl, const char *na
     const char *file = name + strlen("trace:");
     char *rooted = hb_xasprintf("%s/%s", hb_root(), file);
     const char *use = access(file, R_OK) == 0 || file[0] == '/' ? file : rooted;
-    char *abs = *file && !strchr(file, ' ') ? realpath(use, NULL) : NULL;
+    char *abs = *file ? realpath(use, NULL) : NULL; /* any bytes but NUL: the path is one argv word */
+    struct stat st;
+    if (abs && stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+        hb_usage("%s: %s is a directory; name a trace file in it, e.g. trace:%s/NAME.hbt", name, file, file);
     if (!abs || access(abs, R_OK) != 0)
-        hb_usage("%s: no readable trace %s (a path without spaces); record one with heapbench record -o FILE -- CMD", name, file);
+        hb_usage("%s: no readable trace %s; record one with heapbench record -o FILE -- CMD", name, file);
     free(rooted);
     struct hb_workload *w = hb_worklist_append(wl, name, HB_WL_BINARY);
     w->bin = hb_root_path("build/replay/hbreplay");

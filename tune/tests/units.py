@@ -170,6 +170,30 @@ def test_measure():
     check("measure-failed-kept-out", new and new["failed"] == ["crashed: signal 11"], repr(new and new["failed"]))
 
 
+def test_measure_replay():
+    """A replay point (trace:FILE) is measured by its replay: time = replay - self, peak = peak RSS - load RSS
+    (the trace's loading, 5 s, and the replayer's baseline, 90000 KiB, left out)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "meta.json"), "w") as fh:
+            json.dump({"schema": 1, "run_id": "t"}, fh)
+        with open(os.path.join(tmp, "runs.csv"), "w", newline="") as fh:
+            out = csv.writer(fh)
+            out.writerow(["schema", "run", "workload", "threads", "params", "env", "status", "reason", "wall_s",
+                          "maxrss_kb", "page_faults", "minflt"])
+            for run, replay, peak in (("1", "0.6", "91000"), ("2", "0.8", "93000"), ("3", "0.7", "92000")):
+                out.writerow(["1", run, "trace:/t/x.hbt", "1", "", "", "ok", "", str(5 + float(replay)), peak, "9", "9"])
+        with open(os.path.join(tmp, "phases.csv"), "w", newline="") as fh:
+            out = csv.writer(fh)
+            out.writerow(["schema", "run", "workload", "phase", "seconds", "rss_kb"])
+            for run, replay in (("1", "0.6"), ("2", "0.8"), ("3", "0.7")):
+                out.writerow(["1", run, "trace:/t/x.hbt", "load", "5", "90000"])
+                out.writerow(["1", run, "trace:/t/x.hbt", "self", "0.2", "90010"])
+                out.writerow(["1", run, "trace:/t/x.hbt", "replay", replay, "90500"])
+        point = measure.measure_cells(results.load(tmp), "t1")[("trace:/t/x.hbt", 1, "")][()]
+    check("measure-replay-judged", abs(point["time"] - 0.5) < 1e-9 and point["peak"] == 2000,
+          repr((point["time"], point["peak"])))
+
+
 def fixture_point(label, env, times, mems, tag="p1"):
     """A measured point as measure/tune make it (medians of the given samples)."""
     mid = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731  (odd-length fixtures)
@@ -305,6 +329,7 @@ def test_cli_refusal():
 
 
 if __name__ == "__main__":
-    for test in (test_grid, test_points, test_env, test_verify, test_glibc_facts, test_measure, test_pareto,
+    for test in (test_grid, test_points, test_env, test_verify, test_glibc_facts, test_measure, test_measure_replay,
+                 test_pareto,
                  test_cli_params, test_cli_refusal):
         test()

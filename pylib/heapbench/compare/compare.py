@@ -4,7 +4,9 @@
 Always holds: exit 0 when no cell regressed, 1 on at least one REGRESSION (significant after
 Holm's correction and beyond the threshold), 2 on a usage error or results that cannot be
 compared (another schema, not a results directory, absolute times of different hosts);
-compare.csv is written to NEW (or --out) on every comparison that ran.
+compare.csv is written to NEW (or --out) on every comparison that ran. --fidelity sets a program's
+run (BASE) beside its replay's (NEW) instead (fidelity.py: a table on stdout, no file; exit 1 when
+the replay orders a pair of allocators otherwise than the program does beyond its rep ranges).
 """
 import argparse
 import os
@@ -12,6 +14,7 @@ import sys
 
 from heapbench import cli
 from heapbench.compare import cells
+from heapbench.compare import fidelity
 from heapbench.compare import output
 from heapbench.compare import verdicts
 from heapbench import results
@@ -84,10 +87,17 @@ def main(argv):
     parser.add_argument("base", metavar="BASE", help="results directory of the reference run")
     parser.add_argument("new", metavar="NEW", help="results directory of the run under test")
     cli.add_option(parser, "output", "where compare.csv goes (default NEW)", aliases=["--out"])
+    parser.add_argument("--fidelity", action="store_true",
+                        help="BASE is a program's own run (heapbench exec -w NAME, or run -w prog:NAME), NEW its "
+                             "trace's replay (run -w trace:.../NAME.hbt): set each program beside its replay, matched "
+                             "by name and allocator, and compare the allocators' order on peak RSS / heap and time")
     compare_options(parser)
     args = parser.parse_args(argv)
     settings = compare_settings(parser, args)
     base, new = compare_load(parser, args.base), compare_load(parser, args.new)
+    if args.fidelity:
+        fidelity.fidelity_check(parser, base, new)
+        return fidelity.fidelity_main(base, new, args.base, args.new)
     try:
         result = verdicts.run(base, new, **settings)
     except verdicts.CompareError as err:

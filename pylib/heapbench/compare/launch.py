@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from heapbench import cli
+from heapbench import cli, judged
 from heapbench import results
 
 RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
@@ -64,5 +64,5 @@ def rerun(args, suspects, out_dir, reps, reference=None):
         words += ["--env", env] if env else []
         directory = os.path.join(out_dir, f"confirm-{k}")
         batch(args, directory, words, reps)
-        runs += results.load(directory)["runs"]
+        runs += judged.judged(results.load(directory))["runs"]  # judged per batch: run numbers repeat across them
     return runs

@@ -9,10 +9,13 @@ of two --latency modes are never compared (CompareError), and every verdict of r
 timed every call (--latency all) says so in its note. Latency
 quantiles (latency.csv) are metrics like any runs.csv column: p99 stands for one metric per
 phase and operation, 'p99:<phase>:<op>', whose sample is one value per ok rep (lower is better).
+A replay (trace:FILE cell) is judged by its replay alone (heapbench.judged): its wall_s is the replay
+less the replayer's own, its maxrss_kb its heap, and its rows name those metrics replay_s and heap_kb.
 """
 from heapbench.compare import cells
 from heapbench.compare import crossing
 from heapbench import latency, stats
+from heapbench.judged import judged as judged_data, metric_name
 
 
 class CompareError(Exception):
@@ -113,8 +116,8 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
     higher = set(higher) | higher_metrics(base, new)
     metrics = _latency_metrics(metrics, base, new)
     _check_metrics(metrics, base, new)
-    base_cells = cells.group(base["runs"])
-    new_cells = cells.group(new["runs"])
+    base_cells = cells.group(judged_data(base)["runs"])
+    new_cells = cells.group(judged_data(new)["runs"])
     pairs, missing, extra = cells.pair(base_cells, new_cells)
     try:
         crossing.check(pairs, base, new, relative, crossing_fix)
@@ -150,7 +153,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
             if broken and cell["n_base"]:
                 verdict, note = "REGRESSION", f"NEW: every run ended {broken}"
             row = dict(zip(cells.MATCH_KEY, key))
-            row.update(cell, host_base=bhost, host_new=nhost, metric=metric, note=note,
+            row.update(cell, host_base=bhost, host_new=nhost, metric=metric_name(key[0], metric), note=note,
                        value="ratio to " + reference if relative else "absolute",
                        threshold=threshold, p_holm=p_adj, verdict=verdict, needed_reps=needed,
                        label=cells.label(key))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from heapbench import results
+from heapbench import judged, results
 
 BAD_STATUSES = ("failed", "timeout", "crashed", "oom")
 VARIANT_KEY = ("host", "workload", "threads", "params", "env")  # a cell without its allocator
@@ -83,7 +83,8 @@ class Summary:
         """Builds the cells; data is the dict returned by results.load."""
         self.data = data
         self.meta = data["meta"]
-        self.cells = {key: Cell(*key, rows=rows) for key, rows in results.group(data["runs"]).items()}
+        runs = judged.judged_runs(data["runs"], data["phases"])  # a replay is judged by its replay (judged.py)
+        self.cells = {key: Cell(*key, rows=rows) for key, rows in results.group(runs).items()}
         meta_allocs = list(self.meta.get("allocators") or {})
         self.allocators = _order(meta_allocs, {c.allocator for c in self.cells.values()})
         self.workloads = _order(self.meta.get("workloads") or [], {c.workload for c in self.cells.values()})

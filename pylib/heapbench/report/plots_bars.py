@@ -2,7 +2,8 @@
 
 Always holds: one PNG per workload (draw is called per workload) with two panels (wall
 time, peak RSS); a bar is the median over ok runs divided by the baseline cell's median,
-its whisker the min..max of the runs on the same scale; a cell without ok runs gets an 'x'
+its whisker the min..max of the runs on the same scale (a trace:FILE workload's panels are its replay's
+time and heap, heapbench.judged, titled replay_s and heap_kb); a cell without ok runs gets an 'x'
 at 1.0 instead of a bar, so a failure is visible, never a silent gap. The y axis turns
 logarithmic beyond 5x. Variant labels are one word per line, never rotated (rotated labels
 ran off the figure), without the words all variants share (those are in the title); the
@@ -16,6 +17,7 @@ import re
 
 import numpy as np
 
+from heapbench import judged
 from heapbench.report import plotlib
 from heapbench.report.cells import variant_label
 
@@ -134,6 +136,7 @@ def draw(summary, outdir, workload):
     label_in = 0.25 + 0.16 * (max(label.count("\n") + 1 for label in ticks) + (step > 1))
     fig, axes = plotlib.grid(2, ncols, width=12, row_height=2.6 + label_in, label_in=label_in)
     for ax, (column, title) in zip(axes, METRICS):
+        title = judged.metric_name(workload, column) if judged.is_trace(workload) else title  # replay_s, heap_kb
         _panel(ax, summary, workload, column, title, colours, font, step)
     plotlib.shared_legend(fig, axes)
     return plotlib.save(fig, outdir, f"bars-{plotlib.slug(workload)}.png")

@@ -11,7 +11,8 @@ import numpy as np
 
 from heapbench.report import plotlib
 from heapbench.report.cells import variant_label
-from heapbench.report.replays import TRACE_PREFIX, phases_by_run
+from heapbench.judged import TRACE_PREFIX
+from heapbench.report.replays import phases_by_run
 
 
 def representative(cell, by_run):

@@ -5,38 +5,40 @@ Reads only phases.csv and runs.csv rows (docs/DATA.md, "The replayer's records")
 `load` phase's rss_kb is the replayer's own baseline, `ideal` carries the trace's peak live
 requested bytes (with the program's own mapped bytes, trace format 2), `self` the replay without allocator calls, `replay` the replay itself and its
 events, `original` the recorded program's own wall time and peak RSS.
+A replay whose heap / ideal is more than FAR times the program's own peak RSS / ideal (an upper
+bound of the program's heap / ideal: its peak RSS holds its heap and more) is named in a warning
+above the table and its row flagged: the replay held far more memory than the program ever had.
 Always holds: every figure is a median over the cell's ok runs that have the phases it needs;
 a cell lacking them shows '-', never 0.
 """
 import numpy as np
 
+from heapbench import judged
+from heapbench.judged import TRACE_PREFIX
 from heapbench.report.cells import variant_label
 from heapbench.report.document import Section, Table
 from heapbench.report.tables import fmt
 
-TRACE_PREFIX = "trace:"
 NEEDED = ("load", "self", "replay", "ideal")
+FAR = 1.5  # heap / ideal this many times the program's peak RSS / ideal gets a warning
 
 
 def phases_by_run(summary):
     """run number -> {phase name: phase row} for the runs of trace workloads."""
-    runs = {}
-    for row in summary.data["phases"]:
-        if str(row.get("workload", "")).startswith(TRACE_PREFIX):
-            runs.setdefault(row["run"], {})[row["phase"]] = row
-    return runs
+    return judged.trace_phases(summary.data["phases"])
 
 
 def run_figures(run, phases):
     """The figures of one ok run, or None when its phases are incomplete."""
-    if any(name not in phases for name in NEEDED) or not isinstance(run.get("maxrss_kb"), (int, float)):
+    peak_kb = judged.process(run, "maxrss_kb")
+    if any(name not in phases for name in NEEDED) or not isinstance(peak_kb, (int, float)):
         return None
     load, self_, replay, ideal = (phases[name] for name in NEEDED)
     ops = replay["ops"] or 0
-    heap_kb = run["maxrss_kb"] - load["rss_kb"]
+    heap_kb = peak_kb - load["rss_kb"]
     ideal_kb = (ideal["live_bytes"] or 0) / 1024.0
     figures = {
-        "peak_mib": run["maxrss_kb"] / 1024.0, "base_mib": load["rss_kb"] / 1024.0, "heap_mib": heap_kb / 1024.0,
+        "peak_mib": peak_kb / 1024.0, "base_mib": load["rss_kb"] / 1024.0, "heap_mib": heap_kb / 1024.0,
         "ideal_mib": ideal_kb / 1024.0, "frag": heap_kb / ideal_kb if ideal_kb > 0 else None,
         "mops": ops / replay["seconds"] / 1e6 if replay["seconds"] > 0 else None,
         "self_ns": 1e9 * self_["seconds"] / ops if ops else None,
@@ -65,17 +67,35 @@ COLUMNS = [("allocator", None), ("peak RSS (MiB)", "peak_mib"), ("replayer basel
            ("replay (s)", "replay_s"), ("original program (s)", "orig_s"), ("original peak RSS (MiB)", "orig_mib")]
 
 
+def far_above(med):
+    """The program's own peak RSS / ideal when the replay's heap / ideal is more than FAR times it, else None."""
+    if med.get("frag") is None or not med.get("orig_mib") or not med.get("ideal_mib"):
+        return None
+    own = med["orig_mib"] / med["ideal_mib"]
+    return own if med["frag"] > FAR * own else None
+
+
 def replay_table(summary, variant, by_run):
-    """One trace variant: a row per allocator."""
-    rows = []
+    """One trace variant: (its table, a row per allocator, and the warnings of its flagged rows)."""
+    rows, flagged, warnings = [], set(), []
+    title = f"{variant[1]} {variant_label(variant, len(summary.hosts) > 1)}".strip()
     for alloc in summary.allocators:
         cell = summary.by_variant[variant].get(alloc)
         if cell is None:
             continue
         med = cell_medians(cell, by_run)
+        own = far_above(med)
+        if own is not None:
+            flagged.add(len(rows))
+            warnings.append(f"Warning: {title} under {alloc}: heap / ideal is {med['frag']:.3g}, more than {FAR:g} "
+                            f"times the program's own peak RSS / ideal ({own:.3g}; its peak RSS was "
+                            f"{med['orig_mib']:.3g} MiB, so its heap / ideal was at most that): the replay held far "
+                            "more memory than the program did, so its memory figures do not stand for the "
+                            "program's. A multithreaded program whose threads are replayed without the order "
+                            "between them does this: compare its allocators' order with the program's "
+                            "(heapbench compare --fidelity) before trusting it.")
         rows.append([alloc] + [fmt(med.get(key)) for _, key in COLUMNS[1:]])
-    return Table(f"{variant[1]} {variant_label(variant, len(summary.hosts) > 1)}".strip(),
-                 [name for name, _ in COLUMNS], rows)
+    return Table(title, [name for name, _ in COLUMNS], rows, flagged=flagged), warnings
 
 
 def section(summary):
@@ -93,5 +113,9 @@ def section(summary):
             "(Not a replay through bump, the trivial in-tree allocator: bump never reuses memory, so with the default "
             "--touch=first every page it hands out is a fresh page fault, and bump is slower than glibc there.) "
             "The original program's wall time and peak RSS were measured by heapbench record without the recorder, "
-            "under the allocator it ran with then (its own process: interpreter, code and stack included)."]
-    return Section("Replays", text=text, tables=[replay_table(summary, v, by_run) for v in variants])
+            "under the allocator it ran with then (its own process: interpreter, code and stack included). "
+            "Everywhere else in this report (leaderboard, every-cell tables, charts) a trace cell is judged by its "
+            "replay alone: its time is the replay less the replayer's own (self), its memory the heap."]
+    made = [replay_table(summary, v, by_run) for v in variants]
+    text += [w for _, warnings in made for w in warnings]
+    return Section("Replays", text=text, tables=[table for table, _ in made])

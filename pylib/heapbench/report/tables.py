@@ -5,7 +5,7 @@ their statuses, and failures_table lists every failed, timed-out, crashed and sk
 (grouped by cell, status and reason, with the repetitions named). Ratios are to
 Summary.baseline; '-' means nothing to compare (no ok run on one side, or no baseline).
 """
-from heapbench import memory
+from heapbench import judged, memory
 from heapbench import latency
 from heapbench.report.cells import variant_label
 from heapbench.report.document import Table
@@ -86,7 +86,9 @@ def leaderboard_table(summary):
                  ["allocator", "time (geomean)", "peak RSS (geomean)", "cells compared", "failed cells",
                   "skipped cells"], rows, flagged=flagged,
                  note="Geometric mean over workload cells of the cell's median divided by the baseline's median "
-                      "in the same cell; failed = a cell with a failed, timed-out or crashed run.")
+                      "in the same cell; failed = a cell with a failed, timed-out or crashed run. A replay "
+                      f"(trace:FILE cell) is judged by its replay alone: time = {judged.WORDS['wall_s']}, "
+                      f"peak RSS = {judged.WORDS['maxrss_kb']}.")
 
 
 def _status_text(cell):
@@ -112,10 +114,16 @@ def workload_table(summary, workload):
             rows.append([variant_label(variant, multi), alloc, _status_text(cell), fmt(cell.median("wall_s")),
                          fmt_spread(summary.ratio(cell, "wall_s")), fmt(rss / 1024.0 if rss else None),
                          fmt_spread(summary.ratio(cell, "maxrss_kb"))])
-    return Table(f"{workload}: every cell", ["variant", "allocator", "runs", "median wall (s)",
-                                             f"time / {summary.baseline} (min-max)", "median peak RSS (MiB)",
-                                             f"RSS / {summary.baseline} (min-max)"], rows, flagged=flagged,
-                 folded=len(rows) > FOLD_ROWS)
+    trace = judged.is_trace(workload)
+    return Table(f"{workload}: every cell", ["variant", "allocator", "runs",
+                                             "median replay - self (s)" if trace else "median wall (s)",
+                                             f"time / {summary.baseline} (min-max)",
+                                             "median heap (MiB)" if trace else "median peak RSS (MiB)",
+                                             f"{'heap' if trace else 'RSS'} / {summary.baseline} (min-max)"],
+                 rows, flagged=flagged, folded=len(rows) > FOLD_ROWS,
+                 note=f"A replay is judged by its replay alone: time = {judged.WORDS['wall_s']}, heap = "
+                      f"{judged.WORDS['maxrss_kb']}; the process's own figures are in the Replays section."
+                      if trace else "")
 
 
 def failures_table(summary):

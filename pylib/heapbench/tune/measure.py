@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import sys
 
-from heapbench import cli, latency, results
+from heapbench import cli, judged, latency, results
 
 POINT_KEY = ("workload", "threads", "params", "env")  # a measured point: a cell and its env set
 FREE_PHASE_PREFIXES = ("free",)  # phases.csv phase names that end with the memory given back (free-all, free)
@@ -54,7 +54,8 @@ def _quote(word):
 def measure_cells(data, tag):
     """{cell: {env key: measured point}} of one results directory.
 
-    cell = (workload, threads, params). A measured point: tag, reps_ok, failed (reasons of the
+    cell = (workload, threads, params). A replay (trace:FILE) point's time and peak are its replay's
+    (heapbench.judged: the replay less the replayer's own, the heap). A measured point: tag, reps_ok, failed (reasons of the
     runs that were not ok), time/peak/free/faults/p99 (medians, None when unknown) and their samples
     time_samples, peak_samples, free_samples, faults_samples, p99_samples (p99: seconds, of the run's
     malloc calls in every phase merged, from latency.csv; only when the run had --latency sampled).
@@ -62,7 +63,8 @@ def measure_cells(data, tag):
     free_rss = _free_rss_by_run(data["phases"])
     p99 = _malloc_p99_by_run(data.get("latency", []))
     groups = {}
-    for (workload, threads, params, env), rows in results.group(data["runs"], POINT_KEY).items():
+    runs = judged.judged_runs(data["runs"], data["phases"])  # a replay's time and peak: its replay's (judged.py)
+    for (workload, threads, params, env), rows in results.group(runs, POINT_KEY).items():
         group = groups.setdefault((workload, threads, params), {}).setdefault(measure_env_key(env), {
             "tag": tag, "env": env, "failed": [], "time_samples": [], "peak_samples": [],
             "free_samples": [], "faults_samples": [], "p99_samples": []})
