@@ -55,17 +55,23 @@ def measure_cells(data, tag):
     """{cell: {env key: measured point}} of one results directory.
 
     cell = (workload, threads, params). A measured point: tag, reps_ok, failed (reasons of the
-    runs that were not ok), time/peak/free/faults/p99 (medians, None when unknown) and their samples
-    time_samples, peak_samples, free_samples, faults_samples, p99_samples (p99: seconds, of the run's
-    malloc calls in every phase merged, from latency.csv; only when the run had --latency sampled).
+    runs that were not ok), time/peak/free/faults/p99/cpu/metric (medians, None when unknown) and
+    their samples time_samples, peak_samples, free_samples, faults_samples, p99_samples,
+    cpu_samples, metric_samples. time is the wall time; cpu is user + sys (the process and its
+    children); p99: seconds, of the run's malloc calls in every phase merged, from latency.csv
+    (only when the run had --latency sampled); metric: the program's own figure, the first of the
+    run's --metric (meta.json `metrics`, named in metric_name with metric_higher its direction;
+    None when the run read none).
     """
     free_rss = _free_rss_by_run(data["phases"])
     p99 = _malloc_p99_by_run(data.get("latency", []))
+    metric_name, metric_higher = measure_metric(data)
     groups = {}
     for (workload, threads, params, env), rows in results.group(data["runs"], POINT_KEY).items():
         group = groups.setdefault((workload, threads, params), {}).setdefault(measure_env_key(env), {
             "tag": tag, "env": env, "failed": [], "time_samples": [], "peak_samples": [],
-            "free_samples": [], "faults_samples": [], "p99_samples": []})
+            "free_samples": [], "faults_samples": [], "p99_samples": [], "cpu_samples": [], "metric_samples": [],
+            "metric_name": metric_name, "metric_higher": metric_higher})
         for row in rows:
             if row["status"] != "ok":
                 group["failed"].append(f"{row['status']}: {row['reason']}")
@@ -79,13 +85,26 @@ def measure_cells(data, tag):
             _append(group["free_samples"], free_rss.get(row["run"]))
             _append(group["faults_samples"], row["page_faults"] if row["page_faults"] is not None else row["minflt"])
             _append(group["p99_samples"], p99.get(row["run"]))
+            user, system = row.get("user_s"), row.get("sys_s")
+            if isinstance(user, (int, float)) and isinstance(system, (int, float)):
+                group["cpu_samples"].append(float(user) + float(system))
+            if metric_name:
+                _append(group["metric_samples"], row.get("metric_" + metric_name))
     for cell in groups.values():
         for point in cell.values():
             point["reps_ok"] = len(point["time_samples"])
-            for name in ("time", "peak", "free", "faults", "p99"):
+            for name in ("time", "peak", "free", "faults", "p99", "cpu", "metric"):
                 samples = point[name + "_samples"]
                 point[name] = statistics.median(samples) if samples else None
     return groups
+
+
+def measure_metric(data):
+    """(name, higher is better) of the first program figure the run read (meta.json `metrics`,
+    as the runner parsed --metric or a program definition's metric), (None, False) without one."""
+    for name, direction in (data["meta"].get("metrics") or {}).items():
+        return name, direction == "higher"
+    return None, False
 
 
 def _thp_mismatch(row):
