@@ -30,6 +30,7 @@ static const struct {
     {"report", "heapbench.report", 1},       {"compare", "heapbench.compare", 1},
     {"ci", "heapbench.compare.ci", 1},       {"merge", "heapbench.compare.merge", 1},
     {"tune", "heapbench.tune", 1},           {"hyperfine", "heapbench.hyperfine", 0},
+    {"advise", "heapbench.advise", 1},
 };
 
 /* The table's target of name, or NULL. */

@@ -103,6 +103,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  list      show allocators and workloads\n"
                      "  check DIR verify a results directory is whole (exit 1 if not; --resume repairs it)\n"
                      "  report DIR | compare BASE NEW | ci | merge DIR... | tune ...   analysis (Python)\n"
+                     "  advise    which allocator and settings for my program: heapbench advise [--goal G] -- CMD ARGS...\n"
                      "  --version print the version and the commit it was built from\n"
                      "Results: each run writes <run-id>/ and the link latest into the results location:\n"
                      "$HEAPBENCH_RESULTS when set; else, installed, ./results of the current directory\n"

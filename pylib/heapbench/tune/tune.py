@@ -425,7 +425,16 @@ def _pct(ratio):
 
 
 def main(argv):
-    """Entry point of `heapbench tune`; returns the exit code."""
+    """Entry point of `heapbench tune`; returns the exit code (130 on Ctrl-C, one line, no traceback)."""
+    try:
+        return tune_main(argv)
+    except KeyboardInterrupt:
+        print("heapbench tune: interrupted; the runs finished so far are in the output directory", file=sys.stderr)
+        return 130
+
+
+def tune_main(argv):
+    """`heapbench tune` itself; returns the exit code."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `heapbench tune ... | head` ends quietly
     opts, command = tune_args(argv)
     target = tune_allocator(opts.allocators)

@@ -1,0 +1,470 @@
+"""advise.py - `heapbench advise`: one command from "my program" to "run it with this allocator and these settings".
+
+Always holds: the stages run in order (baseline, profile, screen, confirm, recommend), each
+through the CLI's own commands (exec or run -w prog:NAME, record, trace, run -w trace:FILE) and
+tune's and compare's Python layers (tune.measure, tune.speed, tune.verify, tune.knobs,
+heapbench.stats), never a copy of them; state.json is saved after each stage, so a Ctrl-C
+leaves a directory that --resume continues; every candidate's setting is verified before it is
+measured; the real program (confirm) decides, the replay (screen) only chooses what to confirm;
+a recommendation needs compare's test with Holm over the confirmed candidates (recommend.py).
+Prints the profile, the answer and the snippets on stdout, progress on stderr; the last line is
+`results: DIR`.
+"""
+import datetime
+import os
+import shutil
+import signal
+import sys
+
+from heapbench import cli, layout, results
+from heapbench.advise import budget, candidates, output, profile, progress, recommend, snippets, state
+from heapbench.tune import measure, pareto, speed, verify
+
+GOALS = ("time", "memory", "latency", "balanced")
+
+
+def advise_args(argv):
+    """(options, command) of the command line; command is the list after '--' ([] without)."""
+    split = argv.index("--") if "--" in argv else len(argv)
+    parser = cli.ArgParser(prog="heapbench advise", description="Find the allocator and settings that make "
+                           "a program faster or smaller, with evidence and ready-to-paste lines.",
+                           epilog="heapbench advise [options] -- CMD ARGS... (or -w prog:NAME). "
+                           "Doc: docs/ADVISE.md")
+    parser.add_argument("--goal", choices=GOALS, default="time", help="what to improve (default time)")
+    parser.add_argument("--budget", type=float, default=300.0, help="seconds for the whole advice (default 300)")
+    cli.add_option(parser, "output", "output directory (default advise-<time> in the results location)")
+    parser.add_argument("--resume", metavar="DIR", help="continue an interrupted advise in DIR")
+    cli.add_option(parser, "workloads", "a program definition, prog:NAME (exec/programs), instead of -- CMD")
+    cli.add_option(parser, "allocators", "allocators to consider (default: every installed one of the default matrix)")
+    cli.add_option(parser, "metric", "the program's own speed figure, as exec reads it: the speed of goal time")
+    parser.add_argument("--threshold", type=float, default=5.0, help="smallest change that counts, %% (5)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    opts = parser.parse_args(argv[:split])
+    command = argv[split + 1:]
+    if opts.resume:
+        return opts, command
+    if split < len(argv) and not command:
+        parser.error("nothing after '--': give the command to advise on (heapbench advise -- CMD ARGS)")
+    if bool(opts.workloads) == bool(command):
+        parser.error("give the program: either -- CMD ARGS or -w prog:NAME (one of them)")
+    if opts.workloads and (not opts.workloads.startswith("prog:") or "," in opts.workloads):
+        parser.error(f"-w {opts.workloads}: give one program definition, prog:NAME (heapbench list shows them)")
+    if opts.budget <= 0 or not 0 < opts.alpha < 1 or opts.threshold < 0:
+        parser.error("--budget must be > 0, --alpha in (0,1), --threshold >= 0")
+    return opts, command
+
+
+class AdviseStop(Exception):
+    """The advice ends early with one line (the message) and an exit code; the directory is kept."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
+class Advise:
+    """One advise run: its options, the output directory, the state and the clock."""
+
+    def __init__(self, opts, command, out, st, clock):
+        """opts: a dict of the options (state.json keeps it); command: argv list; st: state dict."""
+        self.opts, self.command, self.out, self.st, self.clock = opts, command, out, st, clock
+        self.log = open(os.path.join(out, "advise.log"), "a", encoding="utf-8")
+        self.clean_env = verify.verify_clean_env()
+        self.notes = []
+
+    # --- the runner ---------------------------------------------------------------------------
+    def program_argv(self, allocators, reps, warmup, timeout=None):
+        """The runner command line that measures the program (exec, or run -w prog:NAME), without --env/-o."""
+        argv = [cli.binary(), "run" if self.opts["workloads"] else "exec", "-a", ",".join(allocators),
+                "-n", str(reps), "--warmup", str(warmup)]
+        argv += ["--timeout", str(int(max(1, timeout)))] if timeout else []
+        argv += ["--metric", self.opts["metric"]] if self.opts["metric"] else []
+        return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["--"] + self.command)
+
+    def measure(self, tag, argv, envs):
+        """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory)."""
+        path = os.path.join(self.out, tag)
+        shutil.rmtree(path, ignore_errors=True)  # an interrupted attempt of this stage
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log)
+        except measure.MeasureUsageError as err:
+            raise AdviseStop(f"the runner refused the options ({err}); see {self.log.name}", 2) from err
+        except results.ResultsError as err:
+            raise AdviseStop(f"{err} (runner output: {self.log.name})", 1) from err
+        out = {}
+        for records in measure.measure_cells(data, tag, by_allocator=True).values():
+            out.update(records)
+        return out
+
+    def save(self, stage, result):
+        """Marks the stage done with its result and saves the state."""
+        self.st["done"][stage] = result
+        self.st["spent"] = self.clock.elapsed()
+        state.state_save(self.out, self.st)
+
+    # --- stages -------------------------------------------------------------------------------
+    def baseline(self):
+        """The program as it is (the system's glibc, defaults), a few reps: its run time sizes the plan."""
+        self.clock.show("baseline", "the program as it is", self.opts["budget"])
+        reps = budget.BASELINE_REPS
+        argv = self.program_argv(["glibc"], reps, 0, timeout=self.opts["budget"] * 0.3)
+        records = self.measure("baseline", argv, [""])
+        rec = records.get(("glibc",))
+        if rec is None or not rec["reps_ok"]:
+            why = rec["failed"][0] if rec and rec["failed"] else "no run"
+            raise AdviseStop(advise_failure_line(why, self.opts["budget"] * 0.3), 1)
+        run_s = max(rec["time_samples"])
+        need = budget.budget_too_small(self.opts["budget"], run_s)
+        result = {"dir": "baseline", "run_s": run_s, "wall": rec["time"], "peak_kb": rec["peak"], "cpu": rec["cpu"],
+                  "metric": rec["metric"], "metric_name": rec["metric_name"]}
+        self.save("baseline", result)
+        if need:
+            raise AdviseStop(f"--budget {self.opts['budget']:g} s is too small: one run takes {run_s:.2f} s, and the "
+                             f"stages need about {need:.0f} s; give --budget {need:.0f} or more "
+                             f"(heapbench advise --resume {self.out} --budget {need:.0f})", 2)
+
+    def profile(self):
+        """One trace recorded and its statistics: the knobs this profile makes relevant."""
+        self.clock.show("profile", "recording one run's allocations")
+        trace = os.path.join(self.out, "profile", "trace.hbt")
+        shutil.rmtree(os.path.dirname(trace), ignore_errors=True)
+        os.makedirs(os.path.dirname(trace))
+        try:
+            profile.profile_record(self.command, self.opts["workloads"], trace, self.log)
+            stats = profile.profile_read(trace)
+        except profile.ProfileError as err:
+            if "none written" in str(err):
+                stats = {"ops": 0, "sizes": [], "lifetimes": []}
+            else:
+                self.save("profile", {"error": str(err)})
+                self.notes.append(f"profile: {err}; the replay screen is skipped, the allocators are confirmed "
+                                  "at their defaults")
+                return
+        traits = profile.profile_traits(stats)
+        self.save("profile", {"trace": "profile/trace.hbt", "stats": stats, "traits": traits})
+
+    def screen(self):
+        """The trace replayed under every installed allocator at its defaults and key settings (verified first)."""
+        prof = self.st["done"]["profile"]
+        if "error" in prof:
+            self.save("screen", {"skipped": prof["error"], "candidates": []})
+            return
+        hints = [h for _, _, hs in prof["traits"] for h in hs]
+        share_end = self.clock.elapsed() + budget.budget_screen_share(self.opts["budget"], self.clock.elapsed())
+        run_s = max(0.2, self.st["done"]["baseline"]["run_s"])
+        screened, dirs = [], {}
+        installed = advise_installed(self.opts["allocators"])
+        for index, (entry, family) in enumerate(installed):
+            if not family:
+                self.notes.append(f"{entry.name} has no tunables catalogued: screened at its defaults only")
+            cands = candidates.candidates_for(entry, family, hints)
+            left = share_end - self.clock.elapsed() - budget.RUNNER_OVERHEAD
+            fits = max(1, int(left / (budget.SCREEN_REPS * run_s + budget.VERIFY_COST)) // max(1, len(installed) - index))
+            if left <= 0:
+                self.st["dropped"].append(f"screen of {entry.name} (the screen's share of the budget was spent)")
+                continue
+            if len(cands) > fits:
+                self.st["dropped"].append(f"screen of {entry.name}: " + ", ".join(c.label() for c in cands[fits:]))
+                cands = cands[:fits]
+            self.clock.show("screen", f"replaying under {entry.name} ({len(cands)} settings)", None)
+            applied = [c for c in cands if candidates.candidates_verify(c)]
+            argv = [cli.binary(), "run", "-w", "trace:" + os.path.join(self.out, prof["trace"]), "-a", entry.name,
+                    "-n", str(budget.SCREEN_REPS), "--warmup", "0"]
+            argv += ["--latency", "sampled"] if self.opts["goal"] == "latency" else []
+            tag = os.path.join("screen", entry.name)
+            start = self.clock.elapsed()
+            records = self.measure(tag, argv, [c.env_text() for c in applied])
+            run_s = max(0.05, (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD) / max(1, budget.SCREEN_REPS * len(applied)))
+            dirs[entry.name] = tag
+            for c in cands:
+                rec = records.get((entry.name,) + measure.measure_env_key(c.env_text())) if c.applied else None
+                screened.append(advise_candidate_row(c, "screen", rec))
+        self.save("screen", {"dirs": dirs, "candidates": screened})
+
+    def confirm(self):
+        """The best screened candidates (front + best per goal) on the real program, interleaved with the baseline."""
+        scr = self.st["done"]["screen"]
+        chosen = advise_choose(scr["candidates"], self.opts["goal"])
+        if not chosen:  # no screen: every installed allocator at its defaults
+            chosen = [{"allocator": e.name, "settings": [], "label": e.name, "env": ""}
+                      for e, _ in advise_installed(self.opts["allocators"]) if e.name != "glibc"]
+        run_s = self.st["done"]["baseline"]["run_s"]
+        plan = budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), run_s,
+                                          lambda k: advise_cells(chosen[:k]), self.opts["alpha"], len(chosen))
+        if plan is None:
+            self.st["dropped"].append("the confirmation on the program (no room left in the budget)")
+            self.save("confirm", {"skipped": "no room left in the budget", "chosen": []})
+            return
+        k, reps, cost = plan
+        if k < len(chosen):
+            self.st["dropped"].append("confirmation of " + ", ".join(c["label"] for c in chosen[k:]))
+        chosen = chosen[:k]
+        self.clock.show("confirm", f"{k} candidate(s) and the baseline, {reps} reps each",
+                        self.clock.elapsed() + cost)
+        allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
+        envs = sorted({""} | {c["env"] for c in chosen})
+        self.measure("confirm", self.program_argv(allocators, reps, 1), envs)
+        self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps})
+
+    def records(self):
+        """(baseline record, {label: record}) of the confirm run, the speed axis applied (tune.speed)."""
+        conf = self.st["done"]["confirm"]
+        data = results.load(os.path.join(self.out, conf["dir"]))
+        by_key = {}
+        for recs in measure.measure_cells(data, "confirm", by_allocator=True).values():
+            by_key.update(recs)
+        base = by_key.get(("glibc",))
+        out = {}
+        for c in conf["chosen"]:
+            rec = by_key.get((c["allocator"],) + measure.measure_env_key(c["env"]))
+            if rec and rec["reps_ok"]:
+                rec.update(label=c["label"], env=c["label"], tag="confirm")
+                out[c["label"]] = rec
+        if base is None or not base["reps_ok"]:
+            raise AdviseStop(f"the baseline failed in the confirmation run; see {os.path.join(self.out, conf['dir'])}", 1)
+        base.update(label="glibc (baseline)", env="", tag="confirm")
+        axis = speed.speed_resolve("auto", [base] + list(out.values()))
+        for rec in [base] + list(out.values()):
+            rec["mem"] = rec["peak"]
+            speed.speed_apply(rec, axis)
+        return base, out, axis
+
+
+def advise_failure_line(why, timeout):
+    """One line for a baseline that did not run: what happened and what to do."""
+    if "preload had no effect" in why:
+        return ("the program ignores LD_PRELOAD (statically linked or setuid): no other allocator can be put under "
+                "it, and its allocations cannot be recorded; nothing to advise")
+    if why.startswith("timeout"):
+        return (f"one run of the program took longer than {timeout:.0f} s (30% of --budget): the budget is too "
+                "small for even the baseline; give a larger --budget")
+    return f"the program failed under its own allocator ({why}); fix the command and run advise again"
+
+
+def advise_installed(names):
+    """candidates.candidates_installed() of the -a names (None: all), an AdviseStop for a bad name."""
+    try:
+        return candidates.candidates_installed(cli.split_list(names) if names else None)
+    except ValueError as err:
+        raise AdviseStop(str(err), 2) from err
+
+
+def advise_candidate_row(cand, stage, rec):
+    """A candidate as advice.json lists it (and state.json keeps it): settings, verification, figures."""
+    row = {"stage": stage, "allocator": cand.allocator, "label": cand.label(), "env": cand.env_text(),
+           "settings": [[k.name, v] for k, v in cand.point], "verified": "yes" if cand.applied else
+           f"no: {cand.reason}", "baseline": cand.is_baseline()}
+    if rec and rec["reps_ok"]:
+        row.update(time=rec["time"], peak_kb=rec["peak"], p99=rec["p99"], cpu=rec["cpu"], reps=rec["reps_ok"],
+                   time_samples=rec["time_samples"], peak_samples=rec["peak_samples"])
+    elif rec:
+        row["verdict"] = f"failed: {rec['failed'][0] if rec['failed'] else 'no run'}"
+    return row
+
+
+SCREEN_FIGURE = {"time": "time", "memory": "peak_kb", "latency": "p99", "balanced": "time"}
+
+
+def advise_choose(rows, goal):
+    """The screened candidates worth confirming, in order: the best for the goal, the rest of the
+    time/RSS Pareto front by the goal's figure, the best for each other goal, then each allocator's
+    best for the goal (baseline excluded); the budget keeps the first K."""
+    usable = [dict(r, mem=r["peak_kb"]) for r in rows
+              if r.get("time") is not None and r.get("peak_kb") is not None and not r["baseline"]]
+    if not usable:
+        return []
+    key = SCREEN_FIGURE[goal]
+
+    def goal_order(r):
+        return r.get(key) if r.get(key) is not None else float("inf")
+    ordered = sorted(pareto.pareto_front(usable), key=goal_order)
+    best = min(usable, key=goal_order)
+    out = [best] + [r for r in ordered if r is not best]
+    for other in ("time", "peak_kb", "p99"):
+        have = [r for r in usable if r.get(other) is not None]
+        if have:
+            pick = min(have, key=lambda r: r[other])
+            if pick not in out:
+                out.append(pick)
+    for allocator in sorted({r["allocator"] for r in usable}):  # then each allocator's best, for the budget to fill
+        pick = min((r for r in usable if r["allocator"] == allocator), key=goal_order)
+        if pick not in out:
+            out.append(pick)
+    return [{"allocator": r["allocator"], "settings": r["settings"], "label": r["label"], "env": r["env"]} for r in out]
+
+
+def advise_cells(chosen):
+    """The cells the runner measures for these candidates and the baseline: allocators x env sets."""
+    return len({"glibc"} | {c["allocator"] for c in chosen}) * len({""} | {c["env"] for c in chosen})
+
+
+def advise_snippets(label, conf, command, workload):
+    """The snippets of the recommended candidate (its registry entry, env and knob point)."""
+    cand = next(c for c in conf["chosen"] if c["label"] == label)
+    installed = {e.name: (e, f) for e, f in candidates.candidates_installed([cand["allocator"]])}
+    entry, family = installed[cand["allocator"]]
+    point = tuple((candidates.knobs.knobs_find(family, n), v) for n, v in cand["settings"])
+    env = candidates.knobs.knobs_env(family, point) if point else {}
+    return snippets.snippets(entry, env, point, command or [f"(the command of {workload})"])
+
+
+def advise_recommend(adv):
+    """The recommend stage: the verdicts, the agreement with the screen, the snippets; returns the advice dict."""
+    adv.clock.show("recommend", "testing the candidates against the baseline")
+    done, goal = adv.st["done"], adv.opts["goal"]
+    cand_rows = list(done.get("screen", {}).get("candidates", []))
+    conf = done.get("confirm", {})
+    answer, axis, snips, note = None, "wall", {}, ""
+    if conf.get("dir"):
+        base, records, axis = adv.records()
+        refused = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base},
+                                        adv.opts["threshold"] / 100, adv.opts["alpha"]) if axis == "wall" else None
+        answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
+        if refused and answer["figure"] == "time":
+            answer.update(verdict=recommend.KEEP, label="", why=refused)
+        elif refused:
+            note = refused
+        for label, rec in [("glibc (baseline)", base)] + list(records.items()):
+            test_t, test_m = answer["tests"]["time"].get(label), answer["tests"]["peak"].get(label)
+            row = {"stage": "confirm", "label": label, "verified": "yes", "baseline": rec is base,
+                   "time": rec["time"], "peak_kb": rec["peak"], "cpu": rec["cpu"], "wall": rec["wall"],
+                   "metric": rec["metric"], "reps": rec["reps_ok"],
+                   "time_change": test_t["change"] if test_t else None, "peak_change": test_m["change"] if test_m else None,
+                   "verdict": (answer["tests"][answer.get("figure", "time")].get(label) or {}).get("verdict", "baseline")}
+            cand_rows.append(row)
+        note = (note + " " + advise_agreement(cand_rows, goal)).strip()
+        if answer["verdict"] != recommend.KEEP:
+            snips = advise_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
+    else:
+        why = conf.get("skipped") or "no candidate was confirmed"
+        answer = {"verdict": recommend.KEEP, "why": why, "detectable": float("nan"), "label": "", "goal": goal}
+    metric_name = done["baseline"].get("metric_name")
+    text = recommend.recommend_text(answer, metric_name if axis == "metric" else None)
+    rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis}
+    if answer["verdict"] != recommend.KEEP:
+        cand = next(c for c in conf["chosen"] if c["label"] == answer["label"])
+        rec_out.update(allocator=cand["allocator"], env=dict(w.split("=", 1) for w in cand["env"].split()),
+                       label=answer["label"], confidence={"ci_low": answer["test"]["ci_low"],
+                       "ci_high": answer["test"]["ci_high"], "p_adjusted": answer["test"]["p_adjusted"],
+                       "level": 0.95}, figures={"change": answer["test"]["change"], "figure": answer["figure"],
+                       "tradeoffs": {f: (t or {}).get("change") for f, t in answer["tradeoffs"].items()}})
+    else:
+        rec_out.update(allocator="glibc", env={}, detectable=answer["detectable"])
+    for row in cand_rows:
+        row.pop("time_samples", None)
+        row.pop("peak_samples", None)
+    return {"command": adv.command, "workload": adv.opts["workloads"],
+            "command_text": " ".join(adv.command) if adv.command else adv.opts["workloads"],
+            "recommendation": rec_out, "candidates": cand_rows, "snippets": snips,
+            "notes": adv.notes + advise_profile_notes(done), "dropped": adv.st["dropped"],
+            "budget_s": adv.opts["budget"], "elapsed_s": adv.clock.elapsed(),
+            "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
+                           + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
+
+
+def advise_agreement(rows, goal):
+    """One sentence: how the screen's order of the confirmed candidates matched the program's."""
+    key = {"memory": "peak_kb"}.get(goal, "time")
+    screen = {r["label"]: r[key] for r in rows if r["stage"] == "screen" and r.get(key) is not None}
+    screen.update({"glibc (baseline)": v for r in rows if r["stage"] == "screen" and r.get("baseline")
+                   for v in [r.get(key)] if v is not None})
+    confirm = {r["label"]: r[key] for r in rows if r["stage"] == "confirm" and r.get(key) is not None}
+    tau = recommend.recommend_agreement(screen, confirm)
+    if tau != tau:
+        return "Screen and confirmation: too few candidates in common to compare their order."
+    verdict = "agreed" if tau >= 0.5 else "disagreed; the real program's figures decide"
+    return f"Screen (replay) and confirmation (the program) {verdict} on the order (Kendall tau {tau:+.2f})."
+
+
+def advise_profile_notes(done):
+    """The profile's lines for the evidence."""
+    prof = done.get("profile", {})
+    if "stats" not in prof:
+        return []
+    return ["profile: " + line.strip() for line in profile.profile_text(prof["stats"], prof["traits"])]
+
+
+def advise_write(adv, advice):
+    """Writes advice.json, advice.md, advice.html (with the plot) and prints the answer and snippets."""
+    advice["plot"] = output.output_plot(adv.out, advice["candidates"], "speed")
+    output.output_json(adv.out, advice)
+    text = output.output_markdown(advice)
+    output.output_html(adv.out, advice, text)
+    print(f"advice ({advice['recommendation']['goal']}): {advice['recommendation']['text']}")
+    if advice["recommendation"].get("note"):
+        print(f"  {advice['recommendation']['note']}")
+    for name, snippet in advice["snippets"].items():
+        print(f"{name}:\n" + "\n".join("  " + line for line in snippet.splitlines()))
+    for item in advice["dropped"]:
+        print(f"dropped to fit the budget: {item}")
+    print(f"took {advice['elapsed_s']:.0f} s of a {advice['budget_s']:.0f} s budget")
+
+
+def advise_setup(argv):
+    """(Advise, its state) of a new run or of --resume DIR; exits 2 on bad input."""
+    opts, command = advise_args(argv)
+    if opts.resume:
+        try:
+            st = state.state_load(opts.resume)
+        except state.StateError as err:
+            cli.usage_exit("heapbench advise", str(err))
+        if "--budget" in argv:
+            st["opts"]["budget"] = opts.budget
+        out, command = opts.resume, st["command"]
+    else:
+        out = opts.output or os.path.join(layout.results_dir(), "advise-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+        if os.path.isfile(os.path.join(out, state.STATE)):
+            cli.usage_exit("heapbench advise", f"-o {out} holds an earlier advise; continue it with --resume {out} "
+                           "or give a new directory")
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as err:
+            cli.usage_exit("heapbench advise", f"cannot create {out} ({err.strerror}); give a writable -o DIR")
+        keep = ("goal", "budget", "workloads", "allocators", "metric", "threshold", "alpha")
+        st = state.state_new({k: getattr(opts, k) for k in keep}, command)
+        state.state_save(out, st)
+    if not os.access(cli.binary(), os.X_OK):
+        cli.usage_exit("heapbench advise", f"{cli.binary()} is missing; run 'make' first")
+    clock = progress.Progress(st["opts"]["budget"], st.get("spent", 0.0))
+    return Advise(st["opts"], command, out, st, clock)
+
+
+def main(argv):
+    """Entry point of `heapbench advise`; returns the exit code (130 on Ctrl-C, the directory resumable)."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    adv = advise_setup(argv)
+    stage = "baseline"
+    try:
+        for stage, run in (("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
+                           ("confirm", adv.confirm)):
+            if stage not in adv.st["done"]:
+                run()
+            prof = adv.st["done"].get("profile", {})
+            if stage == "profile" and "stats" in prof:
+                adv.clock.done()
+                print("profile:\n" + "\n".join(profile.profile_text(prof["stats"], prof["traits"])), flush=True)
+            if stage == "profile" and "stats" in prof and prof["stats"].get("ops", 0) < profile.FEW_OPS:
+                ops = prof["stats"].get("ops", 0)
+                print(f"advice: {recommend.KEEP}: the program made {ops} malloc-API calls; no allocator or setting "
+                      f"can matter to it\nresults: {adv.out}")
+                return 0
+        stage = "recommend"
+        advice = advise_recommend(adv)
+        adv.clock.done()
+        advise_write(adv, advice)
+        adv.st["spent"] = adv.clock.elapsed()
+        state.state_save(adv.out, adv.st)
+    except AdviseStop as err:
+        adv.clock.done()
+        print(f"heapbench advise: {err} (directory kept: {adv.out})", file=sys.stderr)
+        return err.code
+    except KeyboardInterrupt:
+        adv.clock.done()
+        adv.st["spent"] = adv.clock.elapsed()
+        state.state_save(adv.out, adv.st)
+        print(f"heapbench advise: interrupted in stage {stage}; {adv.out} kept: continue with "
+              f"heapbench advise --resume {adv.out}", file=sys.stderr)
+        return 130
+    print(f"results: {adv.out}")
+    return 0
