@@ -3,11 +3,11 @@
 # Completes the subcommands; each subcommand's options, read from its own `--help` (so they cannot
 # drift from the CLI); allocator and workload names, read from `heapbench list`, also inside
 # comma-separated lists (-a glibc,jem<TAB>); directories and files where an option or a
-# subcommand takes a path; and the command after `--` of exec and tune.
+# subcommand takes a path; and the command after `--` of exec, tune and advise.
 # Always holds: the completion never runs a benchmark: it only runs `heapbench SUB --help` and
 # `heapbench list`, each at most once per shell and heapbench binary (the answers are cached).
 
-_HEAPBENCH_SUBCOMMANDS="run exec list report compare ci merge tune"
+_HEAPBENCH_SUBCOMMANDS="run exec list report compare ci merge tune advise"
 
 # The options that `$1 $2 --help` prints: every -x / --name at the start of an option line.
 _heapbench_help_options()
@@ -65,7 +65,7 @@ _heapbench()
     _init_completion -n =: || return
     local bin=${words[0]} sub="" i
     for ((i = 1; i < cword; i++)); do
-        if [[ "${words[i]}" == -- ]] && [[ "$sub" == exec || "$sub" == tune ]]; then
+        if [[ "${words[i]}" == -- ]] && [[ "$sub" == exec || "$sub" == tune || "$sub" == advise ]]; then
             _command_offset $((i + 1))
             return
         fi

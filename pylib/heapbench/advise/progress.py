@@ -1,7 +1,8 @@
 """progress.py - advise's progress for a person at a terminal: the stage, a bar and the time left.
 
-Always holds: on a terminal (stderr is a tty) one line is redrawn in place; elsewhere each
-stage start is one plain line; nothing is written to stdout, which carries the advice itself.
+Always holds: on a terminal (stderr is a tty) one line is redrawn in place and erased at the
+end; elsewhere nothing is shown (a log or a pipe gets only the answer and the one-line errors);
+nothing is written to stdout, which carries the advice itself.
 """
 import sys
 import time
@@ -40,9 +41,6 @@ class Progress:
             self.stream.write(f"\r\033[K[{bar}] {number}/{len(STAGES)} {stage}: {note} "
                               f"({elapsed:.0f} s, ETA {eta:.0f} s)")
             self.stream.flush()
-        elif stage != self.stage:
-            print(f"advise: stage {number}/{len(STAGES)} {stage}: {note} (at {elapsed:.0f} s, ETA {eta:.0f} s)",
-                  file=self.stream, flush=True)
         self.stage = stage
 
     def done(self):
