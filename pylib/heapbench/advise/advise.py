@@ -437,7 +437,11 @@ def advise_setup(argv):
 def main(argv):
     """Entry point of `heapbench advise`; returns the exit code (130 on Ctrl-C, the directory resumable)."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    adv = advise_setup(argv)
+    try:
+        adv = advise_setup(argv)
+    except KeyboardInterrupt:
+        print("heapbench advise: interrupted before the first stage; nothing was measured", file=sys.stderr)
+        return 130
     stage = "baseline"
     try:
         for stage, run in (("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
