@@ -335,6 +335,12 @@ def test_speed():
     check("speed-flat-wall-cpu-moves", why is not None and "y=1 moved CPU time by +" in why, why)
     wall_moves = _speed_point("z=1", "Z=1", [0.80, 0.81, 0.82, 0.80, 0.83], [0.60, 0.61, 0.62, 0.60, 0.63])
     check("speed-wall-moves-is-speed", speed.speed_wall_flat([base, wall_moves], {"r": base}, 0.02, 0.05) is None)
+    noisy = _speed_point("v=1", "V=1", [0.40, 0.9, 0.45, 0.7, 0.62], [0.44, 0.45, 0.46, 0.44, 0.47])
+    check("speed-noisy-wall-that-follows-is-not-flat",
+          speed.speed_wall_flat([base, noisy], {"r": base}, 0.02, 0.05) is None)
+    small = _speed_point("u=1", "U=1", [0.43, 0.44, 0.43, 0.45, 0.44], [0.60, 0.61, 0.62, 0.60, 0.63])
+    why = speed.speed_wall_flat([base, small], {"r": base}, 0.02, 0.05)
+    check("speed-small-significant-wall-is-flat", why is not None and "u=1 moved CPU time" in why, why)
     same = _speed_point("w=1", "W=1", flat, [0.30, 0.31, 0.30, 0.32, 0.31])
     check("speed-nothing-moves-is-not-refused", speed.speed_wall_flat([base, same], {"r": base}, 0.02, 0.05) is None)
 

@@ -101,6 +101,7 @@ class Advise:
         """Marks the stage done with its result and saves the state."""
         self.st["done"][stage] = result
         self.st["spent"] = self.clock.elapsed()
+        self.st.setdefault("stage_end_s", {})[stage] = round(self.st["spent"], 1)
         state.state_save(self.out, self.st)
 
     # --- stages -------------------------------------------------------------------------------
@@ -145,42 +146,59 @@ class Advise:
         self.save("profile", {"trace": "profile/trace.hbt", "stats": stats, "traits": traits})
 
     def screen(self):
-        """The trace replayed under every installed allocator at its defaults and key settings (verified first)."""
+        """The trace replayed under every installed allocator at its defaults (one interleaved run), then at
+        its key settings (verified first), the most promising allocators first, as far as the budget goes."""
         prof = self.st["done"]["profile"]
         if "error" in prof:
             self.save("screen", {"skipped": prof["error"], "candidates": []})
             return
         hints = [h for _, _, hs in prof["traits"] for h in hs]
-        share_end = self.clock.elapsed() + budget.budget_screen_share(self.opts["budget"], self.clock.elapsed())
-        run_s = max(0.2, self.st["done"]["baseline"]["run_s"])
-        screened, dirs = [], {}
         installed = advise_installed(self.opts["allocators"])
-        for index, (entry, family) in enumerate(installed):
+        share_end = self.clock.elapsed() + budget.budget_screen_share(self.opts["budget"], self.clock.elapsed())
+        self.clock.show("screen", f"replaying under {len(installed)} allocators at their defaults",
+                        share_end + 0.5 * (self.opts["budget"] - share_end))
+        start = self.clock.elapsed()
+        records = self.measure(os.path.join("screen", "defaults"), self.replay_argv([e.name for e, _ in installed]), [""])
+        run_s = max(0.05, (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD)
+                    / max(1, budget.SCREEN_REPS * len(installed)))
+        screened, dirs = [], {"defaults": os.path.join("screen", "defaults")}
+        for entry, family in installed:
+            screened.append(advise_candidate_row(candidates.Candidate(entry, family, ()), "screen",
+                                                 records.get((entry.name,))))
             if not family:
                 self.notes.append(f"{entry.name} has no tunables catalogued: screened at its defaults only")
-            cands = candidates.candidates_for(entry, family, hints)
-            left = share_end - self.clock.elapsed() - budget.RUNNER_OVERHEAD
-            fits = max(1, int(left / (budget.SCREEN_REPS * run_s + budget.VERIFY_COST)) // max(1, len(installed) - index))
-            if left <= 0:
-                self.st["dropped"].append(f"screen of {entry.name} (the screen's share of the budget was spent)")
+        key = SCREEN_FIGURE[self.opts["goal"]]
+        by_name = {r["allocator"]: r for r in screened}
+        for entry, family in sorted(installed, key=lambda ef: _figure(by_name[ef[0].name], key)):
+            cands = candidates.candidates_for(entry, family, hints)[1:]
+            if not cands:
                 continue
-            if len(cands) > fits:
-                self.st["dropped"].append(f"screen of {entry.name}: " + ", ".join(c.label() for c in cands[fits:]))
-                cands = cands[:fits]
-            self.clock.show("screen", f"replaying under {entry.name} ({len(cands)} settings)", None)
+            fits = int((share_end - self.clock.elapsed() - budget.RUNNER_OVERHEAD)
+                       / (budget.SCREEN_REPS * run_s + budget.VERIFY_COST))
+            if fits < len(cands):
+                self.st["dropped"].append(f"screen of {entry.name} at " + ", ".join(c.label() for c in cands[max(0, fits):]))
+            cands = cands[:max(0, fits)]
+            if not cands:
+                continue
+            self.clock.show("screen", f"replaying under {entry.name} at {len(cands)} settings")
             applied = [c for c in cands if candidates.candidates_verify(c)]
-            argv = [cli.binary(), "run", "-w", "trace:" + os.path.join(self.out, prof["trace"]), "-a", entry.name,
-                    "-n", str(budget.SCREEN_REPS), "--warmup", "0"]
-            argv += ["--latency", "sampled"] if self.opts["goal"] == "latency" else []
             tag = os.path.join("screen", entry.name)
             start = self.clock.elapsed()
-            records = self.measure(tag, argv, [c.env_text() for c in applied])
-            run_s = max(0.05, (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD) / max(1, budget.SCREEN_REPS * len(applied)))
-            dirs[entry.name] = tag
+            records = self.measure(tag, self.replay_argv([entry.name]), [c.env_text() for c in applied]) if applied else {}
+            if applied:
+                run_s = max(0.05, (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD)
+                            / (budget.SCREEN_REPS * len(applied)))
+                dirs[entry.name] = tag
             for c in cands:
                 rec = records.get((entry.name,) + measure.measure_env_key(c.env_text())) if c.applied else None
                 screened.append(advise_candidate_row(c, "screen", rec))
         self.save("screen", {"dirs": dirs, "candidates": screened})
+
+    def replay_argv(self, allocators):
+        """The runner command line that replays the profile's trace under allocators (without --env/-o)."""
+        argv = [cli.binary(), "run", "-w", "trace:" + os.path.join(self.out, self.st["done"]["profile"]["trace"]),
+                "-a", ",".join(allocators), "-n", str(budget.SCREEN_REPS), "--warmup", "0"]
+        return argv + (["--latency", "sampled"] if self.opts["goal"] == "latency" else [])
 
     def confirm(self):
         """The best screened candidates (front + best per goal) on the real program, interleaved with the baseline."""
@@ -266,6 +284,12 @@ def advise_candidate_row(cand, stage, rec):
 SCREEN_FIGURE = {"time": "time", "memory": "peak_kb", "latency": "p99", "balanced": "time"}
 
 
+def _figure(row, key):
+    """A screen row's figure for ordering (infinity when it has none: a failed or unmeasured row last)."""
+    value = row.get(key)
+    return value if value is not None else float("inf")
+
+
 def advise_choose(rows, goal):
     """The screened candidates worth confirming, in order: the best for the goal, the rest of the
     time/RSS Pareto front by the goal's figure, the best for each other goal, then each allocator's
@@ -315,6 +339,7 @@ def advise_recommend(adv):
     done, goal = adv.st["done"], adv.opts["goal"]
     cand_rows = list(done.get("screen", {}).get("candidates", []))
     conf = done.get("confirm", {})
+    advise_screen_changes(cand_rows)
     answer, axis, snips, note = None, "wall", {}, ""
     if conf.get("dir"):
         base, records, axis = adv.records()
@@ -359,8 +384,18 @@ def advise_recommend(adv):
             "recommendation": rec_out, "candidates": cand_rows, "snippets": snips,
             "notes": adv.notes + advise_profile_notes(done), "dropped": adv.st["dropped"],
             "budget_s": adv.opts["budget"], "elapsed_s": adv.clock.elapsed(),
+            "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
             "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
                            + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
+
+
+def advise_screen_changes(rows):
+    """Adds time_change and peak_change to the screen rows: their medians against the replay under glibc's defaults."""
+    base = next((r for r in rows if r["stage"] == "screen" and r.get("baseline")), None)
+    for row in rows:
+        for key, figure in (("time_change", "time"), ("peak_change", "peak_kb")):
+            if base and row.get(figure) is not None and base.get(figure):
+                row[key] = row[figure] / base[figure] - 1.0
 
 
 def advise_agreement(rows, goal):
@@ -398,7 +433,8 @@ def advise_write(adv, advice):
         print(f"{name}:\n" + "\n".join("  " + line for line in snippet.splitlines()))
     for item in advice["dropped"]:
         print(f"dropped to fit the budget: {item}")
-    print(f"took {advice['elapsed_s']:.0f} s of a {advice['budget_s']:.0f} s budget")
+    print(f"took {advice['elapsed_s']:.0f} s of a {advice['budget_s']:.0f} s budget "
+          f"({output.output_stage_ends(advice)})")
 
 
 def advise_setup(argv):

@@ -2,8 +2,8 @@
 
 Always holds: the plan is made from measured times only (the baseline's runs, then each
 screen invocation as it ends), so it adapts to the program and the machine's load; the
-confirmation's reps are at least what heapbench.stats' test needs to reach alpha after Holm's
-correction over its K candidates (stats_needed_reps); whatever the plan leaves out is named
+confirmation's reps are at least what heapbench.stats' test needs to reach alpha / POWER_MARGIN
+after Holm's correction over its K candidates (stats_needed_reps); whatever the plan leaves out is named
 in the dropped list that the advice prints.
 """
 from heapbench import stats
@@ -15,6 +15,9 @@ SCREEN_REPS = 3
 SCREEN_SHARE = 0.35     # of what is left after the baseline and the profile
 RESERVE = 0.05          # of the budget, kept for the recommendation and the output files
 MAX_K = 6
+# The confirmation's reps can reach alpha / POWER_MARGIN after Holm, not just alpha: with the bare
+# minimum (5 + 5 for K <= 3) one overlapping pair of runs is enough to lose a real difference.
+POWER_MARGIN = 2
 MAX_REPS = 20
 
 
@@ -44,7 +47,7 @@ def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available):
     """
     left = budget * (1 - RESERVE) - elapsed - RUNNER_OVERHEAD
     for k in range(min(MAX_K, available), 0, -1):
-        reps = stats.stats_needed_reps(alpha, k)
+        reps = stats.stats_needed_reps(alpha / POWER_MARGIN, k)
         per_rep = cells_of(k) * run_s
         if reps * per_rep <= left:
             reps = max(reps, min(MAX_REPS, int(left // per_rep)))

@@ -52,7 +52,8 @@ def output_markdown(advice):
     """The advice as Markdown text."""
     rec = advice["recommendation"]
     lines = [f"# heapbench advise: {advice['command_text']}", "", f"Goal: **{rec['goal']}**. "
-             f"Budget {advice['budget_s']:.0f} s, used {advice['elapsed_s']:.0f} s.", "", "## Answer", "",
+             f"Budget {advice['budget_s']:.0f} s, used {advice['elapsed_s']:.0f} s ({output_stage_ends(advice)}).",
+             "", "## Answer", "",
              f"**{rec['text']}**", ""]
     if rec.get("note"):
         lines += [rec["note"], ""]
@@ -76,6 +77,12 @@ def output_markdown(advice):
     return "\n".join(lines)
 
 
+def output_stage_ends(advice):
+    """'stages ended at: baseline 4 s, profile 9 s, ...' (seconds since the start, resumes included)."""
+    ends = advice.get("stage_end_s", {})
+    return "stages ended at: " + ", ".join(f"{stage} {end:.0f} s" for stage, end in ends.items())
+
+
 def _num(value, div=1):
     """A figure for the table, '' when unknown."""
     return "" if value is None else f"{value / div:.4g}"
@@ -96,7 +103,7 @@ def output_html(directory, advice, markdown_text):
              "background:#eef6ee;padding:.6em;border-left:4px solid #393}</style></head><body>",
              f"<h1>heapbench advise: {html.escape(advice['command_text'])}</h1>",
              f"<p>Goal: <b>{html.escape(rec['goal'])}</b>. Budget {advice['budget_s']:.0f} s, used "
-             f"{advice['elapsed_s']:.0f} s.</p>", "<h2>Answer</h2>",
+             f"{advice['elapsed_s']:.0f} s ({html.escape(output_stage_ends(advice))}).</p>", "<h2>Answer</h2>",
              f"<p class='answer'>{html.escape(rec['text'])}</p>"]
     if rec.get("note"):
         parts.append(f"<p>{html.escape(rec['note'])}</p>")
