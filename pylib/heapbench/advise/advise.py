@@ -115,7 +115,7 @@ class Advise:
         if rec is None or not rec["reps_ok"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
             raise AdviseStop(advise_failure_line(why, self.opts["budget"] * 0.3), 1)
-        run_s = max(rec["time_samples"])
+        run_s = rec["time"]  # the median: one run slowed by the machine's load does not size the plan
         need = budget.budget_too_small(self.opts["budget"], run_s)
         result = {"dir": "baseline", "run_s": run_s, "wall": rec["time"], "peak_kb": rec["peak"], "cpu": rec["cpu"],
                   "metric": rec["metric"], "metric_name": rec["metric_name"]}

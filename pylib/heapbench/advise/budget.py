@@ -18,7 +18,7 @@ MAX_K = 6
 # The confirmation's reps can reach alpha / POWER_MARGIN after Holm, not just alpha: with the bare
 # minimum (5 + 5 for K <= 3) one overlapping pair of runs is enough to lose a real difference.
 POWER_MARGIN = 2
-MAX_REPS = 20
+MAX_REPS = 10   # beyond this the confirmation stops growing: the budget is a cap, not a target
 
 
 def budget_record_cost(run_s):
