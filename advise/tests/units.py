@@ -91,8 +91,8 @@ def test_recommend():
 def test_budget():
     """The confirmation's size: reps enough for Holm over K, K as large as fits."""
     plan = budget.budget_confirm_plan(300, 100, 1.0, lambda k: k + 1, 0.05, 6)
-    # left = 285 - 100 - 0.6 = 184.4; K=6 needs 7 reps (min p 4/3432 <= 0.05/2/6) x 7 cells = 49 s: fits,
-    # and the reps then fill what is left: 184.4 // 7 = 26, capped at MAX_REPS = 10.
+    # left = 285 - 100 - 0.6 = 184.4; K=6 needs 7 reps (min p 4/3432 <= 0.05/2/6) + 1 warm-up, x 7 cells
+    # x 1.15 = 64.4 s: fits, and the reps then fill what is left: 184.4 // 8.05 - 1 = 21, capped at MAX_REPS = 10.
     check("budget-k6", plan is not None and plan[0] == 6 and plan[1] == 10, plan)
     check("budget-none", budget.budget_confirm_plan(20, 19, 1.0, lambda k: k + 1, 0.05, 3) is None)
     check("budget-too-small", budget.budget_too_small(5, 1.0) > 5 and budget.budget_too_small(300, 1.0) == 0.0)

@@ -15,6 +15,8 @@ SCREEN_REPS = 3
 SCREEN_SHARE = 0.35     # of what is left after the baseline and the profile
 RESERVE = 0.05          # of the budget, kept for the recommendation and the output files
 MAX_K = 6
+CONFIRM_WARMUP = 1      # the confirmation's warm-up round (the runner's --warmup 1): one more run per cell
+SLACK = 1.15            # runs of several allocators under a loaded machine take longer than the baseline's median
 # The confirmation's reps can reach alpha / POWER_MARGIN after Holm, not just alpha: with the bare
 # minimum (5 + 5 for K <= 3) one overlapping pair of runs is enough to lose a real difference.
 POWER_MARGIN = 2
@@ -48,8 +50,8 @@ def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available):
     left = budget * (1 - RESERVE) - elapsed - RUNNER_OVERHEAD
     for k in range(min(MAX_K, available), 0, -1):
         reps = stats.stats_needed_reps(alpha / POWER_MARGIN, k)
-        per_rep = cells_of(k) * run_s
-        if reps * per_rep <= left:
-            reps = max(reps, min(MAX_REPS, int(left // per_rep)))
-            return k, reps, reps * per_rep + RUNNER_OVERHEAD
+        per_rep = cells_of(k) * run_s * SLACK
+        if (reps + CONFIRM_WARMUP) * per_rep <= left:
+            reps = max(reps, min(MAX_REPS, int(left // per_rep) - CONFIRM_WARMUP))
+            return k, reps, (reps + CONFIRM_WARMUP) * per_rep + RUNNER_OVERHEAD
     return None
