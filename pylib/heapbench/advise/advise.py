@@ -70,7 +70,7 @@ class Advise:
         self.opts, self.command, self.out, self.st, self.clock = opts, command, out, st, clock
         self.log = open(os.path.join(out, "advise.log"), "a", encoding="utf-8")
         self.clean_env = verify.verify_clean_env()
-        self.notes = []
+        self.notes = st.setdefault("notes", [])  # kept in state.json: a resumed run still says them
 
     # --- the runner ---------------------------------------------------------------------------
     def program_argv(self, allocators, reps, warmup, timeout=None):
@@ -110,8 +110,12 @@ class Advise:
         self.clock.show("baseline", "the program as it is", self.opts["budget"])
         reps = budget.BASELINE_REPS
         argv = self.program_argv(["glibc"], reps, 0, timeout=self.opts["budget"] * 0.3)
-        records = self.measure("baseline", argv, [""])
-        rec = records.get(("glibc",))
+        user = self.opts.get("user_env", "")
+        if user:
+            self.notes.append(f"the baseline keeps the allocator variables of your environment ({user}); "
+                              "the candidates run without them")
+        records = self.measure("baseline", argv, [user])
+        rec = records.get(("glibc",) + measure.measure_env_key(user))
         if rec is None or not rec["reps_ok"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
             raise AdviseStop(advise_failure_line(why, self.opts["budget"] * 0.3), 1)
@@ -208,8 +212,9 @@ class Advise:
             chosen = [{"allocator": e.name, "settings": [], "label": e.name, "env": ""}
                       for e, _ in advise_installed(self.opts["allocators"]) if e.name != "glibc"]
         run_s = self.st["done"]["baseline"]["run_s"]
+        user = self.opts.get("user_env", "")
         plan = budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), run_s,
-                                          lambda k: advise_cells(chosen[:k]), self.opts["alpha"], len(chosen))
+                                          lambda k: advise_cells(chosen[:k], user), self.opts["alpha"], len(chosen))
         if plan is None:
             self.st["dropped"].append("the confirmation on the program (no room left in the budget)")
             self.save("confirm", {"skipped": "no room left in the budget", "chosen": []})
@@ -221,7 +226,7 @@ class Advise:
         self.clock.show("confirm", f"{k} candidate(s) and the baseline, {reps} reps each",
                         self.clock.elapsed() + cost)
         allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
-        envs = sorted({""} | {c["env"] for c in chosen})
+        envs = sorted({self.opts.get("user_env", "")} | {c["env"] for c in chosen})
         self.measure("confirm", self.program_argv(allocators, reps, 1), envs)
         self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps})
 
@@ -232,7 +237,7 @@ class Advise:
         by_key = {}
         for recs in measure.measure_cells(data, "confirm", by_allocator=True).values():
             by_key.update(recs)
-        base = by_key.get(("glibc",))
+        base = by_key.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         out = {}
         for c in conf["chosen"]:
             rec = by_key.get((c["allocator"],) + measure.measure_env_key(c["env"]))
@@ -247,6 +252,15 @@ class Advise:
             rec["mem"] = rec["peak"]
             speed.speed_apply(rec, axis)
         return base, out, axis
+
+
+def advise_user_env():
+    """The allocator variables of the caller's environment (GLIBC_TUNABLES, MALLOC_ARENA_MAX, ...) as the
+    runner's --env text: the baseline keeps them (the program as it is); every candidate runs without
+    them. LD_PRELOAD is left out: the runner sets it for each allocator."""
+    pairs = [f"{k}={v}" for k, v in sorted(os.environ.items())
+             if verify.FAMILY_VARS.match(k) and k != "LD_PRELOAD" and " " not in v]
+    return " ".join(pairs)
 
 
 def advise_failure_line(why, timeout):
@@ -318,9 +332,9 @@ def advise_choose(rows, goal):
     return [{"allocator": r["allocator"], "settings": r["settings"], "label": r["label"], "env": r["env"]} for r in out]
 
 
-def advise_cells(chosen):
+def advise_cells(chosen, user_env=""):
     """The cells the runner measures for these candidates and the baseline: allocators x env sets."""
-    return len({"glibc"} | {c["allocator"] for c in chosen}) * len({""} | {c["env"] for c in chosen})
+    return len({"glibc"} | {c["allocator"] for c in chosen}) * len({user_env} | {c["env"] for c in chosen})
 
 
 def advise_snippets(label, conf, command, workload):
@@ -462,7 +476,7 @@ def advise_setup(argv):
         except OSError as err:
             cli.usage_exit("heapbench advise", f"cannot create {out} ({err.strerror}); give a writable -o DIR")
         keep = ("goal", "budget", "workloads", "allocators", "metric", "threshold", "alpha")
-        st = state.state_new({k: getattr(opts, k) for k in keep}, command)
+        st = state.state_new(dict({k: getattr(opts, k) for k in keep}, user_env=advise_user_env()), command)
         state.state_save(out, st)
     if not os.access(cli.binary(), os.X_OK):
         cli.usage_exit("heapbench advise", f"{cli.binary()} is missing; run 'make' first")
@@ -488,11 +502,12 @@ def main(argv):
             if stage == "profile" and "stats" in prof:
                 adv.clock.done()
                 print("profile:\n" + "\n".join(profile.profile_text(prof["stats"], prof["traits"])), flush=True)
-            if stage == "profile" and "stats" in prof and prof["stats"].get("ops", 0) < profile.FEW_OPS:
-                ops = prof["stats"].get("ops", 0)
-                print(f"advice: {recommend.KEEP}: the program made {ops} malloc-API calls; no allocator or setting "
-                      f"can matter to it\nresults: {adv.out}")
-                return 0
+            if stage == "profile" and "stats" in prof and prof["stats"].get("ops", 0) < profile.FEW_OPS \
+                    and "confirm" not in adv.st["done"]:
+                why = (f"the program made {prof['stats'].get('ops', 0)} malloc-API calls; no allocator or "
+                       "setting can matter to it")
+                adv.save("screen", {"skipped": why, "candidates": []})
+                adv.save("confirm", {"skipped": why, "chosen": []})
         stage = "recommend"
         advice = advise_recommend(adv)
         adv.clock.done()

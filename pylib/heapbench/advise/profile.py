@@ -123,6 +123,8 @@ def profile_traits(stats):
 
 def profile_text(stats, traits):
     """The profile as printed lines: the statistics, then the relevant knobs."""
+    if not stats.get("ops"):
+        return ["  no malloc-API call was recorded (the program, or each process it started, allocated nothing)"]
     peak_live = (stats.get("peak_live") or 0) / 1048576
     lines = [f"  threads {stats.get('threads', '?')}, {stats.get('ops', 0)} malloc-API calls, "
              f"{stats.get('cross_frees', 0)} of {stats.get('frees', 0)} frees cross-thread",
