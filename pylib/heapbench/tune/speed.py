@@ -79,8 +79,9 @@ def speed_wall_flat(points, defaults, threshold, alpha):
 
     Wall time is no speed of a program when a point moves its printed figure (without one, its CPU time)
     significantly beyond threshold while its wall time does not follow: its median moves less
-    than WALL_SHARE of the figure's change (a wall time that moves as much, significantly or
-    not, follows the figure; one that moves a little, even significantly, does not). Such a program runs for a fixed time. points
+    than WALL_SHARE of the figure's change as a time (a throughput that falls 61% is +156% of
+    time per unit; a wall time that moves as much, significantly or not, follows the figure;
+    one that moves a little, even significantly, does not). Such a program runs for a fixed time. points
     carry wall_samples (speed_apply).
     """
     for p in points:
@@ -91,7 +92,9 @@ def speed_wall_flat(points, defaults, threshold, alpha):
         key, name = ("metric", p["metric_name"]) if p.get("metric_name") else ("cpu", "CPU time")
         if speed_moves(base, p, key, threshold, alpha):
             figure = stats.compare_samples(base[key + "_samples"], p[key + "_samples"], threshold, alpha)
-            followed = abs(wall["change"]) >= WALL_SHARE * abs(figure["change"])
+            as_time = figure["change"] if key == "cpu" else stats.compare_samples(
+                speed_metric_seconds(base), speed_metric_seconds(p), threshold, alpha)["change"]
+            followed = abs(wall["change"]) >= WALL_SHARE * abs(as_time)
             if not followed:
                 return (f"wall time is not this program's speed: {p['label']} moved {name} by "
                         f"{figure['change'] * 100:+.1f}% while wall time moved {wall['change'] * 100:+.1f}% "
