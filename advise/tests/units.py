@@ -5,7 +5,7 @@ Always holds: prints one `PASS name` or `FAIL name: why` line per check and noth
 every expected value is worked out by hand from the fixture.
 """
 from heapbench import registry
-from heapbench.advise import advise, budget, candidates, profile, recommend, snippets
+from heapbench.advise import budget, candidates, choose, profile, recommend, snippets
 
 TRACE_TEXT = """trace: /tmp/x.hbt
 format version: 2
@@ -108,9 +108,9 @@ def test_choose():
              "time": 0.8, "peak_kb": 120.0},
             {"allocator": "jemalloc", "label": "jemalloc narenas=1", "env": "M=1", "settings": [], "baseline": False,
              "time": 0.9, "peak_kb": 130.0}]
-    chosen = [c["label"] for c in advise.advise_choose(rows, "memory")]
+    chosen = [c["label"] for c in choose.choose(rows, "memory")]
     check("choose-memory", chosen == ["glibc arena_max=1", "jemalloc"], chosen)
-    check("choose-cells", advise.advise_cells([{"allocator": "jemalloc", "env": "M=1"}]) == 4)
+    check("choose-cells", choose.choose_cells([{"allocator": "jemalloc", "env": "M=1"}]) == 4)
 
 
 def test_snippets():

@@ -17,8 +17,8 @@ import signal
 import sys
 
 from heapbench import cli, layout, results
-from heapbench.advise import budget, candidates, output, profile, progress, recommend, snippets, state
-from heapbench.tune import measure, pareto, speed, verify
+from heapbench.advise import answer, budget, candidates, choose, output, profile, progress, state
+from heapbench.tune import measure, speed, verify
 
 GOALS = ("time", "memory", "latency", "balanced")
 
@@ -171,9 +171,9 @@ class Advise:
                                                  records.get((entry.name,))))
             if not family:
                 self.notes.append(f"{entry.name} has no tunables catalogued: screened at its defaults only")
-        key = SCREEN_FIGURE[self.opts["goal"]]
+        key = choose.SCREEN_FIGURE[self.opts["goal"]]
         by_name = {r["allocator"]: r for r in screened}
-        for entry, family in sorted(installed, key=lambda ef: _figure(by_name[ef[0].name], key)):
+        for entry, family in sorted(installed, key=lambda ef: choose.choose_figure(by_name[ef[0].name], key)):
             cands = candidates.candidates_for(entry, family, hints)[1:]
             if not cands:
                 continue
@@ -207,14 +207,14 @@ class Advise:
     def confirm(self):
         """The best screened candidates (front + best per goal) on the real program, interleaved with the baseline."""
         scr = self.st["done"]["screen"]
-        chosen = advise_choose(scr["candidates"], self.opts["goal"])
+        chosen = choose.choose(scr["candidates"], self.opts["goal"])
         if not chosen:  # no screen: every installed allocator at its defaults
             chosen = [{"allocator": e.name, "settings": [], "label": e.name, "env": ""}
                       for e, _ in advise_installed(self.opts["allocators"]) if e.name != "glibc"]
         run_s = self.st["done"]["baseline"]["run_s"]
         user = self.opts.get("user_env", "")
         plan = budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), run_s,
-                                          lambda k: advise_cells(chosen[:k], user), self.opts["alpha"], len(chosen))
+                                          lambda k: choose.choose_cells(chosen[:k], user), self.opts["alpha"], len(chosen))
         if plan is None:
             self.st["dropped"].append("the confirmation on the program (no room left in the budget)")
             self.save("confirm", {"skipped": "no room left in the budget", "chosen": []})
@@ -295,145 +295,6 @@ def advise_candidate_row(cand, stage, rec):
     return row
 
 
-SCREEN_FIGURE = {"time": "time", "memory": "peak_kb", "latency": "p99", "balanced": "time"}
-
-
-def _figure(row, key):
-    """A screen row's figure for ordering (infinity when it has none: a failed or unmeasured row last)."""
-    value = row.get(key)
-    return value if value is not None else float("inf")
-
-
-def advise_choose(rows, goal):
-    """The screened candidates worth confirming, in order: the best for the goal, the rest of the
-    time/RSS Pareto front by the goal's figure, the best for each other goal, then each allocator's
-    best for the goal (baseline excluded); the budget keeps the first K."""
-    usable = [dict(r, mem=r["peak_kb"]) for r in rows
-              if r.get("time") is not None and r.get("peak_kb") is not None and not r["baseline"]]
-    if not usable:
-        return []
-    key = SCREEN_FIGURE[goal]
-
-    def goal_order(r):
-        return r.get(key) if r.get(key) is not None else float("inf")
-    ordered = sorted(pareto.pareto_front(usable), key=goal_order)
-    best = min(usable, key=goal_order)
-    out = [best] + [r for r in ordered if r is not best]
-    for other in ("time", "peak_kb", "p99"):
-        have = [r for r in usable if r.get(other) is not None]
-        if have:
-            pick = min(have, key=lambda r: r[other])
-            if pick not in out:
-                out.append(pick)
-    for allocator in sorted({r["allocator"] for r in usable}):  # then each allocator's best, for the budget to fill
-        pick = min((r for r in usable if r["allocator"] == allocator), key=goal_order)
-        if pick not in out:
-            out.append(pick)
-    return [{"allocator": r["allocator"], "settings": r["settings"], "label": r["label"], "env": r["env"]} for r in out]
-
-
-def advise_cells(chosen, user_env=""):
-    """The cells the runner measures for these candidates and the baseline: allocators x env sets."""
-    return len({"glibc"} | {c["allocator"] for c in chosen}) * len({user_env} | {c["env"] for c in chosen})
-
-
-def advise_snippets(label, conf, command, workload):
-    """The snippets of the recommended candidate (its registry entry, env and knob point)."""
-    cand = next(c for c in conf["chosen"] if c["label"] == label)
-    installed = {e.name: (e, f) for e, f in candidates.candidates_installed([cand["allocator"]])}
-    entry, family = installed[cand["allocator"]]
-    point = tuple((candidates.knobs.knobs_find(family, n), v) for n, v in cand["settings"])
-    env = candidates.knobs.knobs_env(family, point) if point else {}
-    return snippets.snippets(entry, env, point, command or [f"(the command of {workload})"])
-
-
-def advise_recommend(adv):
-    """The recommend stage: the verdicts, the agreement with the screen, the snippets; returns the advice dict."""
-    adv.clock.show("recommend", "testing the candidates against the baseline")
-    done, goal = adv.st["done"], adv.opts["goal"]
-    cand_rows = list(done.get("screen", {}).get("candidates", []))
-    conf = done.get("confirm", {})
-    advise_screen_changes(cand_rows)
-    answer, axis, snips, note = None, "wall", {}, ""
-    if conf.get("dir"):
-        base, records, axis = adv.records()
-        refused = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base},
-                                        adv.opts["threshold"] / 100, adv.opts["alpha"]) if axis == "wall" else None
-        answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
-        if refused and answer["figure"] == "time":
-            answer.update(verdict=recommend.KEEP, label="", why=refused)
-        elif refused:
-            note = refused
-        for label, rec in [("glibc (baseline)", base)] + list(records.items()):
-            test_t, test_m = answer["tests"]["time"].get(label), answer["tests"]["peak"].get(label)
-            row = {"stage": "confirm", "label": label, "verified": "yes", "baseline": rec is base,
-                   "time": rec["time"], "peak_kb": rec["peak"], "cpu": rec["cpu"], "wall": rec["wall"],
-                   "metric": rec["metric"], "reps": rec["reps_ok"],
-                   "time_change": test_t["change"] if test_t else None, "peak_change": test_m["change"] if test_m else None,
-                   "verdict": (answer["tests"][answer.get("figure", "time")].get(label) or {}).get("verdict", "baseline")}
-            cand_rows.append(row)
-        note = (note + " " + advise_agreement(cand_rows, goal)).strip()
-        if answer["verdict"] != recommend.KEEP:
-            snips = advise_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
-    else:
-        why = conf.get("skipped") or "no candidate was confirmed"
-        answer = {"verdict": recommend.KEEP, "why": why, "detectable": float("nan"), "label": "", "goal": goal}
-    metric_name = done["baseline"].get("metric_name")
-    text = recommend.recommend_text(answer, metric_name if axis == "metric" else None)
-    rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis}
-    if answer["verdict"] != recommend.KEEP:
-        cand = next(c for c in conf["chosen"] if c["label"] == answer["label"])
-        rec_out.update(allocator=cand["allocator"], env=dict(w.split("=", 1) for w in cand["env"].split()),
-                       label=answer["label"], confidence={"ci_low": answer["test"]["ci_low"],
-                       "ci_high": answer["test"]["ci_high"], "p_adjusted": answer["test"]["p_adjusted"],
-                       "level": 0.95}, figures={"change": answer["test"]["change"], "figure": answer["figure"],
-                       "tradeoffs": {f: (t or {}).get("change") for f, t in answer["tradeoffs"].items()}})
-    else:
-        rec_out.update(allocator="glibc", env={}, detectable=answer["detectable"])
-    for row in cand_rows:
-        row.pop("time_samples", None)
-        row.pop("peak_samples", None)
-    return {"command": adv.command, "workload": adv.opts["workloads"],
-            "command_text": " ".join(adv.command) if adv.command else adv.opts["workloads"],
-            "recommendation": rec_out, "candidates": cand_rows, "snippets": snips,
-            "notes": adv.notes + advise_profile_notes(done), "dropped": adv.st["dropped"],
-            "budget_s": adv.opts["budget"], "elapsed_s": adv.clock.elapsed(),
-            "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
-            "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
-                           + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
-
-
-def advise_screen_changes(rows):
-    """Adds time_change and peak_change to the screen rows: their medians against the replay under glibc's defaults."""
-    base = next((r for r in rows if r["stage"] == "screen" and r.get("baseline")), None)
-    for row in rows:
-        for key, figure in (("time_change", "time"), ("peak_change", "peak_kb")):
-            if base and row.get(figure) is not None and base.get(figure):
-                row[key] = row[figure] / base[figure] - 1.0
-
-
-def advise_agreement(rows, goal):
-    """One sentence: how the screen's order of the confirmed candidates matched the program's."""
-    key = {"memory": "peak_kb"}.get(goal, "time")
-    screen = {r["label"]: r[key] for r in rows if r["stage"] == "screen" and r.get(key) is not None}
-    screen.update({"glibc (baseline)": v for r in rows if r["stage"] == "screen" and r.get("baseline")
-                   for v in [r.get(key)] if v is not None})
-    confirm = {r["label"]: r[key] for r in rows if r["stage"] == "confirm" and r.get(key) is not None}
-    tau = recommend.recommend_agreement(screen, confirm)
-    if tau != tau:
-        return "Screen and confirmation: too few candidates in common to compare their order."
-    verdict = "agreed" if tau >= 0.5 else "disagreed; the real program's figures decide"
-    return f"Screen (replay) and confirmation (the program) {verdict} on the order (Kendall tau {tau:+.2f})."
-
-
-def advise_profile_notes(done):
-    """The profile's lines for the evidence."""
-    prof = done.get("profile", {})
-    if "stats" not in prof:
-        return []
-    return ["profile: " + line.strip() for line in profile.profile_text(prof["stats"], prof["traits"])]
-
-
 def advise_write(adv, advice):
     """Writes advice.json, advice.md, advice.html (with the plot) and prints the answer and snippets."""
     advice["plot"] = output.output_plot(adv.out, advice["candidates"], "speed")
@@ -509,7 +370,7 @@ def main(argv):
                 adv.save("screen", {"skipped": why, "candidates": []})
                 adv.save("confirm", {"skipped": why, "chosen": []})
         stage = "recommend"
-        advice = advise_recommend(adv)
+        advice = answer.answer(adv)
         adv.clock.done()
         advise_write(adv, advice)
         adv.st["spent"] = adv.clock.elapsed()
