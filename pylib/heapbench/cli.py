@@ -26,6 +26,7 @@ VOCABULARY = {
     "allocator": (None, "--allocator", "NAME=/path/lib.so"),
     "workload_bin": (None, "--workload-bin", "NAME=PATH"),
     "latency": (None, "--latency", "MODE"),
+    "metric": (None, "--metric", "NAME=REGEX[,higher]"),
 }
 
 

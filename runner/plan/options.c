@@ -107,6 +107,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  report DIR | compare BASE NEW | ci | merge DIR... | tune ...   analysis (Python)\n"
                      "  history add|testbeds|changes|report|export   the history of runs per testbed:\n"
                      "            change points, trends, export (Python; heapbench history --help)\n"
+                     "  advise    which allocator and settings for my program: heapbench advise [--goal G] -- CMD ARGS...\n"
                      "  --version print the version and the commit it was built from\n"
                      "Results: each run writes <run-id>/ and the link latest into the results location:\n"
                      "$HEAPBENCH_RESULTS when set; else, installed, ./results of the current directory\n"

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 
 from heapbench import cli, results
-from heapbench.tune import grid, knobs, measure, pareto, tune, verify
+from heapbench.tune import grid, knobs, measure, pareto, speed, tune, verify
 
 
 def check(name, condition, why=""):
@@ -328,8 +328,50 @@ def test_cli_refusal():
     a_file.close()
 
 
+def _speed_point(label, env, wall, cpu, metric=None, higher=True):
+    """A measured point of the speed tests: samples wall, cpu (lists), metric (list or None); tag 'r'."""
+    record = {"label": label, "env": env, "tag": "r", "time": sorted(wall)[len(wall) // 2], "time_samples": wall,
+              "cpu_samples": cpu, "metric_samples": metric or [], "metric_name": "ops" if metric else None,
+              "metric_higher": higher}
+    speed.speed_apply(record, "wall")
+    return record
+
+
+def test_speed():
+    """The speed axis: auto's choice, 1/x for a higher-is-better figure, and wall time refused when flat."""
+    flat = [0.40, 0.41, 0.40, 0.42, 0.41]
+    base = _speed_point("default", "", flat, [0.30, 0.31, 0.30, 0.32, 0.31], [100.0, 101, 99, 102, 100])
+    slower = _speed_point("x=1", "X=1", [0.41, 0.40, 0.42, 0.40, 0.41], [0.30, 0.31, 0.29, 0.31, 0.30],
+                          [30.0, 31, 29, 32, 30])
+    check("speed-auto-metric", speed.speed_resolve("auto", [base, slower]) == "metric")
+    check("speed-auto-wall", speed.speed_resolve("auto", [{"metric_name": None}]) == "wall")
+    try:
+        speed.speed_resolve("metric", [{"metric_name": None}])
+        check("speed-metric-without-figure", False, "accepted")
+    except ValueError as err:
+        check("speed-metric-without-figure", "--metric NAME=REGEX" in str(err), str(err))
+    point = dict(slower)
+    speed.speed_apply(point, "metric")
+    check("speed-higher-is-inverted", abs(point["time"] - 1 / 30.0) < 1e-12 and point["wall"] == slower["time"],
+          f"{point['time']} {point['wall']}")
+    why = speed.speed_wall_flat([base, slower], {"r": base}, 0.02, 0.05)
+    check("speed-flat-wall-metric-moves", why is not None and "x=1 moved ops by -70.0% while wall time moved" in why, why)
+    cpu_moves = _speed_point("y=1", "Y=1", [0.41, 0.40, 0.42, 0.40, 0.41], [0.60, 0.61, 0.62, 0.60, 0.63])
+    why = speed.speed_wall_flat([base, cpu_moves], {"r": base}, 0.02, 0.05)
+    check("speed-flat-wall-cpu-moves", why is not None and "y=1 moved CPU time by +" in why, why)
+    wall_moves = _speed_point("z=1", "Z=1", [0.80, 0.81, 0.82, 0.80, 0.83], [0.60, 0.61, 0.62, 0.60, 0.63])
+    check("speed-wall-moves-is-speed", speed.speed_wall_flat([base, wall_moves], {"r": base}, 0.02, 0.05) is None)
+    noisy = _speed_point("v=1", "V=1", [0.40, 0.9, 0.45, 0.7, 0.62], [0.44, 0.45, 0.46, 0.44, 0.47])
+    check("speed-noisy-wall-that-follows-is-not-flat",
+          speed.speed_wall_flat([base, noisy], {"r": base}, 0.02, 0.05) is None)
+    small = _speed_point("u=1", "U=1", [0.43, 0.44, 0.43, 0.45, 0.44], [0.60, 0.61, 0.62, 0.60, 0.63])
+    why = speed.speed_wall_flat([base, small], {"r": base}, 0.02, 0.05)
+    check("speed-small-significant-wall-is-flat", why is not None and "u=1 moved CPU time" in why, why)
+    same = _speed_point("w=1", "W=1", flat, [0.30, 0.31, 0.30, 0.32, 0.31])
+    check("speed-nothing-moves-is-not-refused", speed.speed_wall_flat([base, same], {"r": base}, 0.02, 0.05) is None)
+
+
 if __name__ == "__main__":
     for test in (test_grid, test_points, test_env, test_verify, test_glibc_facts, test_measure, test_measure_replay,
-                 test_pareto,
-                 test_cli_params, test_cli_refusal):
+                 test_pareto, test_speed, test_cli_params, test_cli_refusal):
         test()

@@ -12,7 +12,7 @@ import sys
 
 from heapbench import cli, judged, latency, results
 
-POINT_KEY = ("workload", "threads", "params", "env")  # a measured point: a cell and its env set
+POINT_KEY = ("workload", "threads", "params", "env", "allocator")  # a measured point: a cell, its env set, its allocator
 FREE_PHASE_PREFIXES = ("free",)  # phases.csv phase names that end with the memory given back (free-all, free)
 
 
@@ -25,20 +25,23 @@ def measure_env_key(env_text):
     return tuple(sorted(env_text.split()))
 
 
-def measure_points(runner_argv, envs, out_dir, clean_env):
+def measure_points(runner_argv, envs, out_dir, clean_env, log=None):
     """Runs runner_argv plus one --env per text of envs and -o out_dir; returns results.load() of it.
 
     runner_argv: [heapbench, 'run', options...] or [heapbench, 'exec', options..., '--', CMD...]
-    (the --env and -o options go before '--'). The runner's output goes to stderr. Raises
-    MeasureUsageError when the runner refuses the options (exit 2), results.ResultsError when
-    it left no readable results.
+    (the --env and -o options go before '--'). The runner's output goes to stderr (to the file
+    object log, both streams, when given). Raises MeasureUsageError when the runner refuses the
+    options (exit 2), results.ResultsError when it left no readable results; KeyboardInterrupt
+    when the runner was interrupted (exit 130).
     """
     argv = list(runner_argv)
     split = argv.index("--") if "--" in argv else len(argv)
     extra = [a for env in envs for a in ("--env", env)] + ["-o", out_dir]
     argv = argv[:split] + extra + argv[split:]
-    print("tune: " + " ".join(_quote(a) for a in argv), file=sys.stderr, flush=True)
-    code = subprocess.run(argv, env=cli.run_env(clean_env), stdout=sys.stderr).returncode
+    print("tune: " + " ".join(_quote(a) for a in argv), file=log or sys.stderr, flush=True)
+    code = subprocess.run(argv, env=cli.run_env(clean_env), stdout=log or sys.stderr, stderr=log).returncode
+    if code == 130:
+        raise KeyboardInterrupt
     if code == 2:
         raise MeasureUsageError("the runner refused these options (its message is above); fix them and re-run tune")
     if code not in (0, 1):
@@ -51,23 +54,31 @@ def _quote(word):
     return word if word and all(c.isalnum() or c in "-_=./,:" for c in word) else "'" + word.replace("'", "'\\''") + "'"
 
 
-def measure_cells(data, tag):
+def measure_cells(data, tag, by_allocator=False):
     """{cell: {env key: measured point}} of one results directory.
 
     cell = (workload, threads, params). A replay (trace:FILE) point's time and peak are its replay's
-    (heapbench.judged: the replay less the replayer's own, the heap). A measured point: tag, reps_ok, failed (reasons of the
-    runs that were not ok), time/peak/free/faults/p99 (medians, None when unknown) and their samples
-    time_samples, peak_samples, free_samples, faults_samples, p99_samples (p99: seconds, of the run's
-    malloc calls in every phase merged, from latency.csv; only when the run had --latency sampled).
+    (heapbench.judged: the replay less the replayer's own, the heap). With by_allocator the env key is (allocator,) + env key
+    (a run of several allocators). A measured point: tag, reps_ok, failed (reasons of the
+    runs that were not ok), time/peak/free/faults/p99/cpu/metric (medians, None when unknown) and
+    their samples time_samples, peak_samples, free_samples, faults_samples, p99_samples,
+    cpu_samples, metric_samples. time is the wall time; cpu is user + sys (the process and its
+    children); p99: seconds, of the run's malloc calls in every phase merged, from latency.csv
+    (only when the run had --latency sampled); metric: the program's own figure, the first of the
+    run's --metric (meta.json `metrics`, named in metric_name with metric_higher its direction;
+    None when the run read none).
     """
     free_rss = _free_rss_by_run(data["phases"])
     p99 = _malloc_p99_by_run(data.get("latency", []))
+    metric_name, metric_higher = measure_metric(data)
     groups = {}
     runs = judged.judged_runs(data["runs"], data["phases"])  # a replay's time and peak: its replay's (judged.py)
-    for (workload, threads, params, env), rows in results.group(runs, POINT_KEY).items():
-        group = groups.setdefault((workload, threads, params), {}).setdefault(measure_env_key(env), {
-            "tag": tag, "env": env, "failed": [], "time_samples": [], "peak_samples": [],
-            "free_samples": [], "faults_samples": [], "p99_samples": []})
+    for (workload, threads, params, env, allocator), rows in results.group(runs, POINT_KEY).items():
+        key = ((allocator,) if by_allocator else ()) + measure_env_key(env)
+        group = groups.setdefault((workload, threads, params), {}).setdefault(key, {
+            "tag": tag, "env": env, "allocator": allocator, "failed": [], "time_samples": [], "peak_samples": [],
+            "free_samples": [], "faults_samples": [], "p99_samples": [], "cpu_samples": [], "metric_samples": [],
+            "metric_name": metric_name, "metric_higher": metric_higher})
         for row in rows:
             if row["status"] != "ok":
                 group["failed"].append(f"{row['status']}: {row['reason']}")
@@ -81,13 +92,26 @@ def measure_cells(data, tag):
             _append(group["free_samples"], free_rss.get(row["run"]))
             _append(group["faults_samples"], row["page_faults"] if row["page_faults"] is not None else row["minflt"])
             _append(group["p99_samples"], p99.get(row["run"]))
+            user, system = row.get("user_s"), row.get("sys_s")
+            if isinstance(user, (int, float)) and isinstance(system, (int, float)):
+                group["cpu_samples"].append(float(user) + float(system))
+            if metric_name:
+                _append(group["metric_samples"], row.get("metric_" + metric_name))
     for cell in groups.values():
         for point in cell.values():
             point["reps_ok"] = len(point["time_samples"])
-            for name in ("time", "peak", "free", "faults", "p99"):
+            for name in ("time", "peak", "free", "faults", "p99", "cpu", "metric"):
                 samples = point[name + "_samples"]
                 point[name] = statistics.median(samples) if samples else None
     return groups
+
+
+def measure_metric(data):
+    """(name, higher is better) of the first program figure the run read (meta.json `metrics`,
+    as the runner parsed --metric or a program definition's metric), (None, False) without one."""
+    for name, direction in (data["meta"].get("metrics") or {}).items():
+        return name, direction == "higher"
+    return None, False
 
 
 def _thp_mismatch(row):

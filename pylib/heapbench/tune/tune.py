@@ -26,6 +26,7 @@ from heapbench.tune import grid
 from heapbench.tune import knobs
 from heapbench.tune import measure
 from heapbench.tune import pareto
+from heapbench.tune import speed
 from heapbench.tune import verify
 from heapbench import cli, layout, registry
 
@@ -54,9 +55,15 @@ def tune_args(argv):
     parser.add_argument("--full", action="store_true", help="measure every combination of the grid at once")
     parser.add_argument("--budget", type=int, help="measure at most N points (default point included)")
     parser.add_argument("--within", type=float, default=10.0, help="tolerance of the other objective, %% (10)")
-    parser.add_argument("--speed", choices=["wall", "p99"], default="wall",
-                        help="speed objective: wall time, or the p99 latency of malloc (all phases merged; "
+    parser.add_argument("--speed", choices=speed.CHOICES, default="auto",
+                        help="speed objective: auto (the program's printed figure when it has one, else wall "
+                             "time, refused when wall time stays flat while CPU time moves), wall, cpu (user+sys), "
+                             "metric (the --metric figure), or p99 (the p99 latency of malloc, all phases merged; "
                              "the runner is asked for --latency sampled)")
+    parser.add_argument("--wall-anyway", action="store_true",
+                        help="rank on wall time even when it stays flat while CPU time or the printed figure moves")
+    cli.add_option(parser, "metric", "the program's own speed figure, read from its output as exec and run read "
+                   "it (the first group of REGEX; ',higher' when higher is better): the speed objective")
     parser.add_argument("--memory", choices=["peak", "free"], default="peak",
                         help="memory objective: peak RSS, or RSS after the workload's free phase")
     parser.add_argument("--threshold", type=float, default=2.0, help="smallest change that counts, %% (2)")
@@ -130,6 +137,7 @@ def tune_runner_argv(opts, target, command):
     latency_mode = opts.latency or ("sampled" if opts.speed == "p99" else None)
     argv += ["--latency", latency_mode] if latency_mode and not command else []
     argv += [a for p in opts.params for a in ("-p", p)]
+    argv += ["--metric", opts.metric] if opts.metric else []
     return argv + (["--"] + command if command else [])
 
 
@@ -144,6 +152,7 @@ class TuneSearch:
         self.cells = {}      # cell -> {point key: its latest measured point}
         self.defaults = {}   # cell -> {run tag: the default point measured in that run}
         self.measured = set()
+        self.axis = None     # the speed axis (speed.py), resolved at the first measurement
 
     def key(self, point):
         """Identity of a point (its settings)."""
@@ -189,15 +198,20 @@ class TuneSearch:
                                          verify.verify_clean_env())
         by_env = {measure.measure_env_key(self.env_text(p)): p for p in points}
         cells = {}
-        for cell, records in measure.measure_cells(data, tag).items():
+        measured = measure.measure_cells(data, tag)
+        if self.axis is None:
+            try:
+                self.axis = speed.speed_resolve(self.opts.speed, [r for c in measured.values() for r in c.values()])
+            except ValueError as err:
+                raise measure.MeasureUsageError(str(err)) from err
+        for cell, records in measured.items():
             for env_key, record in records.items():
                 point = by_env.get(env_key)
                 if point is None:
                     continue
                 record.update(point=point, label=grid.grid_label(point), env=self.env_text(point), phase=tag,
                               mem=record[self.opts.memory], mem_samples=record[self.opts.memory + "_samples"])
-                if self.opts.speed == "p99":  # the speed axis of the front is malloc's p99 instead of wall time
-                    record.update(time=record["p99"], time_samples=record["p99_samples"])
+                speed.speed_apply(record, self.axis)  # the front's speed axis: wall, CPU, p99 or the printed figure
                 cells.setdefault(cell, {})[self.key(point)] = record
         return cells
 
@@ -295,9 +309,23 @@ def tune_rows(search):
                                _ratio(p["mem"], default and default["mem"])])
         recs = [pareto.pareto_recommend(points, defaults, obj, within, search.opts.threshold / 100.0, search.opts.alpha)
                 for obj in ("time", "mem")]
+        refused = tune_refuse_wall(search, points, defaults, recs)
         panels.append({"cell": cell, "title": _title(cell), "points": points, "defaults": defaults,
-                       "front": front, "recs": recs})
+                       "front": front, "recs": recs, "refused": refused})
     return rows, front_rows, panels
+
+
+def tune_refuse_wall(search, points, defaults, recs):
+    """When the speed axis is wall time and wall time is flat while CPU time or the printed figure
+    moves, withdraws every recommendation (both weigh speed) and returns the reason; else None.
+    --wall-anyway ranks on wall time all the same."""
+    if search.opts.wall_anyway or search.axis != "wall":
+        return None
+    reason = speed.speed_wall_flat(points, defaults, search.opts.threshold / 100.0, search.opts.alpha)
+    if reason:
+        for rec in recs:
+            rec.update(line=pareto.NO_GAIN, label="", why="wall time is not this program's speed (see above)")
+    return reason
 
 
 def tune_cell_order(cell):
@@ -327,19 +355,72 @@ def _title(cell):
 
 
 def tune_print(panels, search):
-    """Prints, per cell, the Pareto front and the two recommendations."""
+    """Prints, per cell, the Pareto front, the trade-off at its two ends and the two recommendations."""
     mem_name = "peak RSS" if search.opts.memory == "peak" else "RSS after free"
     for panel in panels:
         points, defaults = panel["points"], panel["defaults"]
-        print(f"{panel['title']}: {len(points)} points measured")
-        print(f"  Pareto front (median time, median {mem_name}, change vs the same-run default):")
+        print(f"{panel['title']}: {len(points)} points measured; speed: {speed.speed_name(search.axis, points)}")
+        print(f"  Pareto front (median speed, median {mem_name}, change vs the same-run default):")
         for p in panel["front"]:
             default = defaults.get(p["tag"])
-            dt, dm = _ratio(p["time"], default and default["time"]), _ratio(p["mem"], default and default["mem"])
-            speed = f"{p['time'] * 1e9:9.0f} ns p99" if search.opts.speed == "p99" else f"{p['time']:9.4f} s"
-            print(f"    {p['label']:44} {speed} {_pct(dt)}  {p['mem'] / 1024:9.2f} MiB {_pct(dm)}")
+            dm = _ratio(p["mem"], default and default["mem"])
+            print(f"    {p['label']:44} {_speed_text(p, default, search.axis)}  {p['mem'] / 1024:9.2f} MiB {_pct(dm)}")
+        for what, p in _front_ends(panel["front"]):
+            print(f"  trade-off, {what}: {p['label']}: {tune_tradeoff(p, defaults.get(p['tag']), mem_name)}")
+        if panel.get("refused"):
+            print(f"  {panel['refused']}")
         for rec in panel["recs"]:
-            print(pareto.pareto_text(rec, search.opts.within / 100.0))
+            print(pareto.pareto_text(_as_printed(rec, search.axis, points), search.opts.within / 100.0))
+
+
+def _as_printed(rec, axis, points):
+    """The recommendation with its speed changes in the printed figure's own direction: a
+    higher-is-better figure is ranked as 1/x (speed.py), so its change is turned back."""
+    if rec["objective"] != "time" or axis != "metric" or not any(p.get("metric_higher") for p in points):
+        return rec
+    out = dict(rec)
+    for key in ("change", "confirm_change"):
+        if key in out and out[key] == out[key] and out[key] > -1:
+            out[key] = 1.0 / (1.0 + out[key]) - 1.0
+    return out
+
+
+def _front_ends(front):
+    """[(what, point)] of the front's smallest and fastest points other than the default (each once)."""
+    others = [p for p in front if p["env"] != ""]
+    if not others:
+        return []
+    ends = [("smallest", min(others, key=lambda p: p["mem"])), ("fastest", min(others, key=lambda p: p["time"]))]
+    return ends if ends[0][1] is not ends[1][1] else ends[:1]
+
+
+def tune_tradeoff(point, default, mem_name):
+    """'peak RSS -15.4%, ops -72.0%, wall +1.2%, CPU +31.0%': every figure's change against the same-run default."""
+    if default is None:
+        return "no same-run default"
+    parts = [f"{mem_name} {_pct_plain(_ratio(point['mem'], default['mem']))}"]
+    if point.get("metric") is not None and default.get("metric"):
+        parts.append(f"{point['metric_name']} {_pct_plain(_ratio(point['metric'], default['metric']))}")
+    parts.append(f"wall {_pct_plain(_ratio(point.get('wall'), default.get('wall')))}")
+    parts.append(f"CPU {_pct_plain(_ratio(point.get('cpu'), default.get('cpu')))}")
+    return ", ".join(parts)
+
+
+def _speed_text(p, default, axis):
+    """The speed column of a front line: the figure in its own unit and its change against the default."""
+    if axis == "metric":
+        value = p.get("metric")
+        change = _ratio(value, default and default.get("metric"))
+        return f"{value:12.4g} {p['metric_name']} {_pct(change)}" if value is not None else " " * 24
+    change = _ratio(p["time"], default and default["time"])
+    if axis == "p99":
+        return f"{p['time'] * 1e9:9.0f} ns p99 {_pct(change)}"
+    return f"{p['time']:9.4f} s {_pct(change)}"
+
+
+def _pct_plain(ratio):
+    """A change as '+3.1%', 'n/a' when unknown."""
+    return f"{ratio * 100:+.1f}%" if ratio != "" else "n/a"
 
 
 def _pct(ratio):
@@ -348,7 +429,16 @@ def _pct(ratio):
 
 
 def main(argv):
-    """Entry point of `heapbench tune`; returns the exit code."""
+    """Entry point of `heapbench tune`; returns the exit code (130 on Ctrl-C, one line, no traceback)."""
+    try:
+        return tune_main(argv)
+    except KeyboardInterrupt:
+        print("heapbench tune: interrupted; the runs finished so far are in the output directory", file=sys.stderr)
+        return 130
+
+
+def tune_main(argv):
+    """`heapbench tune` itself; returns the exit code."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `heapbench tune ... | head` ends quietly
     opts, command = tune_args(argv)
     target = tune_allocator(opts.allocators)

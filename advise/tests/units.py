@@ -1,0 +1,134 @@
+"""units.py - advise's unit checks (no runner needed): the trace statistics reader, the relevant knobs,
+the candidates, the verdicts with Holm, the budget plan, the snippets.
+
+Always holds: prints one `PASS name` or `FAIL name: why` line per check and nothing else on stdout;
+every expected value is worked out by hand from the fixture.
+"""
+from heapbench import registry
+from heapbench.advise import budget, candidates, choose, profile, recommend, snippets
+
+TRACE_TEXT = """trace: /tmp/x.hbt
+format version: 2
+original run: 0.586770 s wall, 33400 KiB peak RSS (without the recorder)
+threads: 9 (with events: 9)
+operations: 16493
+  malloc: 8225 (49.9%)
+  free: 8244 (50.0%)
+objects: 8249 produced, 5 live at end (5248 bytes)
+peak live bytes: 4163904 at 0.102059 s
+mapped by the program: 0 bytes in 0 mmaps, 0 munmaps; peak 0 bytes at 0.000000 s; 0 bytes in 0 mappings at end
+peak live + mapped bytes: 4163904 at 0.102059 s
+cross-thread frees: 824 of 8244 (10.0%)
+size histogram (requested bytes):
+  257..512: 8 (0.1%)
+  2049..4096: 8200 (99.4%)
+  131073..262144: 41 (0.5%)
+lifetime histogram (objects):
+  < 1 ms: 242 (2.9%)
+  < 100 ms: 7089 (85.9%)
+  < 1 s: 918 (11.1%)
+"""
+
+
+def check(name, condition, why=""):
+    """Prints the PASS/FAIL line of one check."""
+    print(f"PASS {name}" if condition else f"FAIL {name}: {why}", flush=True)
+
+
+def test_profile():
+    """The trace statistics and the traits they make relevant."""
+    s = profile.profile_parse(TRACE_TEXT)
+    check("profile-parse", (s["threads"], s["ops"], s["mallocs"], s["peak_live"], s["cross_frees"], s["frees"],
+                            s["original_wall"], s["original_peak_kb"]) == (9, 16493, 8225, 4163904, 824, 8244,
+                                                                             0.58677, 33400), s)
+    check("profile-sizes", s["sizes"] == [(257, 512, 8), (2049, 4096, 8200), (131073, 262144, 41)], s["sizes"])
+    check("profile-lifetimes", s["lifetimes"] == [("< 1 ms", 242), ("< 100 ms", 7089), ("< 1 s", 918)], s["lifetimes"])
+    traits = [t for t, _, _ in profile.profile_traits(s)]
+    # 9 threads; 10% cross-thread frees; 41 of 8249 (0.5%) large: below 1%; 918/8249 = 11% long-lived.
+    check("profile-traits", traits == ["threads", "cross-thread", "long-lived"], traits)
+
+
+def test_candidates():
+    """Each allocator's defaults first, then its key settings with the hinted knobs first; no knobs, defaults only."""
+    entries = registry.read_registry()
+    cands = candidates.candidates_for(entries["glibc"], "glibc", ["tcache_count"])
+    labels = [c.label() for c in cands]
+    check("candidates-hint-first", labels[:3] == ["glibc", "glibc tcache_count=0", "glibc tcache_count=64"], labels)
+    check("candidates-env", cands[1].env_text() == "GLIBC_TUNABLES=glibc.malloc.tcache_count=0", cands[1].env_text())
+    tbb = candidates.candidates_for(entries["tbbmalloc"], "", ["arena_max"])
+    check("candidates-no-tunables", [c.label() for c in tbb] == ["tbbmalloc"], [c.label() for c in tbb])
+    try:
+        candidates.candidates_installed(["nosuch"])
+        check("candidates-unknown", False, "accepted")
+    except ValueError as err:
+        check("candidates-unknown", "unknown allocator 'nosuch'" in str(err), str(err))
+
+
+def _rec(time, peak):
+    """A confirmed record: samples of time and peak (cpu and wall = time)."""
+    return {"time_samples": time, "peak_samples": peak, "cpu_samples": time, "wall_samples": time}
+
+
+def test_recommend():
+    """Holm over the candidates; a clear memory win is recommended with its interval; noise is KEEP."""
+    base = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98], [100.0, 101, 99, 100, 102, 100])
+    win = _rec([1.0, 1.02, 0.99, 1.01, 1.0, 0.97], [60.0, 61, 59, 60, 62, 61])
+    noise = _rec([1.01, 0.99, 1.0, 1.02, 0.98, 1.0], [100.0, 99, 101, 100, 100, 102])
+    answer = recommend.recommend("memory", base, {"a": win, "b": noise}, 0.05, 0.05)
+    t = answer.get("test", {})
+    check("recommend-memory-win", answer["verdict"] == "recommend" and answer["label"] == "a"
+          and t["ci_high"] < -0.3 and abs(t["change"] + 0.4) < 0.02, answer)
+    # 6 vs 6, complete separation: p = 2 * 2 / C(12, 6) = 0.004329; Holm over 2 (the smallest first): x2.
+    check("recommend-holm", abs(t["p_adjusted"] - 2 * 4 / 924) < 1e-9, t.get("p_adjusted"))
+    keep = recommend.recommend("time", base, {"a": win, "b": noise}, 0.05, 0.05)
+    check("recommend-keep", keep["verdict"] == recommend.KEEP and "beyond noise" in keep["why"], keep.get("why"))
+    check("recommend-keep-text", recommend.recommend_text(keep).startswith("keep what you have: ")
+          and "could have seen a difference of about" in recommend.recommend_text(keep), recommend.recommend_text(keep))
+    few = recommend.recommend("memory", _rec([1, 1.1], [100, 101]), {"a": _rec([1, 1.1], [50, 51])}, 0.05, 0.05)
+    check("recommend-too-few-reps", few["verdict"] == recommend.KEEP and "need 5 per side" in few["why"], few.get("why"))
+
+
+def test_budget():
+    """The confirmation's size: reps enough for Holm over K, K as large as fits."""
+    plan = budget.budget_confirm_plan(300, 100, 1.0, lambda k: k + 1, 0.05, 6)
+    # left = 285 - 100 - 0.6 = 184.4; K=6 needs 7 reps (min p 4/3432 <= 0.05/2/6) + 1 warm-up, x 7 cells
+    # x 1.15 = 64.4 s: fits, and the reps then fill what is left: 184.4 // 8.05 - 1 = 21, capped at MAX_REPS = 10.
+    check("budget-k6", plan is not None and plan[0] == 6 and plan[1] == 10, plan)
+    check("budget-none", budget.budget_confirm_plan(20, 19, 1.0, lambda k: k + 1, 0.05, 3) is None)
+    check("budget-too-small", budget.budget_too_small(5, 1.0) > 5 and budget.budget_too_small(300, 1.0) == 0.0)
+
+
+def test_choose():
+    """The screen's front and per-goal bests, the baseline never; the runner's allocator x env cells."""
+    rows = [{"allocator": "glibc", "label": "glibc", "env": "", "settings": [], "baseline": True, "time": 1.0,
+             "peak_kb": 100.0},
+            {"allocator": "glibc", "label": "glibc arena_max=1", "env": "A=1", "settings": [["arena_max", "1"]],
+             "baseline": False, "time": 1.2, "peak_kb": 50.0},
+            {"allocator": "jemalloc", "label": "jemalloc", "env": "", "settings": [], "baseline": False,
+             "time": 0.8, "peak_kb": 120.0},
+            {"allocator": "jemalloc", "label": "jemalloc narenas=1", "env": "M=1", "settings": [], "baseline": False,
+             "time": 0.9, "peak_kb": 130.0}]
+    chosen = [c["label"] for c in choose.choose(rows, "memory")]
+    check("choose-memory", chosen == ["glibc arena_max=1", "jemalloc"], chosen)
+    check("choose-cells", choose.choose_cells([{"allocator": "jemalloc", "env": "M=1"}]) == 4)
+
+
+def test_snippets():
+    """Exactly the measured variables, the Debian package, the glibc alternatives."""
+    entries = registry.read_registry()
+    out = snippets.snippets(entries["jemalloc"], {"MALLOC_CONF": "narenas:1"}, (), ["./prog", "a b"])
+    check("snippets-shell", out["shell"] == f"LD_PRELOAD={entries['jemalloc'].library} MALLOC_CONF=narenas:1 ./prog 'a b'",
+          out["shell"])
+    check("snippets-docker", "apt-get install -y --no-install-recommends libjemalloc2" in out["dockerfile"]
+          and 'ENV MALLOC_CONF="narenas:1"' in out["dockerfile"], out["dockerfile"])
+    check("snippets-k8s", '- name: MALLOC_CONF\n  value: "narenas:1"' in out["kubernetes"], out["kubernetes"])
+    check("snippets-systemd", 'Environment="MALLOC_CONF=narenas:1"' in out["systemd"] and "glibc" not in out, out)
+    knob = candidates.knobs.knobs_find("glibc", "arena_max")
+    g = snippets.snippets(entries["glibc"], {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2"}, ((knob, "2"),), ["p"])
+    check("snippets-glibc", g["shell"] == "GLIBC_TUNABLES=glibc.malloc.arena_max=2 p" and "mallopt(M_ARENA_MAX, 2);"
+          in g["glibc"] and "MALLOC_ARENA_MAX=2" in g["glibc"], g)
+
+
+if __name__ == "__main__":
+    for test in (test_profile, test_candidates, test_recommend, test_budget, test_choose, test_snippets):
+        test()

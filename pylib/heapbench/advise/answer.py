@@ -1,0 +1,108 @@
+"""answer.py - advise's recommend stage: the verdicts on the confirmed candidates, the agreement with the
+screen, the snippets, and the advice dict that output.py writes.
+
+Always holds: the answer is recommend.py's (compare's statistics with Holm) on the confirm run's
+records with tune's speed axis; when wall time is the speed and it stays flat while CPU time
+moves (tune.speed), a time goal gets "keep what you have" with that reason; snippets are made
+only for a recommended candidate, from its registry entry and its measured setting.
+"""
+import os
+
+from heapbench.advise import candidates, profile, recommend, snippets
+from heapbench.tune import speed
+
+def answer_snippets(label, conf, command, workload):
+    """The snippets of the recommended candidate (its registry entry, env and knob point)."""
+    cand = next(c for c in conf["chosen"] if c["label"] == label)
+    installed = {e.name: (e, f) for e, f in candidates.candidates_installed([cand["allocator"]])}
+    entry, family = installed[cand["allocator"]]
+    point = tuple((candidates.knobs.knobs_find(family, n), v) for n, v in cand["settings"])
+    env = candidates.knobs.knobs_env(family, point) if point else {}
+    return snippets.snippets(entry, env, point, command or [f"(the command of {workload})"])
+
+
+def answer(adv):
+    """The recommend stage: the verdicts, the agreement with the screen, the snippets; returns the advice dict."""
+    adv.clock.show("recommend", "testing the candidates against the baseline")
+    done, goal = adv.st["done"], adv.opts["goal"]
+    cand_rows = list(done.get("screen", {}).get("candidates", []))
+    conf = done.get("confirm", {})
+    answer_screen_changes(cand_rows)
+    answer, axis, snips, note = None, "wall", {}, ""
+    if conf.get("dir"):
+        base, records, axis = adv.records()
+        refused = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base},
+                                        adv.opts["threshold"] / 100, adv.opts["alpha"]) if axis == "wall" else None
+        answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
+        if refused and answer["figure"] == "time":
+            answer.update(verdict=recommend.KEEP, label="", why=refused)
+        elif refused:
+            note = refused
+        for label, rec in [("glibc (baseline)", base)] + list(records.items()):
+            test_t, test_m = answer["tests"]["time"].get(label), answer["tests"]["peak"].get(label)
+            row = {"stage": "confirm", "label": label, "verified": "yes", "baseline": rec is base,
+                   "time": rec["time"], "peak_kb": rec["peak"], "cpu": rec["cpu"], "wall": rec["wall"],
+                   "metric": rec["metric"], "reps": rec["reps_ok"],
+                   "time_change": test_t["change"] if test_t else None, "peak_change": test_m["change"] if test_m else None,
+                   "verdict": (answer["tests"][answer.get("figure", "time")].get(label) or {}).get("verdict", "baseline")}
+            cand_rows.append(row)
+        note = (note + " " + answer_agreement(cand_rows, goal)).strip()
+        if answer["verdict"] != recommend.KEEP:
+            snips = answer_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
+    else:
+        why = conf.get("skipped") or "no candidate was confirmed"
+        answer = {"verdict": recommend.KEEP, "why": why, "detectable": float("nan"), "label": "", "goal": goal}
+    metric_name = done["baseline"].get("metric_name")
+    text = recommend.recommend_text(answer, metric_name if axis == "metric" else None)
+    rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis}
+    if answer["verdict"] != recommend.KEEP:
+        cand = next(c for c in conf["chosen"] if c["label"] == answer["label"])
+        rec_out.update(allocator=cand["allocator"], env=dict(w.split("=", 1) for w in cand["env"].split()),
+                       label=answer["label"], confidence={"ci_low": answer["test"]["ci_low"],
+                       "ci_high": answer["test"]["ci_high"], "p_adjusted": answer["test"]["p_adjusted"],
+                       "level": 0.95}, figures={"change": answer["test"]["change"], "figure": answer["figure"],
+                       "tradeoffs": {f: (t or {}).get("change") for f, t in answer["tradeoffs"].items()}})
+    else:
+        rec_out.update(allocator="glibc", env={}, detectable=answer["detectable"])
+    for row in cand_rows:
+        row.pop("time_samples", None)
+        row.pop("peak_samples", None)
+    return {"command": adv.command, "workload": adv.opts["workloads"],
+            "command_text": " ".join(adv.command) if adv.command else adv.opts["workloads"],
+            "recommendation": rec_out, "candidates": cand_rows, "snippets": snips,
+            "notes": adv.notes + answer_profile_notes(done), "dropped": adv.st["dropped"],
+            "budget_s": adv.opts["budget"], "elapsed_s": adv.clock.elapsed(),
+            "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
+            "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
+                           + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
+
+
+def answer_screen_changes(rows):
+    """Adds time_change and peak_change to the screen rows: their medians against the replay under glibc's defaults."""
+    base = next((r for r in rows if r["stage"] == "screen" and r.get("baseline")), None)
+    for row in rows:
+        for key, figure in (("time_change", "time"), ("peak_change", "peak_kb")):
+            if base and row.get(figure) is not None and base.get(figure):
+                row[key] = row[figure] / base[figure] - 1.0
+
+
+def answer_agreement(rows, goal):
+    """One sentence: how the screen's order of the confirmed candidates matched the program's."""
+    key = {"memory": "peak_kb"}.get(goal, "time")
+    screen = {r["label"]: r[key] for r in rows if r["stage"] == "screen" and r.get(key) is not None}
+    screen.update({"glibc (baseline)": v for r in rows if r["stage"] == "screen" and r.get("baseline")
+                   for v in [r.get(key)] if v is not None})
+    confirm = {r["label"]: r[key] for r in rows if r["stage"] == "confirm" and r.get(key) is not None}
+    tau = recommend.recommend_agreement(screen, confirm)
+    if tau != tau:
+        return "Screen and confirmation: too few candidates in common to compare their order."
+    verdict = "agreed" if tau >= 0.5 else "disagreed; the real program's figures decide"
+    return f"Screen (replay) and confirmation (the program) {verdict} on the order (Kendall tau {tau:+.2f})."
+
+
+def answer_profile_notes(done):
+    """The profile's lines for the evidence."""
+    prof = done.get("profile", {})
+    if "stats" not in prof:
+        return []
+    return ["profile: " + line.strip() for line in profile.profile_text(prof["stats"], prof["traits"])]

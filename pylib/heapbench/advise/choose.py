@@ -1,0 +1,49 @@
+"""choose.py - what advise confirms on the program: the screen's Pareto front and the best per goal.
+
+Always holds: the baseline (glibc at its defaults) is never a candidate; the order is the goal's
+best first, then the rest of the time/peak RSS front (tune's pareto_front) by the goal's figure,
+then the best for each other figure, then each allocator's best, so that a budget that keeps
+the first K keeps the most telling ones; a screened row without figures is never chosen.
+"""
+from heapbench.tune import pareto
+
+SCREEN_FIGURE = {"time": "time", "memory": "peak_kb", "latency": "p99", "balanced": "time"}
+
+
+def choose_figure(row, key):
+    """A screen row's figure for ordering (infinity when it has none: a failed or unmeasured row last)."""
+    value = row.get(key)
+    return value if value is not None else float("inf")
+
+
+def choose(rows, goal):
+    """The screened candidates worth confirming, in order: the best for the goal, the rest of the
+    time/RSS Pareto front by the goal's figure, the best for each other goal, then each allocator's
+    best for the goal (baseline excluded); the budget keeps the first K."""
+    usable = [dict(r, mem=r["peak_kb"]) for r in rows
+              if r.get("time") is not None and r.get("peak_kb") is not None and not r["baseline"]]
+    if not usable:
+        return []
+    key = SCREEN_FIGURE[goal]
+
+    def goal_order(r):
+        return r.get(key) if r.get(key) is not None else float("inf")
+    ordered = sorted(pareto.pareto_front(usable), key=goal_order)
+    best = min(usable, key=goal_order)
+    out = [best] + [r for r in ordered if r is not best]
+    for other in ("time", "peak_kb", "p99"):
+        have = [r for r in usable if r.get(other) is not None]
+        if have:
+            pick = min(have, key=lambda r: r[other])
+            if pick not in out:
+                out.append(pick)
+    for allocator in sorted({r["allocator"] for r in usable}):  # then each allocator's best, for the budget to fill
+        pick = min((r for r in usable if r["allocator"] == allocator), key=goal_order)
+        if pick not in out:
+            out.append(pick)
+    return [{"allocator": r["allocator"], "settings": r["settings"], "label": r["label"], "env": r["env"]} for r in out]
+
+
+def choose_cells(chosen, user_env=""):
+    """The cells the runner measures for these candidates and the baseline: allocators x env sets."""
+    return len({"glibc"} | {c["allocator"] for c in chosen}) * len({user_env} | {c["env"] for c in chosen})

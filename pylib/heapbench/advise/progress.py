@@ -1,0 +1,50 @@
+"""progress.py - advise's progress for a person at a terminal: the stage, a bar and the time left.
+
+Always holds: on a terminal (stderr is a tty) one line is redrawn in place and erased at the
+end; elsewhere nothing is shown (a log or a pipe gets only the answer and the one-line errors);
+nothing is written to stdout, which carries the advice itself.
+"""
+import sys
+import time
+
+STAGES = ("baseline", "profile", "screen", "confirm", "recommend")
+
+
+class Progress:
+    """The run's clock and its one-line display: started, budget (s), spent before a resume."""
+
+    def __init__(self, budget, spent=0.0, stream=None):
+        """A clock that counts spent seconds (from an earlier, interrupted run) as already used."""
+        self.budget, self.spent0, self.start = budget, spent, time.monotonic()
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.stage, self.planned_end = "", budget
+
+    def elapsed(self):
+        """Seconds used so far, the interrupted runs' included."""
+        return self.spent0 + time.monotonic() - self.start
+
+    def left(self):
+        """Seconds of the budget left (may be negative)."""
+        return self.budget - self.elapsed()
+
+    def show(self, stage, note="", planned_end=None):
+        """Shows the stage (1-based of STAGES), a bar of the budget and the ETA (the plan's end)."""
+        if planned_end is not None:
+            self.planned_end = planned_end
+        number = STAGES.index(stage) + 1 if stage in STAGES else 0
+        elapsed = self.elapsed()
+        eta = max(0.0, self.planned_end - elapsed)
+        if self.tty:
+            done = min(1.0, elapsed / max(1e-9, self.planned_end))
+            bar = "#" * int(done * 20) + "." * (20 - int(done * 20))
+            self.stream.write(f"\r\033[K[{bar}] {number}/{len(STAGES)} {stage}: {note} "
+                              f"({elapsed:.0f} s, ETA {eta:.0f} s)")
+            self.stream.flush()
+        self.stage = stage
+
+    def done(self):
+        """Ends the progress line on a terminal."""
+        if self.tty:
+            self.stream.write("\r\033[K")
+            self.stream.flush()

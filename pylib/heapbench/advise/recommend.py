@@ -1,0 +1,115 @@
+"""recommend.py - advise's verdicts: each confirmed candidate against the baseline, Holm across them, the answer.
+
+Always holds: every verdict is heapbench.stats' (compare's) test of the candidate's samples
+against the baseline's from the same interleaved run, its p-value Holm-adjusted over every
+candidate confirmed (stats_holm), the verdict stats_verdict's with that family size; a
+candidate is recommended only with verdict IMPROVEMENT in the goal's figure (for balanced: in
+one figure, with no REGRESSION in the other), never when its setting was not verified (it is
+never measured then); with none, the answer is "keep what you have" with the smallest
+difference these reps could have shown.
+"""
+import math
+
+from heapbench import stats
+
+KEEP = "keep what you have"
+# The figure each goal is judged on in the confirm stage (the keys of tune.measure's records).
+GOAL_FIGURE = {"time": "time", "memory": "peak", "latency": "time", "balanced": "time"}
+FIGURE_NAME = {"time": "time", "peak": "peak RSS", "cpu": "CPU time", "wall": "wall time"}
+
+
+def recommend_tests(base, records, figure, threshold, alpha):
+    """{label: test} of each candidate record against base for figure, Holm-adjusted across them.
+
+    test: stats_cell's figures plus p_adjusted, verdict and needed_reps (stats_verdict with the
+    family of every candidate).
+    """
+    labels = [label for label, rec in records.items() if rec.get(figure + "_samples")]
+    cells = {label: stats.stats_cell(base.get(figure + "_samples") or [], records[label][figure + "_samples"])
+             for label in labels}
+    adjusted = stats.stats_holm([cells[label]["p"] for label in labels])
+    for label, p_adj in zip(labels, adjusted):
+        verdict, needed = stats.stats_verdict(cells[label], p_adj, threshold, alpha, family=len(labels))
+        cells[label].update(p_adjusted=p_adj, verdict=verdict, needed_reps=needed)
+    return cells
+
+
+def recommend(goal, base, records, threshold, alpha):
+    """The answer as a dict: verdict ('recommend' or KEEP), label, figure, test, tradeoffs, detectable, why.
+
+    base: the baseline's measured record; records: {label: measured record} of the confirmed
+    candidates (tune.measure records with the speed axis applied: time = the speed figure).
+    """
+    tests = {fig: recommend_tests(base, records, fig, threshold, alpha) for fig in ("time", "peak", "cpu", "wall")}
+    primary = GOAL_FIGURE[goal]
+    winners = []
+    for label in records:
+        test = tests[primary].get(label)
+        if goal == "balanced":
+            improves = [f for f in ("time", "peak") if tests[f].get(label, {}).get("verdict") == stats.IMPROVEMENT]
+            worse = [f for f in ("time", "peak") if tests[f].get(label, {}).get("verdict") == stats.REGRESSION]
+            if improves and not worse:
+                score = sum(math.log1p(tests[f][label]["change"]) for f in ("time", "peak"))
+                winners.append((score, label, improves[0]))
+        elif test and test["verdict"] == stats.IMPROVEMENT:
+            winners.append((test["change"], label, primary))
+    answer = {"goal": goal, "tests": tests, "detectable": recommend_detectable(tests[primary]),
+              "figure": primary}
+    if not winners:
+        answer.update(verdict=KEEP, label="", why=_why_keep(tests[primary]))
+        return answer
+    _, label, figure = min(winners)
+    answer.update(verdict="recommend", label=label, figure=figure, test=tests[figure][label],
+                  tradeoffs={f: tests[f].get(label) for f in ("time", "peak", "cpu", "wall") if f != figure})
+    return answer
+
+
+def recommend_detectable(tests):
+    """The smallest relative change these reps could have declared, from the candidates' intervals:
+    half the width of the narrowest 95% interval of the change (NaN when none has one)."""
+    widths = [(t["ci_high"] - t["ci_low"]) / 2 for t in tests.values()
+              if not math.isnan(t["ci_low"]) and not math.isnan(t["ci_high"])]
+    return min(widths) if widths else float("nan")
+
+
+def _why_keep(tests):
+    """Why nothing was recommended, in one sentence."""
+    if not tests:
+        return "no candidate was confirmed on the program"
+    needed = max((t["needed_reps"] for t in tests.values()), default=0)
+    if needed:
+        return f"these reps cannot reach significance after Holm's correction (need {needed} per side)"
+    best = min(tests.items(), key=lambda kv: kv[1]["change"] if not math.isnan(kv[1]["change"]) else math.inf)
+    return (f"no candidate beat the baseline beyond noise (closest: {best[0]} "
+            f"{best[1]['change'] * 100:+.1f}%, Holm-adjusted p={best[1]['p_adjusted']:.3g})")
+
+
+def recommend_agreement(screen_rank, confirm_rank):
+    """Kendall's tau between the screen's and the confirmation's order of the same candidates
+    (NaN with fewer than 3 in common): how far the replay predicted the real program."""
+    common = [label for label in confirm_rank if label in screen_rank]
+    if len(common) < 3:
+        return float("nan")
+    from scipy import stats as scipy_stats
+    tau = scipy_stats.kendalltau([screen_rank[c] for c in common], [confirm_rank[c] for c in common]).statistic
+    return float(tau)
+
+
+def recommend_text(answer, metric_name=None):
+    """One line: the answer with its interval and its trade-off, or KEEP with the detectable difference."""
+    if answer["verdict"] == KEEP:
+        detect = answer["detectable"]
+        seen = f"; these reps could have seen a difference of about ±{detect * 100:.0f}%" if not math.isnan(detect) else ""
+        return f"{KEEP}: {answer['why']}{seen}"
+    test = answer["test"]
+    name = FIGURE_NAME.get(answer["figure"], answer["figure"])
+    if answer["figure"] == "time" and metric_name:
+        name = f"time per {metric_name}"
+    parts = [f"{answer['label']}: {name} {test['change'] * 100:+.1f}% [{test['ci_low'] * 100:+.0f}, "
+             f"{test['ci_high'] * 100:+.0f}] (Holm-adjusted p={test['p_adjusted']:.3g})"]
+    for fig, other in answer["tradeoffs"].items():
+        if fig == "wall" and not metric_name:
+            continue  # the time figure is wall time itself
+        if other and not math.isnan(other["change"]):
+            parts.append(f"{FIGURE_NAME.get(fig, fig)} {other['change'] * 100:+.1f}%")
+    return ", ".join(parts)
