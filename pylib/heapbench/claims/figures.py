@@ -1,13 +1,15 @@
-"""figures.py - what every judge shares: the claim record, number formatting, ratios, and the usual picks.
+"""figures.py - what every judge shares: the claim record, number formatting, and the per-run figures judges decide from.
 
 A claim is a dict made by claim(): id, article, text (the claim as published), setup (the
 article's setup), how (what our experiment reads, after its commands), diff (every remaining
-difference), specs (Spec list, see measure.py) and judge(rows) -> (measured, holds, detail),
-rows being one row set per spec. holds is True/False, or None for a row another issue owns.
-Always holds: a missing figure prints as 'n/a' and makes a claim not hold (never a crash);
-thresholds live in the judges, next to the claim they decide.
+difference), specs (Spec list, see measure.py) and judge(rows) -> (measured, Verdict), rows
+being one row set per spec (verdict.py decides from intervals).
+Always holds: a per-run figure comes only from runs whose status is ok, one value per run, in
+run order (the runner interleaves the reps, so per-run lists of two cells pair up in time);
+a missing figure prints as 'n/a' and gives no verdict on the claim (never a crash); bounds
+live in the judges, next to the claim they decide.
 """
-from heapbench.claims.measure import pick
+from heapbench.claims.measure import pick, per_run
 
 
 def claim(cid, article, text, setup, how, diff, specs, judge):
@@ -30,21 +32,6 @@ def mib(kb):
     return None if kb is None else kb / 1024
 
 
-def at_least(x, threshold):
-    """True when x is a figure and x >= threshold."""
-    return x is not None and x >= threshold
-
-
-def within(x, lo, hi):
-    """True when x is a figure in [lo, hi]."""
-    return x is not None and lo <= x <= hi
-
-
-def secs(rows, phase, **where):
-    """Median seconds of a phase."""
-    return pick(rows, "phases", "seconds", phase=phase, **where)
-
-
 def rss(rows, phase, **where):
     """Median RSS (KiB) at the end of a phase."""
     return pick(rows, "phases", "rss_kb", phase=phase, **where)
@@ -55,18 +42,25 @@ def ops(rows, phase, **where):
     return pick(rows, "phases", "ops", phase=phase, **where)
 
 
-def per_op_us(rows, phase, **where):
-    """Microseconds per op of a phase (seconds / ops)."""
-    s, n = secs(rows, phase, **where), ops(rows, phase, **where)
-    return s / n * 1e6 if s is not None and n else None
+def secs_runs(rows, phases, **where):
+    """Seconds of the phases summed, one value per ok run that has them all."""
+    cols = [dict(per_run(rows, "phases", "seconds", phase=p, **where)) for p in phases]
+    common = [r for r in cols[0] if all(r in c for c in cols)]
+    return [sum(c[r] for c in cols) for r in common]
 
 
-def wall(rows, **where):
-    """Median whole-process wall time (runs.csv wall_s)."""
-    return pick(rows, "runs", "wall_s", **where)
+def per_op_runs(rows, phase, scale=1e6, **where):
+    """seconds / ops of a phase times scale (1e6: microseconds per op), one value per ok run."""
+    s = dict(per_run(rows, "phases", "seconds", phase=phase, **where))
+    n = dict(per_run(rows, "phases", "ops", phase=phase, **where))
+    return [s[r] / n[r] * scale for r in s if n.get(r)]
 
 
-def placeholder(cid, article, text):
-    """A row whose experiment belongs to issue 13 (latency): kept in the table, not measured here."""
-    return claim(cid, article, text, "see issue 13", "placeholder: issue 13 (latency sampling) owns this row",
-                 "-", [], lambda rows: ("-", None, "issue 13"))
+def run_values(rows, field, **where):
+    """A runs.csv field, one value per ok run."""
+    return [v for _, v in per_run(rows, "runs", field, **where)]
+
+
+def phase_values(rows, phase, field, **where):
+    """A phases.csv field of one phase, one value per ok run."""
+    return [v for _, v in per_run(rows, "phases", field, phase=phase, **where)]
