@@ -10,7 +10,7 @@ the load), RSS and counts from their runs as they are; the teaching allocators r
 """
 from heapbench.claims import profile
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import claim, fmt, mib, ops, per_op_runs, phase_values, ratio, rss, run_values
+from heapbench.claims.figures import claim, fmt, mib, ops, per_op_runs, phase_values, rss, run_values
 from heapbench.claims.measure import Spec
 
 ENVS = {"default": "", "tcache0": "GLIBC_TUNABLES=glibc.malloc.tcache_count=0",

@@ -4,7 +4,7 @@ Always holds: each is judged on glibc, the allocator the claim is about; counts 
 from one run (exact), times from interleaved reps judged on the bootstrap interval of a ratio.
 """
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import claim, fmt, run_values, secs_runs
+from heapbench.claims.figures import claim, fmt, secs_runs
 from heapbench.claims.measure import Spec, pick
 
 SIZES = Spec("sizes", ["glibc"], params=("--max=4096",), reps=1, warmup=0)
