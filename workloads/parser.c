@@ -13,7 +13,9 @@
  * second time before release, to check them (the article's loop has no such walk).
  * Phases: `file-<i>` per file (parse seconds of that file, nodes, live bytes and RSS after the
  * file's end-of-file release), `parse` (all files), `warm` (files 2..N: the first file pays
- * for the heap's growth and page faults, the later ones reuse it), `free`.
+ * for the heap's growth and page faults, the later ones reuse it), `release` (the end-of-file
+ * releases of all files, already inside their `file-<i>`: freeing every node, or the arena's
+ * reset or free; ops = files), `free`.
  * Always holds: live_bytes = bytes requested from malloc and held (nodes or arena blocks, plus
  * the text buffer); with --recheck=yes each file's trees are walked again before release and
  * must give the same node count and checksum as the parse (verify fails otherwise); the checksum
@@ -268,15 +270,19 @@ static void ps_end_file(struct ps_state *st, struct ps_node *roots, uint64_t sum
         wl_arena_reset(&st->arena);
 }
 
-/* One file's timed work: parses text[0..len), then releases its trees; returns the hash sum.
+/* One file's timed work: parses text[0..len), then releases its trees (adding the release's
+ * seconds to *release_s); returns the hash sum.
  * Kept out of line so a profile can name it apart from the generation (callgrind
  * --toggle-collect=ps_take_file: the claims' allocation share). */
-__attribute__((noinline)) static uint64_t ps_take_file(struct ps_state *st, const char *text, size_t len)
+__attribute__((noinline)) static uint64_t ps_take_file(struct ps_state *st, const char *text, size_t len,
+                                                      double *release_s)
 {
     unsigned long long before = st->nodes;
     struct ps_node *roots = NULL;
     uint64_t sum = ps_parse_file(st, text, len, &roots);
+    double t0 = wl_now();
     ps_end_file(st, roots, sum, st->nodes - before);
+    *release_s += wl_now() - t0;
     return sum;
 }
 
@@ -286,7 +292,7 @@ static uint64_t ps_live(const struct ps_state *st, size_t cap)
     return cap + (st->mode == PS_MALLOC ? st->node_bytes : st->arena.held);
 }
 
-/* Generates and parses --files files, one phase each, then `parse` and `free`, then verify. */
+/* Generates and parses --files files, one phase each, then `parse`, `warm`, `release` and `free`, then verify. */
 int main(int argc, char **argv)
 {
     wl_args_parse(&ps_prog, argc, argv);
@@ -305,7 +311,7 @@ int main(int argc, char **argv)
     size_t cap = 0;
     unsigned long long ts = 1700000000, total_nodes = 0;
     uint64_t checksum = 0;
-    double parse_s = 0, first_s = 0;
+    double parse_s = 0, first_s = 0, release_s = 0;
     unsigned long long first_nodes = 0;
 
     for (long long f = 1; f <= files; f++) {
@@ -314,7 +320,7 @@ int main(int argc, char **argv)
             return wl_verify(0, "out of memory generating a file");
         unsigned long long before = st.nodes;
         double t0 = wl_now();
-        uint64_t sum = ps_take_file(&st, buf, len);
+        uint64_t sum = ps_take_file(&st, buf, len, &release_s);
         char name[32];
         snprintf(name, sizeof name, "file-%lld", f);
         parse_s += wl_phase(name, t0, st.nodes - before, ps_live(&st, cap)) - t0;
@@ -327,7 +333,8 @@ int main(int argc, char **argv)
     }
     double now = wl_now();
     wl_phase("parse", now - parse_s, total_nodes, ps_live(&st, cap));
-    double t0 = wl_phase("warm", now - (parse_s - first_s), total_nodes - first_nodes, ps_live(&st, cap));
+    wl_phase("warm", now - (parse_s - first_s), total_nodes - first_nodes, ps_live(&st, cap));
+    double t0 = wl_phase("release", wl_now() - release_s, (unsigned long long)files, ps_live(&st, cap));
     wl_arena_free(&st.arena);
     free(buf);
     wl_phase("free", t0, (unsigned long long)files, 0);

@@ -7,7 +7,7 @@ decide both ways around its bound, and say undecided when the runs straddle it.
 import unittest
 
 from heapbench import stats
-from heapbench.claims import a000, a001, a002, a003, a004, measure, profile
+from heapbench.claims import a000, a001, a002, a003, a004, figures, measure, profile
 from heapbench.claims import verdict as V
 from heapbench.claims.claims import ARTICLES, CLAIMS
 
@@ -199,6 +199,20 @@ class JudgesTest(unittest.TestCase):
         self.assertEqual(judge([0.200, 0.204, 0.198, 0.201, 0.199], pool), V.HOLDS)
         self.assertEqual(judge([2.0, 2.1, 1.9, 2.05, 1.95], pool), V.NOT_HOLD)
         self.assertEqual(judge([0.30, 0.60, 0.35, 0.55, 0.40], pool), V.UNDECIDED)
+
+    def test_page_fault_guard(self):
+        """A time ratio that is mostly page faults is undecided while a fault costs 50 us (a loaded VM),
+        and keeps its verdict at 0.8 us; an undecided or missing verdict passes through."""
+        def faults(us):
+            return rows_of([dict(run=i, allocator="glibc", params=figures.FAULT_P, phase="touch",
+                                 seconds=us * 1e-6 * 16384 * (1 + i / 100), ops=16384) for i in range(5)],
+                           [dict(run=i) for i in range(5)])
+        for kind in (V.HOLDS, V.NOT_HOLD):
+            self.assertEqual(figures.fault_guarded(V.Verdict(kind), faults(50))[0].kind, V.UNDECIDED)
+            self.assertEqual(figures.fault_guarded(V.Verdict(kind), faults(0.8))[0].kind, kind)
+        loaded = figures.fault_guarded(V.Verdict(V.NOT_HOLD), faults(50))[0]
+        self.assertIn("page fault costs 51.0 us", V.text(loaded))
+        self.assertEqual(figures.fault_guarded(V.untestable("x"), faults(50))[0].kind, V.UNTESTABLE)
 
     def test_scaling_cannot_be_tested_on_few_cores(self):
         """The 8-thread claim is about 16 vCPUs: cannot be tested here, whatever our figures."""

@@ -8,7 +8,7 @@ article's arena (--alloc=single, one malloc of the capacity) with malloc per nod
 interleaved reps, judged on the bootstrap interval of the ratio.
 """
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import claim, fmt, mib, ratio, rss, secs_runs
+from heapbench.claims.figures import FAULTS, claim, fmt, guarded, mib, ratio, rss, secs_runs
 from heapbench.claims.measure import Spec
 
 FRAG_P = "--blocks=200000 --first=even"
@@ -135,13 +135,13 @@ CLAIMS = [
           [FRAG_PIN], judge_trim),
     claim("list/total", "000", "2 M nodes: ~8x faster in total with an arena", LIST_SETUP,
           "build + traverse + free; `single` is the article's arena, `arena` bumps 1 MiB blocks", LIST_DIFF,
-          [LIST], judge_list_ratio(("build", "traverse", "free"), 8)),
+          [LIST, FAULTS], guarded(judge_list_ratio(("build", "traverse", "free"), 8))),
     claim("list/alloc", "000", "2 M nodes: ~7x faster allocation with an arena", LIST_SETUP,
-          "the `build` phase", LIST_DIFF, [LIST], judge_list_ratio(("build",), 7)),
+          "the `build` phase", LIST_DIFF, [LIST, FAULTS], guarded(judge_list_ratio(("build",), 7))),
     claim("list/free", "000", "freeing the 2 M nodes takes 61 ms with malloc, ~0 with the arena",
           LIST_SETUP + "; the free phase alone", "the `free` phase",
           LIST_DIFF + "; the arena's one free of 32 MB is a munmap here, which unmaps ~7,800 resident pages "
-          "(its cost grows with the load)", [LIST], judge_list_free),
+          "(its cost grows with the load)", [LIST, FAULTS], guarded(judge_list_free)),
 ] + [
     claim(f"background/{a}", "000", f"{a} gives memory back through background madvise (while the program makes "
           "no allocator call)", "not quoted", f"server, one cycle of 1 s load (mixed profile) then {IDLE_S} s with no "

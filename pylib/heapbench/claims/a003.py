@@ -9,7 +9,7 @@ cells run the article's 30 files.
 """
 from heapbench.claims import profile
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import claim, fmt, mib, ops, rss, run_values, secs_runs
+from heapbench.claims.figures import FAULTS, claim, fmt, guarded, mib, ops, rss, run_values, secs_runs
 from heapbench.claims.measure import Spec
 
 ONE = "--scale=1000 --files=1 --recheck=no --block=307200"
@@ -79,7 +79,7 @@ CLAIMS = [
     claim("parser/arena", "003", "parsing into an arena is ~9x faster than one malloc per node", PARSER_SETUP,
           "`file-1`: the file's parse and its release (the malloc variant frees every node, the arena resets); "
           "`--block=307200` gives ~1,470 block mallocs per file; holds when malloc / arena lies above x5",
-          PARSER_DIFF, [PARSER], judge_arena),
+          PARSER_DIFF, [PARSER, FAULTS], guarded(judge_arena)),
     claim("parser/profile", "003", "57-67% of the time is in allocation (the article's profile)",
           "the article's profile of its malloc variant (tool not quoted)",
           "callgrind's inclusive cost of malloc, free, realloc and calloc over that of the parse and release "

@@ -7,9 +7,11 @@ being one row set per spec (verdict.py decides from intervals).
 Always holds: a per-run figure comes only from runs whose status is ok, one value per run, in
 run order (the runner interleaves the reps, so per-run lists of two cells pair up in time);
 a missing figure prints as 'n/a' and gives no verdict on the claim (never a crash); bounds
-live in the judges, next to the claim they decide.
+live in the judges, next to the claim they decide; a time ratio whose one side is mostly page
+faults is judged only when a page fault costs what it does on a quiet machine (fault_guarded).
 """
-from heapbench.claims.measure import pick, per_run
+from heapbench.claims import verdict as V
+from heapbench.claims.measure import Spec, pick, per_run
 
 
 def claim(cid, article, text, setup, how, diff, specs, judge):
@@ -64,3 +66,37 @@ def run_values(rows, field, **where):
 def phase_values(rows, phase, field, **where):
     """A phases.csv field of one phase, one value per ok run."""
     return [v for _, v in per_run(rows, "phases", field, phase=phase, **where)]
+
+
+FAULT_P = "--calls=1000 --touch-mib=64"
+FAULTS = Spec("os-costs", ["glibc"], params=(FAULT_P,), warmup=0)
+QUIET_FAULT_US = 2.0  # a page fault of a quiet VM: ~0.5-1 us (the kernel zeroes a 4 KiB page)
+
+
+def fault_us(rows):
+    """The interval of one page fault's cost (us) from the FAULTS cell's `touch` phase."""
+    return V.of_values(per_op_runs(rows, "touch", allocator="glibc", params=FAULT_P))
+
+
+def fault_guarded(verdict, rows):
+    """A verdict on a time ratio whose one side is mostly page faults, given the FAULTS cell's rows:
+    when a fault costs more than a quiet machine's (the load slows the kernel's page zeroing and the
+    hypervisor far more than user code), the ratio measures the load, and the verdict is undecided
+    at this noise; else the verdict stands. Returns (verdict, text of the fault cost)."""
+    iv = fault_us(rows)
+    shown = f"a page fault {V.show(iv, ' us', 1)}"
+    if iv is None or verdict.kind not in (V.HOLDS, V.NOT_HOLD) or iv.lo <= QUIET_FAULT_US:
+        return verdict, shown
+    return (V.Verdict(V.UNDECIDED, f"a page fault costs {iv.point:.1f} us here now, over {QUIET_FAULT_US:.0f} us on a "
+                      f"quiet machine: this ratio's time is mostly page faults, so it measures the load"), shown)
+
+
+def guarded(judge):
+    """A judge of a time ratio that is mostly page faults: the claim's specs end with FAULTS; the
+    inner judge reads the others, its verdict goes through fault_guarded."""
+    def judge_guarded(rows):
+        measured, verdict = judge(rows[:-1])
+        verdict, shown = fault_guarded(verdict, rows[-1])
+        return f"{measured}; {shown}", verdict
+    judge_guarded.__doc__ = judge.__doc__
+    return judge_guarded

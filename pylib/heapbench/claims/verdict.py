@@ -8,7 +8,8 @@ bound): the claim holds when the whole interval lies in the region, does not hol
 whole interval lies outside it, and is undecided when the interval straddles a bound; then the
 reps that would decide are estimated from the interval's half-width shrinking as 1/sqrt(reps).
 Always holds: a missing figure is never a verdict on the claim ("cannot be tested here" with
-the reason); every verdict prints as one of the four phrases of VERDICTS, with its reason.
+the reason); every verdict prints as one of the four phrases of VERDICTS, with its reason (an
+undecided verdict with the reps that would decide, or, when more reps would not help, why).
 """
 import collections
 import math
@@ -108,7 +109,7 @@ def both(*verdicts, note=""):
 
 def text(v):
     """The verdict as the table prints it."""
-    if v.kind == UNDECIDED:
+    if v.kind == UNDECIDED and v.needed:
         reps = (f"more than {stats.MAX_NEEDED_REPS - 1} reps: the figure sits on the bound"
                 if v.needed >= stats.MAX_NEEDED_REPS else f"~{v.needed} reps would decide")
         return f"{UNDECIDED} ({reps}{'; ' + v.note if v.note else ''})"
