@@ -108,6 +108,7 @@ class VerdictTest(unittest.TestCase):
         noisy = V.of_ratio([1.0, 3.0, 1.2, 2.8, 1.1], [1.0, 1.5, 2.0, 1.1, 1.3])
         self.assertEqual(V.decide(noisy, lo=1.5).kind, V.UNDECIDED)
         self.assertIsNone(V.of_ratio([], [1.0]))
+        self.assertIsNone(V.of_ratio([1.0, 2.0], [0.0, 1.0]))
         self.assertEqual(V.of_values([3.0]), V.Interval(3.0, 3.0, 3.0, 1))
 
     def test_half_effect_and_both(self):
@@ -182,6 +183,14 @@ class JudgesTest(unittest.TestCase):
         measured, verdict = a000.judge_frag([rows])
         self.assertIn("n/a", measured)
         self.assertEqual(verdict.kind, V.UNTESTABLE)
+
+    def test_cell_that_did_not_run(self):
+        """Every judge takes the rows of a cell that gave no results (no latency table either), shows
+        n/a and cannot test the claim; it never raises nor decides."""
+        for c in CLAIMS:
+            measured, verdict = c["judge"]([measure.EMPTY] * len(c["specs"]))
+            self.assertEqual(verdict.kind, V.UNTESTABLE, c["id"])
+            self.assertIn("n/a", measured, c["id"])
 
     def test_malloc_trim_does_little(self):
         """malloc_trim returning 98% of the RSS does not hold "does little"; returning 1% holds."""

@@ -24,7 +24,7 @@ import tempfile
 from heapbench import cli, results
 from heapbench.claims import profile
 
-EMPTY = {"runs": [], "phases": [], "sizes": [], "files": {}}
+EMPTY = {"runs": [], "phases": [], "sizes": [], "latency": [], "files": {}}
 
 Spec = collections.namedtuple("Spec", "workload allocators threads params envs reps warmup wrap extra",
                               defaults=(None, (), (), None, None, None, ()))
@@ -106,7 +106,7 @@ def per_run(rows, table, field, **where):
     """[(run, value)] of field over the rows of table (runs/phases/latency) that match every where
     item and whose run was ok, in run order."""
     ok = {r["run"] for r in results.ok_runs(rows["runs"])}
-    return sorted((r["run"], r[field]) for r in rows[table]
+    return sorted((r["run"], r[field]) for r in rows.get(table, [])
                   if r["run"] in ok and r.get(field) is not None
                   and all(str(r.get(k) or "") == str(v) for k, v in where.items()))
 

@@ -45,14 +45,16 @@ def of_values(values, seed=0):
 
 def of_ratio(num, den, seed=0):
     """The Interval of median(num) / median(den), both samples resampled (None when a side has
-    no figure or den's median is 0)."""
+    no figure or den has a value <= 0, where a ratio is not a figure)."""
     num, den = _clean(num), _clean(den)
     if not num or not den or stats.stats_median(den) == 0:
         return None
     point = stats.stats_median(num) / stats.stats_median(den)
     lo, hi = stats.stats_ratio_ci(den, num, seed) if min(len(num), len(den)) > 1 else (point, point)
-    if math.isnan(lo):
-        lo = hi = point
+    if math.isnan(lo) and min(den) <= 0:
+        return None
+    if math.isnan(lo):  # a resample the bootstrap cannot take: the widest ratio the runs allow
+        lo, hi = min(num) / max(den), max(num) / min(den)
     return Interval(point, min(lo, point), max(hi, point), min(len(num), len(den)))
 
 
