@@ -21,10 +21,10 @@ def judge_sizes(rows):
     usable = {s["request"]: s["usable"] for s in rows[0]["sizes"] if s["allocator"] == "glibc"}
     small = {usable.get(n) for n in range(1, 25)}
     u25 = usable.get(25)
-    measured = f"usable(1..24) = {sorted(x for x in small if x is not None)}, usable(25) = {u25}"
     if not usable:
-        return measured, V.untestable(V.NO_FIGURE)
-    return measured, V.Verdict(V.HOLDS if small == {24} and u25 == 40 else V.NOT_HOLD)
+        return "n/a", V.untestable(V.NO_FIGURE)
+    return (f"usable(1..24) = {sorted(x for x in small if x is not None)}, usable(25) = {u25}",
+            V.Verdict(V.HOLDS if small == {24} and u25 == 40 else V.NOT_HOLD))
 
 
 def judge_mmap(rows):
