@@ -76,7 +76,8 @@ def judge_growth(rows):
     grows = all(b > a for a, b in zip(nr, nr[1:])) and mib(nr[-1]) > 750
     flat = max(rs[1:]) <= rs[1] * 1.05
     return (f"never reset: RSS {mib(nr[0]):.0f} MiB after file 1, {mib(nr[9]):.0f} after 10, {mib(nr[-1]):.0f} "
-            f"after 30; reset: {mib(min(rs)):.1f}-{mib(max(rs)):.1f} MiB",
+            f"after 30; reset: {mib(rs[0]):.1f} MiB after file 1, {mib(min(rs[1:])):.1f}-{mib(max(rs[1:])):.1f} from "
+            f"file 2 on",
             V.Verdict(V.HOLDS if grows and flat else V.NOT_HOLD))
 
 
