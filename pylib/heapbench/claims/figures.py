@@ -70,7 +70,7 @@ def phase_values(rows, phase, field, **where):
 
 FAULT_P = "--calls=1000 --touch-mib=64"
 FAULTS = Spec("os-costs", ["glibc"], params=(FAULT_P,), warmup=0)
-QUIET_FAULT_US = 2.0  # a page fault of a quiet VM: ~0.5-1 us (the kernel zeroes a 4 KiB page)
+QUIET_FAULT_US = 2.0  # a quiet machine's page fault (the kernel zeroing a 4 KiB page) costs about 1 us
 
 
 def fault_us(rows):
