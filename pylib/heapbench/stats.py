@@ -102,6 +102,16 @@ def stats_ratio_ci(base, new, seed=0, level=CI_LEVEL, resamples=BOOT_RESAMPLES):
     return (float(res.confidence_interval.low), float(res.confidence_interval.high))
 
 
+def stats_median_ci(values, seed=0, level=CI_LEVEL, resamples=BOOT_RESAMPLES):
+    """Percentile bootstrap CI of median(values), seeded like stats_ratio_ci; (NaN, NaN) with
+    fewer than 2 values."""
+    if len(values) < 2:
+        return (float("nan"), float("nan"))
+    res = stats.bootstrap((np.asarray(values, float),), np.median, vectorized=True, confidence_level=level,
+                          n_resamples=resamples, method="percentile", random_state=np.random.default_rng(seed))
+    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+
+
 def stats_cell(base, new, seed=0):
     """Every figure of one cell that does not depend on the threshold or on the other cells.
 

@@ -91,6 +91,20 @@ void wl_arena_reset_first(struct wl_arena *a)
     wl_arena_reset(a);
 }
 
+/* Keeps the newest block (the chain's last: blocks are chained in allocation order), frees the rest, rewinds. */
+void wl_arena_reset_last(struct wl_arena *a)
+{
+    struct wl_arena_block *last = a->first, *before = NULL;
+    for (; last && last->next; last = last->next)
+        before = last;
+    if (before) {
+        before->next = NULL;
+        a->held -= wl_arena_free_chain(a->first);
+        a->first = last;
+    }
+    wl_arena_reset(a);
+}
+
 /* Frees the chain and returns to the empty state. */
 void wl_arena_free(struct wl_arena *a)
 {

@@ -2,7 +2,9 @@
  * Always holds: allocations are aligned to WL_ARENA_ALIGN (by mask) and never freed one by one;
  * a->held is the sum of the sizes of the blocks requested from malloc and still held (the
  * arena's live bytes); wl_arena_reset rewinds to the first block and keeps every block for
- * reuse; wl_arena_reset_first rewinds and frees every block but the first; wl_arena_free
+ * reuse; wl_arena_reset_first rewinds and frees every block but the first (the oldest);
+ * wl_arena_reset_last frees every block but the newest (the head of a list that pushes new
+ * blocks in front, as article 003's arena does); wl_arena_free
  * returns every block to malloc. */
 #ifndef WL_ARENA_H
 #define WL_ARENA_H
@@ -33,6 +35,10 @@ void wl_arena_reset(struct wl_arena *a);
 
 /* Forgets every allocation, frees every block but the first, which the next allocations reuse. */
 void wl_arena_reset_first(struct wl_arena *a);
+
+/* Forgets every allocation, frees every block but the newest (the last malloc'd), which the next
+ * allocations reuse. */
+void wl_arena_reset_last(struct wl_arena *a);
 
 /* Frees every block; the arena is empty and usable again. */
 void wl_arena_free(struct wl_arena *a);

@@ -82,6 +82,14 @@ static void test_arena(void)
     wl_arena_reset_first(&ar);
     TCHECK("arena: reset_first keeps only the first block and reuses it",
            ar.held >= 4096 && ar.held < 4096 + 64 && wl_arena_alloc(&ar, 3) == first);
+    for (int i = 0; i < 100; i++)
+        wl_arena_alloc(&ar, 1000);
+    char *newest = wl_arena_alloc(&ar, 1000);
+    wl_arena_reset_last(&ar);
+    char *again = wl_arena_alloc(&ar, 1000);
+    TCHECK("arena: reset_last keeps only the newest block and reuses it",
+           ar.held >= 4096 && ar.held < 4096 + 64 && again != first && again <= newest &&
+               newest - again < 4096);
     wl_arena_free(&ar);
     TCHECK("arena: free releases every block", ar.held == 0 && ar.first == NULL);
 }

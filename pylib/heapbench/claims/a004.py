@@ -1,24 +1,31 @@
 """a004.py - article 004's claims: glibc's tunables under a random churn, the teaching allocators, the OS's micro-costs.
 
 The article gives no size distribution, slot count or step count for its churn: every such
-parameter here is a guess, and the rows say so. Absolute times are the machine's; the judged
-ratios and RSS figures are the portable part.
-Always holds: the tunables are judged on one interleaved run of the three environments; the
-teaching allocators run 55,000 steps (where bump's RSS matches the article's 1425 MiB) with
-written blocks; the micro-costs come from the os-costs workload's phases.
+parameter here is a guess, and the rows say so. Absolute times (ns per call, us per step) are
+its machine's: ours are shown beside them as information, never judged.
+Always holds: ratios are judged on the bootstrap interval over interleaved reps (the tunables in
+one run of the three environments; tcache's cost also in instructions, which do not depend on
+the load), RSS and counts from their runs as they are; the teaching allocators run 55,000 steps
+(fitted to bump's 1425 MiB: that row holds by construction) with written blocks.
 """
-from heapbench.claims.figures import at_least, claim, fmt, mib, ops, per_op_us, ratio, rss, within
+from heapbench.claims import profile
+from heapbench.claims import verdict as V
+from heapbench.claims.figures import FAULTS, claim, fmt, guarded, mib, ops, per_op_runs, phase_values, rss, run_values
 from heapbench.claims.measure import Spec
 
 ENVS = {"default": "", "tcache0": "GLIBC_TUNABLES=glibc.malloc.tcache_count=0",
         "mmap": "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072"}
 CHURN_P = "--steps=300000 --check=no"
 CHURN = Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=tuple(ENVS.values()))
+CHURN_INSTR = Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=(ENVS["default"], ENVS["tcache0"]), reps=1,
+                   warmup=0, extra=("--count-instructions",))
 TEACHERS = ["bump", "freelist", "trim", "mmap"]
 TEACH_P = "--steps=55000"
-TEACH = Spec("churn-random", ["glibc"] + TEACHERS, params=(TEACH_P,), reps=1, warmup=0)
+TEACH = Spec("churn-random", ["glibc"] + TEACHERS, params=(TEACH_P,), reps=3, warmup=0)
 OS_P = "--calls=200000"
 OS = Spec("os-costs", ["glibc"], params=(OS_P,), warmup=0)
+BRK_P = {n: f"--alloc=malloc --nodes={n}" for n in (1, 1000)}
+BRK = {n: Spec("list", ["glibc"], params=(p,), reps=1, warmup=0, wrap=profile.STRACE) for n, p in BRK_P.items()}
 
 CHURN_SETUP = ("glibc; a random churn around a ~10 MiB live set; size distribution, slot count, step count and "
                "whether blocks are written are not given")
@@ -30,110 +37,130 @@ TEACH_SETUP = "the four teaching allocators (bump, freelist, trim, mmap) under t
 TEACH_DIFF = CHURN_DIFF.replace("300,000 steps, blocks not written (`--check=no`; the article's 0.079 us suggests "
                                 "none were)", "55,000 steps, fitted to bump's 1425 MiB, every page written "
                                 "(`--check=yes`), which costs the same under every allocator and compresses ratios")
+SLOTS = ("the teaching allocators' cost per step grows with the slot count (their lists and searches are as long "
+         "as the live set): with 20,000 slots instead of our 400 they are ~90-120x slower than glibc and this "
+         "claim passes, so its verdict is the guessed slot count's")
 OS_SETUP = "the article's machine (not quoted); each operation in a loop"
+OS_DIFF = ("a VM whose system calls cost several times a bare machine's; which system call the article timed is "
+           "not quoted; transparent huge pages are `madvise` here, so 4 KiB pages")
+ABSOLUTE = "an absolute time of the article's machine: ours is shown as information"
 
 
-def _churn(rows, env):
-    """(us per step, RSS live KiB, RSS after free-all KiB) of glibc under one environment."""
-    r, e = rows[0], ENVS[env]
-    return (per_op_us(r, "steady", allocator="glibc", env=e), rss(r, "steady", allocator="glibc", env=e),
-            rss(r, "free-all", allocator="glibc", env=e))
+def _steps(rows, env):
+    """Microseconds per step of glibc's steady phase under one environment, one value per run."""
+    return per_op_runs(rows[0], "steady", allocator="glibc", env=ENVS[env])
+
+
+def _rss(rows, phase, env):
+    """RSS KiB at the end of a phase under one environment, one value per run."""
+    return phase_values(rows[0], phase, "rss_kb", allocator="glibc", env=ENVS[env])
 
 
 def judge_glibc(rows):
-    """glibc's default: 0.079 us per step (within x2) and RSS kept after free-all (>= 80% of live);
-    holds when both do."""
-    us, live, after = _churn(rows, "default")
-    fast, kept = within(us, 0.079 / 2, 0.079 * 2), at_least(ratio(after, live), 0.8)
-    return (f"{fmt(us, ' us', 3)} per step (x{fmt(ratio(us, 0.079), '', 1)} the article's); RSS "
-            f"{fmt(mib(live), ' MiB', 1)} live, {fmt(mib(after), ' MiB', 1)} after free-all",
-            fast and kept, f"time: {'yes' if fast else 'no'}; RSS kept: {'yes' if kept else 'no'}")
+    """glibc's default: RSS after free-all at least 80% of the live RSS (its time is information)."""
+    after, live = _rss(rows, "free-all", "default"), _rss(rows, "steady", "default")
+    iv = V.of_values([a / b for a, b in zip(after, live) if b])
+    us = V.of_values(_steps(rows, "default"))
+    return (f"{V.show(us, ' us', 3)} per step (the article's 0.079 us: information); RSS after free-all / live "
+            f"{V.show(iv, '', 3)} ({fmt(mib(V.of_values(live) and V.of_values(live).point), ' MiB', 1)} live)",
+            V.decide(iv, lo=0.8, note="RSS kept; the time is not judged"))
 
 
 def judge_tcache_time(rows):
-    """tcache_count=0 against the default: the claim is x1.5 slower; holds at >= x1.25."""
-    d, t = _churn(rows, "default")[0], _churn(rows, "tcache0")[0]
-    x = ratio(t, d)
-    return f"{fmt(t, ' us', 3)} per step against {fmt(d, ' us', 3)}: x{fmt(x)}", at_least(x, 1.25), ""
+    """tcache_count=0 against the default: x1.53 slower (0.121 / 0.079); judged in instructions
+    (load-independent), above half of the effect; the time ratio is shown."""
+    instr = {e: run_values(rows[1], "metric_instructions", allocator="glibc", env=ENVS[e]) for e in ("default", "tcache0")}
+    iv = V.of_ratio(instr["tcache0"], instr["default"])
+    t = V.of_ratio(_steps(rows, "tcache0"), _steps(rows, "default"))
+    return (f"instructions x{V.show(iv, '', 3)}; time per step x{V.show(t)}",
+            V.decide(iv, lo=V.half_effect(0.121 / 0.079)))
 
 
 def judge_tcache_rss(rows):
     """tcache_count=0: RSS after free-all back to the process's baseline (< 4 MiB, the claim's 0.25 MiB of heap)."""
-    after = _churn(rows, "tcache0")[2]
-    return f"{fmt(mib(after), ' MiB', 2)} after free-all", after is not None and mib(after) < 4, ""
+    iv = V.of_values(_rss(rows, "free-all", "tcache0"))
+    return f"{V.show(iv, ' MiB', 2, 1 / 1024)} after free-all", V.decide(iv, hi=4 * 1024)
 
 
 def judge_mmap(rows):
-    """mmap_threshold=131072: slower (claim x10.7; holds at >= x3) and less RSS kept than the default."""
-    d, m = _churn(rows, "default"), _churn(rows, "mmap")
-    x = ratio(m[0], d[0])
-    return (f"{fmt(m[0], ' us', 3)} per step (x{fmt(x, '', 1)}); {fmt(mib(m[2]), ' MiB', 2)} after free-all "
-            f"(default {fmt(mib(d[2]), ' MiB', 2)})", at_least(x, 3.0) and m[2] is not None and d[2] is not None
-            and m[2] < d[2], "")
+    """mmap_threshold=131072: slower (x10.7: holds above half of it) and less RSS kept than the default."""
+    t = V.of_ratio(_steps(rows, "mmap"), _steps(rows, "default"))
+    kept = V.of_ratio(_rss(rows, "free-all", "mmap"), _rss(rows, "free-all", "default"))
+    return (f"time per step x{V.show(t)}; RSS after free-all x{V.show(kept)} the default's",
+            V.both(V.decide(t, lo=V.half_effect(0.843 / 0.079)), V.decide(kept, hi=1.0)))
 
 
-def _teach(rows, alloc):
-    """(us per step, RSS after free-all KiB) of one allocator in the teaching cells."""
-    return (per_op_us(rows[0], "steady", allocator=alloc, params=TEACH_P),
-            rss(rows[0], "free-all", allocator=alloc, params=TEACH_P))
+def _teach_us(rows, alloc):
+    """Microseconds per step of one allocator in the teaching cells, one value per run."""
+    return per_op_runs(rows[0], "steady", allocator=alloc, params=TEACH_P)
+
+
+def _teach_after(rows, alloc):
+    """RSS KiB after free-all of one allocator in the teaching cells, one value per run."""
+    return phase_values(rows[0], "free-all", "rss_kb", allocator=alloc, params=TEACH_P)
 
 
 def judge_bump(rows):
-    """bump's RSS after free-all: the claim is 1425 MiB kept; holds within 10%."""
-    after = _teach(rows, "bump")[1]
-    return f"bump {fmt(mib(after), ' MiB', 1)} after free-all", within(mib(after), 1425 * 0.9, 1425 * 1.1), ""
+    """bump's RSS after free-all: 1425 MiB kept; holds within 10% (by construction: fitted)."""
+    iv = V.of_values(_teach_after(rows, "bump"))
+    return (f"bump {V.show(iv, ' MiB', 1, 1 / 1024)} after free-all",
+            V.decide(iv, lo=1425 * 1024 * 0.9, hi=1425 * 1024 * 1.1,
+                     note="by construction: the step count was fitted to this figure"))
 
 
 def judge_trim(rows):
-    """trim against glibc per step: the claim is x142; holds at >= x50."""
-    t, g = _teach(rows, "trim")[0], _teach(rows, "glibc")[0]
-    x = ratio(t, g)
-    return f"trim {fmt(t, ' us', 1)} per step, glibc {fmt(g, ' us', 1)}: x{fmt(x)}", at_least(x, 50.0), ""
+    """trim against glibc per step: x142; holds above half of it."""
+    iv = V.of_ratio(_teach_us(rows, "trim"), _teach_us(rows, "glibc"))
+    return f"trim / glibc per step x{V.show(iv)}", V.decide(iv, lo=V.half_effect(142))
 
 
 def judge_release(rows):
     """trim and mmap after free-all: back to the process's baseline (< 4 MiB; the claim's ~0.2 MiB of heap)."""
-    figs = {a: _teach(rows, a)[1] for a in ("trim", "mmap", "glibc", "freelist")}
-    ok = all(figs[a] is not None and mib(figs[a]) < 4 for a in ("trim", "mmap"))
-    return (", ".join(f"{a} {fmt(mib(v), ' MiB', 1)}" for a, v in figs.items()) + " after free-all", ok, "")
+    ivs = {a: V.of_values(_teach_after(rows, a)) for a in ("trim", "mmap", "glibc", "freelist")}
+    return (", ".join(f"{a} {V.show(iv, ' MiB', 1, 1 / 1024)}" for a, iv in ivs.items()) + " after free-all",
+            V.both(*(V.decide(ivs[a], hi=4 * 1024) for a in ("trim", "mmap"))))
+
+
+def judge_freelist(rows):
+    """freelist never returns memory: RSS after free-all at least 90% of its RSS with the live set."""
+    after, live = _teach_after(rows, "freelist"), phase_values(rows[0], "steady", "rss_kb", allocator="freelist",
+                                                               params=TEACH_P)
+    iv = V.of_values([a / b for a, b in zip(after, live) if b])
+    return f"freelist RSS after free-all / live: {V.show(iv, '', 3)}", V.decide(iv, lo=0.9)
 
 
 def judge_teach_time(rows):
-    """Each teaching allocator per step against glibc: the claim is 11.7-25 us against 0.079
-    (x148-316); holds at >= x50 each."""
-    g = _teach(rows, "glibc")[0]
-    xs = {a: ratio(_teach(rows, a)[0], g) for a in TEACHERS}
-    return (f"glibc {fmt(g, ' us', 1)} per step; " + ", ".join(f"{a} x{fmt(x)}" for a, x in xs.items()),
-            all(at_least(x, 50.0) for x in xs.values()), "")
+    """Each teaching allocator per step against glibc: 11.7-25 us against 0.079 (x148-316); each
+    holds above half of x148."""
+    ivs = {a: V.of_ratio(_teach_us(rows, a), _teach_us(rows, "glibc")) for a in TEACHERS}
+    return (f"glibc {V.show(V.of_values(_teach_us(rows, 'glibc')), ' us', 1)} per step; "
+            + ", ".join(f"{a} x{V.show(iv)}" for a, iv in ivs.items()),
+            V.both(*(V.decide(iv, lo=V.half_effect(148)) for iv in ivs.values())))
 
 
 def _os(rows, phase):
-    """ns per op of one os-costs phase."""
-    us = per_op_us(rows[0], phase, allocator="glibc", params=OS_P)
-    return us and us * 1e3
+    """ns per op of one os-costs phase, one value per run."""
+    return per_op_runs(rows[0], phase, scale=1e9, allocator="glibc", params=OS_P)
 
 
 def judge_cost(phase, article_ns):
-    """One micro-cost against the article's figure: holds within x2."""
+    """One micro-cost beside the article's figure: information (an absolute time of its machine)."""
     def judge(rows):
-        ns = _os(rows, phase)
-        holds = within(ns, article_ns / 2, article_ns * 2)
-        return f"{fmt(ns, ' ns', 1)} (x{fmt(ratio(ns, article_ns))} the article's)", holds, ""
+        iv = V.of_values(_os(rows, phase))
+        return f"{V.show(iv, ' ns', 1)} (the article's {article_ns} ns)", V.untestable(ABSOLUTE)
     return judge
 
 
 def judge_sbrk_vs_syscall(rows):
     """sbrk(16) costs about one system call (the article: 610 vs 575 ns); holds within x0.5-x2."""
-    s, c = _os(rows, "sbrk-16"), _os(rows, "syscall")
-    x = ratio(s, c)
-    return f"sbrk(16) {fmt(s, ' ns', 0)}, syscall {fmt(c, ' ns', 0)}: x{fmt(x)}", within(x, 0.5, 2.0), ""
+    iv = V.of_ratio(_os(rows, "sbrk-16"), _os(rows, "syscall"))
+    return f"sbrk(16) / syscall x{V.show(iv)}", V.decide(iv, lo=0.5, hi=2.0)
 
 
 def judge_malloc_vs_sbrk(rows):
-    """malloc(16) ~20x cheaper than sbrk(16) (610 / 26.9 = x22.7); holds at >= x10."""
-    m, s = _os(rows, "malloc-16"), _os(rows, "sbrk-16")
-    x = ratio(s, m)
-    return f"malloc(16) {fmt(m, ' ns', 1)}, sbrk(16) {fmt(s, ' ns', 0)}: x{fmt(x, '', 1)}", at_least(x, 10.0), ""
+    """malloc(16) ~20x cheaper than sbrk(16) (610 / 26.9 = x22.7); holds above half of it."""
+    iv = V.of_ratio(_os(rows, "sbrk-16"), _os(rows, "malloc-16"))
+    return f"sbrk(16) / malloc(16) x{V.show(iv, '', 1)}", V.decide(iv, lo=V.half_effect(610 / 26.9))
 
 
 def judge_lazy(rows):
@@ -142,39 +169,57 @@ def judge_lazy(rows):
     held = rss(rows[0], "sbrk-big", allocator="glibc", params=OS_P)
     grew = held - before if None not in (before, held) else None
     return (f"RSS {fmt(mib(held), ' MiB', 2)} with 1 GiB of break held ({fmt(grew, ' KiB', 0)} more than before)",
-            grew is not None and grew < 1024, "")
+            V.decide(V.exact(grew), hi=1024))
 
 
 def judge_faults(rows):
     """Faults for 256 MiB touched page by page: 65,536 (one per 4 KiB); holds within 1%."""
     n = ops(rows[0], "touch", allocator="glibc", params=OS_P)
-    return f"{fmt(n, '', 0)} faults", within(n, 65536 * 0.99, 65536 * 1.01), ""
+    return f"{fmt(n, '', 0)} faults", V.decide(V.exact(n), lo=65536 * 0.99, hi=65536 * 1.01)
+
+
+def judge_brk(rows):
+    """malloc(16) x 1000 asks the kernel with brk only: no mmap more than the one-node run, and brk called."""
+    text = [r.get("files", {}).get("strace.txt", "") for r in rows]
+    mm = [profile.calls(t, "mmap") for t in text]
+    brk = profile.calls(text[1], "brk")
+    if None in mm or brk is None:
+        return "n/a (no strace output)", V.untestable("strace is not installed or the run failed")
+    return (f"1,000 nodes against 1: {mm[1] - mm[0]} more mmap calls; brk called {brk} times",
+            V.Verdict(V.HOLDS if mm[1] == mm[0] and brk > 0 else V.NOT_HOLD))
 
 
 def _os_claim(cid, text, how, judge):
     """An os-costs row (all read the same cell)."""
-    return claim(cid, "004", text, OS_SETUP, how, "a VM shared with other sessions; which system call the article "
-                 "timed is not quoted; transparent huge pages are `madvise` here, so 4 KiB pages", [OS], judge)
+    return claim(cid, "004", text, OS_SETUP, how, OS_DIFF, [OS], judge)
 
 
 CLAIMS = [
     claim("churn-random/glibc", "004", "glibc: 0.079 us per step; RSS 19.0 MiB live, 19.0 MiB after freeing everything",
-          CHURN_SETUP, "`steady` seconds / steps; RSS at the end of `steady` and `free-all`", CHURN_DIFF, [CHURN],
-          judge_glibc),
+          CHURN_SETUP, "`steady` seconds / steps (information); RSS at the end of `free-all` over `steady`'s",
+          CHURN_DIFF, [CHURN], judge_glibc),
     claim("churn-random/tcache0-time", "004", "glibc.malloc.tcache_count=0: 0.121 us per step, 1.5x slower",
-          CHURN_SETUP, "as above, GLIBC_TUNABLES in the same run", CHURN_DIFF, [CHURN], judge_tcache_time),
+          CHURN_SETUP, "instructions of the whole process (`--count-instructions`, callgrind; the steady phase is "
+          "nearly all of them) with and without the tunable; the time per step beside them", CHURN_DIFF
+          + "; instructions do not weigh the arena lock's atomic operations as time does",
+          [CHURN, CHURN_INSTR], judge_tcache_time),
     claim("churn-random/tcache0-rss", "004", "glibc.malloc.tcache_count=0: 0.25 MiB after freeing everything",
           CHURN_SETUP, "RSS at the end of `free-all`", CHURN_DIFF, [CHURN], judge_tcache_rss),
     claim("churn-random/mmap", "004", "glibc.malloc.mmap_threshold=131072: 0.843 us per step (x10.7), 5.85 MiB "
-          "after freeing everything", CHURN_SETUP, "as above", CHURN_DIFF, [CHURN], judge_mmap),
+          "after freeing everything", CHURN_SETUP, "time per step and RSS after `free-all` against the default's",
+          CHURN_DIFF, [CHURN, FAULTS], guarded(judge_mmap)),
     claim("teach/bump", "004", "the bump allocator keeps 1425 MiB", TEACH_SETUP, "RSS at the end of `free-all`",
           TEACH_DIFF, [TEACH], judge_bump),
     claim("teach/trim", "004", "trim is 142x slower than glibc", TEACH_SETUP, "`steady` time per step",
-          TEACH_DIFF, [TEACH], judge_trim),
+          TEACH_DIFF + "; " + SLOTS, [TEACH, FAULTS], guarded(judge_trim)),
     claim("teach/release", "004", "trim and mmap return almost everything (~0.2 MiB after freeing all)",
           TEACH_SETUP, "RSS at the end of `free-all`", TEACH_DIFF, [TEACH], judge_release),
+    claim("teach/freelist", "004", "the freelist allocator never returns memory", TEACH_SETUP,
+          "freelist's RSS at the end of `free-all` over its RSS at the end of `steady`", TEACH_DIFF, [TEACH],
+          judge_freelist),
     claim("teach/time", "004", "the teaching allocators take 11.7 to 25 us per step against glibc's 0.079 us",
-          TEACH_SETUP, "`steady` time per step", TEACH_DIFF, [TEACH], judge_teach_time),
+          TEACH_SETUP, "`steady` time per step, each against glibc's (the absolute times are information)",
+          TEACH_DIFF + "; " + SLOTS, [TEACH, FAULTS], guarded(judge_teach_time)),
     _os_claim("os/syscall", "a system call costs 575 ns", "`syscall` phase (raw getppid)", judge_cost("syscall", 575)),
     _os_claim("os/sbrk", "sbrk(16) costs 610 ns", "`sbrk-16` phase (each a brk call; the break put back after)",
               judge_cost("sbrk-16", 610)),
@@ -182,10 +227,15 @@ CLAIMS = [
               judge_sbrk_vs_syscall),
     _os_claim("os/malloc", "malloc(16) costs 26.9 ns", "`malloc-16` phase (blocks held; its page faults included)",
               judge_cost("malloc-16", 26.9)),
-    _os_claim("os/malloc-vs-sbrk", "malloc(16) is ~20x cheaper than sbrk(16) (26.9 vs 610 ns)", "the two phases",
-              judge_malloc_vs_sbrk),
+    claim("os/malloc-vs-sbrk", "004", "malloc(16) is ~20x cheaper than sbrk(16) (26.9 vs 610 ns)", OS_SETUP,
+          "the two phases (malloc(16)'s includes the page faults of the 6.4 MB its blocks fill)", OS_DIFF,
+          [OS, FAULTS], guarded(judge_malloc_vs_sbrk)),
     _os_claim("os/sbrk-rss", "after sbrk of 1 GiB RSS is only 1308 KiB (memory is lazy)",
               "RSS of `sbrk-big` against `sbrk-16`'s, just before", judge_lazy),
     _os_claim("os/faults", "touching 256 MiB costs 65,536 page faults", "ops of `touch` (the minor faults it cost)",
               judge_faults),
+    claim("os/brk-only", "004", "malloc(16) x 1000 makes only brk calls (an strace of it)", OS_SETUP,
+          "`strace -f -c` of the list workload building 1,000 malloc'd 16-byte nodes against 1 node: the mmap "
+          "calls the 999 more mallocs add, and the brk calls", "our count is the whole process's (the loader's "
+          "mmaps are in both runs, so the difference is malloc's)", [BRK[1], BRK[1000]], judge_brk),
 ]

@@ -2,8 +2,10 @@
 
 A Spec names one `heapbench run`: workload, allocators, threads (None: the workload's own),
 params (one -p each), envs (one --env each), and optionally reps/warmup (None: the command's
---reps and the runner's default warm-up) and wrap (a --wrap command; "{dir}" in it is the run's
-temporary directory, whose other files come back in rows["files"]).
+--reps and the runner's default warm-up), extra (more `heapbench run` options, such as
+`--latency sampled`) and wrap (a --wrap command; "{dir}" in it is the run's
+temporary directory, whose other files come back in rows["files"]; a callgrind.out file as
+callgrind_annotate's inclusive listing, see profile.py).
 The rows come back as heapbench.results.load() gives them: {"runs": [...], "phases": [...],
 "sizes": [...], ..., "files": {name: text}}.
 Always holds: every cell is measured by the runner (build/heapbench run) into a temporary
@@ -20,11 +22,12 @@ import sys
 import tempfile
 
 from heapbench import cli, results
+from heapbench.claims import profile
 
-EMPTY = {"runs": [], "phases": [], "sizes": [], "files": {}}
+EMPTY = {"runs": [], "phases": [], "sizes": [], "latency": [], "files": {}}
 
-Spec = collections.namedtuple("Spec", "workload allocators threads params envs reps warmup wrap",
-                              defaults=(None, (), (), None, None, None))
+Spec = collections.namedtuple("Spec", "workload allocators threads params envs reps warmup wrap extra",
+                              defaults=(None, (), (), None, None, None, ()))
 
 _CACHE = {}
 
@@ -38,7 +41,7 @@ def run_argv(spec, reps):
         argv += ["-p", p]
     for e in spec.envs:
         argv += ["--env", e]
-    return argv
+    return argv + list(spec.extra)
 
 
 def command(spec, reps):
@@ -50,11 +53,14 @@ def command(spec, reps):
 
 
 def _extra_files(out):
-    """{name: text} of the files a wrapper left in the temporary directory out."""
+    """{name: text} of the files a wrapper left in the temporary directory out; a callgrind.out
+    file comes back as its inclusive listing (profile.annotate)."""
     files = {}
     for name in os.listdir(out):
         path = os.path.join(out, name)
-        if os.path.isfile(path):
+        if os.path.isfile(path) and name.startswith("callgrind.out"):
+            files[name] = profile.annotate(path)
+        elif os.path.isfile(path):
             with open(path, errors="replace") as fh:
                 files[name] = fh.read()
     return files
@@ -96,10 +102,15 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+def per_run(rows, table, field, **where):
+    """[(run, value)] of field over the rows of table (runs/phases/latency) that match every where
+    item and whose run was ok, in run order."""
+    ok = {r["run"] for r in results.ok_runs(rows["runs"])}
+    return sorted((r["run"], r[field]) for r in rows.get(table, [])
+                  if r["run"] in ok and r.get(field) is not None
+                  and all(str(r.get(k) or "") == str(v) for k, v in where.items()))
+
+
 def pick(rows, table, field, **where):
     """Median of field over the rows of table (runs/phases) that match every where item and whose run was ok."""
-    ok = {r["run"] for r in results.ok_runs(rows["runs"])}
-    vals = [r[field] for r in rows[table]
-            if r["run"] in ok and r.get(field) is not None
-            and all(str(r.get(k) or "") == str(v) for k, v in where.items())]
-    return median(vals)
+    return median(v for _, v in per_run(rows, table, field, **where))
