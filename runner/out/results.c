@@ -183,7 +183,11 @@ void hb_results_link_latest(const struct hb_results *r)
 {
     char *results = hb_results_dir();
     char real[PATH_MAX], realres[PATH_MAX];
-    if (hb_mkdir_ok(results) != 0 || !realpath(r->dir, real) || !realpath(results, realres)) {
+    if (!realpath(results, realres) && errno == ENOENT) { /* no results/: -o is outside it, nothing to link */
+        free(results);
+        return;
+    }
+    if (!realpath(r->dir, real) || !realpath(results, realres)) {
         fprintf(stderr, "heapbench: could not update %s/latest: %s\n", results, strerror(errno));
         free(results);
         return;

@@ -75,4 +75,12 @@ done
 grep -q '< 1%' <<<"$help" && bad+="the help still claims < 1%; "
 [ -z "$bad" ] && t_pass "run --help states the --latency sampled cost as measured in $record" ||
     t_fail "run --help states the --latency sampled cost as measured" "$bad"
+# run -o DIR outside the results location never creates the results location (a test or a
+# script writing into its own temporary directory leaves the user's results/ alone).
+HEAPBENCH_RESULTS=$RT_TMP/nores "$HB" run -w thread-churn -a glibc -n 1 -p '--ops=1000' -o "$RT_TMP/own-out" >/dev/null 2>&1
+if [ -f "$RT_TMP/own-out/meta.json" ] && [ ! -e "$RT_TMP/nores" ]; then
+    t_pass "run -o outside the results location leaves it uncreated"
+else
+    t_fail "run -o outside the results location leaves it uncreated" "$(ls -d "$RT_TMP"/nores "$RT_TMP"/own-out/meta.json 2>&1 | tr '\n' ' ')"
+fi
 t_summary
