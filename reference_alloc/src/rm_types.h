@@ -242,7 +242,7 @@ __attribute__((noreturn)) void rm_fatal(const char *what);
 char *rm_fmt_str(char *out, char *end, const char *s); /* appends, returns new end of text */
 char *rm_fmt_u(char *out, char *end, size_t v);
 void rm_check_unlink(const rm_chunk *c);      /* aborts unless c->fd->bk == c == c->bk->fd */
-void rm_check_free_ptr(const rm_chunk *c);    /* aborts on a misaligned pointer or bad size */
+void rm_check_free_ptr(const rm_chunk *c, int in_realloc); /* aborts on a misaligned pointer or bad size */
 
 /* rm_bins.c - the bin data structure */
 void rm_bins_init(rm_arena *a);
@@ -262,7 +262,7 @@ size_t rm_chunk_coalesce(rm_arena *a, rm_chunk *c); /* merged size */
 int rm_fast_put(rm_arena *a, rm_chunk *c);      /* 1 when c went onto its fastbin */
 rm_chunk *rm_fast_take(rm_arena *a, size_t nb); /* a chunk of exactly nb, or NULL */
 void rm_fast_consolidate(rm_arena *a);          /* merges every fast chunk into the bins */
-void rm_fast_stats(rm_arena *a, size_t *chunks, size_t *bytes);
+void rm_fast_stats(rm_arena *a, size_t chunks[RM_NFASTBINS], size_t bytes[RM_NFASTBINS]);
 int rm_fast_check(rm_arena *a);                 /* problems found (reported on stderr) */
 int rm_int_grow_inplace(rm_arena *a, rm_chunk *c, size_t nb);
 void *rm_int_memalign(rm_arena *a, size_t align, size_t nb);
@@ -321,6 +321,8 @@ int refmalloc_check_heap(void) __attribute__((visibility("default")));
 typedef struct rm_arena_stats {
     size_t system, max_system, inuse, free_bytes, free_chunks, top;
     size_t fast_chunks, fast_bytes;                  /* in fastbins (part of free_bytes) */
+    size_t fbin_count[RM_NFASTBINS], fbin_bytes[RM_NFASTBINS]; /* the same per fastbin */
+    size_t aspace, subheaps; /* thread arenas: bytes of their heaps in use, number of heaps */
     size_t bin_count[RM_NBINS], bin_bytes[RM_NBINS]; /* free chunks per bin */
     size_t bin_min[RM_NBINS], bin_max[RM_NBINS];     /* their smallest and largest size */
 } rm_arena_stats;
