@@ -106,7 +106,7 @@ enum { RM_SEG_BRK = 1, RM_SEG_MMAP, RM_SEG_HEAP };
  * through next starting at the main arena (read without a lock: only ever appended to).
  * attached and next_free are protected by rm_list_lock. */
 typedef struct rm_arena {
-    pthread_mutex_t lock;
+    int lock;                /* rm_arena_lock's word: 0 free, 1 taken, 2 taken with waiters */
     rm_chunk *top;           /* the free chunk at the end of the newest segment */
     rm_chunk *last_remainder; /* most recent split remainder (small requests reuse it) */
     uint64_t binmap[2];      /* bit i set => bin i may be non-empty (never clear while used) */
@@ -235,6 +235,8 @@ void rm_os_write(const char *s);       /* raw write(2) to stderr */
 const char *rm_os_getenv(const char *name);
 size_t rm_os_ncpus(void);
 size_t rm_os_pagesize(void);
+void rm_os_futex_wait(int *word, int value); /* sleeps while *word == value (or spuriously) */
+void rm_os_futex_wake(int *word);            /* wakes one sleeper on word */
 uintptr_t rm_os_random(void);
 
 /* rm_errors.c - messages (no stdio) and fatal errors */
@@ -279,6 +281,9 @@ rm_arena *rm_arena_next(rm_arena *a);  /* ring walk from &rm_main_arena; NULL af
 void rm_arena_after_fork_child(void);
 int rm_lock(rm_arena *a);              /* returns whether a mutex was taken */
 void rm_unlock(rm_arena *a, int locked);
+void rm_arena_lock(rm_arena *a);       /* always takes a's lock (fork, arena choice) */
+void rm_arena_unlock(rm_arena *a);
+int rm_arena_trylock(rm_arena *a);     /* 1 if taken */
 /* Arena of a non-mapped chunk. */
 static inline rm_arena *rm_chunk_arena(const rm_chunk *c)
 {
