@@ -310,7 +310,8 @@ void rm_arena_detach(void)
     pthread_mutex_unlock(&rm_list_lock);
 }
 
-/* In a fork child: every mutex re-initialised, every arena but the caller's free for reuse. */
+/* In a fork child: every lock re-initialised (the list mutex, each arena's lock freed), every
+ * arena but the caller's free for reuse. */
 void rm_arena_after_fork_child(void)
 {
     pthread_mutex_init(&rm_list_lock, NULL);

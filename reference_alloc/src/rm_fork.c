@@ -63,7 +63,7 @@ static void rm_fork_parent(void)
     _IO_list_unlock();
 }
 
-/* After fork, in the child: fresh mutexes; arenas of vanished threads become free for reuse. */
+/* After fork, in the child: fresh locks; arenas of vanished threads become free for reuse. */
 static void rm_fork_child(void)
 {
     if (!rm_fork_held)

@@ -102,7 +102,8 @@ typedef struct rm_seg {
 } rm_seg;
 enum { RM_SEG_BRK = 1, RM_SEG_MMAP, RM_SEG_HEAP };
 
-/* An arena: bins + top + segments under one mutex. Arenas are never freed; they form a ring
+/* An arena: bins + top + segments under one lock (rm_arena_lock, glibc's low-level lock).
+ * Arenas are never freed; they form a ring
  * through next starting at the main arena (read without a lock: only ever appended to).
  * attached and next_free are protected by rm_list_lock. */
 typedef struct rm_arena {
@@ -279,7 +280,7 @@ void rm_arena_detach(void);            /* the calling thread exits */
 rm_chunk *rm_arena_grow(rm_arena *a, size_t nb); /* top >= nb + 32 afterwards, or NULL */
 rm_arena *rm_arena_next(rm_arena *a);  /* ring walk from &rm_main_arena; NULL after the last */
 void rm_arena_after_fork_child(void);
-int rm_lock(rm_arena *a);              /* returns whether a mutex was taken */
+int rm_lock(rm_arena *a);              /* returns whether the lock was taken */
 void rm_unlock(rm_arena *a, int locked);
 void rm_arena_lock(rm_arena *a);       /* always takes a's lock (fork, arena choice) */
 void rm_arena_unlock(rm_arena *a);
