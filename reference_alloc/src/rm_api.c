@@ -66,7 +66,7 @@ void ip_backend_free(void *p)
         rm_mmap_free(c);
         return;
     }
-    rm_check_free_ptr(c);
+    rm_check_free_ptr(c, 0);
     if (rm_tcache_keep(c))
         return;
     rm_arena *a = rm_chunk_arena(c);
@@ -86,7 +86,7 @@ void *ip_backend_realloc(void *p, size_t n)
         if (q)
             return q;
     } else {
-        rm_check_free_ptr(c);
+        rm_check_free_ptr(c, 1);
         rm_arena *a = rm_chunk_arena(c);
         int locked = rm_lock(a);
         int ok = rm_int_grow_inplace(a, c, nb);

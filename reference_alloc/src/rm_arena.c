@@ -27,12 +27,42 @@ static size_t rm_page_up(size_t n)
 /* Rounds an address up to RM_ALIGN. */
 static uintptr_t rm_align_up(uintptr_t v) { return (v + RM_ALIGN - 1) & ~(uintptr_t)(RM_ALIGN - 1); }
 
-/* Takes a's mutex unless the process has only ever had one thread; returns whether it did. */
+/* Takes a's lock: glibc's lll_lock (sysdeps/nptl/lowlevellock.h), which ptmalloc's
+ * __libc_lock_lock is. One compare-and-swap when the lock is free; else the word becomes 2
+ * ("taken, with waiters") and the thread sleeps on a futex until an unlock hands it over. */
+__attribute__((noinline)) static void rm_arena_lock_wait(rm_arena *a)
+{
+    while (__atomic_exchange_n(&a->lock, 2, __ATOMIC_ACQUIRE) != 0)
+        rm_os_futex_wait(&a->lock, 2);
+}
+
+void rm_arena_lock(rm_arena *a)
+{
+    int c = 0;
+    if (!__atomic_compare_exchange_n(&a->lock, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        rm_arena_lock_wait(a); /* out of line: the free case stays small enough to inline */
+}
+
+/* Releases a's lock (glibc's lll_unlock): wakes one sleeper if any announced itself. */
+void rm_arena_unlock(rm_arena *a)
+{
+    if (__atomic_exchange_n(&a->lock, 0, __ATOMIC_RELEASE) == 2)
+        rm_os_futex_wake(&a->lock);
+}
+
+/* Takes a's lock only if it is free (glibc's lll_trylock); returns 1 if taken. */
+int rm_arena_trylock(rm_arena *a)
+{
+    int c = 0;
+    return __atomic_compare_exchange_n(&a->lock, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* Takes a's lock unless the process has only ever had one thread; returns whether it did. */
 int rm_lock(rm_arena *a)
 {
     if (__libc_single_threaded)
         return 0;
-    pthread_mutex_lock(&a->lock);
+    rm_arena_lock(a);
     return 1;
 }
 
@@ -40,7 +70,7 @@ int rm_lock(rm_arena *a)
 void rm_unlock(rm_arena *a, int locked)
 {
     if (locked)
-        pthread_mutex_unlock(&a->lock);
+        rm_arena_unlock(a);
 }
 
 /* The arena after a in the ring, NULL after the last one (iteration: from &rm_main_arena). */
@@ -54,7 +84,7 @@ rm_arena *rm_arena_next(rm_arena *a)
 void rm_arena_init_main(void)
 {
     rm_arena *a = &rm_main_arena;
-    pthread_mutex_init(&a->lock, NULL);
+    a->lock = 0;
     rm_bins_init(a);
     a->next = a;
     a->is_main = 1;
@@ -204,7 +234,7 @@ static rm_arena *rm_arena_new(int number)
     if (!base)
         return NULL;
     rm_arena *a = (rm_arena *)((char *)base + rm_align_up(sizeof(rm_seg)));
-    pthread_mutex_init(&a->lock, NULL);
+    a->lock = 0;
     rm_bins_init(a);
     a->number = number;
     size_t first = rm_align_up(sizeof(rm_seg) + sizeof(rm_arena));
@@ -232,8 +262,8 @@ static rm_arena *rm_arena_reuse(void)
 {
     rm_arena *start = rm_next_reuse, *a = start;
     do {
-        if (pthread_mutex_trylock(&a->lock) == 0) {
-            pthread_mutex_unlock(&a->lock);
+        if (rm_arena_trylock(a)) {
+            rm_arena_unlock(a);
             break;
         }
         a = rm_arena_next(a) ? rm_arena_next(a) : &rm_main_arena;
@@ -280,13 +310,14 @@ void rm_arena_detach(void)
     pthread_mutex_unlock(&rm_list_lock);
 }
 
-/* In a fork child: every mutex re-initialised, every arena but the caller's free for reuse. */
+/* In a fork child: every lock re-initialised (the list mutex, each arena's lock freed), every
+ * arena but the caller's free for reuse. */
 void rm_arena_after_fork_child(void)
 {
     pthread_mutex_init(&rm_list_lock, NULL);
     rm_free_list = NULL;
     for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
-        pthread_mutex_init(&a->lock, NULL);
+        a->lock = 0;
         a->attached = a == rm_thread_arena ? 1 : 0;
         if (!a->attached) {
             a->next_free = rm_free_list;

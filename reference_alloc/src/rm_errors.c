@@ -51,12 +51,13 @@ void rm_check_unlink(const rm_chunk *c)
         rm_fatal("corrupted double-linked list");
 }
 
-/* Checks a pointer handed to free/realloc: chunk alignment, size sanity, no wrap-around. */
-void rm_check_free_ptr(const rm_chunk *c)
+/* Checks a pointer handed to free (in_realloc 0) or realloc (1): chunk alignment, size sanity,
+ * no wrap-around; the messages name the function as glibc's free and realloc do. */
+void rm_check_free_ptr(const rm_chunk *c, int in_realloc)
 {
     size_t size = rm_csize(c);
     if (((uintptr_t)c & (RM_ALIGN - 1)) != 0 || (uintptr_t)c > (uintptr_t)0 - size)
-        rm_fatal("free(): invalid pointer");
+        rm_fatal(in_realloc ? "realloc(): invalid pointer" : "free(): invalid pointer");
     if (size < RM_MIN_CHUNK || (size & (RM_ALIGN - 1)) != 0)
-        rm_fatal("free(): invalid size");
+        rm_fatal(in_realloc ? "realloc(): invalid old size" : "free(): invalid size");
 }

@@ -59,15 +59,16 @@ void rm_fast_consolidate(rm_arena *a)
     }
 }
 
-/* Counts the chunks and bytes held in a's fastbins. */
-void rm_fast_stats(rm_arena *a, size_t *chunks, size_t *bytes)
+/* Counts the chunks and bytes held in each of a's fastbins. */
+void rm_fast_stats(rm_arena *a, size_t chunks[RM_NFASTBINS], size_t bytes[RM_NFASTBINS])
 {
-    *chunks = *bytes = 0;
-    for (size_t i = 0; i < RM_NFASTBINS; i++)
+    for (size_t i = 0; i < RM_NFASTBINS; i++) {
+        chunks[i] = bytes[i] = 0;
         for (rm_chunk *c = a->fastbins[i]; c; c = c->fd) {
-            (*chunks)++;
-            *bytes += rm_csize(c);
+            chunks[i]++;
+            bytes[i] += rm_csize(c);
         }
+    }
 }
 
 /* Checks every fastbin chunk: alignment, the size of its bin, still "in use" for its

@@ -47,7 +47,7 @@ static void rm_fork_prepare(void)
     _IO_list_lock();
     pthread_mutex_lock(&rm_list_lock);
     for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a))
-        pthread_mutex_lock(&a->lock);
+        rm_arena_lock(a);
     rm_fork_held = 1;
 }
 
@@ -58,12 +58,12 @@ static void rm_fork_parent(void)
         return;
     rm_fork_held = 0;
     for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a))
-        pthread_mutex_unlock(&a->lock);
+        rm_arena_unlock(a);
     pthread_mutex_unlock(&rm_list_lock);
     _IO_list_unlock();
 }
 
-/* After fork, in the child: fresh mutexes; arenas of vanished threads become free for reuse. */
+/* After fork, in the child: fresh locks; arenas of vanished threads become free for reuse. */
 static void rm_fork_child(void)
 {
     if (!rm_fork_held)

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -172,4 +173,17 @@ uintptr_t rm_os_random(void)
         v = ((uintptr_t)&v * 0x9e3779b97f4a7c15ull) ^ (uintptr_t)getpid();
     errno = saved;
     return v | 1;
+}
+
+/* Sleeps while *word == value; returns on a wake-up, a signal or a changed value (the caller
+ * re-checks). A private futex: arena locks are never shared between processes. */
+void rm_os_futex_wait(int *word, int value)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+}
+
+/* Wakes one thread sleeping on word. */
+void rm_os_futex_wake(int *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }

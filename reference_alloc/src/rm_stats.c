@@ -36,8 +36,16 @@ void rm_stats_arena(rm_arena *a, rm_arena_stats *out)
         out->free_chunks += out->bin_count[i];
         out->free_bytes += out->bin_bytes[i];
     }
-    rm_fast_stats(a, &out->fast_chunks, &out->fast_bytes);
+    rm_fast_stats(a, out->fbin_count, out->fbin_bytes);
+    for (unsigned i = 0; i < RM_NFASTBINS; i++) {
+        out->fast_chunks += out->fbin_count[i];
+        out->fast_bytes += out->fbin_bytes[i];
+    }
     out->free_bytes += out->fast_bytes;
+    for (rm_seg *s = a->is_main ? NULL : a->seg; s; s = s->prev) {
+        out->aspace += s->size; /* glibc: heap_info's size, newest heap first */
+        out->subheaps++;
+    }
     out->inuse = out->system > out->free_bytes ? out->system - out->free_bytes : 0;
 }
 
@@ -122,12 +130,38 @@ static void rm_info_totals(FILE *fp, size_t fast_chunks, size_t fast_bytes, size
     fprintf(fp, "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n", chunks, bytes);
 }
 
-/* Writes the system-memory lines of a <heap> or of the whole document. */
-static void rm_info_system(FILE *fp, size_t system, size_t max)
+/* Writes the <system> and <aspace> lines of a <heap> or of the whole document, as glibc's
+ * __malloc_info: a thread arena (subheaps > 0) gives the bytes of its heaps and their number,
+ * the main arena and the document give total and mprotect only. refmalloc never changes the
+ * protection of a heap (it is reserved read-write whole), so "mprotect" is the bytes in use,
+ * the same figure as "total". */
+static void rm_info_system(FILE *fp, size_t system, size_t max, size_t aspace, size_t subheaps)
 {
     fprintf(fp, "<system type=\"current\" size=\"%zu\"/>\n<system type=\"max\" size=\"%zu\"/>\n"
                 "<aspace type=\"total\" size=\"%zu\"/>\n<aspace type=\"mprotect\" size=\"%zu\"/>\n",
-            system, max, system, system);
+            system, max, aspace, aspace);
+    if (subheaps)
+        fprintf(fp, "<aspace type=\"subheaps\" size=\"%zu\"/>\n", subheaps);
+}
+
+/* Writes the <size> and <unsorted> lines of one <heap>, in glibc's order: the fastbins, the
+ * small and large bins, then the unsorted bin. */
+static void rm_info_sizes(FILE *fp, const rm_arena_stats *st)
+{
+    for (unsigned i = 0; i < RM_NFASTBINS; i++)
+        if (st->fbin_count[i]) {
+            size_t size = st->fbin_bytes[i] / st->fbin_count[i];
+            fprintf(fp, "  <size from=\"%zu\" to=\"%zu\" total=\"%zu\" count=\"%zu\"/>\n",
+                    size - (RM_ALIGN - 1), size, st->fbin_bytes[i], st->fbin_count[i]);
+        }
+    for (unsigned i = RM_UNSORTED + 1; i < RM_NBINS; i++)
+        if (st->bin_count[i])
+            fprintf(fp, "  <size from=\"%zu\" to=\"%zu\" total=\"%zu\" count=\"%zu\"/>\n",
+                    st->bin_min[i], st->bin_max[i], st->bin_bytes[i], st->bin_count[i]);
+    if (st->bin_count[RM_UNSORTED])
+        fprintf(fp, "  <unsorted from=\"%zu\" to=\"%zu\" total=\"%zu\" count=\"%zu\"/>\n",
+                st->bin_min[RM_UNSORTED], st->bin_max[RM_UNSORTED], st->bin_bytes[RM_UNSORTED],
+                st->bin_count[RM_UNSORTED]);
 }
 
 /* malloc_info: glibc's XML document, one <heap nr="N"> per arena with its free chunks by bin. */
@@ -139,19 +173,16 @@ int ip_backend_info(int options, FILE *fp)
     }
     rm_ensure_init();
     rm_arena_stats st;
-    size_t chunks = 0, bytes = 0, fchunks = 0, fbytes = 0, system = 0, max = 0;
+    size_t chunks = 0, bytes = 0, fchunks = 0, fbytes = 0, system = 0, max = 0, aspace = 0;
     fprintf(fp, "<malloc version=\"1\">\n");
     for (rm_arena *a = &rm_main_arena; a; a = rm_arena_next(a)) {
         rm_stats_locked(a, &st);
         fprintf(fp, "<heap nr=\"%d\">\n<sizes>\n", a->number);
-        for (unsigned i = RM_UNSORTED; i < RM_NBINS; i++)
-            if (st.bin_count[i])
-                fprintf(fp, "  <%s from=\"%zu\" to=\"%zu\" total=\"%zu\" count=\"%zu\"/>\n",
-                        i == RM_UNSORTED ? "unsorted" : "size", st.bin_min[i], st.bin_max[i],
-                        st.bin_bytes[i], st.bin_count[i]);
+        rm_info_sizes(fp, &st);
         fprintf(fp, "</sizes>\n");
         rm_info_totals(fp, st.fast_chunks, st.fast_bytes, st.free_chunks, st.free_bytes - st.fast_bytes);
-        rm_info_system(fp, st.system, st.max_system);
+        size_t heap_aspace = st.subheaps ? st.aspace : st.system;
+        rm_info_system(fp, st.system, st.max_system, heap_aspace, st.subheaps);
         fprintf(fp, "</heap>\n");
         chunks += st.free_chunks;
         bytes += st.free_bytes - st.fast_bytes;
@@ -159,10 +190,11 @@ int ip_backend_info(int options, FILE *fp)
         fbytes += st.fast_bytes;
         system += st.system;
         max += st.max_system;
+        aspace += heap_aspace;
     }
     rm_info_totals(fp, fchunks, fbytes, chunks, bytes);
     fprintf(fp, "<total type=\"mmap\" count=\"%zu\" size=\"%zu\"/>\n", rm_mp.n_mmaps, rm_mp.mmapped_mem);
-    rm_info_system(fp, system, max);
+    rm_info_system(fp, system, max, aspace, 0);
     fprintf(fp, "</malloc>\n");
     return 0;
 }

@@ -121,7 +121,7 @@ static void rm_tcache_double_free_scan(rm_tcache *tc, size_t i, rm_tentry *e)
         if (n > rm_mp.tcache_count)
             rm_fatal("free(): too many chunks detected in tcache");
         if (t == e)
-            rm_fatal("free(): double free detected in tcache");
+            rm_fatal("free(): double free detected in tcache 2"); /* glibc's words */
     }
 }
 

@@ -102,11 +102,12 @@ typedef struct rm_seg {
 } rm_seg;
 enum { RM_SEG_BRK = 1, RM_SEG_MMAP, RM_SEG_HEAP };
 
-/* An arena: bins + top + segments under one mutex. Arenas are never freed; they form a ring
+/* An arena: bins + top + segments under one lock (rm_arena_lock, glibc's low-level lock).
+ * Arenas are never freed; they form a ring
  * through next starting at the main arena (read without a lock: only ever appended to).
  * attached and next_free are protected by rm_list_lock. */
 typedef struct rm_arena {
-    pthread_mutex_t lock;
+    int lock;                /* rm_arena_lock's word: 0 free, 1 taken, 2 taken with waiters */
     rm_chunk *top;           /* the free chunk at the end of the newest segment */
     rm_chunk *last_remainder; /* most recent split remainder (small requests reuse it) */
     uint64_t binmap[2];      /* bit i set => bin i may be non-empty (never clear while used) */
@@ -235,6 +236,8 @@ void rm_os_write(const char *s);       /* raw write(2) to stderr */
 const char *rm_os_getenv(const char *name);
 size_t rm_os_ncpus(void);
 size_t rm_os_pagesize(void);
+void rm_os_futex_wait(int *word, int value); /* sleeps while *word == value (or spuriously) */
+void rm_os_futex_wake(int *word);            /* wakes one sleeper on word */
 uintptr_t rm_os_random(void);
 
 /* rm_errors.c - messages (no stdio) and fatal errors */
@@ -242,7 +245,7 @@ __attribute__((noreturn)) void rm_fatal(const char *what);
 char *rm_fmt_str(char *out, char *end, const char *s); /* appends, returns new end of text */
 char *rm_fmt_u(char *out, char *end, size_t v);
 void rm_check_unlink(const rm_chunk *c);      /* aborts unless c->fd->bk == c == c->bk->fd */
-void rm_check_free_ptr(const rm_chunk *c);    /* aborts on a misaligned pointer or bad size */
+void rm_check_free_ptr(const rm_chunk *c, int in_realloc); /* aborts on a misaligned pointer or bad size */
 
 /* rm_bins.c - the bin data structure */
 void rm_bins_init(rm_arena *a);
@@ -262,7 +265,7 @@ size_t rm_chunk_coalesce(rm_arena *a, rm_chunk *c); /* merged size */
 int rm_fast_put(rm_arena *a, rm_chunk *c);      /* 1 when c went onto its fastbin */
 rm_chunk *rm_fast_take(rm_arena *a, size_t nb); /* a chunk of exactly nb, or NULL */
 void rm_fast_consolidate(rm_arena *a);          /* merges every fast chunk into the bins */
-void rm_fast_stats(rm_arena *a, size_t *chunks, size_t *bytes);
+void rm_fast_stats(rm_arena *a, size_t chunks[RM_NFASTBINS], size_t bytes[RM_NFASTBINS]);
 int rm_fast_check(rm_arena *a);                 /* problems found (reported on stderr) */
 int rm_int_grow_inplace(rm_arena *a, rm_chunk *c, size_t nb);
 void *rm_int_memalign(rm_arena *a, size_t align, size_t nb);
@@ -277,8 +280,11 @@ void rm_arena_detach(void);            /* the calling thread exits */
 rm_chunk *rm_arena_grow(rm_arena *a, size_t nb); /* top >= nb + 32 afterwards, or NULL */
 rm_arena *rm_arena_next(rm_arena *a);  /* ring walk from &rm_main_arena; NULL after the last */
 void rm_arena_after_fork_child(void);
-int rm_lock(rm_arena *a);              /* returns whether a mutex was taken */
+int rm_lock(rm_arena *a);              /* returns whether the lock was taken */
 void rm_unlock(rm_arena *a, int locked);
+void rm_arena_lock(rm_arena *a);       /* always takes a's lock (fork, arena choice) */
+void rm_arena_unlock(rm_arena *a);
+int rm_arena_trylock(rm_arena *a);     /* 1 if taken */
 /* Arena of a non-mapped chunk. */
 static inline rm_arena *rm_chunk_arena(const rm_chunk *c)
 {
@@ -321,6 +327,8 @@ int refmalloc_check_heap(void) __attribute__((visibility("default")));
 typedef struct rm_arena_stats {
     size_t system, max_system, inuse, free_bytes, free_chunks, top;
     size_t fast_chunks, fast_bytes;                  /* in fastbins (part of free_bytes) */
+    size_t fbin_count[RM_NFASTBINS], fbin_bytes[RM_NFASTBINS]; /* the same per fastbin */
+    size_t aspace, subheaps; /* thread arenas: bytes of their heaps in use, number of heaps */
     size_t bin_count[RM_NBINS], bin_bytes[RM_NBINS]; /* free chunks per bin */
     size_t bin_min[RM_NBINS], bin_max[RM_NBINS];     /* their smallest and largest size */
 } rm_arena_stats;

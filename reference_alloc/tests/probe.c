@@ -3,7 +3,7 @@
  *   arenas=<arenas after 8 concurrent threads> tcache=<cached|uncached> mmapped=<0|1> perturb=<byte>
  * tcache: whether a freed 100-byte block stays "in use" for mallinfo2 (held by the tcache);
  * mmapped: whether any of 8 requests of 64 KiB got a mapping of its own; perturb: first byte of a fresh
- * malloc. With an argument "double-free-tcache", "double-free-arena" or "bad-pointer" it makes
+ * malloc. With an argument "double-free-tcache", "double-free-arena", "bad-pointer" or "realloc-bad-pointer" it makes
  * that mistake instead (refmalloc must abort with its message).
  */
 #include "rmtest.h"
@@ -34,6 +34,9 @@ static int pr_mistake(const char *what)
     if (strcmp(what, "bad-pointer") == 0) {
         char *volatile inside = p + 8;
         free(inside);
+    } else if (strcmp(what, "realloc-bad-pointer") == 0) {
+        char *volatile inside = p + 8;
+        free(realloc(inside, 200));
     } else {
         free(p);
         free(p);
@@ -47,9 +50,9 @@ int main(int argc, char **argv)
 {
     if (argc > 1) {
         if (strcmp(argv[1], "double-free-tcache") && strcmp(argv[1], "double-free-arena") &&
-            strcmp(argv[1], "bad-pointer")) {
+            strcmp(argv[1], "bad-pointer") && strcmp(argv[1], "realloc-bad-pointer")) {
             fprintf(stderr, "refmalloc-probe: unknown mistake '%s'; give double-free-tcache, "
-                            "double-free-arena or bad-pointer\n", argv[1]);
+                            "double-free-arena, bad-pointer or realloc-bad-pointer\n", argv[1]);
             return 2;
         }
         return pr_mistake(argv[1]);
