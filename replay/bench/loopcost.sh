@@ -17,7 +17,8 @@ events=$(build/bench/replay-gentrace "$TMP/t.hbt" "$n" 3 "$threads")
 valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" --toggle-collect=worker_main \
     build/replay/hbreplay --touch=none "$TMP/t.hbt" >/dev/null 2>"$TMP/vg.err" \
     || { cat "$TMP/vg.err" >&2; echo "loopcost.sh: callgrind failed (above)" >&2; exit 1; }
-callgrind_annotate "$TMP/cg.out" 2>/dev/null | awk -v ev="$events" '
+[ -z "${KEEP:-}" ] || cp "$TMP/cg.out" "$KEEP"
+callgrind_annotate --threshold=100 --show-percs=no "$TMP/cg.out" 2>/dev/null | awk -v ev="$events" '
     /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
-    /\[.*\/hbreplay\]$/ { gsub(",", "", $1); own += $1 }
+    $2 ~ /^(\/[^ ]*\/)?(replay|workloads)\// { gsub(",", "", $1); own += $1 }
     END { printf "events %d x 2 passes: replayer %.1f instructions per event and pass, all %.1f\n", ev, own / (2 * ev), total / (2 * ev) }'
