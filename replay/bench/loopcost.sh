@@ -4,7 +4,8 @@
 # replays it under callgrind with --touch=none, collecting inside worker_main only (the self
 # and the replay passes), under glibc (valgrind's launcher is a shell script that the null
 # allocator breaks).
-# usage: replay/bench/loopcost.sh [EVENTS [THREADS]]   (default 300000 1)
+# usage: [KEEP=FILE] replay/bench/loopcost.sh [EVENTS [THREADS]]   (default 300000 1; KEEP: also
+# copy the callgrind profile to FILE, for callgrind_annotate)
 # Prints the replayer's own instructions (hbreplay's code: decoding, order, live-object rings)
 # per event and pass, and all instructions (glibc's calls included) per event and pass.
 # Always holds: works in a temporary directory it removes; needs valgrind.
