@@ -35,7 +35,10 @@ static inline int kind_takes_ref(unsigned k)
 /* free and munmap: they only consume an object (no size stored, nothing produced). */
 static inline int kind_releases(unsigned k) { return k == HBT_FREE || k == HBT_MUNMAP; }
 /* The kinds that store a size: every one but free, munmap and the thread kinds. */
-static inline int kind_sized(unsigned k) { return !kind_releases(k) && !hbt_kind_thread(k); }
+static inline int kind_sized(unsigned k)
+{
+    return (KIND_BIT(k) & (KIND_BIT(HBT_FREE) | KIND_BIT(HBT_MUNMAP) | KIND_BIT(HBT_THREAD_START) | KIND_BIT(HBT_THREAD_EXIT))) == 0;
+}
 
 const char *hbt_kind_name(unsigned kind)
 {
