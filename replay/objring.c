@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TAKEN (1ull << 63)
+#define TAKEN OBJRING_TAKEN
 #define MOVING (1ull << 62)
 #define SEQ_OF(tag) ((tag) & ~(TAKEN | MOVING))
 #define HOLE UINT64_MAX
@@ -135,7 +135,7 @@ static int ovf_take(struct objring *r, uint64_t key, uint64_t *a, uint64_t *b)
     return found;
 }
 
-int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
+int objring_put_evict(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
 {
     struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
     uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
@@ -154,18 +154,6 @@ int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64
     atomic_store_explicit(&s->b, b, memory_order_relaxed);
     atomic_store_explicit(&s->tag, seq + 1, memory_order_release);
     return 0;
-}
-
-int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
-{
-    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
-    uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
-    if (tag != seq + 1) /* not here as a live object: the general path says why */
-        return objring_take(r, th, seq, a, b);
-    *a = atomic_load_explicit(&s->a, memory_order_relaxed);
-    *b = atomic_load_explicit(&s->b, memory_order_relaxed);
-    atomic_store_explicit(&s->tag, tag | TAKEN, memory_order_release);
-    return 1;
 }
 
 int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)

@@ -19,6 +19,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#define OBJRING_TAKEN (1ull << 63) /* a slot's tag once its object is consumed */
+
 struct ring_slot {
     _Atomic uint64_t tag;      /* seq + 1 of the object here (0: none yet), | TAKEN once consumed, | MOVING during its eviction */
     _Atomic uint64_t a, b;     /* the object's two words */
@@ -48,15 +50,39 @@ int objring_init(struct objring *r, const struct hbt_trace *t, uint64_t ring_max
 void objring_free(struct objring *r);
 /* Empties every ring and the overflow table (their memory stays resident). */
 void objring_reset(struct objring *r);
+/* objring_put when the slot still holds a live older object (moves it to the overflow table). */
+int objring_put_evict(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b);
+
 /* The producing thread th puts its object seq with words a and b. -1 when the overflow table
- * cannot grow (out of memory). */
-int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b);
+ * cannot grow (out of memory). Inline: the replayer's loop calls it for every object, and the
+ * slot is almost always free (its old object taken). */
+static inline int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
+{
+    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
+    uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
+    if (tag && !(tag & OBJRING_TAKEN))
+        return objring_put_evict(r, th, seq, a, b);
+    atomic_store_explicit(&s->a, a, memory_order_relaxed);
+    atomic_store_explicit(&s->b, b, memory_order_relaxed);
+    atomic_store_explicit(&s->tag, seq + 1, memory_order_release);
+    return 0;
+}
 /* Takes thread th's object seq: 1 (a and b filled), 0 when it has not been put yet, -1 when it
  * was put and has already been taken. */
 int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
 /* The same for an object that the calling thread itself put (th is the caller's): no other
- * thread can take or move it, so no compare-and-swap is needed. */
-int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
+ * thread can take or move it, so no compare-and-swap is needed (inline, like objring_put). */
+static inline int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
+{
+    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
+    uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
+    if (tag != seq + 1) /* not here as a live object: the general path says why */
+        return objring_take(r, th, seq, a, b);
+    *a = atomic_load_explicit(&s->a, memory_order_relaxed);
+    *b = atomic_load_explicit(&s->b, memory_order_relaxed);
+    atomic_store_explicit(&s->tag, tag | OBJRING_TAKEN, memory_order_release);
+    return 1;
+}
 /* Calls fn for every object put and not taken (no other thread may use r meanwhile). */
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg);
 

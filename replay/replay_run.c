@@ -92,17 +92,12 @@ static int all_stuck(struct replay *rp)
     return before == after;
 }
 
-/* Takes the object e consumes (made by thread e->ref_thread), waiting for it when another thread
- * makes it; *size gets its requested size. A wait that no thread can ever meet ends the replay at
+/* Takes the object e consumes, made by another thread (e->ref_thread), waiting for it until
+ * that thread makes it; *size gets its requested size. A wait that no thread can ever meet ends the replay at
  * once, its event named. */
-static void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
+static void *take_other(struct worker *w, const struct hbt_event *e, uint64_t *size)
 {
     uint64_t a;
-    if (e->ref_thread == e->thread) { /* its own object: made before, by this thread (the trace is checked) */
-        if (objring_take_own(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1)
-            a = E_NULL, *size = 0;
-        return a == E_NULL ? NULL : (void *)(uintptr_t)a;
-    }
     for (unsigned spins = 0; objring_take(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1; spins++) {
         if (spins < 200) {
             __builtin_ia32_pause();
@@ -121,6 +116,18 @@ static void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
         sched_yield();
     }
     atomic_store_explicit(&w->waiting, 0, memory_order_relaxed);
+    return a == E_NULL ? NULL : (void *)(uintptr_t)a;
+}
+
+/* take: an object of the thread's own (made before, by this thread: the trace is checked) inline,
+ * another thread's (which may mean a wait) out of line. */
+static inline void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
+{
+    uint64_t a;
+    if (e->ref_thread != e->thread)
+        return take_other(w, e, size);
+    if (objring_take_own(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1)
+        a = E_NULL, *size = 0;
     return a == E_NULL ? NULL : (void *)(uintptr_t)a;
 }
 
@@ -175,7 +182,7 @@ static inline enum wl_op op_of(unsigned kind)
 
 /* Performs one event; returns the live requested bytes it added. A recorded call that failed is
  * not repeated, except glibc's realloc(p, 0), which freed p and is replayed as free(p). */
-static inline int64_t perform(struct worker *w, const struct hbt_event *e)
+static inline __attribute__((always_inline)) int64_t perform(struct worker *w, const struct hbt_event *e)
 {
     struct replay *rp = w->rp;
     int self = rp->self;
@@ -328,16 +335,15 @@ static void wait_until(const struct timespec *start, uint64_t ns)
         ;
 }
 
-static void *worker_main(void *arg)
+/* The thread's events, performed in order; GATING and SLEEPING constant in each inlined copy,
+ * so that a thread that does neither (one recorded thread, or --order=free, at full speed)
+ * tests nothing per event for them. */
+static inline __attribute__((always_inline)) void run_events(struct worker *w, struct hbt_cursor *c, int gating, int sleeping)
 {
-    struct worker *w = arg;
     struct replay *rp = w->rp;
-    struct hbt_cursor c;
     struct hbt_event e;
-    int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
     int64_t live = 0;
-    hbt_cursor_init(&c, rp->t, w->th);
-    int have = hbt_next(&c, &e);
+    int have = hbt_next(c, &e);
     while (have == 1) {
         if (gating)
             gate(w, e.order);
@@ -346,9 +352,22 @@ static void *worker_main(void *arg)
         live += perform(w, &e);
         atomic_store_explicit(&w->live, live, memory_order_relaxed);
         w->done++;
-        have = hbt_next(&c, &e);
+        have = hbt_next(c, &e);
         atomic_store_explicit(&w->next, have == 1 ? e.order : DONE, memory_order_release);
     }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct replay *rp = w->rp;
+    struct hbt_cursor c;
+    int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
+    hbt_cursor_init(&c, rp->t, w->th);
+    if (!gating && !sleeping)
+        run_events(w, &c, 0, 0);
+    else
+        run_events(w, &c, gating, sleeping);
     atomic_store_explicit(&w->next, DONE, memory_order_release);
     return NULL;
 }

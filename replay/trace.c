@@ -35,7 +35,10 @@ static inline int kind_takes_ref(unsigned k)
 /* free and munmap: they only consume an object (no size stored, nothing produced). */
 static inline int kind_releases(unsigned k) { return k == HBT_FREE || k == HBT_MUNMAP; }
 /* The kinds that store a size: every one but free, munmap and the thread kinds. */
-static inline int kind_sized(unsigned k) { return !kind_releases(k) && !hbt_kind_thread(k); }
+static inline int kind_sized(unsigned k)
+{
+    return (KIND_BIT(k) & (KIND_BIT(HBT_FREE) | KIND_BIT(HBT_MUNMAP) | KIND_BIT(HBT_THREAD_START) | KIND_BIT(HBT_THREAD_EXIT))) == 0;
+}
 
 const char *hbt_kind_name(unsigned kind)
 {
@@ -534,6 +537,8 @@ void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t t
     memset(c, 0, offsetof(struct hbt_cursor, buf)); /* not the buffer: it would all be resident */
     c->t = t;
     c->thread = thread;
+    c->ordered = t->ordered;
+    c->base = thread < t->nthreads ? t->threads[thread].obj_base : 0;
 }
 
 /* Moves to the thread's next chunk; 0 when there is none, -1 when it cannot be read again. */
@@ -650,7 +655,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
         return -1;
     c->ns += v;
     e->ns = c->ns;
-    if (c->t->ordered) {
+    if (c->ordered) {
         if (varint_at(&c->p, c->end, &v, checked) < 0)
             return -1;
         uint64_t prev = c->order;
@@ -686,13 +691,13 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
             if (read_ref(c, e, checked) < 0)
                 return -1;
             if (ref_consumed(e))
-                e->ref = c->t->threads[e->ref_thread].obj_base + e->ref_seq;
+                e->ref = (e->ref_thread == c->thread ? c->base : c->t->threads[e->ref_thread].obj_base) + e->ref_seq;
         }
     } else if (checked && (e->flags & (HBT_F_XREF | HBT_F_NOREF))) {
         return -1;
     }
     if (kind_sized(kind) && !(e->flags & HBT_F_FAILED))
-        e->prod = c->t->threads[c->thread].obj_base + c->seq++;
+        e->prod = c->base + c->seq++;
     if (--c->left == 0 && checked && !chunk_end_ok(c))
         return -1;
     return 1;

@@ -171,6 +171,8 @@ struct hbt_cursor {
     const uint8_t *p, *end;
     uint64_t ns, seq, last_size, order, op;
     int fresh;                 /* the next event is its chunk's first (its order is absolute) */
+    int ordered;               /* t->ordered, and below the thread's obj_base: read once, not per event */
+    uint64_t base;
     uint8_t buf[HBT_CHUNK_HEADER + HBT_CHUNK_MAX];
 };
 
