@@ -17,7 +17,7 @@ import shutil
 import sys
 import time
 
-from heapbench import cli, layout
+from heapbench import cli, layout, results
 from heapbench.compare import ab
 from heapbench.compare import cells
 from heapbench.compare import cihistory
@@ -27,7 +27,8 @@ from heapbench.compare import verdicts
 from heapbench import stats
 from heapbench.compare import compare
 
-BASELINE_FILES = ("meta.json", "runs.csv", "phases.csv", "sizes.csv", "latency.csv")  # rss.csv: a timeline, not compared
+# every result file, so that the baseline is a directory heapbench check calls whole (runs.csv counts its rows in each)
+BASELINE_FILES = ("meta.json",) + tuple(sorted(results.COUNT_FILES))
 MAX_CONFIRM_REPS = 30
 CROSSING_FIX = ("drop --absolute (the gate is relative by default), or make a baseline on this testbed "
                 "(--update-baseline) or gate against this testbed's --history")
