@@ -59,7 +59,7 @@ $(B)/obj/runner/base/version.o: RUNNER_DEFS += -DHB_VERSION='"$(HB_VERSION)"' -D
 
 # The libFuzzer target of the runner's parsers (runner/fuzz/runner_fuzz.c; clang from Debian's clang
 # package, a test dependency): the runner's sources but main.c, compiled into it with coverage,
-# AddressSanitizer and UBSan. runner/tests/fuzz.sh runs it briefly; runner/tests/FUZZ.md has the long runs.
+# AddressSanitizer and UBSan. runner/tests/fuzz.sh runs it briefly; docs/measurements/fuzz-runner.md has the long runs.
 RUNNER_CLANG ?= clang
 RUNNER_FUZZ  := $(B)/tests/fuzz-runner
 # what the runner links from outside runner/ (the latency buckets, the trace reader)

@@ -11,7 +11,7 @@ import sys
 
 ROOT = os.environ.get("HEAPBENCH_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# Option names shared with `heapbench run` (runner/options.c): concept -> (short or None, long, metavar).
+# Option names shared with `heapbench run` (runner/plan/options.c): concept -> (short or None, long, metavar).
 VOCABULARY = {
     "output": ("-o", "--output", "DIR"),
     "allocators": ("-a", "--allocators", "A1,A2"),

@@ -3,7 +3,8 @@
 for each parser, the input of at most -max_len bytes that drives its slowest path (a long LIST of
 new names, a metric regex with a back-reference or nested {m,n}, thousands of records appended
 to one latency entry, a trace whose chunks claim 2^32 objects each, ...). fuzz.sh runs each of
-them once under libFuzzer's -timeout; runner/tests/FUZZ.md says what each took before its fix.
+them once under libFuzzer's -timeout; docs/measurements/fuzz-runner.md says what each took
+before its fix.
 
 Always holds: every input is deterministic and at most MAX_LEN bytes, its first byte selects
 the parser as runner_fuzz.c does (byte % 11), and its name says which parser and which shape.

@@ -4,7 +4,7 @@
 # results directories through check/repair, a workload's --describe and trace files), seeded with
 # the project's own files, after running each parser's worst-case input (runner/fuzz/worstcase.py)
 # once. PASS when no crash, leak, hang or exit was found. FUZZ_SECONDS (default
-# 20) sets its length; the long runs and their figures are in runner/tests/FUZZ.md.
+# 20) sets its length; the long runs and their figures are in docs/measurements/fuzz-runner.md.
 # Always holds: a finding is written to FUZZ_FINDINGS, never only to the temporary directory.
 source runner/tests/rtlib.bash
 

@@ -3,7 +3,7 @@
  * three times and rows of a run without a runs.csv row are found, and after a repair the same
  * scan finds nothing; a runs.csv without a run column is refused; a file missing from a
  * directory of an older heapbench is no defect unless a run counts rows in it. The cases after
- * the first two were found by runner/fuzz (runner/tests/FUZZ.md), but the last.
+ * the first two were found by runner/fuzz (docs/measurements/fuzz-runner.md), but the last.
  * Always holds: every file lives in a mkdtemp() directory removed at the end.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* test_matrix.c - unit tests of the registry and LIST parsers, option parsing and the matrix
- * (order, run numbers, shards, resume marks) - runner/registry.c, worklist.c, options.c, matrix.c.
+ * (order, run numbers, shards, resume marks) - runner/plan/registry.c, worklist.c, options.c, matrix.c.
  * Always holds: expectations are derived from the inputs written here.
  */
 #include <stdio.h>

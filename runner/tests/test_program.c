@@ -1,4 +1,4 @@
-/* test_program.c - unit tests of program definitions (runner/program.c): parse errors, and which
+/* test_program.c - unit tests of program definitions (runner/plan/program.c): parse errors, and which
  * `requires` entries count as installed (bare names on PATH; paths only when executable files).
  * Always holds: the files and PATH used are made here, so every expectation follows from them.
  */
