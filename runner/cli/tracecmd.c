@@ -177,8 +177,9 @@ static size_t hb_record_collect(const char *dir, const char *cmd, const char *ou
         hb_record_if_full(dir, cmd); /* a trace cut by a full disk is not kept */
     if (!root) {
         hb_record_clear(dir);
-        hb_fatal("record: no readable trace of %s or its children was written in %s (removed); was "
-                 "build/lib/libhbrecord.so preloaded? (its own message, if any, is above)", cmd, dir);
+        hb_fatal("record: no readable trace of %s or its children in %s (%s; removed); was "
+                 "build/lib/libhbrecord.so preloaded? (its own message, if any, is above)", cmd, dir,
+                 n ? "none readable" : "none written: a program that calls no malloc-API function writes none");
     }
     if (rename(root, out) != 0)
         hb_fatal("record: cannot move the trace %s to %s: %s; the traces are in %s", root, out, strerror(errno), dir);
