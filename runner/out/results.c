@@ -183,11 +183,12 @@ void hb_results_link_latest(const struct hb_results *r)
 {
     char *results = hb_results_dir();
     char real[PATH_MAX], realres[PATH_MAX];
-    if (!realpath(results, realres) && errno == ENOENT) { /* no results/: -o is outside it, nothing to link */
+    int have_results = realpath(results, realres) != NULL;
+    if (!have_results && errno == ENOENT) { /* no results/: -o is outside it, nothing to link */
         free(results);
         return;
     }
-    if (!realpath(r->dir, real) || !realpath(results, realres)) {
+    if (!have_results || !realpath(r->dir, real)) {
         fprintf(stderr, "heapbench: could not update %s/latest: %s\n", results, strerror(errno));
         free(results);
         return;
