@@ -34,7 +34,7 @@ PREFIX     ?= /usr/local
 ALL        :=
 TEST_BUILD :=
 # Program definitions make bench records once (results/traces/NAME.hbt, not in git; again when the
-# trace is not of the current format, 2: replay/trace.h's HBT_VERSION, or is older than the
+# trace is not of the current format, 2: contract/trace.h's HBT_VERSION, or is older than the
 # recorder library, which a change to the recorder rebuilds) and replays in the default matrix as
 # trace:results/traces/NAME.hbt (replay/README.md).
 BENCH_TRACES := python3-alloc sqlite3 gcc
@@ -45,7 +45,9 @@ BENCH_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 .PHONY: all deps test bench clean FORCE
 all:
 
-include $(sort $(wildcard */rules.mk))
+# The floor of shared C contracts first (its variables name objects the others link), then the rest.
+include contract/rules.mk
+include $(sort $(filter-out contract/rules.mk,$(wildcard */rules.mk)))
 
 all: $(ALL)
 

@@ -32,8 +32,10 @@ $(B)/tests/allocators-teach: allocators/tests/teach_check.c scripts/tcheck.h | $
 
 # The allocator-statistics library (allocators/stats/): build/lib/libhbstats.so, preloaded beside
 # an allocator; only heapbench_allocstat is exported (-fvisibility=hidden, HBS_EXPORT). Its records
-# go through the workloads' record writer (workloads/common/wl_record.c, compiled in PIC here).
-HBSTATS_SRC := $(filter-out allocators/stats/ctlcost.c,$(wildcard allocators/stats/*.c)) workloads/common/wl_record.c
+# go through the floor's record writer and it reads AnonHugePages with the floor's THP parser
+# (contract/wl_record.c and contract/thp.c, linked in PIC).
+HBSTATS_SRC := $(filter-out allocators/stats/ctlcost.c,$(wildcard allocators/stats/*.c))
+HBSTATS_CONTRACT := $(call CONTRACT_PIC,wl_record thp)
 HBSTATS_LIB := $(B)/lib/libhbstats.so
 ALL += $(HBSTATS_LIB)
 
@@ -45,19 +47,19 @@ $(HBSTATS_CTLCOST): allocators/stats/ctlcost.c | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -ldl -lpthread
 
-$(HBSTATS_LIB): $(HBSTATS_SRC) allocators/stats/hbstats.h workloads/common/wl_record.h runner/base/thp.c runner/base/thp.h | $(B)/.dir
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Irunner/base -Iworkloads/common -o $@ $(HBSTATS_SRC) runner/base/thp.c -ldl
+$(HBSTATS_LIB): $(HBSTATS_SRC) allocators/stats/hbstats.h $(HBSTATS_CONTRACT) $(CONTRACT_H) | $(B)/.dir
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Icontract -o $@ $(HBSTATS_SRC) $(HBSTATS_CONTRACT) -ldl
 
-# The huge-page mode launcher (allocators/thp/): build/hb-thp MODE ... -- CMD, on the runner's
-# runner/base/thp.c (the one table of modes and switches, which the runner's --thp uses too).
+# The huge-page mode launcher (allocators/thp/): build/hb-thp MODE ... -- CMD, on the floor's
+# contract/thp.c (the one table of modes and switches, which the runner's --thp uses too).
 HBTHP_BIN := $(B)/hb-thp
 ALL += $(HBTHP_BIN)
 
-$(HBTHP_BIN): allocators/thp/hb-thp.c runner/base/thp.c runner/base/thp.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Irunner/base -o $@ allocators/thp/hb-thp.c runner/base/thp.c
+$(HBTHP_BIN): allocators/thp/hb-thp.c $(call CONTRACT_OBJ,thp) contract/thp.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Icontract -o $@ allocators/thp/hb-thp.c $(call CONTRACT_OBJ,thp)
 
 # Unit tests of the huge-page modes and the AnonHugePages parser.
 TEST_BUILD += $(B)/tests/allocators-thp
 
-$(B)/tests/allocators-thp: allocators/tests/thp_check.c runner/base/thp.c runner/base/thp.h scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Irunner/base -Iscripts -o $@ allocators/tests/thp_check.c runner/base/thp.c
+$(B)/tests/allocators-thp: allocators/tests/thp_check.c $(call CONTRACT_OBJ,thp) contract/thp.h scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Icontract -Iscripts -o $@ allocators/tests/thp_check.c $(call CONTRACT_OBJ,thp)

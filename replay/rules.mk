@@ -1,13 +1,15 @@
 # replay/rules.mk - builds the trace tools of issue 12: the recorder build/lib/libhbrecord.so
 # (preloaded; record.c + record_map.c + obj_map.c + map_table.c + the trace writer), the
-# replayer build/replay/hbreplay (a workload of the phase protocol, linked with
-# workloads/common) and build/replay/hbtrace (trace statistics), plus the programs
-# replay/tests/ records.
-# Always holds: every part that reads or writes a trace compiles the one codec replay/trace.c.
+# replayer build/replay/hbreplay (a workload of the phase protocol, linked with the floor's
+# phase writer and workloads/common/wl_args.c) and build/replay/hbtrace (trace statistics), plus
+# the programs replay/tests/ records.
+# Always holds: every part that reads or writes a trace links the one codec, the floor's
+# contract/trace.c.
 
 RP_OBJDIR  := $(B)/obj/replay
-RP_HDRS    := $(wildcard replay/*.h)
-RP_WLCOMMON := $(patsubst workloads/common/%.c,$(B)/obj/workloads/common/%.o,$(wildcard workloads/common/*.c))
+RP_HDRS    := $(wildcard replay/*.h) $(CONTRACT_H)
+RP_WLCOMMON := $(B)/obj/workloads/common/wl_args.o $(call CONTRACT_OBJ,$(CONTRACT_PHASE))
+RP_TRACE   := $(call CONTRACT_OBJ,trace)
 RP_TESTPROGS := $(patsubst replay/tests/%.c,$(B)/tests/replay-%,$(wildcard replay/tests/*.c))
 
 ALL        += $(B)/lib/libhbrecord.so $(B)/replay/hbreplay $(B)/replay/hbtrace
@@ -15,27 +17,27 @@ TEST_BUILD += $(RP_TESTPROGS)
 
 $(RP_OBJDIR)/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ireplay -Iworkloads/common -c $< -o $@
+	$(CC) $(CFLAGS) -Ireplay -Icontract -Iworkloads/common -c $< -o $@
 
 $(RP_OBJDIR)/pic/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Ireplay -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Ireplay -Icontract -c $< -o $@
 
-$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map trace)
+$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map) $(call CONTRACT_PIC,trace)
 	$(CC) $(CFLAGS) -shared -o $@ $^ -lz -ldl -lpthread
 
-$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats objring trace) $(RP_WLCOMMON)
+$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats objring) $(RP_TRACE) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
 
-$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objring trace)
+$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objring) $(RP_TRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
 $(B)/tests/replay-%: replay/tests/%.c | $(B)/.dir
 	$(CC) $(CFLAGS) -o $@ $< -lpthread
 
-.SECONDARY: $(RP_WLCOMMON)
+.SECONDARY: $(B)/obj/workloads/common/wl_args.o
 
 # The benchmark's null allocator (replay/bench/nullalloc.c + the shared interposition layer).
 ALL += $(B)/lib/libhbnull.so
@@ -43,10 +45,10 @@ $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -shared -o $@ replay/bench/nullalloc.c allocators/interpose/interpose.c
 
 # The codec's unit test links the codec itself (not one of the programs the tests record).
-$(B)/tests/replay-codec_check: replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objring.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Ireplay -Iscripts -o $@ replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objring.c -lz
+$(B)/tests/replay-codec_check: replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c -lz
 
 # The stream benchmark's synthetic trace writer (replay/bench/gentrace.c + the codec).
-$(B)/bench/replay-gentrace: replay/bench/gentrace.c replay/trace.c $(RP_HDRS) | $(B)/.dir
+$(B)/bench/replay-gentrace: replay/bench/gentrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ireplay -o $@ replay/bench/gentrace.c replay/trace.c -lz
+	$(CC) $(CFLAGS) -Icontract -o $@ replay/bench/gentrace.c contract/trace.c -lz

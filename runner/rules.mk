@@ -1,33 +1,34 @@
 # runner/rules.mk - builds the heapbench CLI (runner/*.c and runner/<stage>/*.c) and the runner's
 # C tests (runner/tests/*.c).
-# The stage folders are cli/, plan/, measure/, out/ and base/ (runner/README.md); every one of them
+# The stage folders are cli/, plan/, measure/, write/ and base/ (runner/README.md); every one of them
 # is on the include path, so a file includes "name.h" whatever folder it lives in.
-# The latency histogram and clock are the workloads' own (workloads/common/wl_hist.c, wl_clock.c:
-# one definition of the buckets and quantiles in C), linked in and on the include path.
+# Below them is the floor of shared contracts (contract/, on the include path): the runner links
+# its latency histogram and clock (wl_hist.c, wl_clock.c: one definition of the buckets and
+# quantiles in C), the huge-page modes (thp.c) and the trace format (trace.c).
 # Every runner/tests/<name>.c is a test program linked with the runner objects except main.o,
 # built as build/tests/runner-<name>; runner/tests/run runs them all.
-# record and trace (cli/tracecmd.c) use the trace format's one C module, replay/trace.c (-lz).
+# record and trace (cli/tracecmd.c) use the trace format's one C module, contract/trace.c (-lz).
 
-RUNNER_DIRS  := runner runner/cli runner/plan runner/measure runner/out runner/base
+RUNNER_DIRS  := runner runner/cli runner/plan runner/measure runner/write runner/base
 RUNNER_SRC   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.c))
 RUNNER_HDR   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.h))
 RUNNER_OBJ   := $(patsubst runner/%.c,$(B)/obj/runner/%.o,$(RUNNER_SRC))
-RUNNER_WL    := $(B)/obj/workloads/common/wl_hist.o $(B)/obj/workloads/common/wl_clock.o
-RUNNER_OBJ   += $(RUNNER_WL)
-RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ)) $(B)/obj/replay/trace.o
+RUNNER_CONTRACT := wl_hist wl_clock thp trace
+RUNNER_OBJ   += $(call CONTRACT_OBJ,$(RUNNER_CONTRACT))
+RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ))
 RUNNER_TESTS := $(patsubst runner/tests/%.c,$(B)/tests/runner-%,$(wildcard runner/tests/*.c))
 RUNNER_DEFS  :=
-RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS)) -Iworkloads/common -Ireplay
+RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS)) -Icontract
 RUNNER_LIBS  := -lcjson -lm -lpthread -lz
 
 ALL        += $(B)/heapbench
 TEST_BUILD += $(RUNNER_TESTS)
 
-$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) workloads/common/wl_hist.h workloads/common/wl_clock.h workloads/common/wl_latency.h replay/trace.h | $(B)/.dir
+$(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) $(CONTRACT_H) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RUNNER_DEFS) $(RUNNER_INC) -c $< -o $@
 
-$(B)/heapbench: $(RUNNER_OBJ) $(B)/obj/replay/trace.o
+$(B)/heapbench: $(RUNNER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(RUNNER_LIBS)
 
 $(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir
@@ -62,11 +63,11 @@ $(B)/obj/runner/base/version.o: RUNNER_DEFS += -DHB_VERSION='"$(HB_VERSION)"' -D
 # AddressSanitizer and UBSan. runner/tests/fuzz.sh runs it briefly; docs/measurements/fuzz-runner.md has the long runs.
 RUNNER_CLANG ?= clang
 RUNNER_FUZZ  := $(B)/tests/fuzz-runner
-# what the runner links from outside runner/ (the latency buckets, the trace reader)
-RUNNER_FUZZ_EXTRA := workloads/common/wl_hist.c workloads/common/wl_clock.c replay/trace.c
+# what the runner links from the floor (the latency buckets and clock, the huge-page modes, the trace reader)
+RUNNER_FUZZ_EXTRA := $(patsubst %,contract/%.c,$(RUNNER_CONTRACT))
 TEST_BUILD   += $(RUNNER_FUZZ)
 
-$(RUNNER_FUZZ): runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_HDR) $(RUNNER_FUZZ_EXTRA) replay/trace.h | $(B)/.dir
+$(RUNNER_FUZZ): runner/fuzz/runner_fuzz.c $(filter-out runner/cli/main.c,$(RUNNER_SRC)) $(RUNNER_HDR) $(RUNNER_FUZZ_EXTRA) $(CONTRACT_H) | $(B)/.dir
 	$(RUNNER_CLANG) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE $(RUNNER_DEFS) $(RUNNER_INC) \
 	    -DHB_VERSION='"$(HB_VERSION)"' -DHB_COMMIT='"$(HB_COMMIT)"' -DHB_PREFIX='"$(PREFIX)"' \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ \

@@ -9,7 +9,7 @@
 #ifndef HEAPBENCH_LATENCY_H
 #define HEAPBENCH_LATENCY_H
 
-#include "record.h"
+#include "runresult.h"
 #include "util.h"
 
 /* Takes one record's fields (f->v[0] is "latency_clock", "latency" or "latency_hist") into rep;

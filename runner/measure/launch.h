@@ -14,7 +14,7 @@
  *   - RSS is sampled from /proc/PID/statm every interval_ms without stopping the child;
  *   - with spec->cgroup, the parent moves the child into that cgroup before releasing it, so the
  *     program and every descendant are in it from their first instruction.
- * The caller owns and frees everything in struct hb_result (record.h) through hb_result_free().
+ * The caller owns and frees everything in struct hb_result (runresult.h) through hb_result_free().
  * Helper programs (setup, drivers, captures) are started by spawner.c; this is the only code that
  * forks a process to measure it.
  */
@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record.h"
+#include "runresult.h"
 #include "runcg.h"
 
 #define HB_PHASE_FD_CHILD 3 /* fd number of the phase pipe in the child */

@@ -3,14 +3,14 @@
  *
  * Always holds: a run is "ok" only when it exited 0, reported served_by, that path is the
  * allocator's library (realpath compared; glibc: libc.so.6), and no verify fail was reported.
- * The parsed records are a struct hb_phase_report (record.h), which out/ writes.
+ * The parsed records are a struct hb_phase_report (runresult.h), which write/ writes.
  */
 #ifndef HEAPBENCH_PHASES_H
 #define HEAPBENCH_PHASES_H
 
 #include <stddef.h>
 
-#include "record.h"
+#include "runresult.h"
 #include "util.h"
 
 /* Parses the raw phase text (TAB-separated records, one per line); unknown or short records

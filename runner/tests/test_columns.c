@@ -1,4 +1,4 @@
-/* test_columns.c - unit tests of the results CSVs' column tables (runner/out/columns.c): each
+/* test_columns.c - unit tests of the results CSVs' column tables (runner/write/columns.c): each
  * file's header is the line docs/DATA.md gives for it, every row has as many fields as its
  * header, and unmeasured or unavailable figures are empty fields.
  * Always holds: the expected headers are read from docs/DATA.md (run from the project root, as
@@ -54,7 +54,7 @@ static void test_data_md(void)
     free(text);
 }
 
-/* The perf counter columns carry record.h's counter names, in enum order. */
+/* The perf counter columns carry runresult.h's counter names, in enum order. */
 static void test_counter_names(void)
 {
     size_t n;

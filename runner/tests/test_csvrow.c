@@ -1,4 +1,4 @@
-/* test_csvrow.c - unit tests of CSV row building and parsing (runner/out/csvrow.c).
+/* test_csvrow.c - unit tests of CSV row building and parsing (runner/write/csvrow.c).
  * Always holds: every check compares against values computed here, not recorded output.
  */
 #include <stdlib.h>

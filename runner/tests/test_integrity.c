@@ -1,4 +1,4 @@
-/* test_integrity.c - unit tests of runner/out/integrity.c on small directories written here: a
+/* test_integrity.c - unit tests of runner/write/integrity.c on small directories written here: a
  * whole directory has no defect; a partial last line, a run with missing rows, a (cell, rep) given
  * three times and rows of a run without a runs.csv row are found, and after a repair the same
  * scan finds nothing; a runs.csv without a run column is refused; a file missing from a

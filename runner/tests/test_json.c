@@ -1,4 +1,4 @@
-/* test_json.c - unit tests of meta.json's JSON strings (runner/out/json.c): what hb_json_str()
+/* test_json.c - unit tests of meta.json's JSON strings (runner/write/json.c): what hb_json_str()
  * writes reads back exactly through the cJSON-based readers, which see top-level keys only.
  * Always holds: every expected value is a string written in this file.
  */

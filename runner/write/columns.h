@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "csvrow.h"
-#include "record.h"
+#include "runresult.h"
 #include "util.h"
 
 enum hb_csv_file { HB_RUNS, HB_PHASES, HB_RSS, HB_SIZES, HB_ALLOCSTATS, HB_LATENCY, HB_NFILES };

@@ -1,9 +1,9 @@
-/* record.c - the names of a run's statuses and counters, and freeing a result (see record.h).
+/* runresult.c - the names of a run's statuses and counters, and freeing a result (see runresult.h).
  *
  * Always holds: hb_status_names[] follows enum hb_status and hb_counter_names[] follows
  * enum hb_counter, entry for entry; hb_lat_q_names[] names hb_lat_q[] (latency.csv columns).
  */
-#include "record.h"
+#include "runresult.h"
 
 #include <stdlib.h>
 
@@ -17,7 +17,7 @@ const char *const hb_counter_names[HB_CTR_COUNT] = {
 const double hb_lat_q[HB_LAT_NQ] = {0.5, 0.9, 0.99, 0.999, 0.9999};
 const char *const hb_lat_q_names[HB_LAT_NQ] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 
-/* Frees the timeline and phase text of res; safe to call twice (record.h). */
+/* Frees the timeline and phase text of res; safe to call twice (runresult.h). */
 void hb_result_free(struct hb_result *res)
 {
     for (size_t i = 0; res->rss && i < res->rss_len; i++)

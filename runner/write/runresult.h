@@ -1,13 +1,13 @@
-/* record.h - what one run of a measured process produced, as the results files record it: its
+/* runresult.h - what one run of a measured process produced, as the results files record it: its
  * status, the wait4 and perf figures (struct hb_result) and the phase records it reported.
  *
  * Always holds: the counter order is the runs.csv column order (docs/DATA.md) and
  * hb_counter_names[] are those column names; hb_status_names[] are the status column's words;
- * this header depends on nothing of the runner but util.h, so the output stage (out/) can
+ * this header depends on nothing of the runner but util.h, so the writing stage (write/) can
  * format a run without knowing how it was measured (measure/) or planned (plan/).
  */
-#ifndef HEAPBENCH_RECORD_H
-#define HEAPBENCH_RECORD_H
+#ifndef HEAPBENCH_RUNRESULT_H
+#define HEAPBENCH_RUNRESULT_H
 
 #include <stddef.h>
 #include <stdint.h>
