@@ -26,6 +26,7 @@
 
 #include "launch.h"
 #include "layout.h"
+#include "options.h"
 #include "program.h"
 #include "runcg.h"
 #include "spawner.h"
@@ -33,20 +34,6 @@
 #include "util.h"
 
 extern char **environ;
-
-static void hb_record_usage(FILE *out)
-{
-    fprintf(out, "usage: heapbench record [-o FILE] -- CMD ARGS...  |  heapbench record [-o FILE] -w prog:NAME\n"
-                 "Records every malloc-API call of CMD (and of the processes it starts) into the trace FILE\n"
-                 "(default results/traces/<CMD or NAME>.hbt, which joins the default matrix as trace:FILE),\n"
-                 "after running CMD once without the recorder to store its wall time and peak RSS.\n"
-                 "FILE holds the trace of the process with the most events (for gcc: cc1); the other\n"
-                 "processes' traces go to FILE.d/.\n"
-                 "  -o, --output FILE        the trace to write\n"
-                 "  -w, --workloads prog:NAME  record the program definition exec/programs/NAME.prog (its setup\n"
-                 "                           runs first in .work.NAME beside FILE, its cleanup after)\n"
-                 "  -h, --help               this text\n");
-}
 
 /* The environment of a run of CMD: the runner's, without another run's variables, plus add. */
 static void hb_record_envp(struct hb_strv *envp, const struct hb_strv *add)
@@ -242,25 +229,10 @@ static struct hb_program *hb_record_program(const char *spec, const char *work, 
 
 int hb_cmd_record(int argc, char **argv)
 {
-    const char *out = NULL, *prog = NULL;
-    int i = 1;
-    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return hb_record_usage(stdout), 0;
-        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-            out = argv[++i];
-        else if (!strncmp(argv[i], "--output=", 9))
-            out = argv[i] + 9;
-        else if ((!strcmp(argv[i], "-w") || !strcmp(argv[i], "--workloads")) && i + 1 < argc)
-            prog = argv[++i];
-        else
-            hb_usage("record: unknown option '%s'; usage: heapbench record [-o FILE] -- CMD ARGS...", argv[i]);
-    }
-    if (prog && strncmp(prog, "prog:", 5) != 0)
-        hb_usage("record: -w takes prog:NAME (a definition of exec/programs/), got '%s'", prog);
-    if (!prog && i + 1 >= argc)
-        hb_usage("record: no command given; usage: heapbench record [-o FILE] -- CMD ARGS...");
-    const char *first = prog ? prog + 5 : argv[i + 1];
+    struct hb_options o;
+    hb_options_parse(&o, HB_CMD_RECORD, argc, argv);
+    const char *out = o.outdir, *prog = o.workloads.n ? o.workloads.v[0] : NULL;
+    const char *first = prog ? prog + 5 : o.command.v[0];
     const char *base = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
     char *results = hb_results_dir();
     char *file = out ? hb_xstrdup(out) : hb_xasprintf("%s/traces/%s.hbt", results, base);
@@ -282,7 +254,7 @@ int hb_cmd_record(int argc, char **argv)
     struct hb_strv pcmd = {0};
     if (prog)
         p = hb_record_program(prog, work, &all, &nprogs, &pcmd);
-    char **cmd = p ? pcmd.v : argv + i + 1;
+    char **cmd = p ? pcmd.v : o.command.v;
     const char *cwd = p ? p->workdir : NULL;
     struct hb_result orig, rec;
     struct hb_runcg cg;
@@ -311,24 +283,21 @@ int hb_cmd_record(int argc, char **argv)
     free(all);
     hb_strv_free(&pcmd);
     free(dir), free(work), free(parent), free(file);
+    hb_options_free(&o);
     return 0;
 }
 
 int hb_cmd_trace(int argc, char **argv)
 {
-    if (argc != 2 || argv[1][0] == '-') {
-        if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-            printf("usage: heapbench trace FILE\nPrints the statistics of an allocation trace (heapbench record).\n");
-            return 0;
-        }
-        hb_usage("trace: give one trace file: heapbench trace FILE");
-    }
+    struct hb_options o;
+    hb_options_parse(&o, HB_CMD_TRACE, argc, argv);
     char *bin = hb_root_path("build/replay/hbtrace");
-    char *args[] = {bin, argv[1], NULL};
+    char *args[] = {bin, o.command.v[0], NULL};
     struct hb_spawn s = {.argv = args};
     int rc = access(bin, X_OK) == 0 ? hb_spawn_run(&s) : -1;
     if (rc < 0)
         hb_usage("trace: %s is missing; run make", bin);
     free(bin);
+    hb_options_free(&o);
     return rc;
 }

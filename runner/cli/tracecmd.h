@@ -1,7 +1,8 @@
 /* tracecmd.h - the trace subcommands (issue 12): `heapbench record [-o FILE] -- CMD ARGS...`
  * records a program's allocations (and its own run without the recorder) into a trace;
  * `heapbench trace FILE` prints a trace's statistics (build/replay/hbtrace).
- * Always holds: usage errors exit 2 with one line; the original run is measured by launch.c,
+ * Always holds: the command line is parsed by options.c (HB_CMD_RECORD, HB_CMD_TRACE), usage errors
+ * exit 2 with one line; the original run is measured by launch.c,
  * the recorded run and hbtrace are helpers started by the spawner. */
 #ifndef HEAPBENCH_TRACECMD_H
 #define HEAPBENCH_TRACECMD_H

@@ -1,4 +1,4 @@
-/* options.c - parses the command line of run, exec and list into struct hb_options (options.h).
+/* options.c - parses the command line of run, exec, list, record and trace into struct hb_options (options.h).
  *
  * Always holds: one getopt_long table serves every subcommand (each subcommand accepts the
  * subset its usage text lists); every error is one line and exit 2, naming the option and
@@ -97,6 +97,21 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
         fprintf(out, "usage: heapbench list\n"
                      "Prints the allocators (found or missing, version, package, matrix) and the workloads\n"
                      "(description, threads, param sets, parameters with their defaults).\n");
+        break;
+    case HB_CMD_RECORD:
+        fprintf(out, "usage: heapbench record [-o FILE] -- CMD ARGS...  |  heapbench record [-o FILE] -w prog:NAME\n"
+                     "Records every malloc-API call of CMD (and of the processes it starts) into the trace FILE\n"
+                     "(default results/traces/<CMD or NAME>.hbt, which joins the default matrix as trace:FILE),\n"
+                     "after running CMD once without the recorder to store its wall time and peak RSS.\n"
+                     "FILE holds the trace of the process with the most events (for gcc: cc1); the other\n"
+                     "processes' traces go to FILE.d/.\n"
+                     "  -o, --output FILE        the trace to write\n"
+                     "  -w, --workloads prog:NAME  record the program definition exec/programs/NAME.prog (its setup\n"
+                     "                           runs first in .work.NAME beside FILE, its cleanup after)\n"
+                     "  -h, --help               this text\n");
+        break;
+    case HB_CMD_TRACE:
+        fprintf(out, "usage: heapbench trace FILE\nPrints the statistics of an allocation trace (heapbench record).\n");
         break;
     case HB_CMD_NONE:
         fprintf(out, "usage: heapbench COMMAND [options]   (heapbench COMMAND --help for each)\n"
@@ -394,6 +409,35 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     return 1;
 }
 
+/* Whether option c belongs to cmd (each subcommand accepts the options its usage text lists). */
+static int hb_opt_allowed(enum hb_cmd cmd, int c)
+{
+    switch (cmd) {
+    case HB_CMD_RUN: return c != OPT_HYPERFINE;
+    case HB_CMD_EXEC: return c != 't' && c != 'p' && c != OPT_ALLOCSTATS && c != OPT_LIST_SHARD;
+    case HB_CMD_RECORD: return c == 'w' || c == 'o';
+    default: return 0;
+    }
+}
+
+/* The operands after the options: exec's and record's command, trace's one file, nothing else. */
+static void hb_opt_operands(struct hb_options *o, const char *name)
+{
+    if (o->cmd == HB_CMD_EXEC && !o->command.n && !o->resume)
+        hb_usage("exec: no command; give it after --, e.g. heapbench exec -- python3 -c 'pass'");
+    if (o->cmd == HB_CMD_RECORD && o->workloads.n &&
+        (o->workloads.n > 1 || strncmp(o->workloads.v[0], "prog:", 5) != 0 || !o->workloads.v[0][5]))
+        hb_usage("record: -w takes one prog:NAME (a definition of exec/programs/), got '%s'", o->workloads.v[0]);
+    if (o->cmd == HB_CMD_RECORD && o->workloads.n && o->command.n)
+        hb_usage("record: give -w prog:NAME or -- CMD ARGS..., not both");
+    if (o->cmd == HB_CMD_RECORD && !o->workloads.n && !o->command.n)
+        hb_usage("record: no command given; usage: heapbench record [-o FILE] -- CMD ARGS...");
+    if (o->cmd == HB_CMD_TRACE && o->command.n != 1)
+        hb_usage("trace: give one trace file: heapbench trace FILE");
+    if (o->cmd != HB_CMD_EXEC && o->cmd != HB_CMD_RECORD && o->cmd != HB_CMD_TRACE && o->command.n)
+        hb_usage("%s: unexpected argument '%s'; see heapbench %s --help", name, o->command.v[0], name);
+}
+
 /* Parses one subcommand's arguments. */
 void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **argv)
 {
@@ -416,7 +460,6 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"shards", required_argument, 0, OPT_SHARDS}, {"list-shard", required_argument, 0, OPT_LIST_SHARD},
         {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
         {0, 0, 0, 0}};
-    static const char *const only_run = "tp";
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->reps = 5;
@@ -444,11 +487,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         }
         if (c == ':')
             hb_usage("%s %s: the option needs a value; see heapbench %s --help", argv[0], bad, argv[0]);
-        int wrong_cmd = (cmd == HB_CMD_LIST) ||
-                        (cmd == HB_CMD_EXEC && c < 256 && strchr(only_run, c)) ||
-                        (cmd == HB_CMD_EXEC && c == OPT_ALLOCSTATS) || (cmd == HB_CMD_RUN && c == OPT_HYPERFINE) ||
-                        (cmd == HB_CMD_EXEC && c == OPT_LIST_SHARD);
-        if (c == '?' || wrong_cmd || !hb_opt_apply(o, c, optarg))
+        if (c == '?' || !hb_opt_allowed(cmd, c) || !hb_opt_apply(o, c, optarg))
             hb_usage("%s: unknown option '%s'; see heapbench %s --help", argv[0], bad, argv[0]);
     }
     if (o->quick && !o->reps_set)
@@ -456,10 +495,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     hb_opt_shard_env(o);
     for (int i = optind; i < argc; i++)
         hb_strv_push(&o->command, argv[i]);
-    if (cmd == HB_CMD_EXEC && !o->command.n && !o->resume)
-        hb_usage("exec: no command; give it after --, e.g. heapbench exec -- python3 -c 'pass'");
-    if (cmd != HB_CMD_EXEC && o->command.n)
-        hb_usage("%s: unexpected argument '%s'; see heapbench %s --help", argv[0], o->command.v[0], argv[0]);
+    hb_opt_operands(o, argv[0]);
 }
 
 /* Frees every owned member. */

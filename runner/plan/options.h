@@ -12,7 +12,7 @@
 
 #include "util.h"
 
-enum hb_cmd { HB_CMD_NONE, HB_CMD_RUN, HB_CMD_EXEC, HB_CMD_LIST };
+enum hb_cmd { HB_CMD_NONE, HB_CMD_RUN, HB_CMD_EXEC, HB_CMD_LIST, HB_CMD_RECORD, HB_CMD_TRACE };
 
 struct hb_options {
     enum hb_cmd cmd;
@@ -32,7 +32,7 @@ struct hb_options {
     char *pin_text;
     double timeout_s;
     int interval_ms;
-    char *outdir;                /* -o */
+    char *outdir;                /* -o (record: the trace file) */
     char *resume;                /* --resume */
     int shard_i, shard_n;        /* --shard i/N (1/1 without, or from the environment: shardenv.h) */
     int shards;                  /* --shards N: the count for an index read from the environment */
@@ -48,7 +48,7 @@ struct hb_options {
     unsigned long long mem_limit; /* --mem-limit: bytes (the run's cgroup, else RLIMIT_AS), 0 = none;
                                    * default 3/4 of physical memory (protects the machine) */
     int mem_limit_set;           /* 1: given on the command line */
-    struct hb_strv command;      /* exec: CMD ARGS... */
+    struct hb_strv command;      /* exec and record: CMD ARGS...; trace: FILE */
 };
 
 /* Parses argv (argv[0] is the subcommand name, e.g. "run") for cmd into o. Prints the

@@ -37,4 +37,15 @@ out=$("$H" run -w thread-churn -a glibc -n 1 --warmup 0 --env 'GLIBC_TUNABLES=gl
       --env 'GLIBC_TUNABLES=glibc.malloc.tcache_count=7' --env $'X=a\nb' -o "$RT_TMP/env" 2>/dev/null)
 t_check "the table shows each env whole" grep -q "tcache_count=7 " <<<"$out"
 t_check "a newline in an env stays on its cell's line" grep -q "X=a?b .*glibc" <<<"$out"
+
+# record and trace read their command lines through options.c, as run and exec do
+rt_usage "record: an unknown option exits 2 with one line" record --bogus -- true
+rt_usage "record: -w prog:NAME and a command together exit 2 (one of them is not recorded)" record -w prog:sqlite3 -- true
+rt_usage "record: -w with two programs exits 2" record -w prog:a,prog:b
+rt_usage "record: -o without its value exits 2" record -o
+rt_usage "record: no command exits 2" record -o "$RT_TMP/none.hbt"
+rt_usage "trace: two files exit 2" trace a b
+rt_usage "trace: an unknown option exits 2" trace --bogus x
+t_check "record --help and trace --help print their usage, exit 0" bash -c \
+    "'$HB' record --help | grep -q '^usage: heapbench record' && '$HB' trace --help | grep -q '^usage: heapbench trace FILE'"
 t_summary
