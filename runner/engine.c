@@ -21,7 +21,6 @@
 #include "progress.h"
 #include "resolve.h"
 #include "rows.h"
-#include "thp.h"
 
 static volatile sig_atomic_t hb_stop;
 
@@ -136,12 +135,11 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
     char reason[256] = "";
     double mval[e->nmetrics + 1];
     int mok[e->nmetrics + 1];
-    int thp = hb_thp_of_env(g->env, e->o->thp); /* the env set's HEAPBENCH_THP, else --thp, else -1 */
+    const char *thp_in_effect;
+    int thp = hb_cell_thp_mode(g, a, e->o->thp, e->thp_system, &thp_in_effect);
     struct hb_run_record rec = {.run = run, .rep = rep, .workload = g->wl->name, .allocator = a->name,
                                 .params = g->params, .env = g->env, .threads = g->threads, .status = HB_OK,
-                                .thp = hb_thp_in_effect(thp >= 0 ? thp : HB_THP_MADVISE, e->thp_system,
-                                                        a->tunables, !a->system),
-                                .reason = reason, .metric = mval, .metric_ok = mok, .nmetric = e->nmetrics};
+                                .thp = thp_in_effect, .reason = reason, .metric = mval, .metric_ok = mok, .nmetric = e->nmetrics};
     memset(mok, 0, sizeof mok);
     rec.status = hb_engine_precheck(e, g, a, reason, sizeof reason);
     if (rec.status != HB_OK) {

@@ -58,7 +58,7 @@ static size_t hb_cell_word(const struct hb_strv *words, const char *name)
 }
 
 /* Adds the allocator's huge-page switch for mode to words, merged into the variable's current
- * value (runner/base/thp.c); nothing when the allocator has no switch or the mode needs none. */
+ * value (contract/thp.c); nothing when the allocator has no switch or the mode needs none. */
 static void hb_cell_thp(struct hb_strv *words, const struct hb_alloc *a, int mode)
 {
     char buf[1024];
@@ -76,6 +76,14 @@ static void hb_cell_thp(struct hb_strv *words, const struct hb_alloc *a, int mod
     } else {
         hb_strv_pushf(words, "%s=%s", var, v);
     }
+}
+
+/* The cell's mode and the mode in effect (cellenv.h). */
+int hb_cell_thp_mode(const struct hb_group *g, const struct hb_alloc *a, int dflt, int sys, const char **in_effect)
+{
+    int mode = hb_thp_of_env(g->env, dflt);
+    *in_effect = hb_thp_in_effect(mode >= 0 ? mode : HB_THP_MADVISE, sys, a->tunables, !a->system);
+    return mode;
 }
 
 /* The measured process's environment. */

@@ -29,6 +29,12 @@ struct hb_cell_extra {
                           MALLOC_CONF / GLIBC_TUNABLES); -1: none */
 };
 
+/* The huge-page mode of cell (g, a), worked out here alone: the env set's HEAPBENCH_THP, else
+ * dflt (--thp), else -1 (none asked: no switch is set and no prctl made). *in_effect gets the mode
+ * in effect as runs.csv's thp column writes it (hb_thp_in_effect() under the system mode sys; an
+ * unasked mode counts as madvise, which changes nothing). */
+int hb_cell_thp_mode(const struct hb_group *g, const struct hb_alloc *a, int dflt, int sys, const char **in_effect);
+
 /* envp for group g under allocator a, with x's additions. */
 void hb_cell_envp(const struct hb_group *g, const struct hb_alloc *a, const struct hb_cell_extra *x,
                   struct hb_strv *envp);

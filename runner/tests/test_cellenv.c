@@ -1,7 +1,7 @@
 /* test_cellenv.c - unit tests of the argv and envp of a measured process (runner/plan/cellenv.c):
  * inherited LD_PRELOAD/HEAPBENCH_PHASE_FD dropped, env-set names override, the allocator (and
  * the probe for commands) preloaded, nothing preloaded for glibc workloads, libc.so.6 then the
- * probe for glibc commands.
+ * probe for glibc commands; the cell's huge-page mode and the mode in effect (hb_cell_thp_mode).
  * Always holds: expectations follow from the environment and cells set up here.
  */
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cellenv.h"
+#include "thp.h"
 #include "tcheck.h"
 
 /* How many entries of envp start with prefix; *value gets the last one's text after prefix. */
@@ -87,6 +88,18 @@ int main(void)
     TCHECK("--thp always, tcmalloc: no switch, the env set unchanged",
            count_prefix(&envp, "MALLOC_CONF=", &v) == 1 && strcmp(v, "dirty_decay_ms:0") == 0);
     hb_strv_free(&envp);
+
+    /* The cell's mode: its env set's HEAPBENCH_THP before --thp; the mode in effect from it. */
+    const char *eff = NULL;
+    struct hb_group gt = {&bin, 1, 0, "", "A=1 HEAPBENCH_THP=never"};
+    TCHECK("thp mode: the env set's HEAPBENCH_THP=never wins over --thp always, and is in effect",
+           hb_cell_thp_mode(&gt, &jet, HB_THP_ALWAYS, HB_THP_MADVISE, &eff) == HB_THP_NEVER && strcmp(eff, "never") == 0);
+    TCHECK("thp mode: --thp always under a madvise system is in effect through jemalloc's switch",
+           hb_cell_thp_mode(&gm, &jet, HB_THP_ALWAYS, HB_THP_MADVISE, &eff) == HB_THP_ALWAYS && strcmp(eff, "always") == 0);
+    TCHECK("thp mode: --thp always under a madvise system stays madvise for tcmalloc (no switch)",
+           hb_cell_thp_mode(&gm, &tc, HB_THP_ALWAYS, HB_THP_MADVISE, &eff) == HB_THP_ALWAYS && strcmp(eff, "madvise") == 0);
+    TCHECK("thp mode: none asked is -1, and the system's mode is in effect",
+           hb_cell_thp_mode(&gm, &jet, -1, HB_THP_ALWAYS, &eff) == -1 && strcmp(eff, "always") == 0);
 
     struct hb_workload cmd = {.name = "c", .kind = HB_WL_COMMAND};
     hb_strv_push(&cmd.command, "prog");
