@@ -9,7 +9,7 @@ CONTRACT_H     := $(wildcard contract/*.h)
 CONTRACT_OBJ    = $(patsubst %,$(B)/obj/contract/%.o,$(1))
 CONTRACT_PIC    = $(patsubst %,$(B)/obj/contract/pic/%.o,$(1))
 # The workload side of the phase protocol: records, phases, latency sampler, histogram, clocks.
-CONTRACT_PHASE := wl_record wl_phase wl_latency wl_time wl_hist wl_clock
+CONTRACT_PHASE := wl_record wl_phase wl_latency wl_latmode wl_time wl_hist wl_clock
 
 $(B)/obj/contract/%.o: contract/%.c $(CONTRACT_H) | $(B)/.dir
 	@mkdir -p $(dir $@)

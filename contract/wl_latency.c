@@ -41,18 +41,10 @@ static void *wl_lat_pages(size_t n)
 
 int wl_lat_configure(const char *mode, long long every)
 {
-    enum wl_lat_mode m;
-    if (strcmp(mode, "off") == 0)
-        m = WL_LAT_OFF;
-    else if (strcmp(mode, "sampled") == 0)
-        m = WL_LAT_SAMPLED;
-    else if (strcmp(mode, "all") == 0)
-        m = WL_LAT_ALL;
-    else
+    int m = wl_lat_mode_parse(mode);
+    if (m < 0 || every < 1 || every > (1LL << 40))
         return -1;
-    if (every < 1 || every > (1LL << 40))
-        return -1;
-    wl_lat_the_mode = m;
+    wl_lat_the_mode = (enum wl_lat_mode)m;
     wl_lat_every = every;
     return 0;
 }
@@ -123,7 +115,7 @@ void wl_lat_start(void)
     if (wl_lat_the_mode == WL_LAT_OFF)
         return;
     wl_clock_init();
-    wl_record("latency_clock\t%s\t%lld\t%s\t%.1f\t%.3f\t%.3f\n", wl_lat_the_mode == WL_LAT_ALL ? "all" : "sampled",
+    wl_record("latency_clock\t%s\t%lld\t%s\t%.1f\t%.3f\t%.3f\n", wl_lat_mode_names[wl_lat_the_mode],
               wl_lat_the_mode == WL_LAT_ALL ? 1LL : (long long)wl_lat_every, wl_clock_info.source,
               wl_clock_info.cost_ns, wl_clock_info.mhz, wl_clock_info.step_ns);
     if (wl_lat_the_mode == WL_LAT_ALL)

@@ -12,13 +12,11 @@
 #define WL_LATENCY_H
 
 #include "wl_clock.h"
+#include "wl_latmode.h"
 
 #include <stdint.h>
 
 enum wl_op { WL_OP_MALLOC, WL_OP_FREE, WL_OP_REALLOC, WL_OP_CALLOC, WL_OP_COUNT };
-enum wl_lat_mode { WL_LAT_OFF, WL_LAT_SAMPLED, WL_LAT_ALL };
-
-#define WL_LAT_EVERY_DEFAULT 64
 
 /* The calling thread's sampler state (thread-local): calls of each kind left before the next
  * timed one; the thread's histograms; its random gap generator. */
@@ -48,7 +46,7 @@ void wl_lat_record(enum wl_op op, uint64_t ticks);
         }                                                                                       \
     } while (0)
 
-/* Sets the mode from its name (off, sampled, all) and the sampling period; 0, or -1 for an
+/* Sets the mode from its name (wl_latmode.h) and the sampling period; 0, or -1 for an
  * unknown name or every < 1. Call before any WL_LAT (wl_args_parse does). */
 int wl_lat_configure(const char *mode, long long every);
 

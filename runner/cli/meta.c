@@ -14,7 +14,8 @@
 #include "sysinfo.h"
 #include "trace.h"
 #include "version.h"
-#include "wl_latency.h"
+#include "wl_clock.h"
+#include "wl_latmode.h"
 
 /* Writes "key": "value", (value NULL -> null). */
 static void hb_meta_kv(FILE *f, const char *key, const char *value)
@@ -103,9 +104,10 @@ static void hb_meta_latency(FILE *f, const struct hb_options *o)
 {
     fprintf(f, "  \"latency\": {\"mode\": ");
     hb_json_str(f, o->latency);
-    if (strcmp(o->latency, "off") != 0) {
+    int mode = wl_lat_mode_parse(o->latency);
+    if (mode != WL_LAT_OFF) {
         wl_clock_init();
-        fprintf(f, ", \"every\": %d, \"clock\": ", strcmp(o->latency, "all") == 0 ? 1 : WL_LAT_EVERY_DEFAULT);
+        fprintf(f, ", \"every\": %d, \"clock\": ", mode == WL_LAT_ALL ? 1 : WL_LAT_EVERY_DEFAULT);
         hb_json_str(f, wl_clock_info.source);
         fprintf(f, ", \"clock_cost_ns\": %.1f, \"clock_mhz\": %.3f, \"clock_step_ns\": %.3f", wl_clock_info.cost_ns,
                 wl_clock_info.mhz, wl_clock_info.step_ns);

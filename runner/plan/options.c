@@ -6,6 +6,7 @@
  */
 #include "options.h"
 #include "thp.h"
+#include "wl_latmode.h"
 
 #include "shardenv.h"
 
@@ -391,8 +392,8 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         o->wrap = hb_xstrdup(val);
         break;
     case OPT_LATENCY:
-        if (strcmp(val, "off") != 0 && strcmp(val, "sampled") != 0 && strcmp(val, "all") != 0)
-            hb_usage("--latency: '%s' is not a mode; give off, sampled or all", val);
+        if (wl_lat_mode_parse(val) < 0)
+            hb_usage("--latency: '%s' is not a mode; give " WL_LAT_MODE_WORDS, val);
         free(o->latency);
         o->latency = hb_xstrdup(val);
         break;
@@ -468,7 +469,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     o->interval_ms = 10;
     o->shard_i = o->shard_n = 1;
     o->thp = -1;
-    o->latency = hb_xstrdup("off");
+    o->latency = hb_xstrdup(wl_lat_mode_names[WL_LAT_OFF]);
     o->mem_limit = hb_opt_default_mem();
     for (int i = 0; i < argc; i++) { /* meta.json and the CSVs hold them, and they are UTF-8 text */
         if (!hb_utf8_valid(argv[i], strlen(argv[i]), NULL))

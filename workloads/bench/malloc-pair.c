@@ -146,7 +146,7 @@ int main(int argc, char **argv)
     char fd[16];
     snprintf(fd, sizeof fd, "%d", fileno(f));
     setenv("HEAPBENCH_PHASE_FD", fd, 1);
-    wl_lat_configure("sampled", WL_LAT_EVERY_DEFAULT);
+    wl_lat_configure(wl_lat_mode_names[WL_LAT_SAMPLED], WL_LAT_EVERY_DEFAULT);
     wl_lat_start();
     printf("clock %s, cost %.2f ns, step %.2f ns, %.1f ticks/us\n", wl_clock_info.source, wl_clock_info.cost_ns,
            wl_clock_info.step_ns, wl_clock_info.mhz);

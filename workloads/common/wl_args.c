@@ -75,11 +75,11 @@ static void wl_latency_args(const char *mode, const char *every)
         char *end = NULL;
         errno = 0;
         n = strtoll(e, &end, 10);
-        if (errno || end == e || *end || wl_lat_configure("off", n) != 0)
+        if (errno || end == e || *end || wl_lat_configure(wl_lat_mode_names[WL_LAT_OFF], n) != 0)
             wl_usage_error("--latency-every (or HEAPBENCH_LATENCY_EVERY) needs an integer >= 1, got", e);
     }
-    if (wl_lat_configure(m && *m ? m : "off", n) != 0)
-        wl_usage_error("--latency (or HEAPBENCH_LATENCY) must be off, sampled or all, got", m);
+    if (wl_lat_configure(m && *m ? m : wl_lat_mode_names[WL_LAT_OFF], n) != 0)
+        wl_usage_error("--latency (or HEAPBENCH_LATENCY) must be " WL_LAT_MODE_WORDS ", got", m);
 }
 
 /* Prints `name<TAB>default<TAB>description<TAB>accepts` for each parameter, then seed; accepts is
@@ -105,7 +105,7 @@ static void wl_describe(const struct wl_prog *prog)
 static void wl_help_flags(void)
 {
     printf("\nflags of every workload:\n"
-           "  --latency=off|sampled|all  time malloc-API calls into latency histograms (default off, or\n"
+           "  --latency=" WL_LAT_MODE_BAR "  time malloc-API calls into latency histograms (default off, or\n"
            "                             $HEAPBENCH_LATENCY); all times every call and distorts throughput\n"
            "  --latency-every=N          sampled: time about one call in N of each kind (default %d, or\n"
            "                             $HEAPBENCH_LATENCY_EVERY)\n", WL_LAT_EVERY_DEFAULT);

@@ -1,4 +1,5 @@
-/* tests/latency.c - unit tests of the latency histogram, clock and sampler (wl_hist, wl_clock, wl_latency).
+/* tests/latency.c - unit tests of the latency histogram, clock, modes and sampler (wl_hist, wl_clock,
+ * wl_latmode, wl_latency).
  * Always holds: every check compares against an independent computation (a sorted array of the
  * same samples, one histogram of all samples, the bucket formula's definition), so a broken
  * helper fails it; nothing is timed against a speed target. With `--quantiles FILE PHASE OP` it
@@ -304,6 +305,21 @@ static int print_quantiles(const char *path, const char *phase, const char *op)
 }
 
 /* The records of the sampler tests go to a temporary file named by HEAPBENCH_PHASE_FD. */
+/* The modes' table, their names for messages and their parser agree (wl_latmode.h). */
+static void check_modes(void)
+{
+    char words[64] = "", bar[64] = "";
+    for (int m = 0; m < WL_LAT_MODES; m++) {
+        const char *sep = m == 0 ? "" : m == WL_LAT_MODES - 1 ? " or " : ", ";
+        snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", sep, wl_lat_mode_names[m]);
+        snprintf(bar + strlen(bar), sizeof bar - strlen(bar), "%s%s", m ? "|" : "", wl_lat_mode_names[m]);
+        TCHECK("modes: each name parses back to its mode", wl_lat_mode_parse(wl_lat_mode_names[m]) == m);
+    }
+    TCHECK("modes: WL_LAT_MODE_WORDS lists the table", strcmp(words, WL_LAT_MODE_WORDS) == 0);
+    TCHECK("modes: WL_LAT_MODE_BAR lists the table", strcmp(bar, WL_LAT_MODE_BAR) == 0);
+    TCHECK("modes: an unknown word and NULL are -1", wl_lat_mode_parse("some") == -1 && wl_lat_mode_parse(NULL) == -1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "--quantiles") == 0)
@@ -313,6 +329,7 @@ int main(int argc, char **argv)
     snprintf(fd, sizeof fd, "%d", f ? fileno(f) : -1);
     setenv("HEAPBENCH_PHASE_FD", fd, 1);
     TCHECK("sampler: a temporary file for the records", f != NULL);
+    check_modes();
     if (f)
         test_quiet_heap();
     test_buckets();
