@@ -1,6 +1,6 @@
 """latency.py - the latency histograms of latency.csv: bucket bounds, parse, exact merge, quantiles (docs/DATA.md).
 
-Always holds: the bucket formula is the one of workloads/common/wl_hist.h (exact below 256 ns,
+Always holds: the bucket formula is the one of contract/wl_hist.h (exact below 256 ns,
 then 128 buckets per power of two); merging adds counts, so a merged histogram is exactly the
 histogram of all the samples; a quantile is wl_hist_quantile's (wl_hist.c), the same sums in the
 same order: with a clock step <= 1 ns the sample of rank ceil(q * n) reported as its bucket's

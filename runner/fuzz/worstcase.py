@@ -34,7 +34,7 @@ def crc(b):
 
 
 def trace_header():
-    """A valid 4096-byte trace header of an incomplete trace (replay/trace.h)."""
+    """A valid 4096-byte trace header of an incomplete trace (contract/trace.h)."""
     text = b'complete\t0\n'
     h = bytearray(4096)
     h[0:8] = b'HBTRACE\0'
