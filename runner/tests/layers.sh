@@ -62,17 +62,19 @@ fails() {
 }
 mktree "$T/f-ok"
 t_check "check-floor: a fake tree with the floor below everything passes" runner/tests/check-floor "$T/f-ok"
-mktree "$T/f-up" contract/thp.c='#include "util.h"'
-fails "check-floor: contract/ including a runner header fails" floor "$T/f-up"
-mktree "$T/f-mk" contract/rules.mk='	$(CC) -Irunner/base -c contract/thp.c'
-fails "check-floor: contract/rules.mk building from runner/ fails" floor "$T/f-mk"
-mktree "$T/f-reach" allocators/stats/hbstats.c='#include "util.h"'
-fails "check-floor: allocators/ including a header only runner/ has fails" reach "$T/f-reach"
-mktree "$T/f-path" replay/r.c='#include "../runner/base/util.h"'
-fails "check-floor: replay/ including a runner/ path fails" reach "$T/f-path"
-mktree "$T/f-rules" allocators/rules.mk='L: runner/base/thp.c'
-fails "check-floor: allocators/rules.mk compiling a runner/ source fails" reach "$T/f-rules"
-mktree "$T/f-name" runner/write/thp.h=''
-fails "check-floor: one header name in runner/ and contract/ fails" name "$T/f-name"
+# each broken tree: NAME | the kind of line check-floor must print | the file that breaks it (PATH=TEXT)
+n=0
+while IFS='|' read -r name kind spec; do
+    n=$((n + 1))
+    mktree "$T/f-$n" "$spec"
+    fails "check-floor: $name fails" "$kind" "$T/f-$n"
+done <<'CASES'
+contract/ including a runner header|floor|contract/thp.c=#include "util.h"
+contract/rules.mk building from runner/|floor|contract/rules.mk=	$(CC) -Irunner/base -c contract/thp.c
+allocators/ including a header only runner/ has|reach|allocators/stats/hbstats.c=#include "util.h"
+replay/ including a runner/ path|reach|replay/r.c=#include "../runner/base/util.h"
+allocators/rules.mk compiling a runner/ source|reach|allocators/rules.mk=L: runner/base/thp.c
+one header name in runner/ and contract/|name|runner/write/thp.h=
+CASES
 
 t_summary
