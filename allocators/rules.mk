@@ -32,10 +32,10 @@ $(B)/tests/allocators-teach: allocators/tests/teach_check.c scripts/tcheck.h | $
 
 # The allocator-statistics library (allocators/stats/): build/lib/libhbstats.so, preloaded beside
 # an allocator; only heapbench_allocstat is exported (-fvisibility=hidden, HBS_EXPORT). Its records
-# go through the floor's record writer and it reads AnonHugePages with the floor's THP parser
-# (contract/wl_record.c and contract/thp.c, linked in PIC).
+# go through the floor's allocstat and record writers and it reads AnonHugePages with the floor's
+# THP parser (contract/wl_allocstat.c, wl_record.c and thp.c, linked in PIC).
 HBSTATS_SRC := $(filter-out allocators/stats/ctlcost.c,$(wildcard allocators/stats/*.c))
-HBSTATS_CONTRACT := $(call CONTRACT_PIC,wl_record thp)
+HBSTATS_CONTRACT := $(call CONTRACT_PIC,wl_allocstat wl_record thp)
 HBSTATS_LIB := $(B)/lib/libhbstats.so
 ALL += $(HBSTATS_LIB)
 

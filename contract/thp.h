@@ -4,8 +4,8 @@
  * default under the system setting); `always` also turns on the allocator's own switch where it
  * has one. The mode in effect is computed, never assumed: the kernel cannot widen a process
  * beyond the system setting, and an allocator without a switch cannot ask for huge pages.
- * Depends on nothing but libc: also compiled into build/hb-thp (allocators/thp/) and the
- * statistics library (allocators/stats/). */
+ * Depends on nothing but libc (a file of the floor, contract/README.md): linked into the runner,
+ * build/hb-thp (allocators/thp/) and the statistics library (allocators/stats/). */
 #ifndef HB_THP_H
 #define HB_THP_H
 

@@ -5,8 +5,9 @@
 # Below them is the floor of shared contracts (contract/, on the include path): the runner links
 # its latency histogram and clock (wl_hist.c, wl_clock.c: one definition of the buckets and
 # quantiles in C), the huge-page modes (thp.c) and the trace format (trace.c).
-# Every runner/tests/<name>.c is a test program linked with the runner objects except main.o,
-# built as build/tests/runner-<name>; runner/tests/run runs them all.
+# Every runner/tests/<name>.c is a test program linked with the runner objects except main.o (and
+# the floor's allocstat writer, whose records test_phases reads back), built as
+# build/tests/runner-<name>; runner/tests/run runs them all.
 # record and trace (cli/tracecmd.c) use the trace format's one C module, contract/trace.c (-lz).
 
 RUNNER_DIRS  := runner runner/cli runner/plan runner/measure runner/write runner/base
@@ -31,8 +32,9 @@ $(B)/obj/runner/%.o: runner/%.c $(RUNNER_HDR) $(CONTRACT_H) | $(B)/.dir
 $(B)/heapbench: $(RUNNER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(RUNNER_LIBS)
 
-$(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) $(RUNNER_INC) -Iscripts -o $@ $< $(RUNNER_LIB) $(RUNNER_LIBS)
+RUNNER_TEST_CONTRACT := $(call CONTRACT_OBJ,wl_allocstat wl_record)
+$(B)/tests/runner-%: runner/tests/%.c $(RUNNER_LIB) $(RUNNER_TEST_CONTRACT) $(RUNNER_HDR) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) $(RUNNER_INC) -Iscripts -o $@ $< $(RUNNER_LIB) $(RUNNER_TEST_CONTRACT) $(RUNNER_LIBS)
 
 # The runner's benchmark programs: runner/bench/markgap.c -> build/bench/runner-markgap (linked with
 # the runner objects, like a test) and the clock hook it preloads, build/bench/libmarkclock.so.

@@ -1,6 +1,6 @@
 /* hbstats.c - the allocator-statistics library (build/lib/libhbstats.so), preloaded beside an allocator.
  *
- * A workload's phase writer binds heapbench_allocstat weakly (workloads/common/wl_phase.c) and calls it after each `phase`
+ * A workload's phase writer binds heapbench_allocstat weakly (contract/wl_phase.c) and calls it after each `phase`
  * record; it then writes `allocstat` records (docs/DATA.md) with the figures of the allocator
  * that serves malloc, read through that allocator's own public API, and the kernel's count of
  * anonymous huge pages. Without this library the workload runs as before.
@@ -9,10 +9,10 @@
  * (glibc, refmalloc) that is defined in the same object as the malloc the process uses, so a
  * glibc mallinfo2 never stands in for another allocator's; with none, every layer is emitted
  * empty with the reason. Nothing runs between two phase ends; nothing here calls malloc; each
- * record is one write(2) of at most 512 bytes, by the workloads' own record writer (wl_record.c,
- * compiled into this library). */
+ * record is one write(2) of at most 512 bytes, by the floor's allocstat writer (contract/wl_allocstat.c
+ * over wl_record.c, linked into this library). */
 #include "hbstats.h"
-#include "wl_record.h"
+#include "wl_allocstat.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -77,13 +77,10 @@ __attribute__((constructor)) static void hbs_choose(void)
              "mi_process_info, mallinfo2)", slash ? slash + 1 : path);
 }
 
-/* One record (wl_record_to: one write(2), cut at WL_RECORD_MAX bytes and still ending in '\n'). */
+/* One record, by the floor's allocstat writer (contract/wl_allocstat.c: one write(2), no malloc). */
 void hbs_emit(const struct hbs_out *o, const char *stat, const char *layer, uint64_t value, const char *reason)
 {
-    char num[24] = "";
-    if (!reason)
-        snprintf(num, sizeof num, "%llu", (unsigned long long)value);
-    wl_record_to(o->fd, "allocstat\t%s\t%s\t%s\t%s\t%s\t%s\n", o->phase, o->api, stat, layer, num, reason ? reason : "");
+    wl_allocstat(o->fd, o->phase, o->api, stat, layer, value, reason);
 }
 
 /* Called by the workload after the `phase` record of phase: writes that phase's allocstat records to fd. */

@@ -1,6 +1,6 @@
 /* hbstats_smaps.c - anonymous huge pages of this process, from /proc/self/smaps_rollup (see hbstats.h).
  * Always holds: read with open/read into a stack buffer (no malloc, no stdio), parsed by
- * runner/base/thp.c (the one AnonHugePages parser, compiled into this library); the kernel walks
+ * contract/thp.c (the one AnonHugePages parser, compiled into this library); the kernel walks
  * the page tables for this file, so it is read at phase ends only. */
 #include "hbstats.h"
 #include "thp.h"

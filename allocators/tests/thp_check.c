@@ -1,4 +1,4 @@
-/* thp_check.c - unit tests of runner/base/thp.c: the huge-page modes, the allocators' switches
+/* thp_check.c - unit tests of contract/thp.c: the huge-page modes, the allocators' switches
  * and the AnonHugePages parser.
  * Always holds: pure functions only (no process state changed, no file read); every check
  * compares against a value a broken mapping would not give. Prints PASS/FAIL lines and

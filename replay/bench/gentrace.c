@@ -6,7 +6,7 @@
  * block of thread 0 is freed by thread 1 instead when there are two (a cross-thread free, made
  * at once after it exists). VERSION 2 writes the older format (no order, no thread events), which a replayer
  * before format 3 reads.
- * Always holds: the trace goes through the one trace writer (replay/trace.c); the file is whole
+ * Always holds: the trace goes through the one trace writer (contract/trace.c); the file is whole
  * (complete, with its event count) or the program exits non-zero. */
 #include "trace.h"
 

@@ -1,4 +1,4 @@
-/* codec_check.c - unit test of the trace codec (replay/trace.c) and its statistics: events of
+/* codec_check.c - unit test of the trace codec (contract/trace.c) and its statistics: events of
  * every kind and flag written through the chunk writer (small chunks, so a thread spans several)
  * read back field by field; object references across threads; the live set and ideal; a header
  * rewrite (the original run's figures); an object freed twice and a header whose count does not

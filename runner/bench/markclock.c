@@ -1,7 +1,7 @@
 /* markclock.c - build/bench/libmarkclock.so: a clock at every phase end, for runner/bench/markgap.
  *
  * A workload calls the statistics hook heapbench_allocstat right after writing each `phase`
- * record (workloads/common/wl_phase.c). This library defines that hook and, instead of
+ * record (contract/wl_phase.c). This library defines that hook and, instead of
  * statistics, appends "<phase>\t<CLOCK_MONOTONIC seconds>\n" to the file named by
  * HB_MARKCLOCK_FILE, so markgap knows when each phase end really happened on the machine's clock.
  * Always holds: one write(2) per phase end, nothing allocated; without HB_MARKCLOCK_FILE, nothing

@@ -11,7 +11,7 @@
  *     temporary directory (a part that is the byte 0x01 alone: that file is absent, as in a
  *     directory of an older heapbench), then judged by check's value rules (hb_content_scan)
  *   9 a workload's --describe (hb_describe_parse, then every parameter's range and accepts)
- *  10 a trace file (replay/trace.c: hbt_open, then every thread's events through hbt_next, twice:
+ *  10 a trace file (contract/trace.c: hbt_open, then every thread's events through hbt_next, twice:
  *     no object consumed as the other class, heap block or mapping), written to the same directory;
  *     an opened trace counts no more events than half its bytes and no more objects than events
  * Always holds: every parser gets a NUL-terminated copy; anything it allocates is freed, so

@@ -1,7 +1,7 @@
 /* latency.h - the latency records of the phase protocol (latency_clock, latency, latency_hist;
  * docs/DATA.md) turned into one struct hb_latency per phase and operation, with its quantiles.
  *
- * Always holds: the bucket formula and the quantile rule are workloads/common/wl_hist.h's (the one
+ * Always holds: the bucket formula and the quantile rule are contract/wl_hist.h's (the one
  * definition in C); an entry whose buckets do not decode or add up to its samples is dropped
  * (latency.csv has no empty field); a latency_hist record without its latency record before it
  * is ignored.

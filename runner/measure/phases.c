@@ -28,8 +28,8 @@ void hb_phase_parse(const char *text, struct hb_phase_report *rep)
         } else if (strcmp(f.v[0], "size") == 0 && f.n >= 3) {
             hb_strv_push(&rep->sizes, f.v[1]);
             hb_strv_push(&rep->sizes, f.v[2]);
-        } else if (strcmp(f.v[0], "allocstat") == 0 && f.n >= HB_ALLOCSTAT_FIELDS) {
-            for (size_t k = 1; k <= HB_ALLOCSTAT_FIELDS; k++) /* an empty reason may be cut off */
+        } else if (strcmp(f.v[0], WL_ALLOCSTAT_TAG) == 0 && f.n >= WL_ALLOCSTAT_FIELDS) {
+            for (size_t k = 1; k <= WL_ALLOCSTAT_FIELDS; k++) /* an empty reason may be cut off */
                 hb_strv_push(&rep->allocstats, k < f.n ? f.v[k] : "");
         } else if (strcmp(f.v[0], "verify") == 0 && f.n >= 2 && strcmp(f.v[1], "ok") != 0) {
             rep->verify_failed = 1;

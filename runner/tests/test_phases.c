@@ -1,14 +1,18 @@
 /* test_phases.c - unit tests of the phase-protocol parser and the served_by/verify judge
- * (runner/measure/phases.c).
+ * (runner/measure/phases.c), and of allocstat records from the floor's writer (contract/wl_allocstat.c)
+ * read back by that parser.
  * Always holds: the expected verdicts follow from the records and allocators built here.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "phases.h"
 #include "registry.h"
 #include "sysinfo.h"
 #include "tcheck.h"
+#include "wl_allocstat.h"
 
 /* A result that exited 0. */
 static struct hb_result exited_ok(void)
@@ -102,8 +106,35 @@ static void test_name_of(void)
 }
 
 /* Runs every check above; the exit status says whether one failed. */
+/* The allocstat writer's records, read by the parser: every field in place, a reason with no value. */
+static void test_allocstat_roundtrip(void)
+{
+    FILE *f = tmpfile();
+    char text[1024] = "";
+    if (f) {
+        wl_allocstat(fileno(f), "build", "mallctl", "stats.active", "allocator", 123456789012ULL, NULL);
+        wl_allocstat(fileno(f), "build", "none", "resident", "allocator", 0, "no statistics API in x.so");
+        rewind(f);
+        text[fread(text, 1, sizeof text - 1, f)] = '\0';
+        fclose(f);
+    }
+    struct hb_phase_report rep;
+    hb_phase_parse(text, &rep);
+    const struct hb_strv *a = &rep.allocstats;
+    TCHECK("allocstat: two records of WL_ALLOCSTAT_FIELDS fields read back", a->n == 2 * WL_ALLOCSTAT_FIELDS);
+    TCHECK("allocstat: phase, api, stat, layer, value, empty reason in order",
+           a->n == 2 * WL_ALLOCSTAT_FIELDS && strcmp(a->v[0], "build") == 0 && strcmp(a->v[1], "mallctl") == 0 &&
+               strcmp(a->v[2], "stats.active") == 0 && strcmp(a->v[3], "allocator") == 0 &&
+               strcmp(a->v[4], "123456789012") == 0 && strcmp(a->v[5], "") == 0);
+    TCHECK("allocstat: with a reason the value is empty",
+           a->n == 2 * WL_ALLOCSTAT_FIELDS && strcmp(a->v[10], "") == 0 &&
+               strcmp(a->v[11], "no statistics API in x.so") == 0);
+    hb_phase_report_free(&rep);
+}
+
 int main(void)
 {
+    test_allocstat_roundtrip();
     test_name_of();
     test_parse();
     test_judge();

@@ -165,7 +165,7 @@ static void hb_col_rss_phase(struct hb_csv *row, const struct hb_row_ctx *x, siz
 /* Field arg (0 phase .. 5 reason) of allocstat record i. */
 static void hb_col_allocstat(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
 {
-    hb_csv_str(row, x->rec->phases->allocstats.v[HB_ALLOCSTAT_FIELDS * x->i + arg]);
+    hb_csv_str(row, x->rec->phases->allocstats.v[WL_ALLOCSTAT_FIELDS * x->i + arg]);
 }
 
 /* The latency entry of row x->i. */
@@ -244,7 +244,7 @@ static size_t hb_count_sizes(const struct hb_run_record *rec)
 
 static size_t hb_count_allocstats(const struct hb_run_record *rec)
 {
-    return rec->phases ? rec->phases->allocstats.n / HB_ALLOCSTAT_FIELDS : 0;
+    return rec->phases ? rec->phases->allocstats.n / WL_ALLOCSTAT_FIELDS : 0;
 }
 
 static size_t hb_count_latency(const struct hb_run_record *rec)

@@ -3,7 +3,7 @@
  *
  * Always holds: the counter order is the runs.csv column order (docs/DATA.md) and
  * hb_counter_names[] are those column names; hb_status_names[] are the status column's words;
- * this header depends on nothing of the runner but util.h, so the writing stage (write/) can
+ * this header depends on nothing of the runner but util.h (and the floor's wl_allocstat.h), so the writing stage (write/) can
  * format a run without knowing how it was measured (measure/) or planned (plan/).
  */
 #ifndef HEAPBENCH_RUNRESULT_H
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "util.h"
+#include "wl_allocstat.h"
 
 /* The perf counters, in the column order of runs.csv (docs/DATA.md). */
 enum hb_counter {
@@ -65,8 +66,6 @@ struct hb_phase {
     char *name, *seconds, *ops, *live_bytes, *rss_kb;
 };
 
-/* Fields of one allocstat record after its tag (docs/DATA.md). */
-#define HB_ALLOCSTAT_FIELDS 6
 /* The quantiles of latency.csv: p50, p90, p99, p99.9, p99.99 (hb_lat_q, hb_lat_q_names). */
 #define HB_LAT_NQ 5
 extern const double hb_lat_q[HB_LAT_NQ];
@@ -89,7 +88,7 @@ struct hb_phase_report {
     struct hb_phase *ph;
     size_t nph;
     struct hb_strv sizes;   /* request, usable, request, usable ... */
-    struct hb_strv allocstats; /* phase, api, stat, layer, value, reason: HB_ALLOCSTAT_FIELDS per record */
+    struct hb_strv allocstats; /* phase, api, stat, layer, value, reason: WL_ALLOCSTAT_FIELDS per record */
     int verify_failed;
     char *verify_detail;
     struct hb_latency *lat; /* the latency entries whose buckets add up to their samples */
