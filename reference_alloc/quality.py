@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """quality.py - checks refmalloc's quality bar (issue 4) on a heapbench results directory.
 
-Usage: PYTHONPATH=pylib /usr/bin/python3 reference_alloc/quality.py RESULTS_DIR [--base glibc] [--alloc refmalloc]
+Usage: PYTHONPATH=report /usr/bin/python3 reference_alloc/quality.py RESULTS_DIR [--base glibc] [--alloc refmalloc]
 
-Reads the directory with heapbench.results (pylib/) and prints, for every cell the two allocators
+Reads the directory with heapbench.results (report/) and prints, for every cell the two allocators
 share, the median wall time and median peak RSS of each, their ratios, then the bar:
 geometric mean of time ratios <= 1.25, no cell above 2x, geometric mean of peak RSS ratios
 <= 1.15, thread-churn with 2 threads >= 1.7x its 1-thread throughput (from phase seconds).

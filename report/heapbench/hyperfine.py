@@ -1,6 +1,6 @@
 """hyperfine.py - exec's hyperfine cross-check: cross-checks a `heapbench exec` results directory with hyperfine.
 
-Usage: PYTHONPATH=pylib /usr/bin/python3 -m heapbench.hyperfine RESULTS_DIR   (run by `heapbench exec --hyperfine`)
+Usage: PYTHONPATH=report /usr/bin/python3 -m heapbench.hyperfine RESULTS_DIR   (run by `heapbench exec --hyperfine`)
 
 Rebuilds the measured command from meta.json (argv after `--`), each cell's environment set
 from runs.csv and each allocator's LD_PRELOAD from meta.json (allocator library, then the

@@ -1,7 +1,7 @@
 """testrun.py - runs a folder's unittest tests (test_*.py) in the project's test format (python3 -m heapbench.testrun DIR).
 
-Used by compare/tests/run and pylib/tests/run; run_functions() serves the function-style test
-files of report/tests. Always holds: one line per test, "PASS name" or
+Used by report/heapbench/compare/tests/run and report/heapbench/tests/run; run_functions() serves the function-style test
+files of report/heapbench/report/tests. Always holds: one line per test, "PASS name" or
 "FAIL name: why" ("SKIP name: why" for a test that needs what this machine lacks, counted in
 neither), then exactly one closing line "N passed, N failed"; exit 1 on any failure, 2 on a usage
 error. The folder is unittest's top-level directory, so its helper modules import by name.
@@ -63,7 +63,7 @@ def run_functions(namespace, label):
 def main(argv):
     """Discovers and runs every test of the folder argv[0]; prints the closing line; returns the exit status."""
     if len(argv) != 1:
-        cli.usage_exit("heapbench.testrun", "give one folder of test_*.py files, e.g. compare/tests")
+        cli.usage_exit("heapbench.testrun", "give one folder of test_*.py files, e.g. report/heapbench/compare/tests")
     suite = unittest.defaultTestLoader.discover(argv[0], pattern="test_*.py", top_level_dir=argv[0])
     result = PassFailResult()
     suite.run(result)

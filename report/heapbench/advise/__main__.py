@@ -1,4 +1,4 @@
-"""__main__.py - `heapbench advise` (python3 -m heapbench.advise); build/heapbench execs this with PYTHONPATH=<root>/pylib.
+"""__main__.py - `heapbench advise` (python3 -m heapbench.advise); build/heapbench execs this with PYTHONPATH=<root>/report.
 
 Always holds: it only calls heapbench.advise.advise.main with the arguments and exits with its status.
 """

@@ -29,7 +29,7 @@ def advise_args(argv):
     parser = cli.ArgParser(prog="heapbench advise", description="Find the allocator and settings that make "
                            "a program faster or smaller, with evidence and ready-to-paste lines.",
                            epilog="heapbench advise [options] -- CMD ARGS... (or -w prog:NAME). "
-                           "Doc with measured figures: advise/README.md")
+                           "Doc with measured figures: report/heapbench/advise/README.md")
     parser.add_argument("--goal", choices=GOALS, default="time", help="what to improve (default time)")
     parser.add_argument("--budget", type=float, default=300.0, help="seconds for the whole advice (default 300)")
     cli.add_option(parser, "output", "output directory (default advise-<time> in the results location)")

@@ -1,4 +1,4 @@
-"""quality.py (compare/quality) - measures how good `heapbench compare` is on this machine: false alarms and detection.
+"""quality.py (report/heapbench/compare/quality) - measures how good `heapbench compare` is on this machine: false alarms and detection.
 
 Always holds: it runs real benchmarks through build/heapbench (never synthetic numbers).
 Each of PAIRS rounds makes two independent runs, A and B, of one small cell under glibc and
@@ -37,7 +37,7 @@ def quality_run(binary, out, args, params):
         cmd += ["-p", p]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=cli.run_env())
     if proc.returncode != 0:
-        cli.usage_exit("compare/quality", f"'{' '.join(cmd)}' failed: {proc.stderr.strip()[-300:]}")
+        cli.usage_exit("report/heapbench/compare/quality", f"'{' '.join(cmd)}' failed: {proc.stderr.strip()[-300:]}")
     return results.load(out)
 
 
@@ -79,7 +79,7 @@ def quality_power(args):
 
 def main(argv):
     """Runs the rounds, prints them and the summary; returns 0 when the targets hold, else 1."""
-    parser = cli.ArgParser(prog="compare/quality", allow_abbrev=False,
+    parser = cli.ArgParser(prog="report/heapbench/compare/quality", allow_abbrev=False,
                                description="Measure false alarms and detection of heapbench compare.")
     parser.add_argument("--pairs", type=int, default=20, help="rounds (default 20)")
     cli.add_option(parser, "reps", "reps per run (default 5, the runner's default)", type=int, default=5)

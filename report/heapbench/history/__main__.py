@@ -1,4 +1,4 @@
-"""__main__.py - `heapbench history` (python3 -m heapbench.history); build/heapbench execs this with PYTHONPATH=<root>/pylib.
+"""__main__.py - `heapbench history` (python3 -m heapbench.history); build/heapbench execs this with PYTHONPATH=<root>/report.
 
 Always holds: it only calls heapbench.history.main.main with the arguments and exits with its status.
 """

@@ -1,4 +1,4 @@
-"""__main__.py - `heapbench report` (python3 -m heapbench.report); build/heapbench execs this with PYTHONPATH=<root>/pylib.
+"""__main__.py - `heapbench report` (python3 -m heapbench.report); build/heapbench execs this with PYTHONPATH=<root>/report.
 
 Always holds: it only calls heapbench.report.report.main with the arguments and exits with its status.
 """

@@ -12,9 +12,9 @@ import random
 import subprocess
 import unittest
 
-from heapbench import latency
+from heapbench import cli, latency
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = cli.ROOT
 C_QUANTILES = os.path.join(ROOT, "build", "tests", "workloads-quantile")
 # The quantiles workloads-quantile --lines prints (its QS).
 C_QS = (0, 0.001, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 0.9999, 1)

@@ -49,7 +49,7 @@ class LayoutTest(unittest.TestCase):
             self.assertEqual(layout.path("build/workloads/frag"), f"{p}/lib/heapbench/workloads/frag")
             self.assertEqual(layout.path("allocators/registry.txt"), f"{p}/share/heapbench/registry.txt")
             self.assertEqual(layout.path("workloads/LIST"), f"{p}/share/heapbench/LIST")
-            self.assertEqual(layout.path("pylib/heapbench/cli.py"), f"{p}/share/heapbench/pylib/heapbench/cli.py")
+            self.assertEqual(layout.path("report/heapbench/cli.py"), f"{p}/share/heapbench/report/heapbench/cli.py")
             self.assertEqual(layout.path("unlisted/file"), f"{p}/share/heapbench/unlisted/file")
             self.assertEqual(layout.path("/abs/lib.so"), "/abs/lib.so")
             self.assertEqual(layout.results_dir(), "/work/dir/results")

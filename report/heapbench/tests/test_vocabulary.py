@@ -2,7 +2,7 @@
 
 Always holds: every help text is read from the real commands (build/heapbench SUB --help for
 run, exec and the Python subcommands it hands over to; workloads/check-claims and
-compare/quality --help), never from a copy; an option is compared by its short form and its
+report/heapbench/compare/quality --help), never from a copy; an option is compared by its short form and its
 metavar against `heapbench run`'s (or `exec`'s when run lacks it), so a rename on either side
 fails here.
 """
@@ -16,7 +16,7 @@ from heapbench import cli
 BIN = os.path.join(cli.ROOT, "build", "heapbench")
 C_SUBS = ("run", "exec")
 PY_SUBS = ("report", "compare", "ci", "merge", "tune")
-SCRIPTS = {"check-claims": "workloads/check-claims", "quality": "compare/quality"}
+SCRIPTS = {"check-claims": "workloads/check-claims", "quality": "report/heapbench/compare/quality"}
 # Subcommands that write files: each takes -o/--output for where they go.
 WRITERS = ("run", "exec", "report", "compare", "ci", "merge", "tune", "quality")
 # (subcommand, option) whose metavar says "one" of run's list; the meaning is the same.

@@ -1,4 +1,4 @@
-"""__main__.py - `heapbench tune` (python3 -m heapbench.tune); build/heapbench execs this with PYTHONPATH=<root>/pylib.
+"""__main__.py - `heapbench tune` (python3 -m heapbench.tune); build/heapbench execs this with PYTHONPATH=<root>/report.
 
 Always holds: it only calls heapbench.tune.tune.main with the arguments and exits with its status.
 """

@@ -102,7 +102,7 @@ def _glibc(name, default, candidates, doc, lo=0, malloc_max=None, choices=None):
 
 # glibc 2.36 malloc.c: do_set_tcache_count takes <= MAX_TCACHE_COUNT (UINT16_MAX), do_set_tcache_max
 # <= MAX_TCACHE_SIZE (1032 bytes on 64-bit); both ignore larger values silently (measured with
-# mallinfo2, tune/README.md). mmap_threshold has no such cap in Debian's 2.36 (measured: 1 GiB
+# mallinfo2, report/heapbench/tune/README.md). mmap_threshold has no such cap in Debian's 2.36 (measured: 1 GiB
 # is applied). The loader itself refuses arena_max/arena_test of 0 (min 1). hugetlb: 0 off,
 # 1 THP madvise, 2 reserved huge pages (malloc falls back silently when none are reserved).
 GLIBC_KNOBS = [

@@ -47,7 +47,7 @@ def tune_args(argv):
     parser = cli.ArgParser(prog="heapbench tune", description="Sweep an allocator's knobs, verify each setting "
                         "took effect, and find the best trade-off of time against memory.",
                         epilog="heapbench tune [options] -- CMD ARGS... tunes any program (through heapbench "
-                        "exec). Doc with measured figures: tune/README.md")
+                        "exec). Doc with measured figures: report/heapbench/tune/README.md")
     cli.add_option(parser, "allocators", "the allocator to tune, one name of allocators/registry.txt (default glibc)",
                    default="glibc")
     cli.add_option(parser, "workloads", "workloads, comma separated (or give -- CMD ARGS)")

@@ -2,7 +2,7 @@
  *
  * Always holds: it makes 3000 malloc/free pairs of 64 bytes (enough calls for advise to record
  * and replay it) and then sleeps 0.2 s, so its time and peak RSS are the process's own whatever
- * serves malloc; exits 0. advise/tests/run expects "keep what you have" for it.
+ * serves malloc; exits 0. report/heapbench/advise/tests/run expects "keep what you have" for it.
  */
 #include <stdlib.h>
 #include <string.h>

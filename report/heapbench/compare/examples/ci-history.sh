@@ -5,7 +5,7 @@
 # a testbed the history does not know yet (a new runner type, a new kernel): then it seeds that testbed with
 # SEEDS runs added without gating and exits 0, saying so; nothing is gated on that first job.
 #
-# Usage: compare/examples/ci-history.sh [extra 'heapbench ci' options, e.g. -w thread-churn -a glibc,jemalloc]
+# Usage: report/heapbench/compare/examples/ci-history.sh [extra 'heapbench ci' options, e.g. -w thread-churn -a glibc,jemalloc]
 # Env:   HEAPBENCH_HISTORY  the history: an SQLite file (default results/history.sqlite, kept by the CI's
 #                           cache) or postgresql://user@host/db (one history for many runners)
 #        HEAPBENCH_OUT      where the gate writes (default results/ci); ADD=1 adds a passing run (main branch)

@@ -4,7 +4,7 @@
 # independent batches, 2 a setup problem (no baseline, unbuilt runner, bad option) - and leaves the
 # JUnit XML and Markdown summary in $OUT for the CI system to publish, whatever the verdict.
 #
-# Usage: compare/examples/ci.sh [extra 'heapbench ci' options, e.g. -w thread-churn -a glibc,jemalloc]
+# Usage: report/heapbench/compare/examples/ci.sh [extra 'heapbench ci' options, e.g. -w thread-churn -a glibc,jemalloc]
 # Env:   HEAPBENCH_BASELINE (default results/baseline; in the default relative mode it may be committed and
 #                           made on another machine: ratios to glibc travel, absolute figures do not)
 #        HEAPBENCH_OUT      (default results/ci) where batches, compare.csv, junit.xml, summary.md go

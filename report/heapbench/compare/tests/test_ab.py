@@ -12,9 +12,10 @@ import subprocess
 import tempfile
 import unittest
 
+from heapbench import cli
 from heapbench.compare import paired
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = cli.ROOT
 HB = os.path.join(ROOT, "build", "heapbench")
 PY = "/usr/bin/python3"
 

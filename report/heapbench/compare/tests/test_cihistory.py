@@ -13,10 +13,11 @@ import subprocess
 import tempfile
 import unittest
 
+from heapbench import cli
 from heapbench.compare import cihistory
 from heapbench.history.store import open_store
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = cli.ROOT
 HB = os.path.join(ROOT, "build", "heapbench")
 LIBS = "/usr/lib/x86_64-linux-gnu/"
 MIMALLOC, TCMALLOC = LIBS + "libmimalloc.so.2", LIBS + "libtcmalloc_minimal.so.4"

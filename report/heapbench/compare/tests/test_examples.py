@@ -1,4 +1,4 @@
-"""test_examples.py - the CI examples of compare/examples/ are valid: yamllint, then the structure of the
+"""test_examples.py - the CI examples of report/heapbench/compare/examples/ are valid: yamllint, then the structure of the
 GitHub Actions workflows and the GitLab CI file checked in Python (actionlint is not packaged in Debian 12),
 and the history script they share run for real.
 
@@ -20,13 +20,15 @@ import unittest
 
 import yaml
 
+from heapbench import cli
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(os.path.dirname(HERE), "examples")
 WORKFLOW = os.path.join(EXAMPLES, "github-actions.yml")
 HISTORY = os.path.join(EXAMPLES, "github-history.yml")
 POSTGRES = os.path.join(EXAMPLES, "github-history-postgresql.yml")
 GITLAB = os.path.join(EXAMPLES, "gitlab-history.yml")
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = cli.ROOT
 
 
 def load(text):
@@ -78,7 +80,7 @@ def gate_and_publish_problems(jobs, steps):
     problems = []
     gate = _first(steps, lambda s: "ci-history.sh" in str(s.get("run", "")) or "ci --history" in str(s.get("run", "")))
     if gate is None:
-        return ["no step gates with --history (compare/examples/ci-history.sh)"]
+        return ["no step gates with --history (report/heapbench/compare/examples/ci-history.sh)"]
     env = {**(jobs[steps[gate][0]].get("env") or {})}
     if "ci-history.sh" in str(steps[gate][2].get("run")) and "github.event_name == 'push'" not in str(env.get("ADD")):
         problems.append("the gate job does not set ADD on a push to main (runs would never be added)")
@@ -151,7 +153,7 @@ def gitlab_problems(text):
             problems += [f"job {name}: needs unknown job {n!r}" for n in job.get("needs", []) if n not in jobs]
     gate = next((j for j in jobs.values() if isinstance(j, dict) and "ci-history.sh" in str(j.get("script"))), None)
     if gate is None:
-        return problems + ["no job runs compare/examples/ci-history.sh"]
+        return problems + ["no job runs report/heapbench/compare/examples/ci-history.sh"]
     history = (gate.get("variables") or {}).get("HEAPBENCH_HISTORY")
     if history not in ((gate.get("cache") or {}).get("paths") or []):
         problems.append(f"the gate job does not cache HEAPBENCH_HISTORY ({history})")

@@ -1,6 +1,6 @@
-"""test_gate.py - the project's own regression gate (compare/self-gate) passes against this machine's own baseline.
+"""test_gate.py - the project's own regression gate (report/heapbench/compare/self-gate) passes against this machine's own baseline.
 
-Always holds: it runs the real runner on the real quick matrix of compare/self-gate twice on the
+Always holds: it runs the real runner on the real quick matrix of report/heapbench/compare/self-gate twice on the
 machine that runs the test: once to make a baseline (--update-baseline), once to gate against it;
 no committed numbers of another machine are read (skipped, not passed, when build/heapbench is not
 built); everything goes to a temporary directory, never into the repository.
@@ -10,8 +10,10 @@ import subprocess
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GATE = os.path.join(ROOT, "compare", "self-gate")
+from heapbench import cli
+
+ROOT = cli.ROOT
+GATE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "self-gate")
 
 
 class GateTest(unittest.TestCase):

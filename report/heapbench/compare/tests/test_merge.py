@@ -12,10 +12,10 @@ import tempfile
 import unittest
 
 import fixture
-from heapbench import results
+from heapbench import cli, results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = cli.ROOT
 MERGE = ["-m", "heapbench.compare.merge"]  # run as build/heapbench runs it (PYTHONPATH from tests/run)
 BIN = os.path.join(ROOT, "build", "heapbench")
 

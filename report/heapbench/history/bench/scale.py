@@ -9,7 +9,7 @@ are planted (jemalloc's library changes at point 60: wall_s +6%; every allocator
 one workload +8% at point 80). The commands are run as a user runs them (build/heapbench history
 ...); each figure is wall time and the peak RSS of the command's largest process, printed with
 its target, MET or NOT MET. A benchmark, not a test: it exits 0 either way.
-Usage: history/bench/scale.py [--points N] [--keep DIR]
+Usage: report/heapbench/history/bench/scale.py [--points N] [--keep DIR]
 """
 import argparse
 import json
@@ -23,9 +23,9 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 BIN = os.path.join(ROOT, "build", "heapbench")
-sys.path.insert(0, os.path.join(ROOT, "compare", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "compare", "tests"))
 import fixture  # noqa: E402
 
 METRICS = ("wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw", "task_clock_ms",

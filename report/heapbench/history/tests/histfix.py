@@ -10,10 +10,13 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "compare", "tests"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "compare", "tests"))
 import fixture  # noqa: E402  (compare's fixture writer)
 
+from heapbench import cli  # noqa: E402
+
+ROOT = cli.ROOT
 BIN = os.path.join(ROOT, "build", "heapbench")
 FACTS = {"cores": 2, "kernel": "6.1.0-test", "thp": "madvise", "glibc_version": "2.36",
          "mem_total_kb": 24598016, "containment": "none: test", "virtualization": "vm"}

@@ -3,7 +3,7 @@
 Always holds: the history is built here from synthetic directories whose wall_s steps up at
 point 7 of 12 while the allocator library's sha256 changes there; the site must be self-contained
 (no script, no link, no src, no url()), hold one linked page per cell, show the change in the index
-and in summary.md, and render to a screenshot that is not blank (report/tests/check.py png).
+and in summary.md, and render to a screenshot that is not blank (report/heapbench/report/tests/check.py png).
 """
 import os
 import re

@@ -1,4 +1,4 @@
-"""check.py - assertions of report/tests/run on a rendered report: each subcommand exits 0 or prints why not.
+"""check.py - assertions of report/heapbench/report/tests/run on a rendered report: each subcommand exits 0 or prints why not.
 
 Always holds: expectations are derived from the fixture's own CSV files (never typed in),
 so a change of the fixture cannot make a check pass by accident; exit 1 with one line

@@ -6,7 +6,7 @@ show: ok/failed/timeout/crashed/skipped rows, a missing allocator, unavailable p
 (empty columns, reason in meta.json), thread-churn at several thread counts, frag /
 churn-random / parser phases with live bytes, an RSS timeline and sizes.csv.
 
-Usage: /usr/bin/python3 report/tests/make_fixture.py OUTDIR [--big]
+Usage: /usr/bin/python3 report/heapbench/report/tests/make_fixture.py OUTDIR [--big]
   --big  the size of a default matrix (~1000 runs, ~100k RSS samples) for the speed check.
 """
 import argparse

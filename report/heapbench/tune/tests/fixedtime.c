@@ -13,7 +13,7 @@
  * glibc's mmap_threshold=131072 (a fixed threshold) maps and unmaps every large block (peak RSS
  * falls, throughput falls several times over); without large blocks, arena_max=1 or 2 lets one
  * or two arenas reuse the set-up blocks that eight arenas keep eight times (peak RSS falls).
- * tune/tests/run and advise/tests/run use it: speed must be ranked by the program's figure,
+ * report/heapbench/tune/tests/run and report/heapbench/advise/tests/run use it: speed must be ranked by the program's figure,
  * not by wall time; advise must find the arena setting.
  */
 #include <pthread.h>

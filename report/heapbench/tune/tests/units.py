@@ -1,7 +1,7 @@
 """units.py - tune's unit tests (no runner needed): grid parsing, refusals, verification, aggregation, Pareto.
 
 Always holds: prints one `PASS name` or `FAIL name: why` line per check and nothing else on
-stdout (tune/tests/run counts them); every check compares against values worked out by hand
+stdout (report/heapbench/tune/tests/run counts them); every check compares against values worked out by hand
 from the fixture, never against tune's own output.
 """
 import csv
