@@ -9,6 +9,8 @@ import argparse
 import os
 import sys
 
+from heapbench import latency
+
 ROOT = os.environ.get("HEAPBENCH_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Option names shared with `heapbench run` (runner/plan/options.c): concept -> (short or None, long, metavar).
@@ -28,6 +30,8 @@ VOCABULARY = {
     "latency": (None, "--latency", "MODE"),
     "metric": (None, "--metric", "NAME=REGEX[,higher]"),
 }
+# The values an option of the vocabulary takes, where they are a closed set.
+CHOICES = {"latency": latency.MODES}
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -43,12 +47,34 @@ def add_option(parser, concept, help_text, aliases=(), **kwargs):
     accepted with the same meaning but left out of --help. Returns the argparse action."""
     short, long_name, metavar = VOCABULARY[concept]
     kwargs.setdefault("metavar", metavar)
+    if concept in CHOICES:
+        kwargs.setdefault("choices", CHOICES[concept])
     flags = [f for f in (short, long_name) if f]
     action = parser.add_argument(*flags, dest=concept, help=help_text, **kwargs)
     for alias in aliases:
         parser.add_argument(alias, dest=concept, help=argparse.SUPPRESS,
                             **{k: v for k, v in kwargs.items() if k not in ("default", "metavar")})
     return action
+
+
+def split_command(argv):
+    """(the words before the first '--', the command after it): the one split of a command line
+    that ends in `-- CMD ARGS...` (tune, advise, ci --ab, exec's argv in meta.json); the command
+    is None when there is no '--' ([] when nothing follows it)."""
+    if "--" not in argv:
+        return list(argv), None
+    i = argv.index("--")
+    return list(argv[:i]), list(argv[i + 1:])
+
+
+def parse_command_line(parser, argv, missing, prepare=list):
+    """(options, command) of `[options] [-- CMD ARGS...]`: the words before '--' (through prepare)
+    parsed by parser, the command after it ([] without '--'); '--' with nothing after it is a
+    usage error saying missing (what to give instead)."""
+    words, command = split_command(argv)
+    if command == []:
+        parser.error(f"nothing after '--': {missing}")
+    return parser.parse_args(prepare(words)), command or []
 
 
 def usage_exit(prog, message):

@@ -31,6 +31,8 @@ from heapbench import cli, layout, results
 HF_COLUMNS = ["schema", "run_id", "workload", "allocator", "params", "env",
               "hyperfine_median_s", "heapbench_median_s", "diff_pct", "flag"]
 HF_LIMIT_PCT = 5.0
+# A timed cell (exec runs one thread): results.cell_key over these fields, in the order hf_cells unpacks.
+HF_KEY = ("workload", "params", "env", "allocator")
 
 
 def hf_usage(message):
@@ -40,11 +42,11 @@ def hf_usage(message):
 
 def hf_command(meta):
     """The measured command (list of words): meta.json's argv after `--`."""
-    argv = meta.get("argv") or []
-    if meta.get("subcommand") != "exec" or "--" not in argv or argv[-1] == "--":
+    _, command = cli.split_command(meta.get("argv") or [])
+    if meta.get("subcommand") != "exec" or not command:
         hf_usage("not the results of 'heapbench exec ... -- CMD' (meta.json has no exec command); "
                  "run heapbench exec --hyperfine -- CMD")
-    return argv[argv.index("--") + 1:]
+    return command
 
 
 def hf_preload(meta, allocator, probe):
@@ -62,7 +64,7 @@ def hf_cells(data, probe):
     walls = {}
     for row in data["runs"]:
         if row["status"] == "ok" and isinstance(row.get("wall_s"), (int, float)):
-            walls.setdefault((row["workload"], row["params"], row["env"], row["allocator"]), []).append(row["wall_s"])
+            walls.setdefault(results.cell_key(row, HF_KEY), []).append(row["wall_s"])
     cells = {}
     for (workload, params, env, allocator), values in sorted(walls.items()):
         preload = hf_preload(data["meta"], allocator, probe)

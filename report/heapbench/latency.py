@@ -14,6 +14,9 @@ import re
 SUB = 128
 MAX_SHIFT = 32
 BUCKETS = (MAX_SHIFT + 2) * SUB
+# The runner's --latency modes (docs/DATA.md, Latency sampling), the one Python spelling of them.
+OFF, SAMPLED, ALL = MODES = ("off", "sampled", "all")
+MODES_TEXT = f"{OFF}, {SAMPLED} or {ALL}"
 QUANTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999), ("p99.99", 0.9999))
 
 

@@ -16,7 +16,7 @@ import shutil
 import signal
 import sys
 
-from heapbench import cli, layout, results
+from heapbench import cli, latency, layout, results
 from heapbench.advise import answer, budget, candidates, choose, output, profile, progress, state
 from heapbench.tune import measure, speed, verify
 
@@ -25,7 +25,6 @@ GOALS = ("time", "memory", "latency", "balanced")
 
 def advise_args(argv):
     """(options, command) of the command line; command is the list after '--' ([] without)."""
-    split = argv.index("--") if "--" in argv else len(argv)
     parser = cli.ArgParser(prog="heapbench advise", description="Find the allocator and settings that make "
                            "a program faster or smaller, with evidence and ready-to-paste lines.",
                            epilog="heapbench advise [options] -- CMD ARGS... (or -w prog:NAME). "
@@ -39,12 +38,9 @@ def advise_args(argv):
     cli.add_option(parser, "metric", "the program's own speed figure, as exec reads it: the speed of goal time")
     parser.add_argument("--threshold", type=float, default=5.0, help="smallest change that counts, %% (5)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
-    opts = parser.parse_args(argv[:split])
-    command = argv[split + 1:]
+    opts, command = cli.parse_command_line(parser, argv, "give the command to advise on (heapbench advise -- CMD ARGS)")
     if opts.resume:
         return opts, command
-    if split < len(argv) and not command:
-        parser.error("nothing after '--': give the command to advise on (heapbench advise -- CMD ARGS)")
     if bool(opts.workloads) == bool(command):
         parser.error("give the program: either -- CMD ARGS or -w prog:NAME (one of them)")
     if opts.workloads and (not opts.workloads.startswith("prog:") or "," in opts.workloads):
@@ -202,7 +198,7 @@ class Advise:
         """The runner command line that replays the profile's trace under allocators (without --env/-o)."""
         argv = [cli.binary(), "run", "-w", "trace:" + os.path.join(self.out, self.st["done"]["profile"]["trace"]),
                 "-a", ",".join(allocators), "-n", str(budget.SCREEN_REPS), "--warmup", "0"]
-        return argv + (["--latency", "sampled"] if self.opts["goal"] == "latency" else [])
+        return argv + (["--latency", latency.SAMPLED] if self.opts["goal"] == "latency" else [])
 
     def confirm(self):
         """The best screened candidates (front + best per goal) on the real program, interleaved with the baseline."""

@@ -17,7 +17,7 @@ import shutil
 import sys
 import time
 
-from heapbench import cli, layout, results
+from heapbench import cli, latency, layout, results
 from heapbench.compare import ab
 from heapbench.compare import cells
 from heapbench.compare import cihistory
@@ -63,9 +63,8 @@ def ci_parser():
     cli.add_option(parser, "env", "passed to 'run' for batch 1", action="append", default=[])
     for concept in ("allocator", "workload_bin", "pin", "timeout", "warmup"):
         cli.add_option(parser, concept, "passed to 'run' for both batches", action="append", default=[])
-    cli.add_option(parser, "latency", "passed to 'run' for both batches: off, sampled or all; sampled "
-                   "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too",
-                   choices=("off", "sampled", "all"))
+    cli.add_option(parser, "latency", f"passed to 'run' for both batches: {latency.MODES_TEXT}; {latency.SAMPLED} "
+                   "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too")
     parser.add_argument("--count-instructions", action="store_true",
                         help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
                              "a deterministic metric to gate on (--metrics metric_instructions)")
@@ -154,14 +153,6 @@ def ci_check_reps(parser, args, baseline):
                      "or accept an undecided gate with --allow-unknown")
 
 
-def split_head(argv):
-    """(ci's own words, the words after the first '--': the head command of --ab)."""
-    if "--" in argv:
-        i = argv.index("--")
-        return argv[:i], argv[i + 1:]
-    return argv, []
-
-
 def ci_ab(parser, args, head, settings, out_dir):
     """`heapbench ci --ab`: the A/B gate (ab.py), reported like the other modes; returns the exit status."""
     screen, confirmed = ab.gate(parser, args, head, settings, cells.DEFAULT_METRICS, out_dir)
@@ -197,7 +188,8 @@ def ci_history(args, settings, out_dir):
 def main(argv):
     """Entry of `heapbench ci`; returns the exit status."""
     parser = ci_parser()
-    own, head = split_head(argv)
+    own, head = cli.split_command(argv)  # head: the head command of --ab
+    head = head or []
     args = parser.parse_args(own)
     if (head or args.base) and not args.ab:
         parser.error("--base and the command after '--' belong to --ab (the A/B gate); add --ab")

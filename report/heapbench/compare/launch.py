@@ -57,7 +57,7 @@ def batch(args, out_dir, matrix_words, reps):
 def rerun(args, suspects, out_dir, reps, reference=None):
     """Re-runs each suspect row's cell on its own (with the reference allocator when given) into
     out_dir/confirm-K, reps reps; returns the runs.csv rows of all of them."""
-    keys = sorted({(r["workload"], r["allocator"], r["threads"], r["params"], r["env"]) for r in suspects})
+    keys = sorted({results.cell_key(r, results.MATCH_KEY) for r in suspects})
     runs = []
     for k, (workload, allocator, threads, params, env) in enumerate(keys, start=1):
         words = ["-w", workload, "-a", allocator + ("," + reference if reference else ""), "-t", str(threads), "-p", params]

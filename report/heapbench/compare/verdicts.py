@@ -72,7 +72,7 @@ def latency_mode(data):
     """The --latency mode a results directory was measured with (meta.json latency.mode; off when absent)."""
     lat = data["meta"].get("latency")
     mode = lat.get("mode") if isinstance(lat, dict) else None
-    return mode if isinstance(mode, str) and mode else "off"
+    return mode if isinstance(mode, str) and mode else latency.OFF
 
 
 def _check_latency_modes(metrics, base, new):
@@ -83,12 +83,12 @@ def _check_latency_modes(metrics, base, new):
     if modes[0] == modes[1]:
         return ""
     timed = [m for m in metrics if latency.is_metric(m)]
-    if timed and "off" not in modes:
+    if timed and latency.OFF not in modes:
         raise CompareError(f"BASE was measured with --latency {modes[0]} and NEW with --latency {modes[1]}: their "
                            f"latency quantiles ({', '.join(timed[:3])}{', ...' if len(timed) > 3 else ''}) are not "
                            "comparable; compare runs of one --latency mode, or pick runs.csv --metrics")
-    if "all" in modes:
-        return f"latency modes differ: BASE {modes[0]}, NEW {modes[1]} (all times every call: slower)"
+    if latency.ALL in modes:
+        return f"latency modes differ: BASE {modes[0]}, NEW {modes[1]} ({latency.ALL} times every call: slower)"
     return ""
 
 

@@ -34,10 +34,9 @@ def measure_points(runner_argv, envs, out_dir, clean_env, log=None):
     options (exit 2), results.ResultsError when it left no readable results; KeyboardInterrupt
     when the runner was interrupted (exit 130).
     """
-    argv = list(runner_argv)
-    split = argv.index("--") if "--" in argv else len(argv)
+    words, command = cli.split_command(runner_argv)
     extra = [a for env in envs for a in ("--env", env)] + ["-o", out_dir]
-    argv = argv[:split] + extra + argv[split:]
+    argv = words + extra + ([] if command is None else ["--"] + command)
     print("tune: " + " ".join(_quote(a) for a in argv), file=log or sys.stderr, flush=True)
     code = subprocess.run(argv, env=cli.run_env(clean_env), stdout=log or sys.stderr, stderr=log).returncode
     if code == 130:

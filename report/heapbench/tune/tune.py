@@ -28,7 +28,7 @@ from heapbench.tune import measure
 from heapbench.tune import pareto
 from heapbench.tune import speed
 from heapbench.tune import verify
-from heapbench import cli, layout, registry
+from heapbench import cli, latency, layout, registry
 
 CSV_COLUMNS = ["schema", "workload", "threads", "params", "allocator", "point", "settings", "applied", "reason", "phase",
                "reps_ok", "median_time_s", "peak_rss_kb", "rss_after_free_kb", "page_faults", "on_front"]
@@ -43,7 +43,6 @@ def tune_usage_error(message):
 
 def tune_args(argv):
     """(options, command) of the command line; command is the list after '--' ([] without)."""
-    split = argv.index("--") if "--" in argv else len(argv)
     parser = cli.ArgParser(prog="heapbench tune", description="Sweep an allocator's knobs, verify each setting "
                         "took effect, and find the best trade-off of time against memory.",
                         epilog="heapbench tune [options] -- CMD ARGS... tunes any program (through heapbench "
@@ -78,18 +77,15 @@ def tune_args(argv):
     cli.add_option(parser, "params", "param set, passed to the runner; repeat for more", action="append", default=[])
     cli.add_option(parser, "pin", "CPU list, passed to the runner")
     cli.add_option(parser, "timeout", "seconds per run, passed to the runner")
-    cli.add_option(parser, "latency", "latency sampling of the workloads, passed to the runner: off, sampled or "
-                   "all (default: sampled with --speed p99, else off)", choices=("off", "sampled", "all"))
-    opts = parser.parse_args(tune_join_params(argv[:split]))
-    command = argv[split + 1:]
-    if split < len(argv) and not command:
-        parser.error("nothing after '--': give the command to tune (heapbench tune -a glibc -- CMD ARGS), "
-                     "or drop '--' to tune the workloads")
+    cli.add_option(parser, "latency", f"latency sampling of the workloads, passed to the runner: {latency.MODES_TEXT} "
+                   f"(default: {latency.SAMPLED} with --speed p99, else {latency.OFF})")
+    opts, command = cli.parse_command_line(parser, argv, "give the command to tune (heapbench tune -a glibc -- CMD "
+                                           "ARGS), or drop '--' to tune the workloads", prepare=tune_join_params)
     if opts.output and os.path.exists(opts.output) and not os.path.isdir(opts.output):
         parser.error(f"-o {opts.output}: a file, not a directory; give a new or existing directory")
     if opts.workloads and command:
         parser.error("give either -w WORKLOADS or -- CMD, not both")
-    if opts.speed == "p99" and (command or opts.latency == "off"):
+    if opts.speed == "p99" and (command or opts.latency == latency.OFF):
         parser.error("--speed p99 needs the workloads' latency records: use -w WORKLOADS and not --latency off")
     if opts.budget is not None and opts.budget < 1:
         parser.error(f"--budget {opts.budget}: give a number of points >= 1")
@@ -134,7 +130,7 @@ def tune_runner_argv(opts, target, command):
     pairs = [("-t", opts.threads), ("--warmup", opts.warmup), ("--pin", opts.pin), ("--timeout", opts.timeout)]
     argv += [a for flag, value in pairs if value for a in (flag, value)]
     argv += ["--quick"] if opts.quick else []
-    latency_mode = opts.latency or ("sampled" if opts.speed == "p99" else None)
+    latency_mode = opts.latency or (latency.SAMPLED if opts.speed == "p99" else None)
     argv += ["--latency", latency_mode] if latency_mode and not command else []
     argv += [a for p in opts.params for a in ("-p", p)]
     argv += ["--metric", opts.metric] if opts.metric else []
