@@ -106,7 +106,7 @@ static double wl_hist_rank_quantile(const struct wl_hist *h, double q)
 /* The stepping-clock rule: bucket i's samples spread uniformly over [mid - s/2, mid + s/2). The
  * intervals are all s wide, so their starts (cursor a) and ends (cursor b) both come in bucket
  * order; between two successive breakpoints the CDF rises with slope (samples of the open
- * intervals) / s, and the answer is where it reaches q * count. pylib/heapbench/latency.py's
+ * intervals) / s, and the answer is where it reaches q * count. report/heapbench/latency.py's
  * _spread_quantile does the same sums in the same order. */
 static double wl_hist_spread_quantile(const struct wl_hist *h, double q, double s)
 {

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """quality.py - checks refmalloc's quality bar (issue 4) on a heapbench results directory.
 
-Usage: PYTHONPATH=pylib /usr/bin/python3 reference_alloc/quality.py RESULTS_DIR [--base glibc] [--alloc refmalloc]
+Usage: PYTHONPATH=report /usr/bin/python3 reference_alloc/quality.py RESULTS_DIR [--base glibc] [--alloc refmalloc]
 
-Reads the directory with heapbench.results (pylib/) and prints, for every cell the two allocators
+Reads the directory with heapbench.results (report/) and prints, for every cell the two allocators
 share, the median wall time and median peak RSS of each, their ratios, then the bar:
 geometric mean of time ratios <= 1.25, no cell above 2x, geometric mean of peak RSS ratios
 <= 1.15, thread-churn with 2 threads >= 1.7x its 1-thread throughput (from phase seconds).
@@ -17,6 +17,8 @@ import sys
 from heapbench import results
 
 BAR_GEOMEAN, BAR_MAX, BAR_RSS, BAR_SCALING = 1.25, 2.0, 1.15, 1.7
+# A cell of one allocator: the match key without the allocator (results.cell_key builds it).
+CELL = tuple(f for f in results.MATCH_KEY if f != "allocator")
 
 
 def usage(msg):
@@ -47,10 +49,7 @@ def parse_args(argv):
 
 def medians(runs, alloc):
     """{(workload, threads, params, env): (median wall_s, median maxrss_kb)} of alloc's ok runs."""
-    cells = {}
-    for r in runs:
-        if r["allocator"] == alloc and r["status"] == "ok":
-            cells.setdefault((r["workload"], r["threads"], r["params"], r["env"]), []).append(r)
+    cells = results.group((r for r in runs if r["allocator"] == alloc and r["status"] == "ok"), CELL)
     return {k: (statistics.median(x["wall_s"] for x in v), statistics.median(x["maxrss_kb"] for x in v))
             for k, v in cells.items()}
 

@@ -102,16 +102,14 @@ expect_eq() { [ "$2" = "$3" ] && t_pass "$1" || t_fail "$1" "got '$2', expected 
 if [ ! -f "$STATS_LIB" ] || [ ! -x "$FRAG" ]; then
     t_fail "stats: built" "$STATS_LIB or $FRAG missing: run make"
 else
-    # Every registry allocator whose library is here (glibc: nothing preloaded).
-    while IFS='|' read -r name libs _; do
-        name=$(xargs <<<"$name"); libs=$(xargs <<<"$libs")
-        lib=""
-        if [ "$libs" != - ]; then
-            for cand in ${libs//:/ }; do [[ $cand == build/* ]] && cand=$PWD/$cand; [ -f "$cand" ] && { lib=$cand; break; }; done
-            [ -n "$lib" ] || continue
-        fi
+    # Every registry allocator whose library is here (glibc: nothing preloaded), as the registry's
+    # one Python reader resolves it: "NAME<tab>LIBRARY" per allocator found.
+    while IFS=$'\t' read -r name lib; do
         stats_one "$name" "$lib"
-    done < <(grep -v '^[[:space:]]*#' allocators/registry.txt | grep '|')
+    done < <(PYTHONPATH=$PWD/report /usr/bin/python3 -c 'from heapbench import registry
+for a in registry.read_registry().values():
+    if a.library is not None:
+        print(f"{a.name}\t{a.library}")')
     # Standalone: without the library a workload writes no allocstat record.
     "$FRAG" --quick >"$TMP/nostats" 2>&1
     expect_eq "stats: none without the library" "$(grep -c '^allocstat' "$TMP/nostats")" 0

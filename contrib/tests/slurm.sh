@@ -126,7 +126,7 @@ sl_start() {
 
 # rows DIR: the (run, cell, rep) rows of a results directory, one per line, sorted.
 rows() {
-    PYTHONPATH=$PWD/pylib /usr/bin/python3 -c 'import sys
+    PYTHONPATH=$PWD/report /usr/bin/python3 -c 'import sys
 from heapbench import results
 for r in sorted(results.load(sys.argv[1])["runs"], key=lambda r: r["run"]):
     print(r["run"], *results.cell_key(r)[1:], r["rep"])' "$1"

@@ -47,7 +47,7 @@ for prog in ${PROGS:-python3-alloc sqlite3}; do
             build/replay/hbreplay --trace="$T" --touch="${mode%%:*}" --speed="$speed" >/dev/null 2>&1
         dirs+=("$W/replay-$mode")
     done
-    PYTHONPATH=$ROOT/pylib /usr/bin/python3 replay/bench/order_table.py "$prog" "$W/exec" "$W/base" "$base_heap" "${dirs[@]}"
+    PYTHONPATH=$ROOT/report /usr/bin/python3 replay/bench/order_table.py "$prog" "$W/exec" "$W/base" "$base_heap" "${dirs[@]}"
     bp_load "after $prog"
 done
 bp_load after

@@ -13,7 +13,7 @@ peak RSS and heap (peak minus the run's own `load` phase RSS), with
 ranks (1 = smallest); then the strict count (same rank) and the pair counts: a pair of
 allocators is *resolved* when the program's rep ranges do not overlap (one is above the other
 in every rep), and a replay *agrees* on a pair when its medians order the pair the same way.
-Run with PYTHONPATH=pylib (order.sh sets it): the ranks and pair counts are heapbench compare
+Run with PYTHONPATH=report (order.sh sets it): the ranks and pair counts are heapbench compare
 --fidelity's (heapbench.compare.fidelity). Always holds: reads only runs.csv and phases.csv with the csv module; a run whose status is not
 `ok` is left out; nothing is written.
 """

@@ -27,7 +27,7 @@ bp_command() {
 }
 bp_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 bp_library() {
-    PYTHONPATH=$ROOT/pylib /usr/bin/python3 -c 'import sys
+    PYTHONPATH=$ROOT/report /usr/bin/python3 -c 'import sys
 from heapbench.registry import read_registry
 a = read_registry().get(sys.argv[1])
 if a is None or a.library is None:

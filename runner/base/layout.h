@@ -18,7 +18,7 @@ int hb_installed(void);
 /* The file of an installed heapbench's layout table (PREFIX/share/heapbench/LAYOUT); NULL in a source tree. */
 const char *hb_layout_file(void);
 
-/* Where a source-tree path (build/lib/librefmalloc.so, workloads/LIST, pylib, ...) is: under the
+/* Where a source-tree path (build/lib/librefmalloc.so, workloads/LIST, report, ...) is: under the
  * root in a source tree; where install/LAYOUT put it when installed (a path no line names is
  * looked for under PREFIX/share/heapbench/). Absolute paths come back unchanged. New string. */
 char *hb_root_path(const char *rel);

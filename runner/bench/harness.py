@@ -6,7 +6,7 @@ workload binary with the same arguments; A/B runs are interleaved (order alterna
 machine drift hits both sides alike. Nothing here is a pass/fail test: it prints the figures and
 whether each target of issue 2 was met; runner/bench/README.md records them with their date.
 
-  PYTHONPATH=pylib /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
+  PYTHONPATH=report /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
 
 (a) overhead: `heapbench run` (wall_s of runs.csv) vs `/usr/bin/time -v` (its elapsed time),
     plus CPU time and the workload's own phase time under both (in-process, independent of

@@ -10,7 +10,7 @@
  * the distance to the nearest sample of rss.csv, the lag of the sample tagged with that phase,
  * the distance to the nearest periodic sample (what the timeline had before the tagged samples),
  * the error of placing the end at the sum of the phase durations (how the report placed it), and
- * the error of the report's placement now (pylib/heapbench/report/plots_memory.py phase_times:
+ * the error of the report's placement now (report/heapbench/report/plots_memory.py phase_times:
  * the tag, unless it is more than 2 ms past the previous end plus the duration).
  * Always holds: a benchmark, not a test: it prints figures and never judges them; exit 0 when
  * every run was ok, 1 otherwise, 2 on a usage error.
@@ -27,7 +27,7 @@
 #include "phases.h"
 
 #define MG_MAX_MARKS 4096
-#define MG_TAG_SLACK_S 0.002 /* pylib/heapbench/report/plots_memory.py TAG_SLACK_S */
+#define MG_TAG_SLACK_S 0.002 /* report/heapbench/report/plots_memory.py TAG_SLACK_S */
 
 extern char **environ;
 

@@ -22,7 +22,7 @@ static const char hb_check_usage[] =
     "runs.csv rows, every run has all the rows its runs.csv 'records' column counts in each file; meta.json\n"
     "is heapbench's and says the run is complete; every field is valid (UTF-8 text, finite numbers, >= 0\n"
     "where a count, latency buckets that add up). report, compare and merge accept exactly these directories.\n"
-    "--readable: every defect but the run's incompleteness (what the readers ask before reading).\n"
+    "      --readable           every defect but the run's incompleteness (what the readers ask before reading)\n"
     "Exit status: 0 whole, 1 a defect was found (each named, with what repairs it), 2 usage.\n";
 
 /* 1 when DIR/meta.json says "complete": false. */

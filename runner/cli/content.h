@@ -1,7 +1,7 @@
 /* content.h - checks the values of a results directory that integrity.h does not: meta.json and
  * every field of every results CSV (docs/DATA.md "What check accepts").
  *
- * Always holds: these are the rules the Python readers (pylib/heapbench/results.py) apply, so that
+ * Always holds: these are the rules the Python readers (report/heapbench/results.py) apply, so that
  * `heapbench check` and report, compare and merge accept the same directories (runner/tests/judge.sh
  * runs one corpus of damaged directories through both); nothing is written. A row that
  * integrity.h finds malformed (cut short, another field count) is left to it.

@@ -1,9 +1,9 @@
 /* python.c - starts the Python programs of heapbench (see python.h).
  *
- * Always holds: every target is a module of the heapbench package (pylib/heapbench), run as
- * `python3 -P -m MODULE` with PYTHONPATH=<root>/pylib first: the one place that puts the package
+ * Always holds: every target is a module of the heapbench package (report/heapbench), run as
+ * `python3 -P -m MODULE` with PYTHONPATH=<root>/report first: the one place that puts the package
  * on Python's path (-P: never the current directory). A module whose file is missing under
- * <root>/pylib is a one-line usage error naming that file. An installed heapbench runs Python
+ * <root>/report is a one-line usage error naming that file. An installed heapbench runs Python
  * with -B as well: nothing is ever written into the prefix (no __pycache__ beside the package,
  * which `make uninstall` and `apt-get remove` would leave behind); the .deb byte-compiles the
  * package at install time instead (dh_python3: py3compile, and py3clean on removal).
@@ -22,6 +22,8 @@
 #include "util.h"
 
 #define HB_PYTHON "/usr/bin/python3"
+/* The folder put on Python's path: report/, the analysis side's home, holds the package heapbench/. */
+#define HB_PYTHON_HOME "report"
 
 extern char **environ;
 
@@ -73,18 +75,18 @@ static void hb_python_envp(struct hb_strv *envp)
     }
     hb_strv_pushf(envp, "HEAPBENCH_ROOT=%s", hb_root());
     hb_strv_pushf(envp, "HEAPBENCH_BIN=%s", exe);
-    char *pylib = hb_root_path("pylib"), *results = hb_results_dir();
-    hb_strv_pushf(envp, "PYTHONPATH=%s%s%s", pylib, old && *old ? ":" : "", old && *old ? old : "");
+    char *home = hb_root_path(HB_PYTHON_HOME), *results = hb_results_dir();
+    hb_strv_pushf(envp, "PYTHONPATH=%s%s%s", home, old && *old ? ":" : "", old && *old ? old : "");
     hb_strv_pushf(envp, "HEAPBENCH_RESULTS=%s", results);
     if (hb_layout_file())
         hb_strv_pushf(envp, "HEAPBENCH_LAYOUT=%s", hb_layout_file());
-    free(pylib), free(results);
+    free(home), free(results);
 }
 
-/* The file under the root that holds module (pylib/a/b.py, else pylib/a/b/__main__.py), or NULL. */
+/* The file under the root that holds module (report/a/b.py, else report/a/b/__main__.py), or NULL. */
 static char *hb_python_module_file(const char *module)
 {
-    char *rel = hb_xasprintf("pylib/%s", module);
+    char *rel = hb_xasprintf(HB_PYTHON_HOME "/%s", module);
     for (char *p = rel; *p; p++)
         if (*p == '.')
             *p = '/';
@@ -109,8 +111,8 @@ static void hb_python_argv(const char *name, char *const args[], struct hb_strv 
         hb_usage("%s is missing; run make deps (it installs python3 and the report's libraries)", HB_PYTHON);
     char *file = hb_python_module_file(module);
     if (!file) {
-        char *pylib = hb_root_path("pylib");
-        hb_usage("%s: module %s is not under %s; this heapbench lacks that part", name, module, pylib);
+        char *home = hb_root_path(HB_PYTHON_HOME);
+        hb_usage("%s: module %s is not under %s; this heapbench lacks that part", name, module, home);
     }
     free(file);
     hb_strv_push(argv, HB_PYTHON);

@@ -3,7 +3,7 @@
  *
  * Always holds: the targets are one table in python.c ({name, target}), the only place that
  * names a Python file or module; every Python program runs under /usr/bin/python3 with
- * HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH=<root>/pylib (before any inherited PYTHONPATH)
+ * HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH=<root>/report (before any inherited PYTHONPATH)
  * set in its environment; an installed heapbench runs it with -B (it never writes bytecode into
  * its prefix).
  */

@@ -45,14 +45,14 @@ t_check "list shows teaching allocators as opt-in" grep -Eq '^  bump +(found|mis
 t_check "list shows thread-churn's threads" grep -q 'threads: 1,2,4,8,16,32' <<<"$list"
 t_check "list shows parameters with defaults" grep -Eq -- '--ops +default [0-9]+' <<<"$list"
 
-# The Python subcommands: PYTHONPATH=ROOT/pylib /usr/bin/python3 -P -m heapbench.<sub> ARGS with HEAPBENCH_ROOT and HEAPBENCH_BIN.
+# The Python subcommands: PYTHONPATH=ROOT/report /usr/bin/python3 -P -m heapbench.<sub> ARGS with HEAPBENCH_ROOT and HEAPBENCH_BIN.
 root=$(rt_fake_root "glibc | - | libc6 | glibc | glibc | default" "")
-mkdir -p "$root/pylib/heapbench/report"
+mkdir -p "$root/report/heapbench/report"
 printf 'import os, sys\nprint(os.environ["HEAPBENCH_ROOT"], os.environ["HEAPBENCH_BIN"], os.environ["PYTHONPATH"], sys.executable, *sys.argv)\n' \
-    > "$root/pylib/heapbench/report/__main__.py"
+    > "$root/report/heapbench/report/__main__.py"
 out=$(cd "$RT_TMP" && "$root/build/heapbench" report some/dir --flag 2>&1)
-t_check "report runs /usr/bin/python3 -m heapbench.report with PYTHONPATH=ROOT/pylib, its arguments and env" \
-    test "$out" = "$root $root/build/heapbench $root/pylib /usr/bin/python3 $root/pylib/heapbench/report/__main__.py some/dir --flag"
+t_check "report runs /usr/bin/python3 -m heapbench.report with PYTHONPATH=ROOT/report, its arguments and env" \
+    test "$out" = "$root $root/build/heapbench $root/report /usr/bin/python3 $root/report/heapbench/report/__main__.py some/dir --flag"
 HB=$root/build/heapbench rt_usage "a Python subcommand whose script is absent" compare a b
 
 # The closing table cuts a long name after whole characters: stdout stays UTF-8 (issue 25 P; the

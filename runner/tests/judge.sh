@@ -87,7 +87,7 @@ for dir in "$RT_TMP"/c/*; do
         t_fail "judge: report, compare and merge refuse $case" "$bad"
     [ ! -e "$RT_TMP/mg-$case/runs.csv" ] || t_fail "judge: merge wrote nothing from $case" "$RT_TMP/mg-$case"
     # The Python reader on its own (imported without the CLI, so without asking check): the same rules.
-    out=$(env -u HEAPBENCH_BIN PYTHONPATH=pylib /usr/bin/python3 -c "$pyload" "$dir" 2>&1); rc=$?
+    out=$(env -u HEAPBENCH_BIN PYTHONPATH=report /usr/bin/python3 -c "$pyload" "$dir" 2>&1); rc=$?
     [ "$rc" -eq 2 ] && t_pass "judge: results.load() alone refuses $case" ||
         t_fail "judge: results.load() alone refuses $case" "exit $rc: $(tail -n 2 <<<"$out")"
 done
@@ -103,7 +103,7 @@ ok=""
 # One rule set, two spellings: the text and signed columns of check (cli/content.c) and of results.py.
 c_list() { awk -v s="hb_content_$1_columns" 'index($0, s "[] = {") { on = 1 } on { print } on && /NULL};/ { exit }' \
     runner/cli/content.c | grep -o '"[^"]*"' | tr -d '"' | sort | tr '\n' ' '; }
-py_list() { PYTHONPATH=pylib /usr/bin/python3 -c "from heapbench import results; print(' '.join(sorted(results.$1)) + ' ')"; }
+py_list() { PYTHONPATH=report /usr/bin/python3 -c "from heapbench import results; print(' '.join(sorted(results.$1)) + ' ')"; }
 [ "$(c_list text)" = "$(py_list TEXT_COLUMNS)" ] && [ "$(c_list signed)" = "$(py_list SIGNED_COLUMNS)" ] &&
     t_pass "judge: check and results.py name the same text and signed columns" ||
     t_fail "judge: check and results.py name the same text and signed columns" \

@@ -1,6 +1,6 @@
 # rtlib.bash - shared helpers of the runner's integration tests (sourced by runner/tests/*.sh).
 # Always holds: every test works in its own temporary directory, removed on exit; results are
-# checked through heapbench.results (pylib/, the project's one Python reader of results directories).
+# checked through heapbench.results (report/, the project's one Python reader of results directories).
 source scripts/testlib.sh
 RT_TMP=$(mktemp -d /tmp/hb-runner-test.XXXXXX)
 trap 'rm -rf "$RT_TMP"' EXIT
@@ -13,7 +13,7 @@ rt_check() {
 from heapbench import results
 d = results.load(sys.argv[1])
 runs, meta = d["runs"], d["meta"]'
-    if out=$(PYTHONPATH=$PWD/pylib /usr/bin/python3 -c "$prelude
+    if out=$(PYTHONPATH=$PWD/report /usr/bin/python3 -c "$prelude
 $code" "$dir" 2>&1); then
         t_pass "$name"
     else
@@ -55,5 +55,5 @@ ln -s "$PWD/build/workloads" "$RT_TMP/root/build/workloads"
 cp allocators/registry.txt "$RT_TMP/root/allocators/"
 cp workloads/LIST "$RT_TMP/root/workloads/"
 [ -d exec ] && ln -s "$PWD/exec" "$RT_TMP/root/exec"
-ln -s "$PWD/pylib" "$RT_TMP/root/pylib" # the Python package heapbench hands over to (exec --hyperfine, report, ...)
+ln -s "$PWD/report" "$RT_TMP/root/report" # the Python package heapbench hands over to (exec --hyperfine, report, ...)
 HB=$RT_TMP/root/build/heapbench

@@ -3,7 +3,7 @@
  * median of a quantised constant, the spread CDF summed directly at the returned point, the rank
  * rule for a fine clock; nothing is timed. With `--lines` it instead reads lines
  * "step<TAB>max<TAB>i:c,i:c" on stdin and prints, per line, the quantiles at QS (%.17g, space
- * separated): pylib/tests/test_latency.py checks that heapbench.latency gives the same. */
+ * separated): report/heapbench/tests/test_latency.py checks that heapbench.latency gives the same. */
 #include "tcheck.h"
 #include "wl_hist.h"
 #include "wl_rng.h"

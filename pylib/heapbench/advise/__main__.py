@@ -1,9 +1,0 @@
-"""__main__.py - `heapbench advise` (python3 -m heapbench.advise); build/heapbench execs this with PYTHONPATH=<root>/pylib.
-
-Always holds: it only calls heapbench.advise.advise.main with the arguments and exits with its status.
-"""
-import sys
-
-from heapbench.advise.advise import main
-
-sys.exit(main(sys.argv[1:]))

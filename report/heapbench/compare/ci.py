@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""ci.py - `heapbench ci`: the regression gate, against a baseline, a history (cihistory.py) or as an A/B gate (ab.py).
+
+Always holds: the gate fails (exit 1) only when a cell x metric regresses twice, on two
+independent batches: batch 1 (the quick matrix) screens without multiple-test correction and
+names suspects; batch 2 re-runs just the suspect cells with enough reps for Holm's correction
+over the suspects to be able to reach alpha, and only its REGRESSIONs count; it passes (exit 0)
+only when it decided every comparison (gate.py: UNDECIDED is exit 3 unless --allow-unknown).
+Against a baseline, values are by default ratios to glibc of the same run and rep (--relative),
+so a slower CI machine is not a regression; --absolute compares raw figures of one host and
+testbed only (crossing.py). Exit 2 on usage errors, a baseline or history that cannot be read,
+or a history without this testbed; --update-baseline replaces the baseline with batch 1 (with
+--history: adds it) and exits 0.
+"""
+import os
+import shutil
+import sys
+import time
+
+from heapbench import cli, latency, layout, results
+from heapbench.compare import ab
+from heapbench.compare import cells
+from heapbench.compare import cihistory
+from heapbench.compare import gate
+from heapbench.compare import launch
+from heapbench.compare import verdicts
+from heapbench import stats
+from heapbench.compare import compare
+
+# every result file, so that the baseline is a directory heapbench check calls whole (runs.csv counts its rows in each)
+BASELINE_FILES = ("meta.json",) + tuple(sorted(results.COUNT_FILES))
+MAX_CONFIRM_REPS = 30
+CROSSING_FIX = ("drop --absolute (the gate is relative by default), or make a baseline on this testbed "
+                "(--update-baseline) or gate against this testbed's --history")
+
+
+def ci_parser():
+    """The argparse parser of `heapbench ci`."""
+    parser = cli.ArgParser(prog="heapbench ci", allow_abbrev=False,
+                           description="Run the quick matrix and gate it against a baseline (--baseline), "
+                                       "or against this testbed's own past (--history); or gate a pull request "
+                                       "on its base and head run side by side (--ab).",
+                           epilog="A/B gate: heapbench ci --ab --base 'CMD ARGS' [options] -- CMD ARGS "
+                                  "(or --base prog:OLD -- prog:NEW). Exit: 0 pass, 1 a regression confirmed "
+                                  "on a re-run, 2 usage error or no history for this testbed, 3 undecided "
+                                  "(a comparison was UNKNOWN; --allow-unknown passes it).")
+    parser.add_argument("--baseline", default=os.path.join(layout.results_dir(), "baseline"),
+                        help="baseline results directory (default results/baseline)")
+    parser.add_argument("--update-baseline", action="store_true",
+                        help="replace the baseline with this run (with --history: add it to the history without gating)")
+    parser.add_argument("--history", nargs="?", const="", metavar="URL",
+                        help="gate against this testbed's own past in a history (an SQLite file or postgresql://...; "
+                             "no URL: $HEAPBENCH_HISTORY, else history.sqlite in the results location)")
+    parser.add_argument("--add", action="store_true", help="with --history: add this run to the history when the gate passes")
+    parser.add_argument("--label", help="with --history: the label of the added run (default its commit)")
+    parser.add_argument("--window", type=int, default=cihistory.WINDOW, metavar="N",
+                        help="with --history: compare with the last N points after the last change point (default %(default)s)")
+    cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])
+    cli.add_option(parser, "reps", "reps of batch 1 (default 5; with --ab: rounds, default 8)", type=int)
+    parser.add_argument("--absolute", action="store_true", help="compare raw figures, not ratios to glibc")
+    for concept in ("workloads", "allocators", "threads", "params"):
+        cli.add_option(parser, concept, "passed to 'run' for batch 1", action="append", default=[])
+    cli.add_option(parser, "env", "passed to 'run' for batch 1", action="append", default=[])
+    for concept in ("allocator", "workload_bin", "pin", "timeout", "warmup"):
+        cli.add_option(parser, concept, "passed to 'run' for both batches", action="append", default=[])
+    cli.add_option(parser, "latency", f"passed to 'run' for both batches: {latency.MODES_TEXT}; {latency.SAMPLED} "
+                   "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too")
+    parser.add_argument("--count-instructions", action="store_true",
+                        help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
+                             "a deterministic metric to gate on (--metrics metric_instructions)")
+    parser.add_argument("--ab", action="store_true",
+                        help="A/B gate of a pull request: run --base and the command after '--' (or two "
+                             "prog:NAME definitions) interleaved, rounds of -n, and gate on the paired differences")
+    parser.add_argument("--base", metavar="'CMD ARGS'",
+                        help="with --ab: the base build's command line (one shell word), or prog:NAME")
+    parser.add_argument("--allow-unknown", action="store_true",
+                        help="pass when no regression is confirmed even if some comparisons are UNKNOWN "
+                             "(too few reps or points); without it such a gate is UNDECIDED, exit 3")
+    compare.compare_options(parser, gate=True)
+    return parser
+
+
+def ci_update_baseline(batch_dir, baseline):
+    """Replaces the baseline directory's result files with those of batch_dir."""
+    os.makedirs(baseline, exist_ok=True)
+    for name in BASELINE_FILES:
+        target = os.path.join(baseline, name)
+        if os.path.exists(target):
+            os.remove(target)
+        if os.path.exists(os.path.join(batch_dir, name)):
+            shutil.copy2(os.path.join(batch_dir, name), target)
+    print(f"ci: baseline {baseline} updated from {batch_dir}; it holds this testbed's absolute figures: gate "
+          "against it on this machine (--absolute) or anywhere in the default relative mode", file=sys.stderr)
+
+
+def ci_confirm_reps(suspects, reps, alpha):
+    """Reps for batch 2: at least reps, and enough that Holm over the suspects of one metric can
+    reach alpha against the baseline's sample size."""
+    per_metric = {}
+    for row in suspects:
+        per_metric[row["metric"]] = per_metric.get(row["metric"], 0) + 1
+    n = reps
+    for row in suspects:
+        while n < MAX_CONFIRM_REPS and stats.stats_min_p(row["n_base"], n) > alpha / per_metric[row["metric"]]:
+            n += 1
+    return n
+
+
+def ci_confirm(args, settings, baseline, suspects, out_dir):
+    """Batch 2: re-runs every suspect cell into out_dir/confirm-K and compares the union with the
+    baseline (Holm over the suspects). Returns {(label, metric): confirmed row}."""
+    reference = settings["reference"] if settings["relative"] else None
+    runs = launch.rerun(args, suspects, out_dir, ci_confirm_reps(suspects, args.reps, args.alpha), reference)
+    confirm = {"dir": os.path.join(out_dir, "confirm-*"), "meta": {}, "runs": runs}
+    result = verdicts.run(baseline, confirm, crossing_fix=CROSSING_FIX, **settings)
+    wanted = {(r["label"], r["metric"]) for r in suspects}
+    return {(r["label"], r["metric"]): r for r in result["rows"] if (r["label"], r["metric"]) in wanted}
+
+
+def ci_verdicts(screen, confirmed):
+    """Final rows: screening rows, each suspect replaced by its batch-2 row (REGRESSION only if
+    confirmed, SAME noted 'not confirmed' if not, UNKNOWN if the re-run gave no figure)."""
+    for row in screen["rows"]:
+        again = confirmed.get((row["label"], row["metric"]))
+        if row["verdict"] == "IMPROVEMENT":
+            row["note"] = "batch 1 only, not corrected for multiple tests"
+        if row["verdict"] != "REGRESSION":
+            continue
+        first = f"batch 1 {row['change'] * 100:+.1f}% p={row['p']:.3g}"
+        if again is None:
+            row.update(verdict="UNKNOWN", note=f"suspect ({first}) but its re-run produced no result")
+            continue
+        row.update(again)
+        if again["verdict"] != "REGRESSION":
+            row["verdict"] = "SAME"
+            row["note"] = f"not confirmed on re-run ({first})"
+        else:
+            row["note"] = f"confirmed on re-run ({first})"
+    return screen
+
+
+def ci_check_reps(parser, args, baseline):
+    """Exit 2 before measuring when -n is too small for batch 1 to decide any cell against the
+    baseline's reps at alpha (every comparison would be UNKNOWN), unless --allow-unknown."""
+    n_base = baseline["meta"].get("reps")
+    if args.allow_unknown or not isinstance(n_base, int) or n_base < 1:
+        return
+    if stats.stats_min_p(n_base, args.reps) > args.alpha:
+        need = gate.reps_to_decide(n_base, args.alpha)
+        fix = f"use -n {need} or more" if need else "make a baseline with more reps (--update-baseline -n 5)"
+        parser.error(f"-n {args.reps} cannot decide anything against the baseline's {n_base} reps at alpha "
+                     f"{args.alpha} (smallest p {stats.stats_min_p(n_base, args.reps):.2g}): {fix}, "
+                     "or accept an undecided gate with --allow-unknown")
+
+
+def ci_ab(parser, args, head, settings, out_dir):
+    """`heapbench ci --ab`: the A/B gate (ab.py), reported like the other modes; returns the exit status."""
+    screen, confirmed = ab.gate(parser, args, head, settings, cells.DEFAULT_METRICS, out_dir)
+    result = ci_verdicts(screen, confirmed)
+    compare.compare_write(args, result, out_dir, title="heapbench ci --ab", itemize=False)
+    return gate.outcome(result, args.allow_unknown, out_dir, prog="ci --ab")
+
+
+def ci_check_modes(parser, args):
+    """Usage errors of options that belong to one mode only (exit 2)."""
+    if args.history is None and (args.add or args.label or args.window != cihistory.WINDOW):
+        parser.error("--add, --label and --window belong to --history (the gate against a history)")
+    if args.history is not None and args.ab:
+        parser.error("--history and --ab are two different gates; pick one")
+    if args.window < cihistory.MIN_POINTS:
+        parser.error(f"--window {args.window}: the window needs at least {cihistory.MIN_POINTS} points to decide")
+
+
+def ci_history(args, settings, out_dir):
+    """`heapbench ci --history`: the gate against the testbed's past (cihistory.py); returns the exit status."""
+    matrix = launch.passed(args, ("-w", "-a", "-t", "-p", "--env"))
+    done = cihistory.gate_history(args, settings, out_dir, matrix)
+    if done is None:
+        return 0
+    screen, confirmed, finish = done
+    result = ci_verdicts(screen, confirmed)
+    compare.compare_write(args, result, out_dir, title="heapbench ci --history", itemize=False)
+    status = gate.outcome(result, args.allow_unknown, out_dir)
+    finish(status)
+    return status
+
+
+def main(argv):
+    """Entry of `heapbench ci`; returns the exit status."""
+    parser = ci_parser()
+    own, head = cli.split_command(argv)  # head: the head command of --ab
+    head = head or []
+    args = parser.parse_args(own)
+    if (head or args.base) and not args.ab:
+        parser.error("--base and the command after '--' belong to --ab (the A/B gate); add --ab")
+    if args.reps is None:
+        args.reps = 8 if args.ab else 5
+    if args.reps < 2:
+        parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
+    ci_check_modes(parser, args)
+    args.relative = not (args.absolute or args.ab or args.history is not None)
+    settings = compare.compare_settings(parser, args)
+    out_dir = args.output or os.path.join(layout.results_dir(), time.strftime("ci-%Y%m%d-%H%M%S"))
+    if args.ab:
+        return ci_ab(parser, args, head, settings, out_dir)
+    if args.history is not None:
+        return ci_history(args, settings, out_dir)
+    matrix = launch.passed(args, ("-w", "-t", "-p", "--env"))
+    allocators = ",".join(args.allocators)
+    if allocators and args.relative and settings["reference"] not in allocators.split(","):
+        allocators += "," + settings["reference"]
+    matrix += ["-a", allocators] if allocators else []
+    if not args.update_baseline:
+        baseline = compare.compare_load(parser, args.baseline)
+        ci_check_reps(parser, args, baseline)
+    batch1 = os.path.join(out_dir, "batch1")
+    launch.batch(args, batch1, matrix, args.reps)
+    if args.update_baseline:
+        ci_update_baseline(batch1, args.baseline)
+        return 0
+    new = compare.compare_load(parser, batch1)
+    try:
+        screen = verdicts.run(baseline, new, holm=False, crossing_fix=CROSSING_FIX, **settings)
+    except verdicts.CompareError as err:
+        cli.usage_exit(parser.prog, str(err))
+    gate.check_shared(screen, batch1, "the baseline", "run the baseline's matrix or refresh it with --update-baseline")
+    suspects = [r for r in screen["rows"] if r["verdict"] == "REGRESSION"]
+    print(f"ci: batch 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)
+    confirmed = ci_confirm(args, settings, baseline, suspects, out_dir) if suspects else {}
+    result = ci_verdicts(screen, confirmed)
+    compare.compare_write(args, result, out_dir, title="heapbench ci", itemize=False)
+    return gate.outcome(result, args.allow_unknown, out_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

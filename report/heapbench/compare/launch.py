@@ -1,0 +1,68 @@
+"""launch.py - how every `heapbench ci` mode starts the runner: `heapbench run` or `exec` into one directory.
+
+Always holds: the runner is build/heapbench (or $HEAPBENCH_BIN), started without the shard
+variables (a gate measures all of its own matrix), its progress on stderr; a runner that cannot
+start, exits 2 (usage) or leaves no runs.csv is one line and exit 2 from the gate (exit 1 of the
+runner, a failed cell, is data: the comparison judges it). The pass-through options keep run's
+spelling (cli.VOCABULARY).
+"""
+import os
+import subprocess
+import sys
+
+from heapbench import cli, judged
+from heapbench import results
+
+RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
+# Passed to every run of every batch of a gate.
+BOTH_BATCHES = ("--allocator", "--workload-bin", "--pin", "--timeout")
+
+
+def passed(args, names):
+    """The run options named in names, as argv words, from the parsed ci options."""
+    words = []
+    for name in names:
+        for value in getattr(args, RUN_SHORT.get(name) or name.lstrip("-").replace("-", "_")):
+            words += [name, value]
+    return words
+
+
+def measure_words(args):
+    """The measurement options of ci passed to every run: --count-instructions, --latency."""
+    words = ["--count-instructions"] if args.count_instructions else []
+    return words + (["--latency", args.latency] if args.latency else [])
+
+
+def runner(prog, words, out_dir):
+    """Runs `heapbench WORDS` (WORDS holds -o out_dir); exits 2 if it could not run."""
+    binary = cli.binary()
+    cmd = [binary] + words
+    os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
+    print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
+    try:
+        proc = subprocess.run(cmd, stdout=sys.stderr, env=cli.run_env())
+    except OSError as err:
+        cli.usage_exit(prog, f"cannot run {binary} ({err}); build it with 'make'")
+    if proc.returncode == 2 or not os.path.exists(os.path.join(out_dir, "runs.csv")):
+        cli.usage_exit(prog, f"'heapbench {words[0]}' failed (exit {proc.returncode}); see its message above")
+
+
+def batch(args, out_dir, matrix_words, reps):
+    """Runs `heapbench run --quick -n reps -o out_dir` with matrix_words and ci's pass-through options."""
+    words = ["run", "--quick", "-n", str(reps), "-o", out_dir] + matrix_words
+    words += passed(args, BOTH_BATCHES + ("--warmup",)) + measure_words(args)
+    runner("heapbench ci", words, out_dir)
+
+
+def rerun(args, suspects, out_dir, reps, reference=None):
+    """Re-runs each suspect row's cell on its own (with the reference allocator when given) into
+    out_dir/confirm-K, reps reps; returns the runs.csv rows of all of them."""
+    keys = sorted({results.cell_key(r, results.MATCH_KEY) for r in suspects})
+    runs = []
+    for k, (workload, allocator, threads, params, env) in enumerate(keys, start=1):
+        words = ["-w", workload, "-a", allocator + ("," + reference if reference else ""), "-t", str(threads), "-p", params]
+        words += ["--env", env] if env else []
+        directory = os.path.join(out_dir, f"confirm-{k}")
+        batch(args, directory, words, reps)
+        runs += judged.judged(results.load(directory))["runs"]  # judged per batch: run numbers repeat across them
+    return runs
