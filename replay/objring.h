@@ -53,12 +53,13 @@ void objring_reset(struct objring *r);
 /* objring_put when the slot still holds a live older object (moves it to the overflow table). */
 int objring_put_evict(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b);
 
-/* The producing thread th puts its object seq with words a and b. -1 when the overflow table
+/* The producing thread th puts its object seq with words a and b, in its ring `ring` (a copy of
+ * r->rings[th] that the caller keeps in registers across its loop). -1 when the overflow table
  * cannot grow (out of memory). Inline: the replayer's loop calls it for every object, and the
  * slot is almost always free (its old object taken). */
-static inline int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
+static inline int objring_put_in(struct objring *r, struct ring ring, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
 {
-    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
+    struct ring_slot *s = &ring.s[seq & ring.mask];
     uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
     if (tag && !(tag & OBJRING_TAKEN))
         return objring_put_evict(r, th, seq, a, b);
@@ -67,21 +68,37 @@ static inline int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint
     atomic_store_explicit(&s->tag, seq + 1, memory_order_release);
     return 0;
 }
+/* objring_put_in with thread th's ring. */
+static inline int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
+{
+    return objring_put_in(r, r->rings[th], th, seq, a, b);
+}
 /* Takes thread th's object seq: 1 (a and b filled), 0 when it has not been put yet, -1 when it
  * was put and has already been taken. */
 int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
-/* The same for an object that the calling thread itself put (th is the caller's): no other
- * thread can take or move it, so no compare-and-swap is needed (inline, like objring_put). */
-static inline int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
+/* The same for an object that the calling thread itself put (th is the caller's, ring a copy of
+ * r->rings[th]): no other thread can take or move it, so no compare-and-swap is needed (inline,
+ * like objring_put_in). */
+static inline int objring_take_own_in(struct objring *r, struct ring ring, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
 {
-    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
+    struct ring_slot *s = &ring.s[seq & ring.mask];
     uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
-    if (tag != seq + 1) /* not here as a live object: the general path says why */
-        return objring_take(r, th, seq, a, b);
+    if (tag != seq + 1) { /* not here as a live object: the general path says why */
+        uint64_t ga = 0, gb = 0; /* its own words: the caller's can then stay in registers */
+        int got = objring_take(r, th, seq, &ga, &gb);
+        *a = ga;
+        *b = gb;
+        return got;
+    }
     *a = atomic_load_explicit(&s->a, memory_order_relaxed);
     *b = atomic_load_explicit(&s->b, memory_order_relaxed);
     atomic_store_explicit(&s->tag, tag | OBJRING_TAKEN, memory_order_release);
     return 1;
+}
+/* objring_take_own_in with thread th's ring. */
+static inline int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
+{
+    return objring_take_own_in(r, r->rings[th], th, seq, a, b);
 }
 /* Calls fn for every object put and not taken (no other thread may use r meanwhile). */
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg);

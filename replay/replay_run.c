@@ -45,6 +45,7 @@ struct worker {
     struct replay *rp;
     uint16_t th;
     int state;                  /* W_*: under rp->launch */
+    int touching;               /* rp->o->touch is not TOUCH_NONE (read once, not per event) */
     uint64_t floor;             /* a lower bound of every other started thread's next (the gate's cache) */
     uint64_t done, nulls, made;
     int64_t mapped;             /* bytes this thread mapped less those it unmapped */
@@ -119,16 +120,29 @@ static void *take_other(struct worker *w, const struct hbt_event *e, uint64_t *s
     return a == E_NULL ? NULL : (void *)(uintptr_t)a;
 }
 
-/* take: an object of the thread's own (made before, by this thread: the trace is checked) inline,
- * another thread's (which may mean a wait) out of line. */
-static inline void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
+/* Takes the thread's own object seq (made before, by this thread: the trace is checked) from its
+ * ring `own`; *size gets its requested size. */
+static inline void *take_own(struct worker *w, struct ring own, uint64_t seq, uint64_t *size)
 {
     uint64_t a;
-    if (e->ref_thread != e->thread)
-        return take_other(w, e, size);
-    if (objring_take_own(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1)
+    if (objring_take_own_in(&w->rp->tab, own, w->th, seq, &a, size) != 1)
         a = E_NULL, *size = 0;
     return a == E_NULL ? NULL : (void *)(uintptr_t)a;
+}
+
+/* take: an object of the thread's own inline, another thread's (which may mean a wait) out of line. */
+static inline void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
+{
+    if (e->ref_thread != e->thread)
+        return take_other(w, e, size);
+    return take_own(w, w->rp->tab.rings[w->th], e->ref_seq, size);
+}
+
+/* Puts the thread's new object seq (first word a: its pointer, E_NULL or E_SELF) in its ring `own`. */
+static inline void put_own(struct worker *w, struct ring own, uint64_t seq, uint64_t a, uint64_t size)
+{
+    if (objring_put_in(&w->rp->tab, own, w->th, seq, a, size) < 0)
+        _exit(wl_verify(0, "out of memory for the replay's table of long-lived objects"));
 }
 
 /* Writes the block that an event of this kind produced as asked: not at all, one write per page
@@ -180,12 +194,24 @@ static inline enum wl_op op_of(unsigned kind)
                                                           : WL_OP_MALLOC;
 }
 
-/* Performs one event; returns the live requested bytes it added. A recorded call that failed is
- * not repeated, except glibc's realloc(p, 0), which freed p and is replayed as free(p). */
-static inline __attribute__((always_inline)) int64_t perform(struct worker *w, const struct hbt_event *e)
+/* What the replay keeps of a call's product p of size bytes: E_NULL (counted) when the call
+ * failed, else p, touched as asked. */
+static inline uint64_t kept(struct worker *w, void *p, uint64_t size, unsigned kind)
 {
-    struct replay *rp = w->rp;
-    int self = rp->self;
+    if (!p) {
+        w->nulls++;
+        return E_NULL;
+    }
+    if (w->touching)
+        touch(p, size, kind, w->rp->o);
+    return (uint64_t)(uintptr_t)p;
+}
+
+/* Performs one event (SELF: the self pass, no call); returns the live requested bytes it added. A
+ * recorded call that failed is not repeated, except glibc's realloc(p, 0), which freed p and is
+ * replayed as free(p). */
+static inline __attribute__((always_inline)) int64_t perform(struct worker *w, const struct hbt_event *e, int self)
+{
     int64_t delta = 0;
     void *old = NULL;
     if (hbt_consumes(e)) {
@@ -202,24 +228,45 @@ static inline __attribute__((always_inline)) int64_t perform(struct worker *w, c
     }
     if (!hbt_produces(e))
         return delta;
-    void *p = (void *)(uintptr_t)E_SELF;
+    uint64_t a = E_SELF;
     unsigned kind = e->kind;
+    void *p = NULL;
     if (!self && kind == HBT_MMAP)
         p = produce(kind, (size_t)e->size, 0, NULL);
     else if (!self)
         WL_LAT(op_of(kind), p = produce(kind, (size_t)e->size, (size_t)1 << (e->align_log & 63), old));
-    if (self) {
-    } else if (!p) {
-        w->nulls++;
-        p = (void *)(uintptr_t)E_NULL;
-    } else {
-        touch(p, e->size, kind, rp->o);
-        w->mapped += kind == HBT_MMAP ? (int64_t)e->size : 0;
-    }
-    if (objring_put(&rp->tab, e->thread, e->prod - rp->t->threads[e->thread].obj_base, (uint64_t)(uintptr_t)p, e->size) < 0)
-        _exit(wl_verify(0, "out of memory for the replay's table of long-lived objects"));
-    w->made++;
+    if (!self)
+        a = kept(w, p, e->size, kind);
+    if (!self && p && kind == HBT_MMAP)
+        w->mapped += (int64_t)e->size;
+    put_own(w, w->rp->tab.rings[w->th], e->prod - w->rp->t->threads[e->thread].obj_base, a, e->size);
     return delta + (int64_t)e->size;
+}
+
+/* A plain malloc (trace.h's hbt_plain_malloc) of size bytes, its object seq; perform() less its
+ * tests of the kind, of a consumed object and of a mapping, and produce()'s switch. Returns size. */
+static inline __attribute__((always_inline)) int64_t perform_malloc(struct worker *w, struct ring own, uint64_t seq, uint64_t size, int self)
+{
+    uint64_t a = E_SELF;
+    if (!self) {
+        void *p;
+        WL_LAT(WL_OP_MALLOC, p = malloc(size));
+        a = kept(w, p, size, HBT_MALLOC);
+    }
+    put_own(w, own, seq, a, size);
+    return (int64_t)size;
+}
+
+/* A plain free (trace.h's hbt_plain_free) of the thread's own object seq; perform() less its tests
+ * of the kind, of another thread's object (and its wait) and of a mapping. Returns the live bytes
+ * it added (minus the object's size). */
+static inline __attribute__((always_inline)) int64_t perform_free(struct worker *w, struct ring own, uint64_t seq, int self)
+{
+    uint64_t size;
+    void *old = take_own(w, own, seq, &size);
+    if (!self)
+        WL_LAT(WL_OP_FREE, free(old));
+    return -(int64_t)size;
 }
 
 /* ---- the order between threads ---- */
@@ -335,25 +382,66 @@ static void wait_until(const struct timespec *start, uint64_t ns)
         ;
 }
 
-/* The thread's events, performed in order; GATING and SLEEPING constant in each inlined copy,
- * so that a thread that does neither (one recorded thread, or --order=free, at full speed)
- * tests nothing per event for them. */
-static inline __attribute__((always_inline)) void run_events(struct worker *w, struct hbt_cursor *c, int gating, int sleeping)
+/* Before the event of order g and time ns: publishes g as the thread's next (what the others'
+ * gates and all_stuck read: every event before it is performed), then waits for its turn
+ * (GATING) and its time (SLEEPING). */
+static inline __attribute__((always_inline)) void event_begins(struct worker *w, uint64_t g, uint64_t ns, int gating, int sleeping)
 {
-    struct replay *rp = w->rp;
+    atomic_store_explicit(&w->next, g, memory_order_release);
+    if (gating)
+        gate(w, g);
+    if (sleeping)
+        wait_until(&w->rp->start, ns);
+}
+
+/* The run of plain events at the cursor (trace.h: malloc, and free of the thread's own object),
+ * decoded and performed with the cursor's state and the thread's ring in locals, no struct
+ * hbt_event; stops at an event that is not plain, left for hbt_next, or at its chunk's end.
+ * Returns the thread's live bytes. */
+static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping, int self)
+{
+    struct hbt_run r = hbt_run_begin(c);
+    struct ring own = w->rp->tab.rings[w->th];
+    uint64_t left = r.left;
+    for (;;) {
+        unsigned b = hbt_run_peek(&r);
+        if (hbt_plain_malloc(b)) {
+            uint64_t seq;
+            hbt_run_head(&r);
+            uint64_t size = hbt_run_malloc(&r, b, &seq);
+            event_begins(w, r.order, r.ns, gating, sleeping);
+            live += perform_malloc(w, own, seq, size, self);
+        } else if (hbt_plain_free(b)) {
+            hbt_run_head(&r);
+            uint64_t seq = hbt_run_free(&r);
+            event_begins(w, r.order, r.ns, gating, sleeping);
+            live += perform_free(w, own, seq, self);
+        } else {
+            break;
+        }
+        atomic_store_explicit(&w->live, live, memory_order_relaxed);
+    }
+    w->done += left - r.left;
+    hbt_run_end(c, &r);
+    return live;
+}
+
+/* The thread's events, performed in order: runs of plain events on the fast path, every other
+ * event (and a chunk's first) through hbt_next and perform. GATING, SLEEPING and SELF are
+ * constant in each inlined copy, so that a thread that does neither (one recorded thread, or
+ * --order=free, at full speed) tests nothing per event for them. */
+static inline __attribute__((always_inline)) void run_events(struct worker *w, struct hbt_cursor *c, int gating, int sleeping, int self)
+{
     struct hbt_event e;
     int64_t live = 0;
-    int have = hbt_next(c, &e);
-    while (have == 1) {
-        if (gating)
-            gate(w, e.order);
-        if (sleeping)
-            wait_until(&rp->start, e.ns);
-        live += perform(w, &e);
+    for (;;) {
+        live = run_plain(w, c, live, gating, sleeping, self);
+        if (hbt_next(c, &e) != 1)
+            break;
+        event_begins(w, e.order, e.ns, gating, sleeping);
+        live += perform(w, &e, self);
         atomic_store_explicit(&w->live, live, memory_order_relaxed);
         w->done++;
-        have = hbt_next(c, &e);
-        atomic_store_explicit(&w->next, have == 1 ? e.order : DONE, memory_order_release);
     }
 }
 
@@ -364,10 +452,15 @@ static void *worker_main(void *arg)
     struct hbt_cursor c;
     int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
     hbt_cursor_init(&c, rp->t, w->th);
-    if (!gating && !sleeping)
-        run_events(w, &c, 0, 0);
+    if (rp->self && !gating)
+        run_events(w, &c, 0, 0, 1);
+    else if (rp->self)
+        run_events(w, &c, 1, 0, 1);
+    else if (!gating && !sleeping)
+        run_events(w, &c, 0, 0, 0);
     else
-        run_events(w, &c, gating, sleeping);
+        run_events(w, &c, gating, sleeping, 0);
+    w->made = c.seq; /* every object the thread decoded was put (or the replay ended) */
     atomic_store_explicit(&w->next, DONE, memory_order_release);
     return NULL;
 }
@@ -427,6 +520,7 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint6
     for (uint32_t i = 0; i < t->nthreads; i++) {
         rp->ws[i].rp = rp;
         rp->ws[i].th = (uint16_t)i;
+        rp->ws[i].touching = o->touch != TOUCH_NONE;
     }
     sort_by_start(rp);
     rp->gating = !o->free_order && t->ordered && rp->nstart > 1;
