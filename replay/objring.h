@@ -51,7 +51,7 @@ void objring_free(struct objring *r);
 /* Empties every ring and the overflow table (their memory stays resident). */
 void objring_reset(struct objring *r);
 /* objring_put when the slot still holds a live older object (moves it to the overflow table). */
-int objring_put_evict(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b);
+__attribute__((cold)) int objring_put_evict(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b);
 
 /* The producing thread th puts its object seq with words a and b, in its ring `ring` (a copy of
  * r->rings[th] that the caller keeps in registers across its loop). -1 when the overflow table
@@ -83,7 +83,7 @@ static inline int objring_take_own_in(struct objring *r, struct ring ring, uint1
 {
     struct ring_slot *s = &ring.s[seq & ring.mask];
     uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
-    if (tag != seq + 1) { /* not here as a live object: the general path says why */
+    if (__builtin_expect(tag != seq + 1, 0)) { /* not here as a live object: the general path says why */
         uint64_t ga = 0, gb = 0; /* its own words: the caller's can then stay in registers */
         int got = objring_take(r, th, seq, &ga, &gb);
         *a = ga;

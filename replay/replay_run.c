@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* An object's pointer besides real pointers. */
-#define E_NULL 1u        /* produced, but the allocator returned NULL */
+/* An object's pointer besides real pointers (a product the allocator refused is kept as NULL: the
+ * ring's tag, not the pointer, says that an object exists). */
 #define E_SELF 4096u     /* every block of the self pass (never dereferenced) */
 #define DONE UINT64_MAX  /* a thread's next order once it has no event left */
 #define REPLAY_RING 4096u /* ring slots per thread: an object outliving 4,096 of its thread's later ones moves to the overflow table */
@@ -117,7 +117,7 @@ static void *take_other(struct worker *w, const struct hbt_event *e, uint64_t *s
         sched_yield();
     }
     atomic_store_explicit(&w->waiting, 0, memory_order_relaxed);
-    return a == E_NULL ? NULL : (void *)(uintptr_t)a;
+    return (void *)(uintptr_t)a;
 }
 
 /* Takes the thread's own object seq (made before, by this thread: the trace is checked) from its
@@ -126,8 +126,8 @@ static inline void *take_own(struct worker *w, struct ring own, uint64_t seq, ui
 {
     uint64_t a;
     if (objring_take_own_in(&w->rp->tab, own, w->th, seq, &a, size) != 1)
-        a = E_NULL, *size = 0;
-    return a == E_NULL ? NULL : (void *)(uintptr_t)a;
+        a = 0, *size = 0;
+    return (void *)(uintptr_t)a;
 }
 
 /* take: an object of the thread's own inline, another thread's (which may mean a wait) out of line. */
@@ -138,7 +138,7 @@ static inline void *take(struct worker *w, const struct hbt_event *e, uint64_t *
     return take_own(w, w->rp->tab.rings[w->th], e->ref_seq, size);
 }
 
-/* Puts the thread's new object seq (first word a: its pointer, E_NULL or E_SELF) in its ring `own`. */
+/* Puts the thread's new object seq (first word a: its pointer, NULL or E_SELF) in its ring `own`. */
 static inline void put_own(struct worker *w, struct ring own, uint64_t seq, uint64_t a, uint64_t size)
 {
     if (objring_put_in(&w->rp->tab, own, w->th, seq, a, size) < 0)
@@ -194,13 +194,13 @@ static inline enum wl_op op_of(unsigned kind)
                                                           : WL_OP_MALLOC;
 }
 
-/* What the replay keeps of a call's product p of size bytes: E_NULL (counted) when the call
- * failed, else p, touched as asked. */
+/* What the replay keeps of a call's product p of size bytes: p, counted when NULL (the call
+ * failed), else touched as asked. */
 static inline uint64_t kept(struct worker *w, void *p, uint64_t size, unsigned kind)
 {
     if (!p) {
         w->nulls++;
-        return E_NULL;
+        return 0;
     }
     if (w->touching)
         touch(p, size, kind, w->rp->o);
@@ -426,6 +426,11 @@ static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w,
     return live;
 }
 
+static __attribute__((noinline)) int64_t plain_self(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 1); }
+static __attribute__((noinline)) int64_t plain_self_gated(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 1, 0, 1); }
+static __attribute__((noinline)) int64_t plain_free(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 0); }
+static __attribute__((noinline)) int64_t plain_any(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping) { return run_plain(w, c, live, gating, sleeping, 0); }
+
 /* The thread's events, performed in order: runs of plain events on the fast path, every other
  * event (and a chunk's first) through hbt_next and perform. GATING, SLEEPING and SELF are
  * constant in each inlined copy, so that a thread that does neither (one recorded thread, or
@@ -435,7 +440,8 @@ static inline __attribute__((always_inline)) void run_events(struct worker *w, s
     struct hbt_event e;
     int64_t live = 0;
     for (;;) {
-        live = run_plain(w, c, live, gating, sleeping, self);
+        live = self ? (gating ? plain_self_gated(w, c, live) : plain_self(w, c, live))
+               : (!gating && !sleeping ? plain_free(w, c, live) : plain_any(w, c, live, gating, sleeping));
         if (hbt_next(c, &e) != 1)
             break;
         event_begins(w, e.order, e.ns, gating, sleeping);

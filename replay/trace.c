@@ -558,6 +558,7 @@ static int next_chunk(struct hbt_cursor *c)
             return -1; /* the file changed since hbt_open checked it */
         c->p = h + HBT_CHUNK_HEADER;
         c->end = c->p + hd.len;
+        c->buf[HBT_CHUNK_HEADER + hd.len] = 0; /* the end of a run of plain events (trace.h) */
         c->left = hd.nops;
         c->ns = hd.base_ns;
         c->seq = hd.first_seq;

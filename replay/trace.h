@@ -173,7 +173,8 @@ struct hbt_cursor {
     int fresh;                 /* the next event is its chunk's first (its order is absolute) */
     int ordered;               /* t->ordered, and below the thread's obj_base: read once, not per event */
     uint64_t base;
-    uint8_t buf[HBT_CHUNK_HEADER + HBT_CHUNK_MAX];
+    uint8_t buf[HBT_CHUNK_HEADER + HBT_CHUNK_MAX + 1]; /* the chunk, then a 0 byte (no event starts with
+                                                        * it: the end of a run of plain events) */
 };
 
 void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread);
@@ -224,18 +225,19 @@ struct hbt_run {
 static inline int hbt_plain_malloc(unsigned b) { return (b & ~HBT_F_SAMESIZE) == HBT_MALLOC; }
 static inline int hbt_plain_free(unsigned b) { return b == HBT_FREE; }
 
-/* A run at the cursor's next event: empty (no event left) when that event is its chunk's first,
- * or when the trace has no global order. */
+/* A run at the cursor's next event: empty (at a byte 0) when that event is its chunk's first,
+ * when the cursor has not read a chunk yet, or when the trace has no global order. */
 static inline struct hbt_run hbt_run_begin(const struct hbt_cursor *c)
 {
-    return (struct hbt_run){.p = c->p, .left = c->fresh || !c->ordered ? 0 : c->left, .ns = c->ns, .order = c->order,
-                            .seq = c->seq, .last_size = c->last_size};
+    static const uint8_t none = 0;
+    return (struct hbt_run){.p = c->fresh || !c->ordered || !c->p ? &none : c->p, .left = c->left, .ns = c->ns,
+                            .order = c->order, .seq = c->seq, .last_size = c->last_size};
 }
 
 /* Puts the run's state back into the cursor (for hbt_next). */
 static inline void hbt_run_end(struct hbt_cursor *c, const struct hbt_run *r)
 {
-    if (c->fresh || !c->ordered)
+    if (c->fresh || !c->ordered || !c->p)
         return; /* the run was empty */
     c->op += c->left - r->left;
     c->p = r->p;
@@ -246,8 +248,9 @@ static inline void hbt_run_end(struct hbt_cursor *c, const struct hbt_run *r)
     c->last_size = r->last_size;
 }
 
-/* The first byte (kind | flags) of the run's next event, 0 when its chunk has none left. */
-static inline unsigned hbt_run_peek(const struct hbt_run *r) { return r->left ? *r->p : 0; }
+/* The first byte (kind | flags) of the run's next event, 0 when its chunk has none left (the byte
+ * after the chunk's last event). */
+static inline unsigned hbt_run_peek(const struct hbt_run *r) { return *r->p; }
 
 /* One varint of an opened trace (hbt_varint_at unchecked), its one- and two-byte cases inline. */
 static inline __attribute__((always_inline)) uint64_t hbt_run_varint(struct hbt_run *r)
