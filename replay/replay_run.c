@@ -120,14 +120,29 @@ static void *take_other(struct worker *w, const struct hbt_event *e, uint64_t *s
     return (void *)(uintptr_t)a;
 }
 
-/* Takes the thread's own object seq (made before, by this thread: the trace is checked) from its
- * ring `own`; *size gets its requested size. */
-static inline void *take_own(struct worker *w, struct ring own, uint64_t seq, uint64_t *size)
+/* An object taken: its pointer and requested size. */
+struct taken {
+    void *p;
+    uint64_t size;
+};
+
+/* take_own's slow path: the object is no longer in its slot (it outlived it: the overflow table). */
+static __attribute__((noinline, cold)) struct taken take_moved(struct worker *w, uint64_t seq)
 {
-    uint64_t a;
-    if (objring_take_own_in(&w->rp->tab, own, w->th, seq, &a, size) != 1)
-        a = 0, *size = 0;
-    return (void *)(uintptr_t)a;
+    uint64_t a = 0, size = 0;
+    if (objring_take(&w->rp->tab, w->th, seq, &a, &size) != 1)
+        a = size = 0;
+    return (struct taken){(void *)(uintptr_t)a, size};
+}
+
+/* Takes the thread's own object seq (made before, by this thread: the trace is checked) from its
+ * ring `own`. */
+static inline struct taken take_own(struct worker *w, struct ring own, uint64_t seq)
+{
+    uint64_t a, size;
+    if (!objring_take_own_in(own, seq, &a, &size))
+        return take_moved(w, seq);
+    return (struct taken){(void *)(uintptr_t)a, size};
 }
 
 /* take: an object of the thread's own inline, another thread's (which may mean a wait) out of line. */
@@ -135,14 +150,23 @@ static inline void *take(struct worker *w, const struct hbt_event *e, uint64_t *
 {
     if (e->ref_thread != e->thread)
         return take_other(w, e, size);
-    return take_own(w, w->rp->tab.rings[w->th], e->ref_seq, size);
+    struct taken k = take_own(w, w->rp->tab.rings[w->th], e->ref_seq);
+    *size = k.size;
+    return k.p;
+}
+
+/* put_own's slow path: the slot's older object is still live (moved to the overflow table first). */
+static __attribute__((noinline, cold)) void put_evicting(struct worker *w, uint64_t seq, uint64_t a, uint64_t size)
+{
+    if (objring_put_evict(&w->rp->tab, w->th, seq, a, size) < 0)
+        _exit(wl_verify(0, "out of memory for the replay's table of long-lived objects"));
 }
 
 /* Puts the thread's new object seq (first word a: its pointer, NULL or E_SELF) in its ring `own`. */
 static inline void put_own(struct worker *w, struct ring own, uint64_t seq, uint64_t a, uint64_t size)
 {
-    if (objring_put_in(&w->rp->tab, own, w->th, seq, a, size) < 0)
-        _exit(wl_verify(0, "out of memory for the replay's table of long-lived objects"));
+    if (objring_put_in(own, seq, a, size))
+        put_evicting(w, seq, a, size);
 }
 
 /* Writes the block that an event of this kind produced as asked: not at all, one write per page
@@ -262,11 +286,10 @@ static inline __attribute__((always_inline)) int64_t perform_malloc(struct worke
  * it added (minus the object's size). */
 static inline __attribute__((always_inline)) int64_t perform_free(struct worker *w, struct ring own, uint64_t seq, int self)
 {
-    uint64_t size;
-    void *old = take_own(w, own, seq, &size);
+    struct taken k = take_own(w, own, seq);
     if (!self)
-        WL_LAT(WL_OP_FREE, free(old));
-    return -(int64_t)size;
+        WL_LAT(WL_OP_FREE, free(k.p));
+    return -(int64_t)k.size;
 }
 
 /* ---- the order between threads ---- */
@@ -382,12 +405,14 @@ static void wait_until(const struct timespec *start, uint64_t ns)
         ;
 }
 
-/* Before the event of order g and time ns: publishes g as the thread's next (what the others'
- * gates and all_stuck read: every event before it is performed), then waits for its turn
- * (GATING) and its time (SLEEPING). */
-static inline __attribute__((always_inline)) void event_begins(struct worker *w, uint64_t g, uint64_t ns, int gating, int sleeping)
+/* Before the event of order g and time ns: publishes g as the thread's next (every event before it
+ * is performed), then waits for its turn (GATING) and its time (SLEEPING). The others' gates read
+ * next, and so does all_stuck, but only of a thread that waits for another's object, which only
+ * an event that is not plain can (PLAIN: a plain event, which publishes it only with the gate). */
+static inline __attribute__((always_inline)) void event_begins(struct worker *w, uint64_t g, uint64_t ns, int plain, int gating, int sleeping)
 {
-    atomic_store_explicit(&w->next, g, memory_order_release);
+    if (!plain || gating)
+        atomic_store_explicit(&w->next, g, memory_order_release);
     if (gating)
         gate(w, g);
     if (sleeping)
@@ -409,17 +434,18 @@ static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w,
             uint64_t seq;
             hbt_run_head(&r);
             uint64_t size = hbt_run_malloc(&r, b, &seq);
-            event_begins(w, r.order, r.ns, gating, sleeping);
+            event_begins(w, r.order, r.ns, 1, gating, sleeping);
             live += perform_malloc(w, own, seq, size, self);
         } else if (hbt_plain_free(b)) {
             hbt_run_head(&r);
             uint64_t seq = hbt_run_free(&r);
-            event_begins(w, r.order, r.ns, gating, sleeping);
+            event_begins(w, r.order, r.ns, 1, gating, sleeping);
             live += perform_free(w, own, seq, self);
         } else {
             break;
         }
-        atomic_store_explicit(&w->live, live, memory_order_relaxed);
+        if (!self) /* the sampler's (none in the self pass) */
+            atomic_store_explicit(&w->live, live, memory_order_relaxed);
     }
     w->done += left - r.left;
     hbt_run_end(c, &r);
@@ -444,7 +470,7 @@ static inline __attribute__((always_inline)) void run_events(struct worker *w, s
                : (!gating && !sleeping ? plain_free(w, c, live) : plain_any(w, c, live, gating, sleeping));
         if (hbt_next(c, &e) != 1)
             break;
-        event_begins(w, e.order, e.ns, gating, sleeping);
+        event_begins(w, e.order, e.ns, 0, gating, sleeping);
         live += perform(w, &e, self);
         atomic_store_explicit(&w->live, live, memory_order_relaxed);
         w->done++;
