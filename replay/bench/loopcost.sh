@@ -12,8 +12,9 @@
 # object table, the loop; files under replay/ and workloads/), "all" adds glibc's calls.
 # (2) ROUNDS interleaved rounds (default 5) through each tree's build/lib/libhbnull.so, --touch=none;
 # the median and the range of each phase's seconds over its events.
-# usage: [BASE=COMMIT] [PROGS="NAME..."] [ROUNDS=N] [KEEP=DIR] replay/bench/loopcost.sh [EVENTS [THREADS]]
-#        (default 300000 1; KEEP: also copy the callgrind profiles to DIR, for callgrind_annotate)
+# usage: [BASE=COMMIT] [PROGS="NAME..."] [ROUNDS=N] [OPTS="OPTION..."] [KEEP=DIR] replay/bench/loopcost.sh [EVENTS [THREADS]]
+#        (default 300000 1; OPTS: options of this tree's replayer, e.g. --order=free, which is what
+#        BASE does with several threads; KEEP: also copy the callgrind profiles to DIR, for callgrind_annotate)
 # Always holds: works in a temporary directory it removes; needs valgrind.
 set -eu
 source "$(dirname "$0")/progs.sh"
@@ -42,6 +43,12 @@ done
 trace_of() { [ "$1" = "synthetic-${threads}t" ] && echo "$TMP/$2/synthetic.hbt" || echo "$TMP/$2/$1.hbt"; }
 bin_of() { [ "$1" = new ] && echo "$ROOT/build/replay/hbreplay" || echo "$TMP/base/build/replay/hbreplay"; }
 label() { [ "$1" = new ] && echo this || echo "$base"; }
+read -r -a new_opts <<<"${OPTS:-}"
+# args SIDE: the replayer's options for that side into the array args.
+args_of() {
+    args=(--touch=none)
+    if [ "$1" = new ]; then args+=("${new_opts[@]}"); fi
+}
 
 echo "== instructions per event (callgrind, --touch=none, under glibc): replayer's own / all"
 printf '%-14s %-8s %10s %9s %11s %9s\n' trace replayer events self_own replay_own replay_all
@@ -49,8 +56,9 @@ for t in "${traces[@]}"; do
     for side in old new; do
         f=$(trace_of "$t" "$side")
         events=$(build/replay/hbtrace "$f" | awk '$1 == "operations:" { print $2 }')
+        args_of "$side"
         valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" --toggle-collect=worker_main --dump-after=replay_run \
-            "$(bin_of "$side")" --touch=none "$f" >/dev/null 2>"$TMP/vg.err" \
+            "$(bin_of "$side")" "${args[@]}" "$f" >/dev/null 2>"$TMP/vg.err" \
             || { cat "$TMP/vg.err" >&2; echo "loopcost.sh: callgrind failed (above)" >&2; exit 1; }
         [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && cp "$TMP"/cg.out.1 "$KEEP/$t-$(label "$side")-self.cg" && cp "$TMP"/cg.out.2 "$KEEP/$t-$(label "$side")-replay.cg"; }
         for pass in 1 2; do # 1: the self pass, 2: the replay pass
@@ -70,7 +78,8 @@ for _ in $(seq "$rounds"); do
         for side in old new; do
             lib=$ROOT/build/lib/libhbnull.so
             [ "$side" = old ] && lib=$TMP/base/build/lib/libhbnull.so
-            env LD_PRELOAD="$lib" "$(bin_of "$side")" --touch=none "$(trace_of "$t" "$side")" >"$TMP/out" 2>&1 || true
+            args_of "$side"
+            env LD_PRELOAD="$lib" "$(bin_of "$side")" "${args[@]}" "$(trace_of "$t" "$side")" >"$TMP/out" 2>&1 || true
             awk -F'\t' -v k="$t $(label "$side")" '
                 $1 == "phase" && $2 == "self" { self = $3 } $1 == "phase" && $2 == "replay" { rs = $3; ops = $4 }
                 END { if (ops) printf "%s %.1f %.1f\n", k, 1e9 * self / ops, 1e9 * rs / ops }' "$TMP/out" >>"$TMP/ns"
