@@ -452,10 +452,17 @@ static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w,
     return live;
 }
 
+/* run_plain's copies, one per case of run_events, each out of line so that the run's loop has the
+ * registers to itself (inlined into run_events's loop, it cost about one instruction per event
+ * more): the self pass, without and with the gate; the replay pass at full speed without the gate,
+ * and with the gate or the recorded speed. */
 static __attribute__((noinline)) int64_t plain_self(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 1); }
 static __attribute__((noinline)) int64_t plain_self_gated(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 1, 0, 1); }
-static __attribute__((noinline)) int64_t plain_free(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 0); }
-static __attribute__((noinline)) int64_t plain_any(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping) { return run_plain(w, c, live, gating, sleeping, 0); }
+static __attribute__((noinline)) int64_t plain_replay(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 0); }
+static __attribute__((noinline)) int64_t plain_replay_waiting(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping)
+{
+    return run_plain(w, c, live, gating, sleeping, 0);
+}
 
 /* The thread's events, performed in order: runs of plain events on the fast path, every other
  * event (and a chunk's first) through hbt_next and perform. GATING, SLEEPING and SELF are
@@ -467,7 +474,7 @@ static inline __attribute__((always_inline)) void run_events(struct worker *w, s
     int64_t live = 0;
     for (;;) {
         live = self ? (gating ? plain_self_gated(w, c, live) : plain_self(w, c, live))
-               : (!gating && !sleeping ? plain_free(w, c, live) : plain_any(w, c, live, gating, sleeping));
+               : (!gating && !sleeping ? plain_replay(w, c, live) : plain_replay_waiting(w, c, live, gating, sleeping));
         if (hbt_next(c, &e) != 1)
             break;
         event_begins(w, e.order, e.ns, 0, gating, sleeping);
