@@ -558,6 +558,7 @@ static int next_chunk(struct hbt_cursor *c)
             return -1; /* the file changed since hbt_open checked it */
         c->p = h + HBT_CHUNK_HEADER;
         c->end = c->p + hd.len;
+        c->buf[HBT_CHUNK_HEADER + hd.len] = 0; /* the end of a run of plain events (trace.h) */
         c->left = hd.nops;
         c->ns = hd.base_ns;
         c->seq = hd.first_seq;
@@ -568,30 +569,6 @@ static int next_chunk(struct hbt_cursor *c)
     return 1;
 }
 
-/* One varint. CHECKED: bounded by end (-1 past it), for hbt_open's check of every event; not
- * CHECKED: for cursors on an opened trace, whose events all decoded within their chunk. */
-static inline __attribute__((always_inline)) int varint_at(const uint8_t **pp, const uint8_t *end, uint64_t *v, int checked)
-{
-    const uint8_t *p = *pp;
-    if (checked && p >= end)
-        return -1;
-    uint64_t r = *p++;
-    if (r >= 0x80) {
-        r &= 0x7f;
-        for (unsigned shift = 7;; shift += 7) {
-            if (shift >= 70 || (checked && p >= end))
-                return -1;
-            uint8_t b = *p++;
-            r |= (uint64_t)(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                break;
-        }
-    }
-    *pp = p;
-    *v = r;
-    return 0;
-}
-
 /* Reads the reference of e (same-thread distance, or thread + seq) and checks its range. An
  * incomplete trace (crashed program) may name an object whose chunk was never written: that
  * reference becomes unknown; in a complete trace it is corruption. */
@@ -600,7 +577,7 @@ static inline __attribute__((always_inline)) int read_ref(struct hbt_cursor *c, 
     uint64_t a, b;
     const struct hbt_trace *t = c->t;
     if (e->flags & HBT_F_XREF) {
-        if (varint_at(&c->p, c->end, &a, checked) < 0 || varint_at(&c->p, c->end, &b, checked) < 0 || a >= HBT_MAX_THREADS)
+        if (hbt_varint_at(&c->p, c->end, &a, checked) < 0 || hbt_varint_at(&c->p, c->end, &b, checked) < 0 || a >= HBT_MAX_THREADS)
             return -1;
         if (a >= t->nthreads || b >= t->threads[a].objects) {
             if (t->h.complete)
@@ -609,7 +586,7 @@ static inline __attribute__((always_inline)) int read_ref(struct hbt_cursor *c, 
             return 0;
         }
     } else {
-        if (varint_at(&c->p, c->end, &b, checked) < 0 || b >= c->seq)
+        if (hbt_varint_at(&c->p, c->end, &b, checked) < 0 || b >= c->seq)
             return -1;
         a = c->thread;
         b = c->seq - 1 - b;
@@ -651,12 +628,12 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
     e->thread = c->thread;
     e->align_log = 0;
     e->ref = e->prod = HBT_NONE;
-    if ((checked && (kind == 0 || kind >= HBT_KIND_COUNT || (hbt_kind_maps(kind) && c->t->h.version < 2))) || varint_at(&c->p, c->end, &v, checked) < 0)
+    if ((checked && (kind == 0 || kind >= HBT_KIND_COUNT || (hbt_kind_maps(kind) && c->t->h.version < 2))) || hbt_varint_at(&c->p, c->end, &v, checked) < 0)
         return -1;
     c->ns += v;
     e->ns = c->ns;
     if (c->ordered) {
-        if (varint_at(&c->p, c->end, &v, checked) < 0)
+        if (hbt_varint_at(&c->p, c->end, &v, checked) < 0)
             return -1;
         uint64_t prev = c->order;
         c->order = c->fresh ? v : c->order + v + 1;
@@ -676,7 +653,7 @@ static inline __attribute__((always_inline)) int next_event(struct hbt_cursor *c
         e->align_log = *c->p++;
     }
     if (kind_sized(kind)) {
-        if (!(e->flags & HBT_F_SAMESIZE) && varint_at(&c->p, c->end, &c->last_size, checked) < 0)
+        if (!(e->flags & HBT_F_SAMESIZE) && hbt_varint_at(&c->p, c->end, &c->last_size, checked) < 0)
             return -1;
         e->size = c->last_size;
     } else {

@@ -173,12 +173,121 @@ struct hbt_cursor {
     int fresh;                 /* the next event is its chunk's first (its order is absolute) */
     int ordered;               /* t->ordered, and below the thread's obj_base: read once, not per event */
     uint64_t base;
-    uint8_t buf[HBT_CHUNK_HEADER + HBT_CHUNK_MAX];
+    uint8_t buf[HBT_CHUNK_HEADER + HBT_CHUNK_MAX + 1]; /* the chunk, then a 0 byte (no event starts with
+                                                        * it: the end of a run of plain events) */
 };
 
 void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t thread);
 /* The next event of the thread: 1, 0 at its end, -1 on a malformed event (hbt_open has
  * already decoded every event, so -1 cannot happen on an opened trace). */
 int hbt_next(struct hbt_cursor *c, struct hbt_event *e);
+
+/* One varint at *pp, moving *pp past it. CHECKED: bounded by end (-1 past it), for hbt_open's
+ * check of every event; not CHECKED: for cursors on an opened trace, whose events all decoded
+ * within their chunk (only the varint's 10-byte limit is kept). */
+static inline __attribute__((always_inline)) int hbt_varint_at(const uint8_t **pp, const uint8_t *end, uint64_t *v, int checked)
+{
+    const uint8_t *p = *pp;
+    if (checked && p >= end)
+        return -1;
+    uint64_t r = *p++;
+    if (r >= 0x80) {
+        r &= 0x7f;
+        for (unsigned shift = 7;; shift += 7) {
+            if (shift >= 70 || (checked && p >= end))
+                return -1;
+            uint8_t b = *p++;
+            r |= (uint64_t)(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                break;
+        }
+    }
+    *pp = p;
+    *v = r;
+    return 0;
+}
+
+/* ---- the cursor's fast path: runs of plain events (the replayer's loop) ---- */
+
+/* A cursor's decoding state, copied into a local for a run of plain events, so that the compiler
+ * can keep it in registers (in the cursor, every store through another pointer, and every call,
+ * would send it back to memory at each event); hbt_run_end copies it back before hbt_next. */
+struct hbt_run {
+    const uint8_t *p;
+    uint64_t left, ns, order, seq, last_size;
+};
+
+/* Plain events, the two the fast path decodes: a malloc (first byte HBT_MALLOC, with or without
+ * HBT_F_SAMESIZE) and a free of an object of the event's own thread (first byte HBT_FREE, no
+ * flag), neither the first event of its chunk (whose order is absolute), in a trace with the
+ * global order (format 3). Every other event is left to hbt_next: the other kinds, another
+ * thread's object, an unknown free, a failed call, a chunk's first event, formats 1-2. */
+static inline int hbt_plain_malloc(unsigned b) { return (b & ~HBT_F_SAMESIZE) == HBT_MALLOC; }
+static inline int hbt_plain_free(unsigned b) { return b == HBT_FREE; }
+
+/* A run at the cursor's next event: empty (at a byte 0) when that event is its chunk's first,
+ * when the cursor has not read a chunk yet, or when the trace has no global order. */
+static inline struct hbt_run hbt_run_begin(const struct hbt_cursor *c)
+{
+    static const uint8_t none = 0;
+    return (struct hbt_run){.p = c->fresh || !c->ordered || !c->p ? &none : c->p, .left = c->left, .ns = c->ns,
+                            .order = c->order, .seq = c->seq, .last_size = c->last_size};
+}
+
+/* Puts the run's state back into the cursor (for hbt_next). */
+static inline void hbt_run_end(struct hbt_cursor *c, const struct hbt_run *r)
+{
+    if (c->fresh || !c->ordered || !c->p)
+        return; /* the run was empty */
+    c->op += c->left - r->left;
+    c->p = r->p;
+    c->left = r->left;
+    c->ns = r->ns;
+    c->order = r->order;
+    c->seq = r->seq;
+    c->last_size = r->last_size;
+}
+
+/* The first byte (kind | flags) of the run's next event, 0 when its chunk has none left (the byte
+ * after the chunk's last event). */
+static inline unsigned hbt_run_peek(const struct hbt_run *r) { return *r->p; }
+
+/* One varint of an opened trace (hbt_varint_at unchecked), its one- and two-byte cases inline. */
+static inline __attribute__((always_inline)) uint64_t hbt_run_varint(struct hbt_run *r)
+{
+    const uint8_t *p = r->p;
+    uint64_t v = p[0];
+    if (__builtin_expect(v < 0x80, 1)) {
+        r->p = p + 1;
+        return v;
+    }
+    if (p[1] < 0x80) {
+        r->p = p + 2;
+        return (v & 0x7f) | (uint64_t)p[1] << 7;
+    }
+    hbt_varint_at(&r->p, NULL, &v, 0);
+    return v;
+}
+
+/* Takes the peeked event: its first byte, time (r->ns) and order (r->order). */
+static inline __attribute__((always_inline)) void hbt_run_head(struct hbt_run *r)
+{
+    r->p++;
+    r->ns += hbt_run_varint(r);
+    r->order += hbt_run_varint(r) + 1;
+    r->left--;
+}
+
+/* A plain malloc's size (b: its first byte) and the seq of the object it makes; after hbt_run_head. */
+static inline __attribute__((always_inline)) uint64_t hbt_run_malloc(struct hbt_run *r, unsigned b, uint64_t *seq)
+{
+    if (!(b & HBT_F_SAMESIZE))
+        r->last_size = hbt_run_varint(r);
+    *seq = r->seq++;
+    return r->last_size;
+}
+
+/* A plain free's object: the seq of the thread's own object it frees; after hbt_run_head. */
+static inline __attribute__((always_inline)) uint64_t hbt_run_free(struct hbt_run *r) { return r->seq - 1 - hbt_run_varint(r); }
 
 #endif

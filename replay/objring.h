@@ -53,35 +53,49 @@ void objring_reset(struct objring *r);
 /* objring_put when the slot still holds a live older object (moves it to the overflow table). */
 int objring_put_evict(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b);
 
-/* The producing thread th puts its object seq with words a and b. -1 when the overflow table
- * cannot grow (out of memory). Inline: the replayer's loop calls it for every object, and the
- * slot is almost always free (its old object taken). */
-static inline int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
+/* Puts object seq with words a and b in its producing thread's ring `ring` (a copy of
+ * r->rings[th] that the caller keeps in registers across its loop): 0, or 1 when the slot still
+ * holds a live older object (nothing done: call objring_put_evict). Inline: the replayer's loop
+ * calls it for every object, and the slot is almost always free (its old object taken). */
+static inline int objring_put_in(struct ring ring, uint64_t seq, uint64_t a, uint64_t b)
 {
-    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
+    struct ring_slot *s = &ring.s[seq & ring.mask];
     uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
-    if (tag && !(tag & OBJRING_TAKEN))
-        return objring_put_evict(r, th, seq, a, b);
+    if (__builtin_expect(tag && !(tag & OBJRING_TAKEN), 0))
+        return 1;
     atomic_store_explicit(&s->a, a, memory_order_relaxed);
     atomic_store_explicit(&s->b, b, memory_order_relaxed);
     atomic_store_explicit(&s->tag, seq + 1, memory_order_release);
     return 0;
 }
+/* The producing thread th puts its object seq with words a and b. -1 when the overflow table
+ * cannot grow (out of memory). */
+static inline int objring_put(struct objring *r, uint16_t th, uint64_t seq, uint64_t a, uint64_t b)
+{
+    return objring_put_in(r->rings[th], seq, a, b) ? objring_put_evict(r, th, seq, a, b) : 0;
+}
 /* Takes thread th's object seq: 1 (a and b filled), 0 when it has not been put yet, -1 when it
  * was put and has already been taken. */
 int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b);
-/* The same for an object that the calling thread itself put (th is the caller's): no other
- * thread can take or move it, so no compare-and-swap is needed (inline, like objring_put). */
-static inline int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
+/* Takes object seq, put by the calling thread itself, from its ring `ring` (a copy of the
+ * caller's r->rings[th]): 1 (a and b filled), or 0 when it is not there as a live object
+ * (objring_take says where it is). No other thread can take or move it, so no compare-and-swap
+ * is needed (inline, like objring_put_in). */
+static inline int objring_take_own_in(struct ring ring, uint64_t seq, uint64_t *a, uint64_t *b)
 {
-    struct ring_slot *s = &r->rings[th].s[seq & r->rings[th].mask];
+    struct ring_slot *s = &ring.s[seq & ring.mask];
     uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
-    if (tag != seq + 1) /* not here as a live object: the general path says why */
-        return objring_take(r, th, seq, a, b);
+    if (__builtin_expect(tag != seq + 1, 0))
+        return 0;
     *a = atomic_load_explicit(&s->a, memory_order_relaxed);
     *b = atomic_load_explicit(&s->b, memory_order_relaxed);
     atomic_store_explicit(&s->tag, tag | OBJRING_TAKEN, memory_order_release);
     return 1;
+}
+/* objring_take for an object that the calling thread th itself put. */
+static inline int objring_take_own(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint64_t *b)
+{
+    return objring_take_own_in(r->rings[th], seq, a, b) ? 1 : objring_take(r, th, seq, a, b);
 }
 /* Calls fn for every object put and not taken (no other thread may use r meanwhile). */
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg);

@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* An object's pointer besides real pointers. */
-#define E_NULL 1u        /* produced, but the allocator returned NULL */
+/* An object's pointer besides real pointers (a product the allocator refused is kept as NULL: the
+ * ring's tag, not the pointer, says that an object exists). */
 #define E_SELF 4096u     /* every block of the self pass (never dereferenced) */
 #define DONE UINT64_MAX  /* a thread's next order once it has no event left */
 #define REPLAY_RING 4096u /* ring slots per thread: an object outliving 4,096 of its thread's later ones moves to the overflow table */
@@ -45,6 +45,7 @@ struct worker {
     struct replay *rp;
     uint16_t th;
     int state;                  /* W_*: under rp->launch */
+    int touching;               /* rp->o->touch is not TOUCH_NONE (read once, not per event) */
     uint64_t floor;             /* a lower bound of every other started thread's next (the gate's cache) */
     uint64_t done, nulls, made;
     int64_t mapped;             /* bytes this thread mapped less those it unmapped */
@@ -116,19 +117,56 @@ static void *take_other(struct worker *w, const struct hbt_event *e, uint64_t *s
         sched_yield();
     }
     atomic_store_explicit(&w->waiting, 0, memory_order_relaxed);
-    return a == E_NULL ? NULL : (void *)(uintptr_t)a;
+    return (void *)(uintptr_t)a;
 }
 
-/* take: an object of the thread's own (made before, by this thread: the trace is checked) inline,
- * another thread's (which may mean a wait) out of line. */
+/* An object taken: its pointer and requested size. */
+struct taken {
+    void *p;
+    uint64_t size;
+};
+
+/* take_own's slow path: the object is no longer in its slot (it outlived it: the overflow table). */
+static __attribute__((noinline, cold)) struct taken take_moved(struct worker *w, uint64_t seq)
+{
+    uint64_t a = 0, size = 0;
+    if (objring_take(&w->rp->tab, w->th, seq, &a, &size) != 1)
+        a = size = 0;
+    return (struct taken){(void *)(uintptr_t)a, size};
+}
+
+/* Takes the thread's own object seq (made before, by this thread: the trace is checked) from its
+ * ring `own`. */
+static inline struct taken take_own(struct worker *w, struct ring own, uint64_t seq)
+{
+    uint64_t a, size;
+    if (!objring_take_own_in(own, seq, &a, &size))
+        return take_moved(w, seq);
+    return (struct taken){(void *)(uintptr_t)a, size};
+}
+
+/* take: an object of the thread's own inline, another thread's (which may mean a wait) out of line. */
 static inline void *take(struct worker *w, const struct hbt_event *e, uint64_t *size)
 {
-    uint64_t a;
     if (e->ref_thread != e->thread)
         return take_other(w, e, size);
-    if (objring_take_own(&w->rp->tab, e->ref_thread, e->ref_seq, &a, size) != 1)
-        a = E_NULL, *size = 0;
-    return a == E_NULL ? NULL : (void *)(uintptr_t)a;
+    struct taken k = take_own(w, w->rp->tab.rings[w->th], e->ref_seq);
+    *size = k.size;
+    return k.p;
+}
+
+/* put_own's slow path: the slot's older object is still live (moved to the overflow table first). */
+static __attribute__((noinline, cold)) void put_evicting(struct worker *w, uint64_t seq, uint64_t a, uint64_t size)
+{
+    if (objring_put_evict(&w->rp->tab, w->th, seq, a, size) < 0)
+        _exit(wl_verify(0, "out of memory for the replay's table of long-lived objects"));
+}
+
+/* Puts the thread's new object seq (first word a: its pointer, NULL or E_SELF) in its ring `own`. */
+static inline void put_own(struct worker *w, struct ring own, uint64_t seq, uint64_t a, uint64_t size)
+{
+    if (objring_put_in(own, seq, a, size))
+        put_evicting(w, seq, a, size);
 }
 
 /* Writes the block that an event of this kind produced as asked: not at all, one write per page
@@ -180,12 +218,24 @@ static inline enum wl_op op_of(unsigned kind)
                                                           : WL_OP_MALLOC;
 }
 
-/* Performs one event; returns the live requested bytes it added. A recorded call that failed is
- * not repeated, except glibc's realloc(p, 0), which freed p and is replayed as free(p). */
-static inline __attribute__((always_inline)) int64_t perform(struct worker *w, const struct hbt_event *e)
+/* What the replay keeps of a call's product p of size bytes: p, counted when NULL (the call
+ * failed), else touched as asked. */
+static inline uint64_t kept(struct worker *w, void *p, uint64_t size, unsigned kind)
 {
-    struct replay *rp = w->rp;
-    int self = rp->self;
+    if (!p) {
+        w->nulls++;
+        return 0;
+    }
+    if (w->touching)
+        touch(p, size, kind, w->rp->o);
+    return (uint64_t)(uintptr_t)p;
+}
+
+/* Performs one event (SELF: the self pass, no call); returns the live requested bytes it added. A
+ * recorded call that failed is not repeated, except glibc's realloc(p, 0), which freed p and is
+ * replayed as free(p). */
+static inline __attribute__((always_inline)) int64_t perform(struct worker *w, const struct hbt_event *e, int self)
+{
     int64_t delta = 0;
     void *old = NULL;
     if (hbt_consumes(e)) {
@@ -202,24 +252,44 @@ static inline __attribute__((always_inline)) int64_t perform(struct worker *w, c
     }
     if (!hbt_produces(e))
         return delta;
-    void *p = (void *)(uintptr_t)E_SELF;
+    uint64_t a = E_SELF;
     unsigned kind = e->kind;
+    void *p = NULL;
     if (!self && kind == HBT_MMAP)
         p = produce(kind, (size_t)e->size, 0, NULL);
     else if (!self)
         WL_LAT(op_of(kind), p = produce(kind, (size_t)e->size, (size_t)1 << (e->align_log & 63), old));
-    if (self) {
-    } else if (!p) {
-        w->nulls++;
-        p = (void *)(uintptr_t)E_NULL;
-    } else {
-        touch(p, e->size, kind, rp->o);
-        w->mapped += kind == HBT_MMAP ? (int64_t)e->size : 0;
-    }
-    if (objring_put(&rp->tab, e->thread, e->prod - rp->t->threads[e->thread].obj_base, (uint64_t)(uintptr_t)p, e->size) < 0)
-        _exit(wl_verify(0, "out of memory for the replay's table of long-lived objects"));
-    w->made++;
+    if (!self)
+        a = kept(w, p, e->size, kind);
+    if (!self && p && kind == HBT_MMAP)
+        w->mapped += (int64_t)e->size;
+    put_own(w, w->rp->tab.rings[w->th], e->prod - w->rp->t->threads[e->thread].obj_base, a, e->size);
     return delta + (int64_t)e->size;
+}
+
+/* A plain malloc (trace.h's hbt_plain_malloc) of size bytes, its object seq; perform() less its
+ * tests of the kind, of a consumed object and of a mapping, and produce()'s switch. Returns size. */
+static inline __attribute__((always_inline)) int64_t perform_malloc(struct worker *w, struct ring own, uint64_t seq, uint64_t size, int self)
+{
+    uint64_t a = E_SELF;
+    if (!self) {
+        void *p;
+        WL_LAT(WL_OP_MALLOC, p = malloc(size));
+        a = kept(w, p, size, HBT_MALLOC);
+    }
+    put_own(w, own, seq, a, size);
+    return (int64_t)size;
+}
+
+/* A plain free (trace.h's hbt_plain_free) of the thread's own object seq; perform() less its tests
+ * of the kind, of another thread's object (and its wait) and of a mapping. Returns the live bytes
+ * it added (minus the object's size). */
+static inline __attribute__((always_inline)) int64_t perform_free(struct worker *w, struct ring own, uint64_t seq, int self)
+{
+    struct taken k = take_own(w, own, seq);
+    if (!self)
+        WL_LAT(WL_OP_FREE, free(k.p));
+    return -(int64_t)k.size;
 }
 
 /* ---- the order between threads ---- */
@@ -335,25 +405,82 @@ static void wait_until(const struct timespec *start, uint64_t ns)
         ;
 }
 
-/* The thread's events, performed in order; GATING and SLEEPING constant in each inlined copy,
- * so that a thread that does neither (one recorded thread, or --order=free, at full speed)
- * tests nothing per event for them. */
-static inline __attribute__((always_inline)) void run_events(struct worker *w, struct hbt_cursor *c, int gating, int sleeping)
+/* Before the event of order g and time ns: publishes g as the thread's next (every event before it
+ * is performed), then waits for its turn (GATING) and its time (SLEEPING). The others' gates read
+ * next, and so does all_stuck, but only of a thread that waits for another's object, which only
+ * an event that is not plain can (PLAIN: a plain event, which publishes it only with the gate). */
+static inline __attribute__((always_inline)) void event_begins(struct worker *w, uint64_t g, uint64_t ns, int plain, int gating, int sleeping)
 {
-    struct replay *rp = w->rp;
+    if (!plain || gating)
+        atomic_store_explicit(&w->next, g, memory_order_release);
+    if (gating)
+        gate(w, g);
+    if (sleeping)
+        wait_until(&w->rp->start, ns);
+}
+
+/* The run of plain events at the cursor (trace.h: malloc, and free of the thread's own object),
+ * decoded and performed with the cursor's state and the thread's ring in locals, no struct
+ * hbt_event; stops at an event that is not plain, left for hbt_next, or at its chunk's end.
+ * Returns the thread's live bytes. */
+static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping, int self)
+{
+    struct hbt_run r = hbt_run_begin(c);
+    struct ring own = w->rp->tab.rings[w->th];
+    uint64_t left = r.left;
+    for (;;) {
+        unsigned b = hbt_run_peek(&r);
+        if (hbt_plain_malloc(b)) {
+            uint64_t seq;
+            hbt_run_head(&r);
+            uint64_t size = hbt_run_malloc(&r, b, &seq);
+            event_begins(w, r.order, r.ns, 1, gating, sleeping);
+            live += perform_malloc(w, own, seq, size, self);
+        } else if (hbt_plain_free(b)) {
+            hbt_run_head(&r);
+            uint64_t seq = hbt_run_free(&r);
+            event_begins(w, r.order, r.ns, 1, gating, sleeping);
+            live += perform_free(w, own, seq, self);
+        } else {
+            break;
+        }
+        if (!self) /* the sampler's (none in the self pass) */
+            atomic_store_explicit(&w->live, live, memory_order_relaxed);
+    }
+    w->done += left - r.left;
+    hbt_run_end(c, &r);
+    return live;
+}
+
+/* run_plain's copies, one per case of run_events, each out of line so that the run's loop has the
+ * registers to itself (inlined into run_events's loop, it cost about one instruction per event
+ * more): the self pass, without and with the gate; the replay pass at full speed without the gate,
+ * and with the gate or the recorded speed. */
+static __attribute__((noinline)) int64_t plain_self(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 1); }
+static __attribute__((noinline)) int64_t plain_self_gated(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 1, 0, 1); }
+static __attribute__((noinline)) int64_t plain_replay(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 0); }
+static __attribute__((noinline)) int64_t plain_replay_waiting(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping)
+{
+    return run_plain(w, c, live, gating, sleeping, 0);
+}
+
+/* The thread's events, performed in order: runs of plain events on the fast path, every other
+ * event (and a chunk's first) through hbt_next and perform. GATING, SLEEPING and SELF are
+ * constant in each inlined copy, so that a thread that does neither (one recorded thread, or
+ * --order=free, at full speed) tests nothing per event for them. */
+static inline __attribute__((always_inline)) void run_events(struct worker *w, struct hbt_cursor *c, int gating, int sleeping, int self)
+{
     struct hbt_event e;
     int64_t live = 0;
-    int have = hbt_next(c, &e);
-    while (have == 1) {
-        if (gating)
-            gate(w, e.order);
-        if (sleeping)
-            wait_until(&rp->start, e.ns);
-        live += perform(w, &e);
+    for (;;) {
+        live = self ? (gating ? plain_self_gated(w, c, live) : plain_self(w, c, live))
+               : (!gating && !sleeping ? plain_replay(w, c, live) : plain_replay_waiting(w, c, live, gating, sleeping));
+        if (hbt_next(c, &e) != 1)
+            break;
+        event_begins(w, e.order, e.ns, 0, gating, sleeping);
+        live += perform(w, &e, self);
         atomic_store_explicit(&w->live, live, memory_order_relaxed);
         w->done++;
-        have = hbt_next(c, &e);
-        atomic_store_explicit(&w->next, have == 1 ? e.order : DONE, memory_order_release);
     }
 }
 
@@ -364,10 +491,15 @@ static void *worker_main(void *arg)
     struct hbt_cursor c;
     int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
     hbt_cursor_init(&c, rp->t, w->th);
-    if (!gating && !sleeping)
-        run_events(w, &c, 0, 0);
+    if (rp->self && !gating)
+        run_events(w, &c, 0, 0, 1);
+    else if (rp->self)
+        run_events(w, &c, 1, 0, 1);
+    else if (!gating && !sleeping)
+        run_events(w, &c, 0, 0, 0);
     else
-        run_events(w, &c, gating, sleeping);
+        run_events(w, &c, gating, sleeping, 0);
+    w->made = c.seq; /* every object the thread decoded was put (or the replay ended) */
     atomic_store_explicit(&w->next, DONE, memory_order_release);
     return NULL;
 }
@@ -427,6 +559,7 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint6
     for (uint32_t i = 0; i < t->nthreads; i++) {
         rp->ws[i].rp = rp;
         rp->ws[i].th = (uint16_t)i;
+        rp->ws[i].touching = o->touch != TOUCH_NONE;
     }
     sort_by_start(rp);
     rp->gating = !o->free_order && t->ordered && rp->nstart > 1;

@@ -4,8 +4,8 @@
  * rewrite (the original run's figures); an object freed twice and a header whose count does not
  * match its chunks are refused; the program's own mappings (mmap, munmap: format version 2)
  * read back and counted apart from the heap, a mapping freed as a block or a block unmapped
- * refused, and a version 1 trace read unless it holds mapping kinds. Prints PASS/FAIL lines and
- * "N passed, N failed".
+ * refused, and a version 1 trace read unless it holds mapping kinds; the replayer's fast path
+ * (runs of plain events) read against hbt_next. Prints PASS/FAIL lines and "N passed, N failed".
  * Always holds: works in one temporary file (/tmp/hb-codec-check.*) that it removes. */
 #include "objring.h"
 #include "tcheck.h"
@@ -336,6 +336,73 @@ static void check_objring(const struct hbt_trace *t)
     objring_free(&r);
 }
 
+/* Reads thread th with the fast path (runs of plain events, trace.h's hbt_run_*, hbt_next between
+ * them, as the replayer does) beside a cursor of hbt_next alone: 1 when every event is the same
+ * (kind, time, order, size, object made or consumed) and both end together; *plain gets how many
+ * events the runs decoded. */
+static int fast_path_agrees(const struct hbt_trace *t, uint16_t th, uint64_t *plain)
+{
+    static struct hbt_cursor fast, ref; /* ~1 MiB each: not on the stack */
+    struct hbt_event e, want;
+    uint64_t base = t->threads[th].obj_base;
+    int ok = 1;
+    hbt_cursor_init(&fast, t, th);
+    hbt_cursor_init(&ref, t, th);
+    *plain = 0;
+    for (;;) {
+        struct hbt_run r = hbt_run_begin(&fast);
+        for (unsigned b; (b = hbt_run_peek(&r)) != 0 && (hbt_plain_malloc(b) || hbt_plain_free(b)); ++*plain) {
+            uint64_t seq = 0, size = 0;
+            hbt_run_head(&r);
+            if (hbt_plain_malloc(b))
+                size = hbt_run_malloc(&r, b, &seq);
+            else
+                seq = hbt_run_free(&r);
+            ok &= hbt_next(&ref, &want) == 1 && want.kind == (b & 0x0f) && want.ns == r.ns && want.order == r.order &&
+                  want.size == size && (hbt_plain_malloc(b) ? want.prod == base + seq : want.ref == base + seq);
+        }
+        hbt_run_end(&fast, &r);
+        int got = hbt_next(&fast, &e), wanted = hbt_next(&ref, &want);
+        if (got != 1 || wanted != 1)
+            return ok && got == wanted;
+        ok &= e.kind == want.kind && e.ns == want.ns && e.order == want.order && e.size == want.size && e.prod == want.prod &&
+              e.ref == want.ref;
+    }
+}
+
+/* The fast path on the trace of check_decode, then on one whose runs end inside their chunks (a
+ * calloc among mallocs and frees) and whose sizes and references take two-byte varints. */
+static void check_fast_path(const struct hbt_trace *t)
+{
+    uint64_t plain0 = 0, plain1 = 0;
+    int ok0 = fast_path_agrees(t, 0, &plain0), ok1 = fast_path_agrees(t, 1, &plain1);
+    TCHECK("fast path: runs of plain events read every event as hbt_next does, across chunks", ok0 && ok1);
+    TCHECK("fast path: it takes the plain mallocs and frees (not a chunk's first event)", plain0 > 500 && plain0 < 600 && plain1 == 0);
+}
+
+static void check_fast_path_inside_chunks(void)
+{
+    static struct hbt_event ev[600];
+    unsigned n = 0, made = 0;
+    for (unsigned i = 0; i < 140; i++) /* sizes of 2 bytes, every 7th the same as before (SAMESIZE) */
+        ev[n++] = (struct hbt_event){.kind = HBT_MALLOC, .size = i % 7 ? 300 + i : 299 + i, .ns = i};
+    made = 140;
+    for (unsigned i = 0; i < 130; i++) { /* the oldest first: references of 2 bytes */
+        ev[n++] = (struct hbt_event){.kind = HBT_FREE, .ref_seq = i, .ns = 200 + i};
+        if (i % 5 == 2)
+            ev[n++] = (struct hbt_event){.kind = HBT_CALLOC, .size = 8, .ns = 200 + i}, made++;
+    }
+    struct hbt_trace t;
+    char err[512];
+    uint64_t plain = 0;
+    write_small(ev, n, HBT_VERSION);
+    int ok = hbt_open(path, &t, err, sizeof err) == 0;
+    ok = ok && fast_path_agrees(&t, 0, &plain) && t.threads[0].objects == made;
+    if (t.threads)
+        hbt_close(&t);
+    TCHECK("fast path: runs that end at a calloc inside their chunk, two-byte sizes and references: as hbt_next", ok && plain > 200);
+}
+
 int main(int argc, char **argv)
 {
     if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--write-cycle")) { /* for replay/tests/run: the cyclic trace at argv[2] */
@@ -358,6 +425,7 @@ int main(int argc, char **argv)
     check_decode(&t);
     check_stats(&t);
     check_objring(&t);
+    check_fast_path(&t);
     struct hbt_header h = t.h;
     hbt_close(&t);
     h.orig_wall_ns = 1234567;
@@ -375,6 +443,7 @@ int main(int argc, char **argv)
     rewrite(h);
     TCHECK("the same trace marked incomplete (a crash) opens", !refused(""));
     check_mappings();
+    check_fast_path_inside_chunks();
     write_cycle(HBT_VERSION);
     TCHECK("threads that each free the other's object before it exists: refused, naming the event",
            refused("thread 0's free (its event of order 2) consumes object 1 of thread 1 before the event that makes it"));
