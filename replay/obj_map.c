@@ -42,27 +42,32 @@ int obj_map_init(void)
     return top && regions ? 0 : -1;
 }
 
-/* The slot of addr; with make, installs its leaf when missing. NULL when there is none. */
-static _Atomic uint64_t *slot(uintptr_t addr, int make)
+/* Installs the leaf of top slot t (addr's region), or takes the one another thread installed
+ * first; NULL when there is no memory. Once per 2 MiB region: out of the hot path. */
+static __attribute__((noinline, cold)) leaf_t *leaf_make(_Atomic(leaf_t *) *t, uintptr_t addr)
 {
-    if (!top || (addr & ((1u << GRANULE_BITS) - 1)) || (addr >> 47))
+    leaf_t *fresh = pages(sizeof(leaf_t)), *none = NULL;
+    if (!fresh)
+        return NULL;
+    if (!atomic_compare_exchange_strong(t, &none, fresh)) {
+        munmap(fresh, sizeof(leaf_t) + MAP_PAD);
+        return none;
+    }
+    uint32_t n = atomic_fetch_add(&nregions, 1);
+    if (n < MAX_REGIONS)
+        regions[n] = (uint32_t)(addr >> REGION_BITS);
+    return fresh;
+}
+
+/* The slot of addr; with make, installs its leaf when missing. NULL when there is none. */
+static inline __attribute__((always_inline)) _Atomic uint64_t *slot(uintptr_t addr, int make)
+{
+    if ((addr & ((1u << GRANULE_BITS) - 1)) || (addr >> 47) || !top)
         return NULL;
     _Atomic(leaf_t *) *t = &top[addr >> REGION_BITS];
     leaf_t *leaf = atomic_load_explicit(t, memory_order_acquire);
-    if (!leaf && make) {
-        leaf_t *fresh = pages(sizeof(leaf_t)), *none = NULL;
-        if (!fresh)
-            return NULL;
-        if (atomic_compare_exchange_strong(t, &none, fresh)) {
-            leaf = fresh;
-            uint32_t n = atomic_fetch_add(&nregions, 1);
-            if (n < MAX_REGIONS)
-                regions[n] = (uint32_t)(addr >> REGION_BITS);
-        } else {
-            munmap(fresh, sizeof(leaf_t) + MAP_PAD);
-            leaf = none;
-        }
-    }
+    if (__builtin_expect(!leaf, 0) && make)
+        leaf = leaf_make(t, addr);
     return leaf ? &(*leaf)[(addr & ((1u << REGION_BITS) - 1)) >> GRANULE_BITS] : NULL;
 }
 

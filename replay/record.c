@@ -43,6 +43,10 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define IE __attribute__((tls_model("initial-exec")))
+/* The hot path (every event) is inlined into each malloc-API wrapper; what runs once per chunk,
+ * thread or process stays out of line. */
+#define HOT static inline __attribute__((always_inline))
+#define COLD __attribute__((noinline, cold))
 #define CHUNK_BYTES (64u << 10)
 
 enum { ST_UNUSED, ST_IDLE, ST_BUSY, ST_CLOSED };
@@ -252,7 +256,7 @@ static void open_trace(void)
 }
 
 /* Writes the thread's chunk (the caller holds the thread BUSY or is its only user). */
-static void flush(struct rec_thread *t)
+static COLD void flush(struct rec_thread *t)
 {
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
@@ -272,7 +276,7 @@ static void flush(struct rec_thread *t)
 
 /* ---- threads ---- */
 
-static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq);
+static inline void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq);
 
 /* A thread's start or exit event (the caller holds the thread). */
 static void put_mark(struct rec_thread *t, unsigned kind)
@@ -283,7 +287,7 @@ static void put_mark(struct rec_thread *t, unsigned kind)
     put(t, &e, &seq);
 }
 
-static struct rec_thread *register_thread(void)
+static COLD struct rec_thread *register_thread(void)
 {
     uint32_t idx = atomic_fetch_add(&R.nthreads, 1);
     void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
@@ -323,7 +327,7 @@ static void begin_closing(void)
 }
 
 /* Takes the calling thread's recorder for one event; NULL means "pass through unrecorded". */
-static struct rec_thread *enter(void)
+HOT struct rec_thread *enter(void)
 {
     if (tls_busy || !R.enabled)
         return NULL;
@@ -346,7 +350,7 @@ static struct rec_thread *enter(void)
     return t;
 }
 
-static void leave(struct rec_thread *t)
+HOT void leave(struct rec_thread *t)
 {
     if (atomic_load_explicit(&t->busy, memory_order_relaxed))
         atomic_store_explicit(&t->busy, 0, memory_order_release);
@@ -394,7 +398,7 @@ static void thread_gone(void *arg)
 
 /* ---- events ---- */
 
-static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
+HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
 {
     if (!hbt_chunk_has_room(&t->c))
         flush(t);
@@ -418,7 +422,7 @@ uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
 }
 
 /* The object at p ends here (free or realloc): fills e's reference from the map. */
-static void consume(struct hbt_event *e, void *p)
+HOT void consume(struct hbt_event *e, void *p)
 {
     uint64_t id;
     if (!p) {
@@ -432,7 +436,7 @@ static void consume(struct hbt_event *e, void *p)
 }
 
 /* Records a call that may produce the object p of size n. */
-static void produce(struct rec_thread *t, struct hbt_event *e, void *p)
+HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
 {
     uint64_t seq;
     if (!p)
@@ -442,7 +446,7 @@ static void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq));
 }
 
-static void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
+HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
 {
     struct hbt_event e = {.kind = (uint8_t)kind, .size = n};
     e.align_log = (uint8_t)(align ? __builtin_ctzll(align) : 0);
@@ -452,7 +456,7 @@ static void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size
 
 /* ---- the malloc API ---- */
 
-EXPORT void *malloc(size_t n)
+EXPORT __attribute__((flatten)) void *malloc(size_t n)
 {
     if (__builtin_expect(!real.free, 0)) {
         resolve();
@@ -481,7 +485,7 @@ EXPORT void *calloc(size_t m, size_t n)
     return p;
 }
 
-EXPORT void free(void *p)
+EXPORT __attribute__((flatten)) void free(void *p)
 {
     if (!p || is_boot(p))
         return;

@@ -17,12 +17,15 @@ $(RP_OBJDIR)/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ireplay -Iworkloads/common -c $< -o $@
 
+# The recorder is built with link-time optimisation, so that its hot path (record.c's wrappers, the
+# address map, the chunk writer of trace.c) is inlined across files (docs/measurements/recorder.md).
+RP_LTO     := -flto=auto
 $(RP_OBJDIR)/pic/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Ireplay -c $< -o $@
+	$(CC) $(CFLAGS) $(RP_LTO) -fPIC -fvisibility=hidden -Ireplay -c $< -o $@
 
 $(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map trace)
-	$(CC) $(CFLAGS) -shared -o $@ $^ -lz -ldl -lpthread
+	$(CC) $(CFLAGS) $(RP_LTO) -shared -o $@ $^ -lz -ldl -lpthread
 
 $(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats objring trace) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
