@@ -54,9 +54,9 @@ enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
 
 /* A thread reads the clock at every TIME_EVERY-th of its events and its thread start and exit; the
  * events between carry its last reading (at most TIME_EVERY - 1 events old). A TSC read costs ~13
- * ns of CPU on this project's VM, a third of what the recorder cost per event when it read it
- * at every one (docs/measurements/recorder.md). */
-#define TIME_EVERY 4
+ * ns of CPU on this project's VM, as much as a whole malloc/free of the most malloc-heavy workload;
+ * at every 16th event it costs ~0.8 ns per event (docs/measurements/recorder.md). */
+#define TIME_EVERY 16
 
 struct rec_thread {
     _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes (the slow path) */
@@ -92,9 +92,15 @@ static struct {
     struct hbt_header h;
 } R = {.fd = -1, .hdr_fd = -1};
 
-/* The process's global order of events (hbt_event.order): one fetch-add per event, on a line of
- * its own so that it never shares a cache line with what every event reads. */
+/* The process's global order of events (hbt_event.order), on a line of its own so that it never
+ * shares a cache line with what every event reads. While the process has had one thread, an event
+ * on the fast path takes its number with a plain load and store (a lock'd fetch-add costs ~7 ns
+ * here, half of what a malloc/free pair costs plain); from a second thread's start on, every
+ * event takes it with a fetch-add (order_share). */
 static _Alignas(64) _Atomic uint64_t order_next;
+static _Alignas(64) _Atomic int order_shared; /* 1 once a second thread registered: fetch-add only */
+static _Alignas(64) _Atomic int fast_open; /* enter()'s fast path is open: recording on, membarrier registered, nothing closing */
+static int fast_ok;            /* membarrier's private expedited command is registered */
 static _Alignas(64) struct rec_thread threads[HBT_MAX_THREADS];
 static struct rec_thread lost_thread = {.state = ST_CLOSED};  /* every thread past HBT_MAX_THREADS */
 static __thread struct rec_thread *tls_me IE;
@@ -234,6 +240,7 @@ static void create_trace(void)
     }
     int err = errno;
     R.enabled = 0;
+    atomic_store(&fast_open, 0);
     if (err == ENOENT)
         dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR %s does not exist; create it before the recorded program "
                    "starts (heapbench record does); nothing is recorded\n", R.dir);
@@ -287,9 +294,23 @@ static void put_mark(struct rec_thread *t, unsigned kind)
     put(t, &e, &seq);
 }
 
+/* A second thread starts (its index idx > 0): from now on every thread numbers its events with a
+ * fetch-add. Waits for any thread that may be numbering an event the plain way to finish it. */
+static COLD void order_share(uint32_t idx)
+{
+    atomic_store(&order_shared, 1);
+    if (fast_ok)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    for (uint32_t j = 0; j < idx && j < HBT_MAX_THREADS; j++)
+        while (atomic_load(&threads[j].busy))
+            sched_yield();
+}
+
 static COLD struct rec_thread *register_thread(void)
 {
     uint32_t idx = atomic_fetch_add(&R.nthreads, 1);
+    if (idx > 0 && !atomic_load(&order_shared))
+        order_share(idx);
     void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         atomic_fetch_add(&R.lost_threads, 1);
@@ -304,14 +325,12 @@ static COLD struct rec_thread *register_thread(void)
     return tls_me = t;
 }
 
-/* The fast path of enter() (no atomic read-modify-write per event): on while nothing is closing
- * other threads' buffers and membarrier(2) can order the owner's plain stores against a closer.
- * A closer (exit) sets closing, then membarrier makes every running thread pass a full barrier:
- * an owner that stored busy = 1 before it is seen busy (the closer waits), and one that reads
- * closing after it sees 1 and takes the slow path (the xchg on its state word, which the closer's
- * CAS excludes). */
-static _Alignas(64) _Atomic int closing;
-static int fast_ok;            /* membarrier's private expedited command is registered */
+/* The fast path of enter() (no atomic read-modify-write per event): open (fast_open) while
+ * recording is on, nothing is closing other threads' buffers and membarrier(2) can order the
+ * owner's plain stores against a closer. A closer (exit) closes it, then membarrier makes every
+ * running thread pass a full barrier: an owner that stored busy = 1 before it is seen busy (the
+ * closer waits), and one that reads fast_open after it sees 0 and takes the slow path (the xchg
+ * on its state word, which the closer's CAS excludes). One word read per event, not three. */
 
 static void fast_init(void)
 {
@@ -321,26 +340,39 @@ static void fast_init(void)
 /* From now on every thread takes the slow path, and any thread on the fast path shows busy. */
 static void begin_closing(void)
 {
-    atomic_store(&closing, 1);
+    atomic_store(&fast_open, 0);
     if (fast_ok && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
         fast_ok = 0; /* cannot happen once registered; then wait for busy words as if it had run */
 }
 
 /* Takes the calling thread's recorder for one event; NULL means "pass through unrecorded". */
+static struct rec_thread *enter_slow(struct rec_thread *t);
+
 HOT struct rec_thread *enter(void)
 {
-    if (tls_busy || !R.enabled)
+    if (tls_busy)
         return NULL;
-    tls_busy = 1;
-    struct rec_thread *t = tls_me ? tls_me : register_thread();
-    if (fast_ok && !atomic_load_explicit(&closing, memory_order_relaxed) &&
+    struct rec_thread *t = tls_me;
+    if (__builtin_expect(t && atomic_load_explicit(&fast_open, memory_order_relaxed), 1) &&
         atomic_load_explicit(&t->state, memory_order_relaxed) == ST_IDLE) {
+        tls_busy = 1;
         atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
         atomic_signal_fence(memory_order_seq_cst); /* the store before the load, for the compiler; membarrier does the rest */
-        if (!atomic_load_explicit(&closing, memory_order_relaxed))
+        if (__builtin_expect(atomic_load_explicit(&fast_open, memory_order_relaxed), 1))
             return t;
         atomic_store_explicit(&t->busy, 0, memory_order_release);
+        tls_busy = 0;
     }
+    return enter_slow(t);
+}
+
+/* enter() without the fast path: the thread's first event, no membarrier, or exit closing. */
+static __attribute__((noinline)) struct rec_thread *enter_slow(struct rec_thread *t)
+{
+    if (!R.enabled)
+        return NULL;
+    tls_busy = 1;
+    t = t ? t : register_thread();
     int old = atomic_exchange(&t->state, ST_BUSY);
     if (old != ST_IDLE) {
         atomic_store(&t->state, old);
@@ -398,6 +430,20 @@ static void thread_gone(void *arg)
 
 /* ---- events ---- */
 
+/* The next number of the global order. The plain path runs only on the fast path (t->busy, stored
+ * before this load): order_share's membarrier then guarantees that either this thread reads
+ * order_shared = 1 or the sharer sees it busy and waits for its event to end. */
+HOT uint64_t take_order(struct rec_thread *t)
+{
+    if (__builtin_expect(!atomic_load_explicit(&order_shared, memory_order_relaxed), 1) &&
+        atomic_load_explicit(&t->busy, memory_order_relaxed)) {
+        uint64_t o = atomic_load_explicit(&order_next, memory_order_relaxed);
+        atomic_store_explicit(&order_next, o + 1, memory_order_relaxed);
+        return o;
+    }
+    return atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+}
+
 HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
 {
     if (!hbt_chunk_has_room(&t->c))
@@ -410,7 +456,7 @@ HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
     e->ns = t->last_ns;
     /* after a producing call returned and before a consuming one runs: every event that
      * depends on this one (the consumer of its object) takes a later number */
-    e->order = atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+    e->order = take_order(t);
     *seq = hbt_chunk_put(&t->c, e);
 }
 
@@ -470,7 +516,7 @@ EXPORT __attribute__((flatten)) void *malloc(size_t n)
     return p;
 }
 
-EXPORT void *calloc(size_t m, size_t n)
+EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
 {
     if (__builtin_expect(!real.calloc, 0)) {
         resolve();
@@ -505,7 +551,7 @@ EXPORT __attribute__((flatten)) void free(void *p)
 
 /* realloc and reallocarray: the old object ends, a new one starts; a failed call keeps the
  * old one (unless it asked for 0 bytes: glibc's realloc(p, 0) frees p and returns NULL). */
-static void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
+static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
 {
     size_t total = __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total;
     if (__builtin_expect(!real.free, 0))
@@ -613,11 +659,12 @@ static void atfork_child(void)
     memset(threads, 0, sizeof threads[0] * (n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS));
     atomic_store(&R.nthreads, 0);
     atomic_store(&order_next, 0);
+    atomic_store(&order_shared, 0); /* the child has one thread */
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
     tls_me = NULL;
-    atomic_store(&closing, 0);
     fast_init(); /* the child is a new process for membarrier */
+    atomic_store(&fast_open, fast_ok);
     R.mono0 = mono_ns();
     R.tsc0 = __rdtsc();
     header_start();
@@ -649,6 +696,7 @@ __attribute__((constructor)) static void rec_init(void)
         pthread_atfork(NULL, NULL, atfork_child) == 0) {
         fast_init();
         R.enabled = 1;
+        atomic_store(&fast_open, fast_ok);
     }
     else
         dprintf(2, "hbrecord: cannot set up the recorder (out of memory?); nothing is recorded\n");

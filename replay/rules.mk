@@ -49,6 +49,10 @@ $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c
 $(B)/tests/replay-codec_check: replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objring.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Ireplay -Iscripts -o $@ replay/tests/codec_check.c replay/trace.c replay/trace_stats.c replay/objring.c -lz
 
+# The order check of recorded traces reads them through the codec.
+$(B)/tests/replay-orders: replay/tests/orders.c replay/trace.c $(RP_HDRS) | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -o $@ replay/tests/orders.c replay/trace.c -lz
+
 # The stream benchmark's synthetic trace writer (replay/bench/gentrace.c + the codec).
 $(B)/bench/replay-gentrace: replay/bench/gentrace.c replay/trace.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
