@@ -103,8 +103,12 @@ static _Alignas(64) _Atomic int fast_open; /* enter()'s fast path is open: recor
 static int fast_ok;            /* membarrier's private expedited command is registered */
 static _Alignas(64) struct rec_thread threads[HBT_MAX_THREADS];
 static struct rec_thread lost_thread = {.state = ST_CLOSED};  /* every thread past HBT_MAX_THREADS */
-static __thread struct rec_thread *tls_me IE;
-static __thread int tls_busy IE;
+/* The calling thread's recorder and its "inside the recorder" flag, in one thread-local block (one
+ * address computation per event in a shared library, not two). */
+static __thread struct {
+    struct rec_thread *me;
+    int busy;
+} tls IE;
 
 /* ---- bootstrap: dlsym may call calloc before the real one is known ---- */
 
@@ -314,7 +318,7 @@ static COLD struct rec_thread *register_thread(void)
     void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         atomic_fetch_add(&R.lost_threads, 1);
-        return tls_me = &lost_thread;
+        return tls.me = &lost_thread;
     }
     struct rec_thread *t = &threads[idx];
     t->written_ops = 0;
@@ -322,7 +326,7 @@ static COLD struct rec_thread *register_thread(void)
     put_mark(t, HBT_THREAD_START);
     atomic_store(&t->state, ST_IDLE);
     pthread_setspecific(R.key, t);
-    return tls_me = t;
+    return tls.me = t;
 }
 
 /* The fast path of enter() (no atomic read-modify-write per event): open (fast_open) while
@@ -350,18 +354,18 @@ static struct rec_thread *enter_slow(struct rec_thread *t);
 
 HOT struct rec_thread *enter(void)
 {
-    if (tls_busy)
+    if (tls.busy)
         return NULL;
-    struct rec_thread *t = tls_me;
+    struct rec_thread *t = tls.me;
     if (__builtin_expect(t && atomic_load_explicit(&fast_open, memory_order_relaxed), 1) &&
         atomic_load_explicit(&t->state, memory_order_relaxed) == ST_IDLE) {
-        tls_busy = 1;
+        tls.busy = 1;
         atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
         atomic_signal_fence(memory_order_seq_cst); /* the store before the load, for the compiler; membarrier does the rest */
         if (__builtin_expect(atomic_load_explicit(&fast_open, memory_order_relaxed), 1))
             return t;
         atomic_store_explicit(&t->busy, 0, memory_order_release);
-        tls_busy = 0;
+        tls.busy = 0;
     }
     return enter_slow(t);
 }
@@ -371,12 +375,12 @@ static __attribute__((noinline)) struct rec_thread *enter_slow(struct rec_thread
 {
     if (!R.enabled)
         return NULL;
-    tls_busy = 1;
+    tls.busy = 1;
     t = t ? t : register_thread();
     int old = atomic_exchange(&t->state, ST_BUSY);
     if (old != ST_IDLE) {
         atomic_store(&t->state, old);
-        tls_busy = 0;
+        tls.busy = 0;
         return NULL;
     }
     return t;
@@ -388,7 +392,7 @@ HOT void leave(struct rec_thread *t)
         atomic_store_explicit(&t->busy, 0, memory_order_release);
     else
         atomic_store_explicit(&t->state, ST_IDLE, memory_order_release);
-    tls_busy = 0;
+    tls.busy = 0;
 }
 
 struct rec_thread *rec_enter(void) { return enter(); }
@@ -422,10 +426,10 @@ static void close_thread(struct rec_thread *t, int exiting)
 /* pthread key destructor: a thread that ends writes its last chunk. */
 static void thread_gone(void *arg)
 {
-    int busy = tls_busy;
-    tls_busy = 1;
+    int busy = tls.busy;
+    tls.busy = 1;
     close_thread(arg, 1);
-    tls_busy = busy;
+    tls.busy = busy;
 }
 
 /* ---- events ---- */
@@ -650,7 +654,7 @@ static void atfork_child(void)
 {
     if (!R.enabled)
         return;
-    tls_busy = 1;
+    tls.busy = 1;
     close(R.fd);
     close(R.hdr_fd);
     R.fd = R.hdr_fd = -1;
@@ -662,7 +666,7 @@ static void atfork_child(void)
     atomic_store(&order_shared, 0); /* the child has one thread */
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
-    tls_me = NULL;
+    tls.me = NULL;
     fast_init(); /* the child is a new process for membarrier */
     atomic_store(&fast_open, fast_ok);
     R.mono0 = mono_ns();
@@ -673,17 +677,17 @@ static void atfork_child(void)
         obj_map_each(inherit, t);
         rec_map_inherit(t);
     }
-    tls_busy = 0;
+    tls.busy = 0;
 }
 
 __attribute__((constructor)) static void rec_init(void)
 {
-    tls_busy = 1;
+    tls.busy = 1;
     resolve();
     const char *dir = getenv("HEAPBENCH_RECORD_DIR");
     if (!dir || !*dir || strlen(dir) >= sizeof R.dir) {
         dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR is not set (or too long); nothing is recorded: use heapbench record\n");
-        tls_busy = 0;
+        tls.busy = 0;
         return;
     }
     strcpy(R.dir, dir);
@@ -700,7 +704,7 @@ __attribute__((constructor)) static void rec_init(void)
     }
     else
         dprintf(2, "hbrecord: cannot set up the recorder (out of memory?); nothing is recorded\n");
-    tls_busy = 0;
+    tls.busy = 0;
 }
 
 /* A normal exit: every thread's last chunk, then the header's totals (complete = 1). */
@@ -708,7 +712,7 @@ __attribute__((destructor)) static void rec_fini(void)
 {
     if (!R.enabled)
         return;
-    tls_busy = 1;
+    tls.busy = 1;
     begin_closing();
     uint32_t n = atomic_load(&R.nthreads);
     n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;
