@@ -6,9 +6,11 @@
  * Always holds:
  *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
  *     (one O_APPEND write(2) per chunk); the only shared writes are the address map's CAS, the
- *     global order's fetch-add and a plain store to the thread's own busy word, which exit reads
- *     after a membarrier(2) to flush a running thread safely (without membarrier, one xchg on the
- *     thread's state word per event, as before: see enter());
+ *     global order's counter (a plain load and store while the process has had one thread, a
+ *     fetch-add from a second thread's start on: take_order) and a plain store to the thread's
+ *     own busy word, which exit and a second thread's start read after a membarrier(2) (without
+ *     membarrier, one xchg on the thread's state word per event, as before: see enter());
+ *   - every event of a process takes one number of its global order, none twice;
  *   - nothing here allocates through malloc: buffers and the address map come from mmap, the
  *     real functions from dlsym(RTLD_NEXT), and dlsym's own calloc is served from a static
  *     bootstrap arena; calls made while the recorder runs its own code pass straight through;
