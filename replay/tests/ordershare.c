@@ -4,7 +4,8 @@
  * thread's start on (record.c, order_share); a number taken twice or skipped at that switch would
  * show as a trace whose orders are not exactly 0..N-1.
  * usage: replay-ordershare N. The main thread frees and mallocs blocks in a loop of N rounds; a
- * second thread, started once the loop runs, makes and frees N blocks of its own; then both end.
+ * second thread, started once the loop runs, makes and frees N blocks of 8 bytes of its own; then
+ * both end.
  * Always holds: prints "expect min_events=E", the malloc-API calls of its two loops (the process
  * makes a few more: stdio's buffer, the thread's start); nothing else depends on N. */
 #include <pthread.h>
@@ -12,15 +13,19 @@
 #include <stdlib.h>
 
 static long n;
-static void *volatile sink;
 
+/* 8-byte blocks, 64 alive at once: an allocator with an 8-byte class (jemalloc) puts neighbours 8
+ * bytes apart, which the recorder's address map must tell apart (obj_map.c). */
 static void *second(void *arg)
 {
     (void)arg;
+    void *win[64] = {0};
     for (long i = 0; i < n; i++) {
-        sink = malloc(48);
-        free(sink);
+        free(win[i % 64]);
+        win[i % 64] = malloc(8);
     }
+    for (int k = 0; k < 64; k++)
+        free(win[k]);
     return NULL;
 }
 
