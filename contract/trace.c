@@ -74,7 +74,7 @@ static uint64_t get_le(const uint8_t *p, int bytes)
     return v;
 }
 
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
+static uint8_t *put_varint_long(uint8_t *p, uint64_t v)
 {
     while (v >= 0x80) {
         *p++ = (uint8_t)(v | 0x80);
@@ -82,6 +82,17 @@ static uint8_t *put_varint(uint8_t *p, uint64_t v)
     }
     *p++ = (uint8_t)v;
     return p;
+}
+
+/* The writer's varints are mostly one byte (a time or order gap of 0, a recent object): that
+ * case is one compare and one store, inline. */
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+    if (__builtin_expect(v < 0x80, 1)) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+    return put_varint_long(p, v);
 }
 
 /* ---- writer ---- */
@@ -98,42 +109,58 @@ void hbt_chunk_init(struct hbt_chunk *c, uint8_t *buf, size_t cap, uint16_t thre
 
 int hbt_chunk_has_room(const struct hbt_chunk *c) { return c->cap - c->len >= HBT_EVENT_MAX; }
 
+/* What the writer needs of a kind, one table lookup per event (the recorder's hot path). */
+enum { W_ALIGNED = 1, W_SIZED = 2, W_REF = 4 };
+static const uint8_t kind_writes[16] = {
+    [HBT_MALLOC] = W_SIZED, [HBT_CALLOC] = W_SIZED, [HBT_REALLOC] = W_SIZED | W_REF, [HBT_FREE] = W_REF,
+    [HBT_POSIX_MEMALIGN] = W_SIZED | W_ALIGNED, [HBT_ALIGNED_ALLOC] = W_SIZED | W_ALIGNED,
+    [HBT_MEMALIGN] = W_SIZED | W_ALIGNED, [HBT_VALLOC] = W_SIZED, [HBT_PVALLOC] = W_SIZED,
+    [HBT_REALLOCARRAY] = W_SIZED | W_REF, [HBT_MMAP] = W_SIZED, [HBT_MUNMAP] = W_REF,
+};
+
 uint64_t hbt_chunk_put(struct hbt_chunk *c, const struct hbt_event *e)
 {
     uint8_t *p = c->buf + c->len, *first = p++;
-    unsigned flags = e->flags & (HBT_F_NOREF | HBT_F_FAILED);
-    if (c->nops == 0)
-        c->base_ns = c->last_ns = e->ns;
-    p = put_varint(p, e->ns > c->last_ns ? e->ns - c->last_ns : 0);
-    if (e->ns > c->last_ns)
-        c->last_ns = e->ns;
-    /* the global order: absolute for a chunk's first event, else the gap to the previous one less 1 */
-    if (c->version >= 3) {
-        p = put_varint(p, c->nops == 0 ? e->order : e->order > c->last_order ? e->order - c->last_order - 1 : 0);
-        c->last_order = c->nops == 0 || e->order > c->last_order ? e->order : c->last_order + 1;
+    unsigned flags = e->flags & (HBT_F_NOREF | HBT_F_FAILED), w = kind_writes[e->kind & 15];
+    uint64_t ns = e->ns, order = e->order;
+    if (__builtin_expect(c->nops == 0, 0)) {
+        c->base_ns = c->last_ns = ns;
+        c->last_order = order;
+        *p++ = 0;
+        if (c->version >= 3)
+            p = put_varint(p, order); /* a chunk's first order is absolute */
+    } else {
+        p = put_varint(p, ns > c->last_ns ? ns - c->last_ns : 0);
+        c->last_ns = ns > c->last_ns ? ns : c->last_ns;
+        /* the global order: the gap to the previous event less 1 */
+        if (c->version >= 3) {
+            uint64_t last = c->last_order;
+            p = put_varint(p, order > last ? order - last - 1 : 0);
+            c->last_order = order > last ? order : last + 1;
+        }
     }
-    if (kind_is_aligned(e->kind))
+    if (w & W_ALIGNED)
         *p++ = e->align_log;
-    if (kind_sized(e->kind)) {
+    if (w & W_SIZED) {
         if (e->size == c->last_size)
             flags |= HBT_F_SAMESIZE;
         else
             p = put_varint(p, e->size);
         c->last_size = e->size;
     }
-    if (kind_takes_ref(e->kind) && !(flags & HBT_F_NOREF)) {
-        if (e->ref_thread != c->thread) {
+    if ((w & W_REF) && !(flags & HBT_F_NOREF)) {
+        if (__builtin_expect(e->ref_thread == c->thread, 1)) {
+            p = put_varint(p, c->seq - 1 - e->ref_seq);
+        } else {
             flags |= HBT_F_XREF;
             p = put_varint(put_varint(p, e->ref_thread), e->ref_seq);
-        } else {
-            p = put_varint(p, c->seq - 1 - e->ref_seq);
         }
     }
     *first = (uint8_t)(e->kind | flags);
     c->len = (size_t)(p - c->buf);
     c->nops++;
     c->op++;
-    if (!kind_sized(e->kind) || (flags & HBT_F_FAILED))
+    if (!(w & W_SIZED) || (flags & HBT_F_FAILED))
         return HBT_NONE;
     c->nprod++;
     return c->seq++;

@@ -1,8 +1,9 @@
 /* obj_map.h - the recorder's address -> object map: which recorded object lives at an address.
  * Always holds: a two-level radix over the address space (a top array of 2 MiB regions, one
- * lazily mapped leaf of 8-byte slots per region, one slot per 8-byte granule), all from mmap
- * with MAP_NORESERVE, so only the slots of addresses in use cost memory (at most one leaf
- * page per 4 KiB of heap); no lock and no probing: an address is put by the thread that got it
+ * lazily mapped leaf of 8-byte slots per region, one slot per 8-byte granule, the 16-byte
+ * aligned ones in the leaf's first half), all from mmap with MAP_NORESERVE, so only the slots
+ * of addresses in use cost memory (at most one leaf page per 4 KiB of heap, one per 8 KiB under
+ * an allocator whose blocks are 16-byte aligned); no lock and no probing: an address is put by the thread that got it
  * from malloc and taken by the one that frees it, which the program itself orders; a leaf is
  * installed with one CAS. */
 #ifndef HEAPBENCH_OBJ_MAP_H

@@ -6,9 +6,11 @@
  * Always holds:
  *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
  *     (one O_APPEND write(2) per chunk); the only shared writes are the address map's CAS, the
- *     global order's fetch-add and a plain store to the thread's own busy word, which exit reads
- *     after a membarrier(2) to flush a running thread safely (without membarrier, one xchg on the
- *     thread's state word per event, as before: see enter());
+ *     global order's counter (a plain load and store while the process has had one thread, a
+ *     fetch-add from a second thread's start on: take_order) and a plain store to the thread's
+ *     own busy word, which exit and a second thread's start read after a membarrier(2) (without
+ *     membarrier, one xchg on the thread's state word per event, as before: see enter());
+ *   - every event of a process takes one number of its global order, none twice;
  *   - nothing here allocates through malloc: buffers and the address map come from mmap, the
  *     real functions from dlsym(RTLD_NEXT), and dlsym's own calloc is served from a static
  *     bootstrap arena; calls made while the recorder runs its own code pass straight through;
@@ -43,6 +45,10 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define IE __attribute__((tls_model("initial-exec")))
+/* The hot path (every event) is inlined into each malloc-API wrapper; what runs once per chunk,
+ * thread or process stays out of line. */
+#define HOT static inline __attribute__((always_inline))
+#define COLD __attribute__((noinline, cold))
 #define CHUNK_BYTES (64u << 10)
 
 enum { ST_UNUSED, ST_IDLE, ST_BUSY, ST_CLOSED };
@@ -50,9 +56,9 @@ enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
 
 /* A thread reads the clock at every TIME_EVERY-th of its events and its thread start and exit; the
  * events between carry its last reading (at most TIME_EVERY - 1 events old). A TSC read costs ~13
- * ns of CPU on this project's VM, a third of what the recorder cost per event when it read it
- * at every one (docs/measurements/recorder.md). */
-#define TIME_EVERY 4
+ * ns of CPU on this project's VM, as much as a whole malloc/free of the most malloc-heavy workload;
+ * at every 16th event it costs ~0.8 ns per event (docs/measurements/recorder.md). */
+#define TIME_EVERY 16
 
 struct rec_thread {
     _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes (the slow path) */
@@ -88,13 +94,23 @@ static struct {
     struct hbt_header h;
 } R = {.fd = -1, .hdr_fd = -1};
 
-/* The process's global order of events (hbt_event.order): one fetch-add per event, on a line of
- * its own so that it never shares a cache line with what every event reads. */
+/* The process's global order of events (hbt_event.order), on a line of its own so that it never
+ * shares a cache line with what every event reads. While the process has had one thread, an event
+ * on the fast path takes its number with a plain load and store (a lock'd fetch-add costs ~7 ns
+ * here, half of what a malloc/free pair costs plain); from a second thread's start on, every
+ * event takes it with a fetch-add (order_share). */
 static _Alignas(64) _Atomic uint64_t order_next;
+static _Alignas(64) _Atomic int order_shared; /* 1 once a second thread registered: fetch-add only */
+static _Alignas(64) _Atomic int fast_open; /* enter()'s fast path is open: recording on, membarrier registered, nothing closing */
+static int fast_ok;            /* membarrier's private expedited command is registered */
 static _Alignas(64) struct rec_thread threads[HBT_MAX_THREADS];
 static struct rec_thread lost_thread = {.state = ST_CLOSED};  /* every thread past HBT_MAX_THREADS */
-static __thread struct rec_thread *tls_me IE;
-static __thread int tls_busy IE;
+/* The calling thread's recorder and its "inside the recorder" flag, in one thread-local block (one
+ * address computation per event in a shared library, not two). */
+static __thread struct {
+    struct rec_thread *me;
+    int busy;
+} tls IE;
 
 /* ---- bootstrap: dlsym may call calloc before the real one is known ---- */
 
@@ -230,6 +246,7 @@ static void create_trace(void)
     }
     int err = errno;
     R.enabled = 0;
+    atomic_store(&fast_open, 0);
     if (err == ENOENT)
         dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR %s does not exist; create it before the recorded program "
                    "starts (heapbench record does); nothing is recorded\n", R.dir);
@@ -252,7 +269,7 @@ static void open_trace(void)
 }
 
 /* Writes the thread's chunk (the caller holds the thread BUSY or is its only user). */
-static void flush(struct rec_thread *t)
+static COLD void flush(struct rec_thread *t)
 {
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
@@ -272,7 +289,7 @@ static void flush(struct rec_thread *t)
 
 /* ---- threads ---- */
 
-static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq);
+static inline void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq);
 
 /* A thread's start or exit event (the caller holds the thread). */
 static void put_mark(struct rec_thread *t, unsigned kind)
@@ -283,13 +300,27 @@ static void put_mark(struct rec_thread *t, unsigned kind)
     put(t, &e, &seq);
 }
 
-static struct rec_thread *register_thread(void)
+/* A second thread starts (its index idx > 0): from now on every thread numbers its events with a
+ * fetch-add. Waits for any thread that may be numbering an event the plain way to finish it. */
+static COLD void order_share(uint32_t idx)
+{
+    atomic_store(&order_shared, 1);
+    if (fast_ok)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    for (uint32_t j = 0; j < idx && j < HBT_MAX_THREADS; j++)
+        while (atomic_load(&threads[j].busy))
+            sched_yield();
+}
+
+static COLD struct rec_thread *register_thread(void)
 {
     uint32_t idx = atomic_fetch_add(&R.nthreads, 1);
+    if (idx > 0 && !atomic_load(&order_shared))
+        order_share(idx);
     void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         atomic_fetch_add(&R.lost_threads, 1);
-        return tls_me = &lost_thread;
+        return tls.me = &lost_thread;
     }
     struct rec_thread *t = &threads[idx];
     t->written_ops = 0;
@@ -297,17 +328,15 @@ static struct rec_thread *register_thread(void)
     put_mark(t, HBT_THREAD_START);
     atomic_store(&t->state, ST_IDLE);
     pthread_setspecific(R.key, t);
-    return tls_me = t;
+    return tls.me = t;
 }
 
-/* The fast path of enter() (no atomic read-modify-write per event): on while nothing is closing
- * other threads' buffers and membarrier(2) can order the owner's plain stores against a closer.
- * A closer (exit) sets closing, then membarrier makes every running thread pass a full barrier:
- * an owner that stored busy = 1 before it is seen busy (the closer waits), and one that reads
- * closing after it sees 1 and takes the slow path (the xchg on its state word, which the closer's
- * CAS excludes). */
-static _Alignas(64) _Atomic int closing;
-static int fast_ok;            /* membarrier's private expedited command is registered */
+/* The fast path of enter() (no atomic read-modify-write per event): open (fast_open) while
+ * recording is on, nothing is closing other threads' buffers and membarrier(2) can order the
+ * owner's plain stores against a closer. A closer (exit) closes it, then membarrier makes every
+ * running thread pass a full barrier: an owner that stored busy = 1 before it is seen busy (the
+ * closer waits), and one that reads fast_open after it sees 0 and takes the slow path (the xchg
+ * on its state word, which the closer's CAS excludes). One word read per event, not three. */
 
 static void fast_init(void)
 {
@@ -317,42 +346,55 @@ static void fast_init(void)
 /* From now on every thread takes the slow path, and any thread on the fast path shows busy. */
 static void begin_closing(void)
 {
-    atomic_store(&closing, 1);
+    atomic_store(&fast_open, 0);
     if (fast_ok && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
         fast_ok = 0; /* cannot happen once registered; then wait for busy words as if it had run */
 }
 
 /* Takes the calling thread's recorder for one event; NULL means "pass through unrecorded". */
-static struct rec_thread *enter(void)
+static struct rec_thread *enter_slow(struct rec_thread *t);
+
+HOT struct rec_thread *enter(void)
 {
-    if (tls_busy || !R.enabled)
+    if (tls.busy)
         return NULL;
-    tls_busy = 1;
-    struct rec_thread *t = tls_me ? tls_me : register_thread();
-    if (fast_ok && !atomic_load_explicit(&closing, memory_order_relaxed) &&
+    struct rec_thread *t = tls.me;
+    if (__builtin_expect(t && atomic_load_explicit(&fast_open, memory_order_relaxed), 1) &&
         atomic_load_explicit(&t->state, memory_order_relaxed) == ST_IDLE) {
+        tls.busy = 1;
         atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
         atomic_signal_fence(memory_order_seq_cst); /* the store before the load, for the compiler; membarrier does the rest */
-        if (!atomic_load_explicit(&closing, memory_order_relaxed))
+        if (__builtin_expect(atomic_load_explicit(&fast_open, memory_order_relaxed), 1))
             return t;
         atomic_store_explicit(&t->busy, 0, memory_order_release);
+        tls.busy = 0;
     }
+    return enter_slow(t);
+}
+
+/* enter() without the fast path: the thread's first event, no membarrier, or exit closing. */
+static __attribute__((noinline)) struct rec_thread *enter_slow(struct rec_thread *t)
+{
+    if (!R.enabled)
+        return NULL;
+    tls.busy = 1;
+    t = t ? t : register_thread();
     int old = atomic_exchange(&t->state, ST_BUSY);
     if (old != ST_IDLE) {
         atomic_store(&t->state, old);
-        tls_busy = 0;
+        tls.busy = 0;
         return NULL;
     }
     return t;
 }
 
-static void leave(struct rec_thread *t)
+HOT void leave(struct rec_thread *t)
 {
     if (atomic_load_explicit(&t->busy, memory_order_relaxed))
         atomic_store_explicit(&t->busy, 0, memory_order_release);
     else
         atomic_store_explicit(&t->state, ST_IDLE, memory_order_release);
-    tls_busy = 0;
+    tls.busy = 0;
 }
 
 struct rec_thread *rec_enter(void) { return enter(); }
@@ -386,15 +428,29 @@ static void close_thread(struct rec_thread *t, int exiting)
 /* pthread key destructor: a thread that ends writes its last chunk. */
 static void thread_gone(void *arg)
 {
-    int busy = tls_busy;
-    tls_busy = 1;
+    int busy = tls.busy;
+    tls.busy = 1;
     close_thread(arg, 1);
-    tls_busy = busy;
+    tls.busy = busy;
 }
 
 /* ---- events ---- */
 
-static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
+/* The next number of the global order. The plain path runs only on the fast path (t->busy, stored
+ * before this load): order_share's membarrier then guarantees that either this thread reads
+ * order_shared = 1 or the sharer sees it busy and waits for its event to end. */
+HOT uint64_t take_order(struct rec_thread *t)
+{
+    if (__builtin_expect(!atomic_load_explicit(&order_shared, memory_order_relaxed), 1) &&
+        atomic_load_explicit(&t->busy, memory_order_relaxed)) {
+        uint64_t o = atomic_load_explicit(&order_next, memory_order_relaxed);
+        atomic_store_explicit(&order_next, o + 1, memory_order_relaxed);
+        return o;
+    }
+    return atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+}
+
+HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
 {
     if (!hbt_chunk_has_room(&t->c))
         flush(t);
@@ -406,7 +462,7 @@ static void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
     e->ns = t->last_ns;
     /* after a producing call returned and before a consuming one runs: every event that
      * depends on this one (the consumer of its object) takes a later number */
-    e->order = atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+    e->order = take_order(t);
     *seq = hbt_chunk_put(&t->c, e);
 }
 
@@ -418,7 +474,7 @@ uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
 }
 
 /* The object at p ends here (free or realloc): fills e's reference from the map. */
-static void consume(struct hbt_event *e, void *p)
+HOT void consume(struct hbt_event *e, void *p)
 {
     uint64_t id;
     if (!p) {
@@ -432,7 +488,7 @@ static void consume(struct hbt_event *e, void *p)
 }
 
 /* Records a call that may produce the object p of size n. */
-static void produce(struct rec_thread *t, struct hbt_event *e, void *p)
+HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
 {
     uint64_t seq;
     if (!p)
@@ -442,7 +498,7 @@ static void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq));
 }
 
-static void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
+HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
 {
     struct hbt_event e = {.kind = (uint8_t)kind, .size = n};
     e.align_log = (uint8_t)(align ? __builtin_ctzll(align) : 0);
@@ -452,7 +508,7 @@ static void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size
 
 /* ---- the malloc API ---- */
 
-EXPORT void *malloc(size_t n)
+EXPORT __attribute__((flatten)) void *malloc(size_t n)
 {
     if (__builtin_expect(!real.free, 0)) {
         resolve();
@@ -466,7 +522,7 @@ EXPORT void *malloc(size_t n)
     return p;
 }
 
-EXPORT void *calloc(size_t m, size_t n)
+EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
 {
     if (__builtin_expect(!real.calloc, 0)) {
         resolve();
@@ -481,7 +537,7 @@ EXPORT void *calloc(size_t m, size_t n)
     return p;
 }
 
-EXPORT void free(void *p)
+EXPORT __attribute__((flatten)) void free(void *p)
 {
     if (!p || is_boot(p))
         return;
@@ -501,7 +557,7 @@ EXPORT void free(void *p)
 
 /* realloc and reallocarray: the old object ends, a new one starts; a failed call keeps the
  * old one (unless it asked for 0 bytes: glibc's realloc(p, 0) frees p and returns NULL). */
-static void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
+static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
 {
     size_t total = __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total;
     if (__builtin_expect(!real.free, 0))
@@ -600,7 +656,7 @@ static void atfork_child(void)
 {
     if (!R.enabled)
         return;
-    tls_busy = 1;
+    tls.busy = 1;
     close(R.fd);
     close(R.hdr_fd);
     R.fd = R.hdr_fd = -1;
@@ -609,11 +665,12 @@ static void atfork_child(void)
     memset(threads, 0, sizeof threads[0] * (n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS));
     atomic_store(&R.nthreads, 0);
     atomic_store(&order_next, 0);
+    atomic_store(&order_shared, 0); /* the child has one thread */
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
-    tls_me = NULL;
-    atomic_store(&closing, 0);
+    tls.me = NULL;
     fast_init(); /* the child is a new process for membarrier */
+    atomic_store(&fast_open, fast_ok);
     R.mono0 = mono_ns();
     R.tsc0 = __rdtsc();
     header_start();
@@ -622,17 +679,17 @@ static void atfork_child(void)
         obj_map_each(inherit, t);
         rec_map_inherit(t);
     }
-    tls_busy = 0;
+    tls.busy = 0;
 }
 
 __attribute__((constructor)) static void rec_init(void)
 {
-    tls_busy = 1;
+    tls.busy = 1;
     resolve();
     const char *dir = getenv("HEAPBENCH_RECORD_DIR");
     if (!dir || !*dir || strlen(dir) >= sizeof R.dir) {
         dprintf(2, "hbrecord: HEAPBENCH_RECORD_DIR is not set (or too long); nothing is recorded: use heapbench record\n");
-        tls_busy = 0;
+        tls.busy = 0;
         return;
     }
     strcpy(R.dir, dir);
@@ -645,10 +702,11 @@ __attribute__((constructor)) static void rec_init(void)
         pthread_atfork(NULL, NULL, atfork_child) == 0) {
         fast_init();
         R.enabled = 1;
+        atomic_store(&fast_open, fast_ok);
     }
     else
         dprintf(2, "hbrecord: cannot set up the recorder (out of memory?); nothing is recorded\n");
-    tls_busy = 0;
+    tls.busy = 0;
 }
 
 /* A normal exit: every thread's last chunk, then the header's totals (complete = 1). */
@@ -656,7 +714,7 @@ __attribute__((destructor)) static void rec_fini(void)
 {
     if (!R.enabled)
         return;
-    tls_busy = 1;
+    tls.busy = 1;
     begin_closing();
     uint32_t n = atomic_load(&R.nthreads);
     n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;

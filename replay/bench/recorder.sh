@@ -71,7 +71,7 @@ for w in "${WL[@]}"; do
         "$(awk -v e="$events" -v c="$(col 1)" 'BEGIN { print (c > 0 ? e / c / 1e6 : 0) }')" "$(col 2)" \
         "$(ratios | bp_median)" "$(ratios | sort -g | head -n 1)" "$(ratios | sort -g | tail -n 1)" \
         "$(awk -v e="$events" -v p="$(col 1)" -v r="$(col 2)" 'BEGIN { print (r - p) / e * 1e9 }')" "$ig" \
-        "$([ -n "${BEFORE:-}" ] && echo "$before" || echo -)" >>"$TMP/table"
+        "$([ -n "${BEFORE:-}" ] && printf "%.2f" "$before" || echo -)" >>"$TMP/table"
 done
 echo "| workload | events | plain CPU s | calls / CPU us | recorded CPU s | CPU ratio, median (min-max) | recorder CPU ns / event | callgrind: plain, recorded instructions, ratio, recorder instructions / event | BEFORE's CPU ratio, median |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
