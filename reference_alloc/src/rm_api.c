@@ -12,6 +12,12 @@
 #include <errno.h>
 #include <string.h>
 
+/* free() needs no errno saving around it (interpose.h): refmalloc's only system calls are
+ * rm_os.c's, and each of them restores errno. glibc's __libc_free saves and restores errno
+ * around all of its work, which inside libc is one thread-pointer load and store; out here each
+ * errno access is a call to __errno_location, so the saving stays on the paths that need it. */
+const char ip_backend_free_keeps_errno;
+
 /* Allocates nb bytes (aligned to align when align != 0) from the thread's arena, retrying in
  * the main arena when a thread arena is exhausted. NULL (errno ENOMEM) on failure. */
 static void *rm_from_arena(size_t align, size_t nb)
