@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 
 /* free() needs no errno saving around it (interpose.h): refmalloc's only system calls are
  * rm_os.c's, and each of them restores errno. glibc's __libc_free saves and restores errno
@@ -37,7 +38,19 @@ static void *rm_from_arena(size_t align, size_t nb)
     }
 }
 
-/* malloc: tcache, else the arena; fills with the perturb byte when asked. */
+/* glibc's SINGLE_THREAD_P path of __libc_malloc: while the process has only ever had one
+ * thread and that thread uses the main arena, malloc goes straight to the main arena's
+ * _int_malloc, without a lock or the arena choice and retry of rm_from_arena. */
+static void *rm_from_main_single(size_t nb)
+{
+    void *p = rm_int_malloc(&rm_main_arena, nb);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+/* malloc: tcache, else the arena (the main one directly while single-threaded); fills with the
+ * perturb byte when asked. */
 void *ip_backend_malloc(size_t n)
 {
     rm_ensure_init();
@@ -45,7 +58,10 @@ void *ip_backend_malloc(size_t n)
     void *p = rm_tcache_take(nb);
     if (p)
         return p;
-    p = rm_from_arena(0, nb);
+    if (__libc_single_threaded && rm_thread_arena == &rm_main_arena)
+        p = rm_from_main_single(nb);
+    else
+        p = rm_from_arena(0, nb);
     if (p && rm_mp.perturb)
         memset(p, (int)(rm_mp.perturb ^ 0xff), n);
     return p;

@@ -66,8 +66,10 @@ void rm_tcache_thread_start(void)
         pthread_setspecific(rm_tc_exit_key, (void *)1);
 }
 
-/* Allocates this thread's cache from its arena; NULL when tcache is off or memory is short. */
-static rm_tcache *rm_tcache_create(void)
+/* Allocates this thread's cache from its arena; NULL when tcache is off or memory is short.
+ * Out of line, as the double-free scan below: rm_tcache_keep's common path then needs no
+ * saved registers. */
+static __attribute__((noinline, cold)) rm_tcache *rm_tcache_create(void)
 {
     if (rm_tc_state != 0 || rm_mp.tcache_count == 0 || rm_mp.tcache_bins == 0 || !rm_tc_key_ok)
         return NULL;
@@ -114,7 +116,7 @@ size_t rm_tcache_room(size_t nb)
 }
 
 /* e carries the key: aborts if it is really in bin i already (a double free). */
-static void rm_tcache_double_free_scan(rm_tcache *tc, size_t i, rm_tentry *e)
+static __attribute__((noinline, cold)) void rm_tcache_double_free_scan(rm_tcache *tc, size_t i, rm_tentry *e)
 {
     size_t n = 0;
     for (rm_tentry *t = tc->entries[i]; t; t = t->next, n++) {
