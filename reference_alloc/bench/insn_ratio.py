@@ -8,9 +8,9 @@ workloads/LIST at its quick size with at most --max-threads threads (default 8).
 Markdown table.
 
 Usage: reference_alloc/bench/insn-ratio [--iters N] [--benchtests] [--list] [--max-threads N]
-       [--only NAME,...]
+       [--only NAME,...]   (env RM_LIB: the refmalloc library to preload instead of build/lib's)
 Always holds: each case runs the same binary and arguments twice, without and with
-LD_PRELOAD=build/lib/librefmalloc.so; a preloaded run that did not load refmalloc (no
+LD_PRELOAD=build/lib/librefmalloc.so (or RM_LIB); a preloaded run that did not load refmalloc (no
 REFMALLOC_REPORT line on stderr) or any run that fails stops the script with exit 1 (no silent
 substitution); the ratio is refmalloc's whole-process instructions over glibc's. The project
 must be built (make). Nothing of glibc is kept: the benchtests are extracted into a temporary
@@ -27,7 +27,8 @@ sys.path.insert(0, os.path.join(ROOT, "workloads"))
 from heapbench import worklist  # noqa: E402
 from list_time import cells  # noqa: E402  (the runner's cells, as workloads/list-time runs them)
 
-LIB = os.path.join(ROOT, "build", "lib", "librefmalloc.so")
+# RM_LIB=PATH measures another build of refmalloc (an older commit's, for a "before" column).
+LIB = os.environ.get("RM_LIB") or os.path.join(ROOT, "build", "lib", "librefmalloc.so")
 
 
 def instructions(argv, tmp, preload):

@@ -45,7 +45,7 @@ void *rm_mmap_alloc(size_t nb)
 }
 
 /* Unmaps mapped chunk c, raising the dynamic thresholds as glibc does. */
-void rm_mmap_free(rm_chunk *c)
+__attribute__((noinline)) void rm_mmap_free(rm_chunk *c)
 {
     size_t offset = c->prev_size, size = rm_csize(c);
     size_t page = rm_os_pagesize();
