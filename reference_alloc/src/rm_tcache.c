@@ -150,7 +150,9 @@ static __attribute__((noinline, cold)) int rm_tcache_keep_rare(rm_tcache *tc, si
 }
 
 /* Caches in-use chunk c (already sanity-checked) for this thread; returns 1 if it was taken.
- * The tcache part of glibc's _int_free: size class, double-free key, room in the bin. */
+ * The tcache part of glibc's _int_free: size class, double-free key, room in the bin. Always
+ * inlined (-flto does it across files) into free and rm_stash, as glibc's tcache_put sits
+ * inside _int_free. */
 __attribute__((always_inline)) inline int rm_tcache_keep(rm_chunk *c)
 {
     size_t i = rm_tcache_index(rm_csize(c));
