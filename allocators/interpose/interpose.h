@@ -14,7 +14,7 @@
  *   - ip_backend_realloc sees p != NULL and n != 0;
  *   - ip_backend_memalign sees a power-of-two alignment greater than 16;
  *   - errno is preserved across free() (saved and restored around ip_backend_free, unless the
- *     backend defines ip_backend_free_keeps_errno: its free makes no call that sets errno).
+ *     backend defines ip_backend_free_keeps_errno: its free leaves errno as it found it).
  * A backend must set errno = ENOMEM when it returns NULL.
  */
 #ifndef HEAPBENCH_INTERPOSE_H
@@ -41,7 +41,8 @@ struct mallinfo2 ip_backend_mallinfo2(void);      /* default: all zero */
 void ip_backend_stats(void);                      /* default: prints nothing */
 int ip_backend_info(int options, FILE *fp);       /* default: an empty <malloc/> document */
 int ip_backend_mallopt(int param, int value);     /* default: 0 (not supported) */
-/* Optional marker, defined (any value) by a backend whose free never sets errno; without it,
+/* Optional marker, defined (any value) by a backend whose free never changes errno (it makes
+ * no call that sets errno, or restores errno after each such call); without it,
  * free() saves and restores errno around ip_backend_free. A weak reference: its address is 0
  * when no backend defines it, decided when the library is linked. */
 extern const char ip_backend_free_keeps_errno __attribute__((weak, visibility("hidden")));

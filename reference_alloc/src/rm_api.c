@@ -11,6 +11,13 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/single_threaded.h>
+
+/* free() needs no errno saving around it (interpose.h): refmalloc's only system calls are
+ * rm_os.c's, and each of them restores errno. glibc's __libc_free saves and restores errno
+ * around all of its work, which inside libc is one thread-pointer load and store; out here each
+ * errno access is a call to __errno_location, so the saving stays on the paths that need it. */
+const char ip_backend_free_keeps_errno;
 
 /* Allocates nb bytes (aligned to align when align != 0) from the thread's arena, retrying in
  * the main arena when a thread arena is exhausted. NULL (errno ENOMEM) on failure. */
@@ -31,7 +38,19 @@ static void *rm_from_arena(size_t align, size_t nb)
     }
 }
 
-/* malloc: tcache, else the arena; fills with the perturb byte when asked. */
+/* glibc's SINGLE_THREAD_P path of __libc_malloc: while the process has only ever had one
+ * thread and that thread uses the main arena, malloc goes straight to the main arena's
+ * _int_malloc, without a lock or the arena choice and retry of rm_from_arena. */
+static void *rm_from_main_single(size_t nb)
+{
+    void *p = rm_int_malloc(&rm_main_arena, nb);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+/* malloc: tcache, else the arena (the main one directly while single-threaded); fills with the
+ * perturb byte when asked. */
 void *ip_backend_malloc(size_t n)
 {
     rm_ensure_init();
@@ -39,7 +58,10 @@ void *ip_backend_malloc(size_t n)
     void *p = rm_tcache_take(nb);
     if (p)
         return p;
-    p = rm_from_arena(0, nb);
+    if (__libc_single_threaded && rm_thread_arena == &rm_main_arena)
+        p = rm_from_main_single(nb);
+    else
+        p = rm_from_arena(0, nb);
     if (p && rm_mp.perturb)
         memset(p, (int)(rm_mp.perturb ^ 0xff), n);
     return p;
@@ -58,7 +80,18 @@ void *ip_backend_calloc(size_t total)
     return p;
 }
 
-/* free: mapped chunks are unmapped; others go to the tcache or back to their own arena. */
+/* Gives in-use chunk c back to its own arena, under the arena's lock. Out of line: free's
+ * tcache path stays free of saved registers. */
+static __attribute__((noinline)) void rm_free_to_arena(rm_chunk *c)
+{
+    rm_arena *a = rm_chunk_arena(c);
+    int locked = rm_lock(a);
+    rm_int_free(a, c);
+    rm_unlock(a, locked);
+}
+
+/* free, in glibc's __libc_free order: mapped chunks are unmapped; others are checked, then go
+ * to the tcache or back to their own arena. */
 void ip_backend_free(void *p)
 {
     rm_chunk *c = rm_chunk_of(p);
@@ -67,12 +100,8 @@ void ip_backend_free(void *p)
         return;
     }
     rm_check_free_ptr(c, 0);
-    if (rm_tcache_keep(c))
-        return;
-    rm_arena *a = rm_chunk_arena(c);
-    int locked = rm_lock(a);
-    rm_int_free(a, c);
-    rm_unlock(a, locked);
+    if (!rm_tcache_keep(c))
+        rm_free_to_arena(c);
 }
 
 /* realloc: mremap for mapped chunks; in place when the chunk or its neighbour allows; else

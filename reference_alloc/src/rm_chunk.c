@@ -162,24 +162,31 @@ size_t rm_chunk_coalesce(rm_arena *a, rm_chunk *c)
     return size;
 }
 
-/* Returns in-use chunk c of arena a to the arena: onto its fastbin when small enough, else
- * merged with its free neighbours (rm_chunk_coalesce); a large result may trim the top.
- * Aborts on the corruption checks glibc makes here (double free, bad neighbour). */
+/* Returns in-use chunk c of arena a to the arena, in glibc's _int_free order: a chunk of at
+ * most max_fast bytes goes onto its fastbin after the one check glibc makes there (the next
+ * chunk's size); any other is checked for a double free and a bad neighbour, then merged with
+ * its free neighbours (rm_chunk_coalesce), and a large result may trim the top. */
 void rm_int_free(rm_arena *a, rm_chunk *c)
 {
     size_t size = rm_csize(c);
+    rm_chunk *next = rm_at(c, size);
+    size_t nextsize = rm_csize(next);
+    if (size <= rm_mp.max_fast) {
+        if (nextsize < RM_FENCE || nextsize >= a->system_mem)
+            rm_fatal("free(): invalid next size (fast)");
+        if (rm_mp.perturb)
+            memset(rm_mem(c), (int)rm_mp.perturb, size - RM_HDR);
+        rm_fast_put(a, c);
+        return;
+    }
     if (c == a->top)
         rm_fatal("double free or corruption (top)");
-    rm_chunk *next = rm_at(c, size);
     if (!(next->size & RM_P))
         rm_fatal("double free or corruption (!prev)");
-    size_t nextsize = rm_csize(next);
     if (nextsize < RM_FENCE || nextsize >= a->system_mem)
         rm_fatal("free(): invalid next size (normal)");
     if (rm_mp.perturb)
         memset(rm_mem(c), (int)rm_mp.perturb, size - RM_HDR);
-    if (rm_fast_put(a, c))
-        return;
     size = rm_chunk_coalesce(a, c);
     if (size >= RM_CONSOLIDATE_TRIM) {
         if (a->have_fast)

@@ -10,19 +10,16 @@
  */
 #include "rm_types.h"
 
-/* Pushes chunk c onto its fastbin if it is small enough; returns 1 when it did. */
-int rm_fast_put(rm_arena *a, rm_chunk *c)
+/* Pushes chunk c (of at most max_fast bytes) onto its fastbin; aborts when c is already its
+ * first chunk (glibc's fasttop check). */
+void rm_fast_put(rm_arena *a, rm_chunk *c)
 {
-    size_t size = rm_csize(c);
-    if (size > rm_mp.max_fast)
-        return 0;
-    rm_chunk **head = &a->fastbins[rm_fast_index(size)];
+    rm_chunk **head = &a->fastbins[rm_fast_index(rm_csize(c))];
     if (*head == c)
         rm_fatal("double free or corruption (fasttop)");
     c->fd = *head;
     *head = c;
     a->have_fast = 1;
-    return 1;
 }
 
 /* Pops a chunk of exactly nb bytes from its fastbin, or NULL. */

@@ -44,8 +44,9 @@ void *rm_mmap_alloc(size_t nb)
     return rm_mem(c);
 }
 
-/* Unmaps mapped chunk c, raising the dynamic thresholds as glibc does. */
-void rm_mmap_free(rm_chunk *c)
+/* Unmaps mapped chunk c, raising the dynamic thresholds as glibc does. Never inlined: free
+ * reaches it by a tail call, and inlined it would make free save registers on every call. */
+__attribute__((noinline)) void rm_mmap_free(rm_chunk *c)
 {
     size_t offset = c->prev_size, size = rm_csize(c);
     size_t page = rm_os_pagesize();

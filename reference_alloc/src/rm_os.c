@@ -1,8 +1,11 @@
 /* rm_os.c - the only file of refmalloc that talks to the operating system.
  *
- * Always true: nothing here allocates, uses stdio or calls back into malloc, and errno is
- * left as it was (a failed sbrk or mmap the allocator recovers from must not leak ENOMEM
- * into a successful malloc; the API sets ENOMEM itself when it finally fails).
+ * Always true: nothing here allocates, uses stdio or calls back into malloc, and every function
+ * leaves errno as it was (a failed sbrk or mmap the allocator recovers from must not leak ENOMEM
+ * into a successful malloc; the API sets ENOMEM itself when it finally fails). Since these are
+ * refmalloc's only system calls, free() keeps errno without saving it on its fast paths
+ * (rm_api.c defines ip_backend_free_keeps_errno): glibc's free, too, can only change errno in
+ * its system calls.
  */
 #include "rm_types.h"
 
@@ -42,15 +45,17 @@ void *rm_os_map_aligned(size_t len, size_t align)
     int saved = errno;
     char *p = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    errno = saved;
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        errno = saved;
         return NULL;
+    }
     char *aligned = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
     if (aligned > p)
         munmap(p, (size_t)(aligned - p));
     size_t tail = (size_t)(p + len + align - (aligned + len));
     if (tail)
         munmap(aligned + len, tail);
+    errno = saved;
     return aligned;
 }
 
@@ -149,7 +154,10 @@ const char *rm_os_getenv(const char *name)
 size_t rm_os_ncpus(void)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
+    int saved = errno;
+    int failed = sched_getaffinity(0, sizeof set, &set) != 0;
+    errno = saved;
+    if (failed)
         return 1;
     int n = CPU_COUNT(&set);
     return n > 0 ? (size_t)n : 1;
@@ -176,14 +184,19 @@ uintptr_t rm_os_random(void)
 }
 
 /* Sleeps while *word == value; returns on a wake-up, a signal or a changed value (the caller
- * re-checks). A private futex: arena locks are never shared between processes. */
+ * re-checks; the EAGAIN or EINTR of the last two does not reach errno). A private futex: arena
+ * locks are never shared between processes. */
 void rm_os_futex_wait(int *word, int value)
 {
+    int saved = errno;
     syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+    errno = saved;
 }
 
 /* Wakes one thread sleeping on word. */
 void rm_os_futex_wake(int *word)
 {
+    int saved = errno;
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
 }

@@ -125,18 +125,9 @@ static void rm_tcache_double_free_scan(rm_tcache *tc, size_t i, rm_tentry *e)
     }
 }
 
-/* Caches in-use chunk c (already sanity-checked) for this thread; returns 1 if it was taken. */
-int rm_tcache_keep(rm_chunk *c)
+/* Puts e into bin i of tc unless the bin is full; returns 1 when it did. */
+static inline int rm_tcache_put(rm_tcache *tc, size_t i, rm_tentry *e)
 {
-    size_t i = rm_tcache_index(rm_csize(c));
-    if (i >= rm_mp.tcache_bins)
-        return 0;
-    rm_tcache *tc = rm_tc;
-    if (!tc && (tc = rm_tcache_create()) == NULL)
-        return 0;
-    rm_tentry *e = rm_mem(c);
-    if (__builtin_expect(e->key == rm_tcache_key, 0))
-        rm_tcache_double_free_scan(tc, i, e);
     if (tc->counts[i] >= rm_mp.tcache_count)
         return 0;
     e->key = rm_tcache_key;
@@ -144,6 +135,34 @@ int rm_tcache_keep(rm_chunk *c)
     tc->entries[i] = e;
     tc->counts[i]++;
     return 1;
+}
+
+/* rm_tcache_keep's rare cases: the thread has no cache yet, or e carries the key (it may be
+ * cached already: a double free). Out of line, so that the common case needs no saved
+ * registers and inlines into free. */
+static __attribute__((noinline, cold)) int rm_tcache_keep_rare(rm_tcache *tc, size_t i, rm_tentry *e)
+{
+    if (!tc && (tc = rm_tcache_create()) == NULL)
+        return 0;
+    if (e->key == rm_tcache_key)
+        rm_tcache_double_free_scan(tc, i, e);
+    return rm_tcache_put(tc, i, e);
+}
+
+/* Caches in-use chunk c (already sanity-checked) for this thread; returns 1 if it was taken.
+ * The tcache part of glibc's _int_free: size class, double-free key, room in the bin. Always
+ * inlined (-flto does it across files) into free and rm_stash, as glibc's tcache_put sits
+ * inside _int_free. */
+__attribute__((always_inline)) inline int rm_tcache_keep(rm_chunk *c)
+{
+    size_t i = rm_tcache_index(rm_csize(c));
+    if (i >= rm_mp.tcache_bins)
+        return 0;
+    rm_tcache *tc = rm_tc;
+    rm_tentry *e = rm_mem(c);
+    if (__builtin_expect(!tc || e->key == rm_tcache_key, 0))
+        return rm_tcache_keep_rare(tc, i, e);
+    return rm_tcache_put(tc, i, e);
 }
 
 /* Checks this thread's cache: counts, sizes, keys, alignment, and that each chunk is in use.

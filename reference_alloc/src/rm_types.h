@@ -262,7 +262,7 @@ void rm_int_free(rm_arena *a, rm_chunk *c);
 size_t rm_chunk_coalesce(rm_arena *a, rm_chunk *c); /* merged size */
 
 /* rm_fast.c - fastbins (arena locked) */
-int rm_fast_put(rm_arena *a, rm_chunk *c);      /* 1 when c went onto its fastbin */
+void rm_fast_put(rm_arena *a, rm_chunk *c);     /* c: at most max_fast bytes */
 rm_chunk *rm_fast_take(rm_arena *a, size_t nb); /* a chunk of exactly nb, or NULL */
 void rm_fast_consolidate(rm_arena *a);          /* merges every fast chunk into the bins */
 void rm_fast_stats(rm_arena *a, size_t chunks[RM_NFASTBINS], size_t bytes[RM_NFASTBINS]);

@@ -1,12 +1,14 @@
 /* threads.c - refmalloc under thread churn and fork (linked against it): thousands of threads
  * start, allocate and exit without the heap growing or the arena count passing its limit; a
  * multi-threaded process forks repeatedly without deadlock (alarm as the timeout) and the child
- * can allocate, start a thread and pass the heap checker.
+ * can allocate, start a thread and pass the heap checker; free keeps errno while threads wait
+ * for the same arena lock (its futex sleep fails with EAGAIN or EINTR at times).
  * Prints PASS/FAIL lines and a summary.
  */
 #include "rmtest.h"
 #include "tcheck.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -107,9 +109,63 @@ static void th_test_fork(void)
     TCHECK("fork: parent heap check", refmalloc_check_heap() == 0);
 }
 
+enum { TH_ERRNO_THREADS = 4, TH_ERRNO_BLOCKS = 2048, TH_ERRNO_ROUNDS = 100 };
+static void *th_errno_blocks[TH_ERRNO_THREADS][TH_ERRNO_BLOCKS];
+static pthread_barrier_t th_errno_start;
+
+/* Frees this thread's share of main-arena blocks (too large for the tcache and the fastbins,
+ * so each free takes the main arena's lock), checking errno after each; returns the number of
+ * frees that changed it. */
+static void *th_errno_freer(void *arg)
+{
+    void **mine = th_errno_blocks[(uintptr_t)arg];
+    uintptr_t changed = 0;
+    pthread_barrier_wait(&th_errno_start);
+    for (int i = 0; i < TH_ERRNO_BLOCKS; i++) {
+        errno = 4242;
+        free(mine[i]);
+        changed += errno != 4242;
+    }
+    return (void *)changed;
+}
+
+/* Rounds of four threads freeing at once into the main arena while the main thread allocates
+ * there: the arena lock is contended, and its futex waits must not leak into errno. */
+static void th_test_errno(void)
+{
+    /* arena chunks even in the run under MALLOC_MMAP_THRESHOLD_=0 (a mapped chunk takes no lock,
+     * and a million mappings would outlast the test's time limit on a loaded machine) */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    uintptr_t changed = 0;
+    for (int r = 0; r < TH_ERRNO_ROUNDS; r++) {
+        for (int t = 0; t < TH_ERRNO_THREADS; t++)
+            for (int i = 0; i < TH_ERRNO_BLOCKS; i++)
+                th_errno_blocks[t][i] = malloc(1100 + (size_t)(i % 7) * 16);
+        pthread_barrier_init(&th_errno_start, NULL, TH_ERRNO_THREADS + 1);
+        pthread_t th[TH_ERRNO_THREADS];
+        for (int t = 0; t < TH_ERRNO_THREADS; t++)
+            pthread_create(&th[t], NULL, th_errno_freer, (void *)(uintptr_t)t);
+        pthread_barrier_wait(&th_errno_start);
+        for (int i = 0; i < TH_ERRNO_BLOCKS; i++) { /* more lock traffic on the main arena */
+            errno = 4242;
+            free(malloc(1100));
+            changed += errno != 4242;
+        }
+        for (int t = 0; t < TH_ERRNO_THREADS; t++) {
+            void *n;
+            pthread_join(th[t], &n);
+            changed += (uintptr_t)n;
+        }
+        pthread_barrier_destroy(&th_errno_start);
+    }
+    TCHECK("free keeps errno while 5 threads contend for one arena lock", changed == 0);
+    TCHECK("errno under contention: heap check", refmalloc_check_heap() == 0);
+}
+
 int main(void)
 {
     th_test_churn();
     th_test_fork();
+    th_test_errno();
     return tcheck_summary();
 }
