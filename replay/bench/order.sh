@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # order.sh - issue 12's fidelity across allocators: does replaying a program's trace rank the
 # allocators by peak RSS as running the program itself does, and is the program's own order
-# above its rep-to-rep noise? For python3-alloc and sqlite3: records the program once (under
+# above its rep-to-rep noise? For each program definition of PROGS (default python3-alloc and
+# sqlite3; the multithreaded ones: xz zstd pigz pbzip2): records the program once (under
 # glibc), then `heapbench exec` of the program, of its baseline command (the same binary doing
 # nothing, also recorded once: its own start-up heap, its trace's peak live + mapped bytes, is
 # taken off its peak to give the program's non-heap baseline) and of
 # `hbreplay --trace --touch=T [--speed=S]` for each mode T or
-# T:S of MODES, under every default allocator, N reps each; replay/bench/order_table.py prints
-# the table (medians, the program's rep ranges, ranks, the strict count and the pair counts).
-# usage: [PROGS='python3-alloc sqlite3'] [MODES='first none:recorded ...'] [ENVSET='K=V ...'] replay/bench/order.sh [REPS]
-# (REPS default 3, MODES default first)
+# T:S of MODES, under every default allocator (or those of ALLOCS), N reps each;
+# replay/bench/order_table.py prints the table (medians, the program's rep ranges, ranks, the
+# strict count, the pair counts, and each allocator's replay heap against the program's heap).
+# usage: [PROGS='python3-alloc sqlite3'] [MODES='first none:recorded ...'] [ENVSET='K=V ...'] [ALLOCS=A1,A2,...] replay/bench/order.sh [REPS]
+# (REPS default 3, MODES default first, ALLOCS default: heapbench exec's default allocators)
 # ENVSET is given to the program both when it is recorded and under exec (--env), for example
 # PYTHONMALLOC=malloc, which sends CPython's small objects through malloc.
 # Always holds: works in a temporary directory it removes; reads the results with Python's csv.
@@ -18,11 +20,15 @@ source "$(dirname "$0")/progs.sh"
 REPS=${1:-3}
 bp_tmp replay-order
 ENVSET=${ENVSET:-}
+alloc_opt=()
+[ -n "${ALLOCS:-}" ] && alloc_opt=(-a "$ALLOCS")
 # the program's non-heap baseline: the same binary starting and doing no work
 base_command() {
     case $1 in
-    python3-alloc) echo "/usr/bin/python3 -c pass" ;;
+    python3-alloc | python3-threads) echo "/usr/bin/python3 -c pass" ;;
     sqlite3) echo "sqlite3 :memory: .quit" ;;
+    xz | zstd | pigz) echo "$1 --version" ;;
+    pbzip2) echo "pbzip2 -V" ;;
     *) echo "true" ;;
     esac
 }
@@ -33,17 +39,17 @@ for prog in ${PROGS:-python3-alloc sqlite3}; do
     read -r -a cmd <<<"$(bp_command "$W/work" "$prog")"
     read -r -a base <<<"$(base_command "$prog")"
     (cd "$W/work" && env $ENVSET HEAPBENCH_RECORD_DIR="$W/tr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${cmd[@]}" >/dev/null)
-    T=$(ls "$W"/tr/*.hbt | head -n 1)
+    T=$(ls -S "$W"/tr/*.hbt | head -n 1) # the process with the most events
     mkdir -p "$W/btr"
-    env $ENVSET HEAPBENCH_RECORD_DIR="$W/btr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${base[@]}" >/dev/null
+    env $ENVSET HEAPBENCH_RECORD_DIR="$W/btr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${base[@]}" >/dev/null 2>&1
     base_heap=$(build/replay/hbtrace "$(ls "$W"/btr/*.hbt | head -n 1)" | sed -nE 's/^peak live \+ mapped bytes: ([0-9]+) .*/\1/p')
-    (cd "$W/work" && "$ROOT/build/heapbench" exec -w "$prog" -n "$REPS" --env "$ENVSET" -o "$W/exec" -- "${cmd[@]}" >/dev/null 2>&1)
-    "$ROOT/build/heapbench" exec -w "base:$prog" -n "$REPS" --env "$ENVSET" -o "$W/base" -- "${base[@]}" >/dev/null 2>&1
+    (cd "$W/work" && "$ROOT/build/heapbench" exec -w "$prog" -n "$REPS" "${alloc_opt[@]}" --env "$ENVSET" -o "$W/exec" -- "${cmd[@]}" >/dev/null 2>&1)
+    "$ROOT/build/heapbench" exec -w "base:$prog" -n "$REPS" "${alloc_opt[@]}" --env "$ENVSET" -o "$W/base" -- "${base[@]}" >/dev/null 2>&1
     dirs=()
     for mode in ${MODES:-first}; do
         speed=max
         [ "${mode#*:}" != "$mode" ] && speed=${mode#*:}
-        "$ROOT/build/heapbench" exec -w "replay:$prog" -n "$REPS" -o "$W/replay-$mode" -- \
+        "$ROOT/build/heapbench" exec -w "replay:$prog" -n "$REPS" "${alloc_opt[@]}" -o "$W/replay-$mode" -- \
             build/replay/hbreplay --trace="$T" --touch="${mode%%:*}" --speed="$speed" >/dev/null 2>&1
         dirs+=("$W/replay-$mode")
     done

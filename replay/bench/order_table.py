@@ -12,7 +12,9 @@ the range of its reps, the program's heap (peak minus that non-heap baseline), e
 peak RSS and heap (peak minus the run's own `load` phase RSS), with
 ranks (1 = smallest); then the strict count (same rank) and the pair counts: a pair of
 allocators is *resolved* when the program's rep ranges do not overlap (one is above the other
-in every rep), and a replay *agrees* on a pair when its medians order the pair the same way.
+in every rep), and a replay *agrees* on a pair when its medians order the pair the same way;
+last, each allocator's replay heap against the program's heap (median over median, in %: the
+heap fidelity).
 Run with PYTHONPATH=report (order.sh sets it): the ranks and pair counts are heapbench compare
 --fidelity's (heapbench.compare.fidelity). Always holds: reads only runs.csv and phases.csv with the csv module; a run whose status is not
 `ok` is left out; nothing is written.
@@ -63,6 +65,13 @@ def pair_line(label, ref, reps, other, allocs):
             f"of the {res} pairs resolved in the program, {same_res} ordered the same")
 
 
+def fidelity_line(label, prog_heap, replay_heap, allocs):
+    """Each allocator's replay heap against the program's heap, in % (+ = the replay's is larger)."""
+    cells = ", ".join(f"{a} {100.0 * (replay_heap[a] / prog_heap[a] - 1):+.1f}%" if prog_heap[a] > 0 else f"{a} -"
+                      for a in allocs)
+    return f"{label} against program heap: {cells}"
+
+
 def main(argv):
     if len(argv) < 6 or not argv[4].isdigit():
         sys.stderr.write("usage: order_table.py PROG EXEC_DIR BASE_DIR BASE_HEAP_BYTES REPLAY_DIR [REPLAY_DIR...]\n")
@@ -92,6 +101,9 @@ def main(argv):
         heap = "heap" in n
         print(pair_line(f"{n} against program{' heap' if heap else ''}", prog_heap if heap else prog_med,
                         heap_reps if heap else reps, m, allocs))
+    for n, m in cols[2:]:
+        if "heap" in n:
+            print(fidelity_line(n, prog_heap, m, allocs))
     return 0
 
 

@@ -10,14 +10,17 @@
 # commit $BASE (bp_base in progs.sh: decoding at load, each thread's own order only) on the same
 # programs recorded by that commit's recorder (format 2), interleaved in every round. (3) The
 # recorder's added cost: each program recorded ROUNDS times by each recorder, interleaved.
-# usage: [BASE=COMMIT] [RECORDER_ONLY=1] replay/bench/ordering.sh [ROUNDS]   (default 5; RECORDER_ONLY: part 3 alone)
+# Part 1 also takes the multithreaded program definitions of exec/programs/ that no one here
+# wrote (xz, zstd, pigz, pbzip2, python3-threads; those not installed are left out, named).
+# usage: [BASE=COMMIT] [RECORDER_ONLY=1 | LIVE_ONLY=1] replay/bench/ordering.sh [ROUNDS]
+# (default 5; RECORDER_ONLY: part 3 alone; LIVE_ONLY: part 1 alone, each program recorded once)
 # Always holds: works in a temporary directory it removes.
 set -eu
 source "$(dirname "$0")/progs.sh"
 ROUNDS=${1:-5}
 bp_tmp replay-ordering
 make -s all build/tests/replay-prodcons build/tests/replay-churn
-bp_base "$TMP/base"
+[ -n "${LIVE_ONLY:-}" ] && ROUNDS=1 || bp_base "$TMP/base"
 mkdir -p "$TMP/work"
 bp_setup "$TMP/work" sqlite3
 read -r -a sq <<<"$(bp_command "$TMP/work" sqlite3)"
@@ -25,12 +28,23 @@ read -r -a sq <<<"$(bp_command "$TMP/work" sqlite3)"
 progs=("prodcons build/tests/replay-prodcons 400000 1000" "churn build/tests/replay-churn 25 2000"
     "cross-thread build/workloads/cross-thread --threads=2" "thread-churn build/workloads/thread-churn --threads=4 --mode=batch --ops=2000000"
     "sqlite3 ${sq[*]}")
+# mt: the multithreaded program definitions (part 1 only), each in a work directory of its own.
+mt=()
+[ -n "${RECORDER_ONLY:-}" ] || for name in xz zstd pigz pbzip2 python3-threads; do
+    read -r -a argv <<<"$(bp_command "$TMP/work-$name" "$name")"
+    if ! command -v "${argv[0]}" >/dev/null; then
+        echo "$(basename "$0"): ${argv[0]} is not installed: $name left out (make deps installs it)" >&2
+        continue
+    fi
+    mkdir -p "$TMP/work-$name" && bp_setup "$TMP/work-$name" "$name"
+    mt+=("$name ${argv[*]}")
+done
 # rec DIR LIB KEY CMD...: the trace CMD leaves under recorder LIB, in DIR (emptied first); the
 # recording's CPU seconds (user + sys) go to $TMP/rec as "KEY SECONDS".
 rec() {
     local dir=$1 lib=$2 key=$3; shift 3
     rm -rf "$dir" && mkdir -p "$dir"
-    (cd "$TMP/work" && /usr/bin/time -o "$TMP/rtime" -f '%U %S' env HEAPBENCH_RECORD_DIR="$dir" LD_PRELOAD="$lib" "$@" >/dev/null)
+    (cd "${WORK:-$TMP/work}" && /usr/bin/time -o "$TMP/rtime" -f '%U %S' env HEAPBENCH_RECORD_DIR="$dir" LD_PRELOAD="$lib" "$@" >/dev/null)
     awk -v k="$key" '{ print k, $1 + $2 }' "$TMP/rtime" >>"$TMP/rec"
     ls -S "$dir"/*.hbt | head -n 1
 }
@@ -41,9 +55,16 @@ for _ in $(seq "$ROUNDS"); do # the last round's traces are replayed below
         read -r -a argv <<<"$cmd"
         [[ ${argv[0]} == build/* ]] && argv[0]=$ROOT/${argv[0]} # the recording runs in the work directory
         new[$name]=$(rec "$TMP/new-$name" "$ROOT/build/lib/libhbrecord.so" "$name new" "${argv[@]}")
-        old[$name]=$(rec "$TMP/old-$name" "$TMP/base/build/lib/libhbrecord.so" "$name old" "${argv[@]}")
+        [ -n "${LIVE_ONLY:-}" ] ||
+            old[$name]=$(rec "$TMP/old-$name" "$TMP/base/build/lib/libhbrecord.so" "$name old" "${argv[@]}")
     done
 done
+for p in "${mt[@]}"; do
+    read -r name cmd <<<"$p"
+    read -r -a argv <<<"$cmd"
+    new[$name]=$(WORK=$TMP/work-$name rec "$TMP/new-$name" "$ROOT/build/lib/libhbrecord.so" "$name new" "${argv[@]}")
+done
+[ -n "${LIVE_ONLY:-}" ] || {
 echo "== the recorder's CPU (user + sys, s), this tree's (the global order, thread events) against ${BASE:-b804b1e}'s, median of $ROUNDS interleaved rounds"
 printf '%-13s %9s %9s %7s\n' program base this ratio
 for p in "${progs[@]}"; do
@@ -52,11 +73,12 @@ for p in "${progs[@]}"; do
     n=$(awk -v k="$name new" '$1 " " $2 == k { print $3 }' "$TMP/rec" | bp_median)
     awk -v p="$name" -v o="$o" -v n="$n" 'BEGIN { printf "%-13s %9.3f %9.3f %7.3f\n", p, o, n, (o > 0 ? n / o : 0) }'
 done
+}
 
 [ -n "${RECORDER_ONLY:-}" ] && { bp_load after; exit 0; }
 echo "== live bytes against the ideal, under glibc (--touch=first)"
-printf '%-13s %-9s %9s %12s %12s %7s %9s %s\n' program order events ideal max_live ratio threads verify
-for p in "${progs[@]}"; do
+printf '%-15s %-9s %9s %12s %12s %7s %9s %s\n' program order events ideal max_live ratio threads verify
+for p in "${progs[@]}" "${mt[@]}"; do
     read -r name _ <<<"$p"
     t=${new[$name]}
     for order in recorded free; do
@@ -66,9 +88,10 @@ for p in "${progs[@]}"; do
             $1 == "phase" && $2 == "ideal" { ideal = $5 }
             $1 == "phase" && $2 == "replay" { ops = $4 }
             $1 == "verify" { ok = $2; th = $3; sub(/.*threads_alive=/, "", th) }
-            END { printf "%-13s %-9s %9d %12d %12d %7.3f %9s %s\n", n, o, ops, ideal, m, ideal ? m / ideal : 0, th, ok }' "$TMP/out"
+            END { printf "%-15s %-9s %9d %12d %12d %7.3f %9s %s\n", n, o, ops, ideal, m, ideal ? m / ideal : 0, th, ok }' "$TMP/out"
     done
 done
+[ -n "${LIVE_ONLY:-}" ] && { bp_load after; exit 0; }
 
 echo "== the replayer's own cost, ns per event, $ROUNDS interleaved rounds (median; --touch=none)"
 # cells: PROGRAM ALLOCATOR LABEL REPLAYER OPTION TRACES (new: this tree's recorder, old: BASE's)

@@ -1,5 +1,5 @@
-# progs.sh - sourced by the replay benchmarks: prepares the python3-alloc, sqlite3 and gcc program
-# definitions of exec/programs/ in a work directory, as the runner does (setup run once with
+# progs.sh - sourced by the replay benchmarks: prepares program definitions of exec/programs/ (python3-alloc,
+# sqlite3, gcc, the multithreaded ones) in a work directory, as the runner does (setup run once with
 # HB_WORKDIR and HB_PROGDIR set), and gives their commands.
 # bp_setup WORKDIR NAME: runs NAME's setup in WORKDIR; bp_command WORKDIR NAME: its command, expanded.
 # bp_tmp NAME: makes $TMP (removed on exit) and prints the load average; bp_load: the load line.

@@ -37,6 +37,8 @@ static void hb_list_workload(const struct hb_workload *w)
     if (w->kind == HB_WL_PROGRAM) {
         const struct hb_program *p = w->prog;
         printf("      command: %s\n      requires: %s\n", p->command, p->missing ? p->missing : "installed");
+        if (p->matrix && !strcmp(p->matrix, "opt-in"))
+            printf("      matrix: opt-in (not in the default matrix; run it by name: -w %s)\n", w->name);
         if (p->missing)
             printf("      (skipped: %s not installed; apt-get install %s)\n", p->missing,
                    p->package ? p->package : p->missing);

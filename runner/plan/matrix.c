@@ -45,7 +45,8 @@ static void hb_matrix_pick_workloads(struct hb_matrix *m, const struct hb_option
         struct hb_workload *w = &wl->w[i];
         int wanted = o->cmd == HB_CMD_EXEC ? w->kind == HB_WL_COMMAND
                      : o->user_bins.n      ? hb_pairs_name(&o->user_bins, w->name)
-                     : w->kind == HB_WL_PROGRAM || strncmp(w->name, "trace:", 6) == 0 ? !o->quick
+                     : w->kind == HB_WL_PROGRAM ? !o->quick && !(w->prog->matrix && !strcmp(w->prog->matrix, "opt-in"))
+                     : strncmp(w->name, "trace:", 6) == 0 ? !o->quick
                                                 : w->kind == HB_WL_BINARY;
         if (wanted)
             hb_strv_push(&m->workloads, w->name);

@@ -26,9 +26,9 @@
 static char **hb_program_field(struct hb_program *p, const char *key)
 {
     static const char *const keys[] = {"description", "package", "setup", "command",
-                                       "ready", "driver", "cleanup", "metric"};
+                                       "ready", "driver", "cleanup", "metric", "matrix"};
     char **fields[] = {&p->description, &p->package, &p->setup, &p->command,
-                       &p->ready, &p->driver, &p->cleanup, &p->metric};
+                       &p->ready, &p->driver, &p->cleanup, &p->metric, &p->matrix};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(keys[i], key) == 0)
             return fields[i];
@@ -85,6 +85,10 @@ int hb_program_parse(struct hb_program *p, const char *name, const char *text, c
     hb_strv_free(&lines);
     if (rc == 0 && (!p->command || !*p->command)) {
         snprintf(err, errlen, "no 'command = ...' line");
+        rc = -1;
+    }
+    if (rc == 0 && p->matrix && strcmp(p->matrix, "default") != 0 && strcmp(p->matrix, "opt-in") != 0) {
+        snprintf(err, errlen, "matrix = '%s': want 'default' or 'opt-in'", p->matrix);
         rc = -1;
     }
     for (size_t i = 0; rc == 0 && i < p->requires.n && !p->missing; i++)
@@ -256,7 +260,7 @@ void hb_program_cleanup(struct hb_program *p)
 void hb_program_free(struct hb_program *p)
 {
     free(p->name), free(p->description), free(p->package), free(p->setup), free(p->command);
-    free(p->ready), free(p->driver), free(p->cleanup), free(p->metric), free(p->missing);
+    free(p->ready), free(p->driver), free(p->cleanup), free(p->metric), free(p->matrix), free(p->missing);
     free(p->workdir);
     hb_strv_free(&p->requires);
 }

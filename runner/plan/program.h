@@ -16,6 +16,7 @@
 struct hb_program {
     char *name;
     char *description, *package, *setup, *command, *ready, *driver, *cleanup, *metric;
+    char *matrix;      /* "default" (or absent): in the default matrix; "opt-in": only when named (-w prog:NAME) */
     struct hb_strv requires;  /* at most HB_PROGRAM_REQUIRES_MAX */
     char *missing;     /* first required program not on PATH (not executable), or NULL */
     char *workdir;     /* set by hb_program_setup() */

@@ -84,6 +84,22 @@ command = python3 -m http.server $HB_PORT --bind 127.0.0.1 --directory $HB_WORKD
 ready = python3 -c __import__('socket').create_connection(('127.0.0.1',$HB_PORT))
 driver = python3 -c [__import__('urllib.request').request.urlopen('http://127.0.0.1:$HB_PORT/').read()for(_)in(range(20))];print('driver-done')
 PROG
+cat > "$root/exec/programs/optin.prog" <<'PROG'
+description = a program only run when named
+command = /bin/true
+matrix = opt-in
+PROG
+shard=$("$root/build/heapbench" run --list-shard 1/1 -a glibc 2>&1)
+grep -q 'prog:echoer' <<<"$shard" && ! grep -q 'prog:optin' <<<"$shard" &&
+    t_pass "matrix = opt-in: the program is not in the default matrix (the others are)" ||
+    t_fail "matrix = opt-in keeps the program out of the default matrix" "$shard"
+grep -q 'prog:optin' <<<"$("$root/build/heapbench" run -w prog:optin --list-shard 1/1 -a glibc 2>&1)" &&
+    t_pass "matrix = opt-in: the program runs when named (-w prog:optin)" || t_fail "an opt-in program runs when named" "not in -w prog:optin's cells"
+printf 'command = /bin/true\nmatrix = sometimes\n' >"$root/exec/programs/badmatrix.prog"
+err=$("$root/build/heapbench" list 2>&1 >/dev/null)
+grep -q "badmatrix.*matrix = 'sometimes': want 'default' or 'opt-in'" <<<"$err" &&
+    t_pass "matrix = anything else is refused, naming the file and the values" || t_fail "a bad matrix value is refused" "$err"
+rm -f "$root/exec/programs/badmatrix.prog" "$root/exec/programs/optin.prog"
 "$root/build/heapbench" run -w prog:web -a glibc -n 1 --warmup 0 -o "$RT_TMP/web" >/dev/null 2>&1
 rt_check "a server program is measured under its driver and stopped: ok" "$RT_TMP/web" '
 r = runs[0]
