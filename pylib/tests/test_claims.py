@@ -297,11 +297,14 @@ class JudgesTest(unittest.TestCase):
                 runs.append(dict(run=i, allocator="glibc", env=env, minflt=1000))
                 phases += [dict(run=i, allocator="glibc", env=env, phase="steady", seconds=0.1, ops=1000, rss_kb=kb),
                            dict(run=i, allocator="glibc", env=env, phase="free-all", seconds=0.1, ops=1, rss_kb=kb)]
-            return a004.judge_mmap([rows_of(phases, runs), fault_rows])[1]
+            traced = rows_of([dict(run=0, allocator="glibc", env=a004.ENVS["mmap"], phase="steady", ops=1000)],
+                             [dict(run=0)], files={"strace.txt": STRACE_OUT})
+            return a004.judge_mmap([rows_of(phases, runs), fault_rows, measure.EMPTY, traced])[1]
         self.assertEqual(churn(30000).kind, V.NOT_HOLD)
         kept_less = churn(6000)
         self.assertEqual(kept_less.kind, V.UNTESTABLE)
         self.assertIn("the RSS part holds", kept_less.note)
+        self.assertIn("0.06 mmap and munmap calls per step", kept_less.note)
 
     def test_scaling_cannot_be_tested_on_few_cores(self):
         """The 8-thread claim is about 16 vCPUs: cannot be tested here, whatever our figures."""

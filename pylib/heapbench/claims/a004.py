@@ -20,6 +20,8 @@ ENVS = {"default": "", "tcache0": "GLIBC_TUNABLES=glibc.malloc.tcache_count=0",
         "mmap": "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072"}
 CHURN_P = "--steps=300000 --check=no"
 CHURN = Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=tuple(ENVS.values()))
+CHURN_STRACE = {e: Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=(ENVS[e],), reps=1, warmup=0,
+                        wrap=profile.STRACE) for e in ("default", "mmap")}
 CHURN_INSTR = Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=(ENVS["default"], ENVS["tcache0"]), reps=1,
                    warmup=0, extra=("--count-instructions",))
 TEACHERS = ["bump", "freelist", "trim", "mmap"]
@@ -91,6 +93,14 @@ def _churn_faults(rows, env):
                     phase_values(rows[0], "steady", "ops", allocator="glibc", env=ENVS[env]))
 
 
+def _mmap_calls(rows, env):
+    """mmap + munmap calls per step of one strace'd churn run (None without strace output)."""
+    text = rows.get("files", {}).get("strace.txt", "")
+    n = [profile.calls(text, c) for c in ("mmap", "munmap")]
+    steps = phase_values(rows, "steady", "ops", allocator="glibc", env=ENVS[env])
+    return sum(n) / steps[0] if None not in n and steps and steps[0] else None
+
+
 def judge_mmap(rows):
     """mmap_threshold=131072: less RSS kept than the default (judged: RSS does not depend on the
     load); its x10.7 in time is mmap/munmap calls and page faults, kernel time: cannot be tested
@@ -98,9 +108,12 @@ def judge_mmap(rows):
     t = V.of_ratio(_steps(rows, "mmap"), _steps(rows, "default"))
     kept = V.of_ratio(_rss(rows, "free-all", "mmap"), _rss(rows, "free-all", "default"))
     rss_part = V.decide(kept, hi=1.0)
-    reason = kernel_bound("the tunable", _churn_faults(rows, "mmap"), _steps(rows, "mmap"), rows[1])
+    calls = {e: _mmap_calls(rows[i], e) for i, e in ((2, "default"), (3, "mmap"))}
+    reason = kernel_bound("the tunable", _churn_faults(rows, "mmap"), _steps(rows, "mmap"), rows[1],
+                          f"{fmt(calls['mmap'])} mmap and munmap calls per step (strace)")
     return (f"RSS after free-all x{V.show(kept)} the default's; time per step x{V.show(t)} (information; the default "
-            f"{V.show(V.of_values(_churn_faults(rows, 'default')), '', 2)} faults per step)",
+            f"{fmt(calls['default'])} mmap and munmap calls, {V.show(V.of_values(_churn_faults(rows, 'default')), '', 2)} "
+            f"faults per step)",
             V.both(rss_part, V.untestable(f"the time part (x10.7): {reason}; the RSS part {rss_part.kind}")))
 
 
@@ -240,8 +253,10 @@ CLAIMS = [
     claim("churn-random/tcache0-rss", "004", "glibc.malloc.tcache_count=0: 0.25 MiB after freeing everything",
           CHURN_SETUP, "RSS at the end of `free-all`", CHURN_DIFF, [CHURN], judge_tcache_rss),
     claim("churn-random/mmap", "004", "glibc.malloc.mmap_threshold=131072: 0.843 us per step (x10.7), 5.85 MiB "
-          "after freeing everything", CHURN_SETUP, "time per step and RSS after `free-all` against the default's",
-          CHURN_DIFF, [CHURN, FAULTS], judge_mmap),
+          "after freeing everything", CHURN_SETUP, "RSS after `free-all` against the default's (judged); why its time "
+          "cannot be tested here: page faults per step (runs.csv `minflt`) and mmap and munmap calls per step "
+          "(`strace -f -c`, one run per environment); the time per step beside them",
+          CHURN_DIFF, [CHURN, FAULTS, CHURN_STRACE["default"], CHURN_STRACE["mmap"]], judge_mmap),
     claim("teach/bump", "004", "the bump allocator keeps 1425 MiB", TEACH_SETUP, "RSS at the end of `free-all`",
           TEACH_DIFF, [TEACH], judge_bump),
     claim("teach/trim", "004", "trim is 142x slower than glibc", TEACH_SETUP, "`steady` time per step",

@@ -107,12 +107,13 @@ def per_step(values, steps):
     return [v / s for v, s in zip(values, steps) if v is not None and s]
 
 
-def kernel_bound(what, faults_per_op, op_us, fault_rows):
-    """The measured reason a time claim cannot be tested here: its time is the kernel's page faults
+def kernel_bound(what, faults_per_op, op_us, fault_rows, calls=""):
+    """The measured reason a time claim cannot be tested here: its time is the kernel's: page faults
     (faults_per_op, a count: load-independent), whose cost is this VM's (fault_rows: the FAULTS
-    cell), and no instruction count sees kernel time. Returns the reason's text."""
+    cell), and the system calls counted in calls (text, may be empty); no instruction count sees
+    kernel time. Returns the reason's text."""
     f, t, c = V.of_values(faults_per_op), V.of_values(op_us), fault_us(fault_rows)
     share = f"{f.point * c.point:,.1f} us of its {t.point:,.1f} us" if None not in (f, t, c) else "n/a"
-    return (f"{what}'s time is kernel time: {V.show(f, '', 2)} page faults per operation, which at "
-            f"{V.show(c, ' us', 1)} a fault (this VM's cost now; a bare machine's about 1 us or less) make {share}; "
-            f"user-space instruction counts do not see it and wall time measures the VM")
+    return (f"{what}'s time is kernel time: {calls + ', ' if calls else ''}{V.show(f, '', 2)} page faults per "
+            f"operation, which at {V.show(c, ' us', 1)} a fault (this VM's cost now; a bare machine's about 1 us or "
+            f"less) make {share}; user-space instruction counts do not see it and wall time measures the VM")

@@ -5,7 +5,10 @@ A Spec whose wrap runs `strace -f -c -o {dir}/strace.txt` or `valgrind --tool=ca
 measure.py reads it back, passing a callgrind file through `callgrind_annotate --inclusive=yes`
 first (annotate()), and the judges parse the text here. Under PHASES callgrind dumps its counts
 each time the workload enters wl_phase (the call that ends a phase), so dump k
-(callgrind.out.k) holds the user-space instructions of the run's k-th phase.
+(callgrind.out.k) holds the user-space instructions of the run's k-th phase (the first also the
+program's start, ~0.2 M instructions; each later one the formatting of the previous phase's
+record, a few thousand, which varies with the times it prints: counts repeat to ~0.1% at the
+claims' sizes, whatever the load).
 Always holds: unparsable text gives an empty table (the claim then says no figure), never an
 exception; callgrind's figures are instruction counts (Ir), which do not depend on the load.
 """
