@@ -175,7 +175,7 @@ def judge_teach_time(rows):
             + ", ".join(f"{a} x{V.show(iv)}" for a, iv in ivs.items()) + " (information); faults per step: "
             + ", ".join(f"{a} {V.show(f, '', 2)}" for a, f in flt.items()),
             V.untestable(kernel_bound("glibc", _teach_faults(rows, "glibc"), _teach_us(rows, "glibc"), rows[1])
-                         + ": every ratio against it measures the VM (each one's faults per step shown)"))
+                         + "; so does every ratio against it (each one's faults per step shown)"))
 
 
 def _os(rows, phase):
