@@ -13,7 +13,8 @@ links every slot, 1 M timed allocations then 1 M frees in allocation order, an u
 blocks never written); every figure shown comes from the cells the command lines name.
 """
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import FAULTS, claim, fault_text, fmt, instr_spec, instructions, phase_values, ratio, secs_runs
+from heapbench.claims.figures import (FAULTS, claim, fault_text, fmt, instr_spec, instructions, phase_values, ratio,
+                                      secs_runs)
 from heapbench.claims.measure import Spec
 
 POOL_P = {"malloc": "--alloc=malloc --check=no", "pool": "--alloc=pool --setup=eager --check=no"}

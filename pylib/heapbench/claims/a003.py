@@ -11,16 +11,16 @@ cells run the article's 30 files.
 """
 from heapbench.claims import profile
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import FAULTS, claim, fault_text, fmt, instr_spec, mib, ops, ratio, rss, run_values, secs_runs
+from heapbench.claims.figures import (FAULTS, claim, fault_text, fmt, instr_spec, mib, ops, ratio, rss, run_values,
+                                      secs_runs)
 from heapbench.claims.measure import Spec
 
 ONE = "--scale=1000 --files=1 --recheck=no --block=307200"
 PARSER_P = {"malloc": f"--alloc=malloc {ONE}", "arena": f"--alloc=reset --keep=last {ONE}"}
 PARSER = Spec("parser", ["glibc"], params=tuple(PARSER_P.values()), reps=3, warmup=0)
 PROFILE_P = "--alloc=malloc --scale=20 --files=2 --recheck=no"
-PROFILE = Spec("parser", ["glibc"], params=(PROFILE_P,), reps=1, warmup=0,
-               wrap=profile.CALLGRIND + " --toggle-collect=ps_take_file")
-TAKE = profile.CALLGRIND + " --toggle-collect=ps_take_file"
+TAKE = profile.CALLGRIND + " --toggle-collect=ps_take_file"  # instructions inside the parse and release of a file
+PROFILE = Spec("parser", ["glibc"], params=(PROFILE_P,), reps=1, warmup=0, wrap=TAKE)
 SMALL = "--scale=20 --files=1 --recheck=no --block=307200"
 ARENA_INSTR = {k: instr_spec("parser", p.replace(ONE, SMALL), wrap=TAKE) for k, p in PARSER_P.items()}
 ALLOC_FUNCS = ("malloc", "free", "realloc", "calloc")
