@@ -4,19 +4,24 @@ The article gives no size distribution, slot count or step count for its churn: 
 parameter here is a guess, and the rows say so. Absolute times (ns per call, us per step) are
 its machine's: ours are shown beside them as information, never judged.
 Always holds: ratios are judged on the bootstrap interval over interleaved reps (the tunables in
-one run of the three environments; tcache's cost also in instructions, which do not depend on
-the load), RSS and counts from their runs as they are; the teaching allocators run 55,000 steps
-(fitted to bump's 1425 MiB: that row holds by construction) with written blocks.
+one run of the three environments; tcache's cost in instructions, which do not depend on the
+load), RSS and counts from their runs as they are; a time claim whose time is the kernel's
+(system calls, page faults: ~15 us a fault on this VM even when idle) cannot be tested here, and
+its row shows the measured reason (figures.kernel_bound); the teaching allocators run 55,000
+steps (fitted to bump's 1425 MiB: that row holds by construction) with written blocks.
 """
 from heapbench.claims import profile
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import FAULTS, claim, fmt, guarded, mib, ops, per_op_runs, phase_values, rss, run_values
+from heapbench.claims.figures import (FAULTS, claim, fmt, kernel_bound, mib, ops, per_op_runs, per_step,
+                                      phase_values, rss, run_values)
 from heapbench.claims.measure import Spec
 
 ENVS = {"default": "", "tcache0": "GLIBC_TUNABLES=glibc.malloc.tcache_count=0",
         "mmap": "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072"}
 CHURN_P = "--steps=300000 --check=no"
 CHURN = Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=tuple(ENVS.values()))
+CHURN_STRACE = {e: Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=(ENVS[e],), reps=1, warmup=0,
+                        wrap=profile.STRACE) for e in ("default", "mmap")}
 CHURN_INSTR = Spec("churn-random", ["glibc"], params=(CHURN_P,), envs=(ENVS["default"], ENVS["tcache0"]), reps=1,
                    warmup=0, extra=("--count-instructions",))
 TEACHERS = ["bump", "freelist", "trim", "mmap"]
@@ -82,12 +87,34 @@ def judge_tcache_rss(rows):
     return f"{V.show(iv, ' MiB', 2, 1 / 1024)} after free-all", V.decide(iv, hi=4 * 1024)
 
 
+def _churn_faults(rows, env):
+    """Page faults of the whole process per `steady` step under one environment, one value per run."""
+    return per_step(run_values(rows[0], "minflt", allocator="glibc", env=ENVS[env]),
+                    phase_values(rows[0], "steady", "ops", allocator="glibc", env=ENVS[env]))
+
+
+def _mmap_calls(rows, env):
+    """mmap + munmap calls per step of one strace'd churn run (None without strace output)."""
+    text = rows.get("files", {}).get("strace.txt", "")
+    n = [profile.calls(text, c) for c in ("mmap", "munmap")]
+    steps = phase_values(rows, "steady", "ops", allocator="glibc", env=ENVS[env])
+    return sum(n) / steps[0] if None not in n and steps and steps[0] else None
+
+
 def judge_mmap(rows):
-    """mmap_threshold=131072: slower (x10.7: holds above half of it) and less RSS kept than the default."""
+    """mmap_threshold=131072: less RSS kept than the default (judged: RSS does not depend on the
+    load); its x10.7 in time is mmap/munmap calls and page faults, kernel time: cannot be tested
+    here (the measured reason shown). A part that does not hold decides."""
     t = V.of_ratio(_steps(rows, "mmap"), _steps(rows, "default"))
     kept = V.of_ratio(_rss(rows, "free-all", "mmap"), _rss(rows, "free-all", "default"))
-    return (f"time per step x{V.show(t)}; RSS after free-all x{V.show(kept)} the default's",
-            V.both(V.decide(t, lo=V.half_effect(0.843 / 0.079)), V.decide(kept, hi=1.0)))
+    rss_part = V.decide(kept, hi=1.0)
+    calls = {e: _mmap_calls(rows[i], e) for i, e in ((2, "default"), (3, "mmap"))}
+    reason = kernel_bound("the tunable", _churn_faults(rows, "mmap"), _steps(rows, "mmap"), rows[1],
+                          f"{fmt(calls['mmap'])} mmap and munmap calls per step (strace)")
+    return (f"RSS after free-all x{V.show(kept)} the default's; time per step x{V.show(t)} (information; the default "
+            f"{fmt(calls['default'])} mmap and munmap calls, {V.show(V.of_values(_churn_faults(rows, 'default')), '', 2)} "
+            f"faults per step)",
+            V.both(rss_part, V.untestable(f"the time part (x10.7): {reason}; the RSS part {rss_part.kind}")))
 
 
 def _teach_us(rows, alloc):
@@ -108,10 +135,19 @@ def judge_bump(rows):
                      note="by construction: the step count was fitted to this figure"))
 
 
+def _teach_faults(rows, alloc):
+    """Page faults of the whole process per `steady` step of one allocator, one value per run."""
+    return per_step(run_values(rows[0], "minflt", allocator=alloc, params=TEACH_P),
+                    phase_values(rows[0], "steady", "ops", allocator=alloc, params=TEACH_P))
+
+
 def judge_trim(rows):
-    """trim against glibc per step: x142; holds above half of it."""
+    """trim against glibc per step (x142): kernel time (brk and page faults), so it cannot be tested
+    here; the measured reason and the time ratio are shown."""
     iv = V.of_ratio(_teach_us(rows, "trim"), _teach_us(rows, "glibc"))
-    return f"trim / glibc per step x{V.show(iv)}", V.decide(iv, lo=V.half_effect(142))
+    return (f"trim / glibc per step x{V.show(iv)} (information); glibc "
+            f"{V.show(V.of_values(_teach_faults(rows, 'glibc')), '', 2)} faults per step",
+            V.untestable(kernel_bound("trim", _teach_faults(rows, "trim"), _teach_us(rows, "trim"), rows[1])))
 
 
 def judge_release(rows):
@@ -130,12 +166,16 @@ def judge_freelist(rows):
 
 
 def judge_teach_time(rows):
-    """Each teaching allocator per step against glibc: 11.7-25 us against 0.079 (x148-316); each
-    holds above half of x148."""
+    """Each teaching allocator per step against glibc (11.7-25 us against 0.079, x148-316): every
+    side's time, glibc's too, is kernel time (page faults of written blocks, brk, mmap), so it
+    cannot be tested here; each one's faults per step are the measured reason."""
     ivs = {a: V.of_ratio(_teach_us(rows, a), _teach_us(rows, "glibc")) for a in TEACHERS}
+    flt = {a: V.of_values(_teach_faults(rows, a)) for a in ["glibc"] + TEACHERS}
     return (f"glibc {V.show(V.of_values(_teach_us(rows, 'glibc')), ' us', 1)} per step; "
-            + ", ".join(f"{a} x{V.show(iv)}" for a, iv in ivs.items()),
-            V.both(*(V.decide(iv, lo=V.half_effect(148)) for iv in ivs.values())))
+            + ", ".join(f"{a} x{V.show(iv)}" for a, iv in ivs.items()) + " (information); faults per step: "
+            + ", ".join(f"{a} {V.show(f, '', 2)}" for a, f in flt.items()),
+            V.untestable(kernel_bound("glibc", _teach_faults(rows, "glibc"), _teach_us(rows, "glibc"), rows[1])
+                         + "; so does every ratio against it (each one's faults per step shown)"))
 
 
 def _os(rows, phase):
@@ -158,9 +198,16 @@ def judge_sbrk_vs_syscall(rows):
 
 
 def judge_malloc_vs_sbrk(rows):
-    """malloc(16) ~20x cheaper than sbrk(16) (610 / 26.9 = x22.7); holds above half of it."""
+    """malloc(16) ~20x cheaper than sbrk(16) (610 / 26.9 = x22.7): sbrk's cost is a system call's
+    and malloc(16)'s phase here is mostly page faults, both kernel time, which no instruction count
+    sees: cannot be tested here (the measured reason and the time ratio shown)."""
     iv = V.of_ratio(_os(rows, "sbrk-16"), _os(rows, "malloc-16"))
-    return f"sbrk(16) / malloc(16) x{V.show(iv, '', 1)}", V.decide(iv, lo=V.half_effect(610 / 26.9))
+    rss_kb = {p: phase_values(rows[0], p, "rss_kb", allocator="glibc", params=OS_P) for p in ("sbrk-16", "malloc-16")}
+    pages = per_step([(a - b) / 4 for a, b in zip(rss_kb["malloc-16"], rss_kb["sbrk-16"])],
+                     phase_values(rows[0], "malloc-16", "ops", allocator="glibc", params=OS_P))
+    return (f"sbrk(16) / malloc(16) x{V.show(iv, '', 1)} (information)",
+            V.untestable("sbrk(16) is a system call, whose cost is this VM's (see os/sbrk); "
+                         + kernel_bound("malloc(16)", pages, [x / 1e3 for x in _os(rows, "malloc-16")], rows[1])))
 
 
 def judge_lazy(rows):
@@ -206,12 +253,14 @@ CLAIMS = [
     claim("churn-random/tcache0-rss", "004", "glibc.malloc.tcache_count=0: 0.25 MiB after freeing everything",
           CHURN_SETUP, "RSS at the end of `free-all`", CHURN_DIFF, [CHURN], judge_tcache_rss),
     claim("churn-random/mmap", "004", "glibc.malloc.mmap_threshold=131072: 0.843 us per step (x10.7), 5.85 MiB "
-          "after freeing everything", CHURN_SETUP, "time per step and RSS after `free-all` against the default's",
-          CHURN_DIFF, [CHURN, FAULTS], guarded(judge_mmap)),
+          "after freeing everything", CHURN_SETUP, "RSS after `free-all` against the default's (judged); why its time "
+          "cannot be tested here: page faults per step (runs.csv `minflt`) and mmap and munmap calls per step "
+          "(`strace -f -c`, one run per environment); the time per step beside them",
+          CHURN_DIFF, [CHURN, FAULTS, CHURN_STRACE["default"], CHURN_STRACE["mmap"]], judge_mmap),
     claim("teach/bump", "004", "the bump allocator keeps 1425 MiB", TEACH_SETUP, "RSS at the end of `free-all`",
           TEACH_DIFF, [TEACH], judge_bump),
     claim("teach/trim", "004", "trim is 142x slower than glibc", TEACH_SETUP, "`steady` time per step",
-          TEACH_DIFF + "; " + SLOTS, [TEACH, FAULTS], guarded(judge_trim)),
+          TEACH_DIFF + "; " + SLOTS, [TEACH, FAULTS], judge_trim),
     claim("teach/release", "004", "trim and mmap return almost everything (~0.2 MiB after freeing all)",
           TEACH_SETUP, "RSS at the end of `free-all`", TEACH_DIFF, [TEACH], judge_release),
     claim("teach/freelist", "004", "the freelist allocator never returns memory", TEACH_SETUP,
@@ -219,7 +268,7 @@ CLAIMS = [
           judge_freelist),
     claim("teach/time", "004", "the teaching allocators take 11.7 to 25 us per step against glibc's 0.079 us",
           TEACH_SETUP, "`steady` time per step, each against glibc's (the absolute times are information)",
-          TEACH_DIFF + "; " + SLOTS, [TEACH, FAULTS], guarded(judge_teach_time)),
+          TEACH_DIFF + "; " + SLOTS, [TEACH, FAULTS], judge_teach_time),
     _os_claim("os/syscall", "a system call costs 575 ns", "`syscall` phase (raw getppid)", judge_cost("syscall", 575)),
     _os_claim("os/sbrk", "sbrk(16) costs 610 ns", "`sbrk-16` phase (each a brk call; the break put back after)",
               judge_cost("sbrk-16", 610)),
@@ -229,7 +278,7 @@ CLAIMS = [
               judge_cost("malloc-16", 26.9)),
     claim("os/malloc-vs-sbrk", "004", "malloc(16) is ~20x cheaper than sbrk(16) (26.9 vs 610 ns)", OS_SETUP,
           "the two phases (malloc(16)'s includes the page faults of the 6.4 MB its blocks fill)", OS_DIFF,
-          [OS, FAULTS], guarded(judge_malloc_vs_sbrk)),
+          [OS, FAULTS], judge_malloc_vs_sbrk),
     _os_claim("os/sbrk-rss", "after sbrk of 1 GiB RSS is only 1308 KiB (memory is lazy)",
               "RSS of `sbrk-big` against `sbrk-16`'s, just before", judge_lazy),
     _os_claim("os/faults", "touching 256 MiB costs 65,536 page faults", "ops of `touch` (the minor faults it cost)",

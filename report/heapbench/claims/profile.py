@@ -3,7 +3,12 @@
 A Spec whose wrap runs `strace -f -c -o {dir}/strace.txt` or `valgrind --tool=callgrind
 --callgrind-out-file={dir}/callgrind.out` leaves that file in the run's temporary directory;
 measure.py reads it back, passing a callgrind file through `callgrind_annotate --inclusive=yes`
-first (annotate()), and the judges parse the text here.
+first (annotate()), and the judges parse the text here. Under PHASES callgrind dumps its counts
+each time the workload enters wl_phase (the call that ends a phase), so dump k
+(callgrind.out.k) holds the user-space instructions of the run's k-th phase (the first also the
+program's start, ~0.2 M instructions; each later one the formatting of the previous phase's
+record, a few thousand, which varies with the times it prints: counts repeat to ~0.1% at the
+claims' sizes, whatever the load).
 Always holds: unparsable text gives an empty table (the claim then says no figure), never an
 exception; callgrind's figures are instruction counts (Ir), which do not depend on the load.
 """
@@ -13,6 +18,7 @@ import subprocess
 
 STRACE = "strace -f -c -o {dir}/strace.txt" if shutil.which("strace") else None
 CALLGRIND = "valgrind --tool=callgrind --callgrind-out-file={dir}/callgrind.out"
+PHASES = CALLGRIND + " --dump-before=wl_phase"
 _CG_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:\S*:)?([^\s:]+?)(?:'\d+)?(?:@@\S+)?(?:\s+\[.*\])?\s*$")
 _CG_TOTAL = re.compile(r"^\s*([\d,]+)\s+\(\s*100\.0%\)\s+PROGRAM TOTALS")
 
@@ -42,6 +48,19 @@ def inclusive(text):
             name, ir = m.group(2), int(m.group(1).replace(",", ""))
             cost[name] = max(cost.get(name, 0), ir)
     return total, cost
+
+
+def total(text):
+    """The program total of a callgrind_annotate listing (Ir), or None without one."""
+    return inclusive(text)[0]
+
+
+def phase_instructions(files, order, phases):
+    """User-space instructions of the phases (names) of a one-run cell measured under PHASES, order
+    being its phases in the order the workload wrote them: dump k is phase k's; None when a phase
+    or its dump is missing."""
+    counts = [total(files.get(f"callgrind.out.{order.index(p) + 1}", "")) if p in order else None for p in phases]
+    return None if None in counts else sum(counts)
 
 
 def share(text, functions):
