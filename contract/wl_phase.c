@@ -55,7 +55,7 @@ void wl_served_by(void)
     Dl_info info;
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
     const char *path = (sym && dladdr(sym, &info) && info.dli_fname) ? info.dli_fname : "unknown";
-    wl_record("served_by\t%s\n", path);
+    wl_record(WL_TAG_SERVED_BY "\t%s\n", path);
     wl_lat_start();
 }
 
@@ -88,14 +88,14 @@ double wl_phase_mark(const char *name, double t0, uint64_t ops, uint64_t live_by
 /* One `phase` record, every field given. */
 void wl_phase_record(const char *name, double seconds, uint64_t ops, uint64_t live_bytes, uint64_t rss_kb)
 {
-    wl_record("phase\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, seconds, (unsigned long long)ops,
+    wl_record(WL_TAG_PHASE "\t%s\t%.9f\t%llu\t%llu\t%llu\n", name, seconds, (unsigned long long)ops,
               (unsigned long long)live_bytes, (unsigned long long)rss_kb);
 }
 
 /* One `size` record. */
 void wl_size(size_t request, size_t usable)
 {
-    wl_record("size\t%zu\t%zu\n", request, usable);
+    wl_record(WL_TAG_SIZE "\t%zu\t%zu\n", request, usable);
 }
 
 /* Tabs and newlines in detail would break the record; they are written as spaces. */
@@ -106,6 +106,6 @@ int wl_verify(int ok, const char *detail)
     for (; detail && detail[i] && i < sizeof clean - 1; i++)
         clean[i] = (detail[i] == '\t' || detail[i] == '\n') ? ' ' : detail[i];
     clean[i] = '\0';
-    wl_record("verify\t%s\t%s\n", ok ? "ok" : "fail", clean);
+    wl_record(WL_TAG_VERIFY "\t%s\t%s\n", ok ? WL_VERIFY_OK : WL_VERIFY_FAIL, clean);
     return ok ? 0 : 1;
 }

@@ -9,6 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The records' tags (docs/DATA.md) and the fields after a phase record's tag; the runner's reader
+ * (runner/measure/phases.c) takes them from here, so the two sides spell them once. */
+#define WL_TAG_SERVED_BY "served_by"
+#define WL_TAG_PHASE "phase"
+#define WL_PHASE_FIELDS 5 /* name, seconds, ops, live_bytes, rss_kb */
+#define WL_TAG_SIZE "size"
+#define WL_TAG_VERIFY "verify"
+#define WL_VERIFY_OK "ok"
+#define WL_VERIFY_FAIL "fail"
+
 /* Writes the `served_by` record: the shared object that provides malloc (dladdr), then starts the
  * latency sampler (wl_lat_start). Call first. */
 void wl_served_by(void);

@@ -4,6 +4,7 @@
  */
 #include "phases.h"
 #include "latency.h"
+#include "wl_phase.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -19,19 +20,19 @@ void hb_phase_parse(const char *text, struct hb_phase_report *rep)
     for (size_t i = 0; i < lines.n; i++) {
         struct hb_strv f = {0};
         hb_strv_split(&f, lines.v[i], "\t", 1);
-        if (strcmp(f.v[0], "served_by") == 0 && f.n >= 2 && !rep->served_by) {
+        if (strcmp(f.v[0], WL_TAG_SERVED_BY) == 0 && f.n >= 2 && !rep->served_by) {
             rep->served_by = hb_xstrdup(f.v[1]);
-        } else if (strcmp(f.v[0], "phase") == 0 && f.n >= 6) {
+        } else if (strcmp(f.v[0], WL_TAG_PHASE) == 0 && f.n >= 1 + WL_PHASE_FIELDS) {
             rep->ph = hb_xappend(rep->ph, rep->nph, sizeof *rep->ph);
             rep->ph[rep->nph++] = (struct hb_phase){hb_xstrdup(f.v[1]), hb_xstrdup(f.v[2]), hb_xstrdup(f.v[3]),
                                                     hb_xstrdup(f.v[4]), hb_xstrdup(f.v[5])};
-        } else if (strcmp(f.v[0], "size") == 0 && f.n >= 3) {
+        } else if (strcmp(f.v[0], WL_TAG_SIZE) == 0 && f.n >= 3) {
             hb_strv_push(&rep->sizes, f.v[1]);
             hb_strv_push(&rep->sizes, f.v[2]);
         } else if (strcmp(f.v[0], WL_ALLOCSTAT_TAG) == 0 && f.n >= WL_ALLOCSTAT_FIELDS) {
             for (size_t k = 1; k <= WL_ALLOCSTAT_FIELDS; k++) /* an empty reason may be cut off */
                 hb_strv_push(&rep->allocstats, k < f.n ? f.v[k] : "");
-        } else if (strcmp(f.v[0], "verify") == 0 && f.n >= 2 && strcmp(f.v[1], "ok") != 0) {
+        } else if (strcmp(f.v[0], WL_TAG_VERIFY) == 0 && f.n >= 2 && strcmp(f.v[1], WL_VERIFY_OK) != 0) {
             rep->verify_failed = 1;
             free(rep->verify_detail);
             rep->verify_detail = hb_xstrdup(f.n >= 3 ? f.v[2] : "");
@@ -47,14 +48,14 @@ void hb_phase_parse(const char *text, struct hb_phase_report *rep)
 /* The phase name of a `phase` record line with at least the fields hb_phase_parse() needs. */
 char *hb_phase_name_of(const char *line, size_t len)
 {
-    static const char tag[] = "phase\t";
+    static const char tag[] = WL_TAG_PHASE "\t";
     if (len < sizeof tag - 1 || memcmp(line, tag, sizeof tag - 1) != 0)
         return NULL;
     const char *name = line + sizeof tag - 1, *end = memchr(name, '\t', len - (size_t)(name - line));
     size_t tabs = 0;
     for (size_t i = 0; i < len; i++)
         tabs += line[i] == '\t';
-    if (!end || tabs < 5)
+    if (!end || tabs < WL_PHASE_FIELDS)
         return NULL;
     char *out = hb_xmalloc((size_t)(end - name) + 1);
     memcpy(out, name, (size_t)(end - name));
@@ -65,10 +66,10 @@ char *hb_phase_name_of(const char *line, size_t len)
 /* The last failed verify record's detail (phases.h). */
 void hb_phase_verify_detail(const char *text, char *out, size_t n)
 {
-    static const char tag[] = "verify\t";
+    static const char tag[] = WL_TAG_VERIFY "\t";
     out[0] = '\0';
     for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-        if (strncmp(line, tag, sizeof tag - 1) != 0 || strncmp(line + sizeof tag - 1, "ok", 2) == 0)
+        if (strncmp(line, tag, sizeof tag - 1) != 0 || strncmp(line + sizeof tag - 1, WL_VERIFY_OK, sizeof WL_VERIFY_OK - 1) == 0)
             continue;
         const char *detail = strchr(line + sizeof tag - 1, '\t');
         size_t len = detail ? strcspn(++detail, "\n") : 0;

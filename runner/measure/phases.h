@@ -3,7 +3,8 @@
  *
  * Always holds: a run is "ok" only when it exited 0, reported served_by, that path is the
  * allocator's library (realpath compared; glibc: libc.so.6), and no verify fail was reported.
- * The parsed records are a struct hb_phase_report (runresult.h), which write/ writes.
+ * The parsed records are a struct hb_phase_report (runresult.h), which write/ writes; the records'
+ * tags and field count are the floor's (contract/wl_phase.h), which the workloads write with.
  */
 #ifndef HEAPBENCH_PHASES_H
 #define HEAPBENCH_PHASES_H
