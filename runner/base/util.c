@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Aborts the runner: memory is exhausted, nothing sensible can follow. */
@@ -356,4 +357,21 @@ int hb_utf8_valid(const char *s, size_t len, size_t *bad)
         i += n;
     }
     return 1;
+}
+
+/* mkdir -p of path ("" is the root: nothing to make). */
+int hb_mkdir_p(const char *path)
+{
+    if (!*path)
+        return 0;
+    char *copy = hb_xstrdup(path);
+    for (char *s = copy + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(copy, 0755);
+            *s = '/';
+        }
+    int rc = mkdir(copy, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    free(copy);
+    return rc;
 }

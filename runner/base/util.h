@@ -76,4 +76,7 @@ int hb_utf8_valid(const char *s, size_t len, size_t *bad);
 /* Writes data to path through path.tmp + rename (the file appears complete). 0 or -1. */
 int hb_write_file_atomic(const char *path, const char *data, size_t len);
 
+/* mkdir -p: creates path and every missing parent (mode 0755). 0, or -1 with errno. */
+int hb_mkdir_p(const char *path);
+
 #endif

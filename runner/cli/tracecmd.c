@@ -242,7 +242,7 @@ int hb_cmd_record(int argc, char **argv)
         hb_usage("record: %s is a directory; give the trace's file name, e.g. -o %s/%s.hbt", file, file, base);
     char *slash = strrchr(file, '/');
     char *parent = slash ? hb_xasprintf("%.*s", (int)(slash - file), file) : hb_xstrdup(".");
-    if (mkdir(parent, 0755) != 0 && errno != EEXIST)
+    if (hb_mkdir_p(parent) != 0)
         hb_usage("record: cannot create %s: %s; give -o FILE", parent, strerror(errno));
     char *absparent = realpath(parent, NULL); /* the recorded program may run in another directory */
     if (!absparent)

@@ -214,21 +214,6 @@ static int hb_program_sh(const struct hb_program *p, const char *script, const c
     return rc;
 }
 
-/* mkdir -p of path. */
-static int hb_mkdir_p(const char *path)
-{
-    char *copy = hb_xstrdup(path);
-    for (char *s = copy + 1; *s; s++)
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(copy, 0755);
-            *s = '/';
-        }
-    int rc = mkdir(copy, 0755) == 0 || errno == EEXIST ? 0 : -1;
-    free(copy);
-    return rc;
-}
-
 /* Prepares the work dir and runs setup. */
 int hb_program_setup(struct hb_program *p, const char *workdir, char *err, size_t errlen)
 {
