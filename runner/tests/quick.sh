@@ -20,8 +20,8 @@ t_check "results/latest points at the run" test "$(readlink -f $RT_TMP/root/resu
 t_check "a run with -o outside results/ leaves results/latest alone" \
     test "$(readlink -f $RT_TMP/root/results/latest)" = "$(readlink -f "$q")"
 
-# The header as docs/DATA.md defines it (its one definition, read by report/heapbench/tests/contract.py).
-cols=$(PYTHONPATH=report/heapbench/tests /usr/bin/python3 -m contract runs.csv)
+# The header as docs/DATA.md defines it (its one definition, read by report/heapbench/tests/datamd.py).
+cols=$(PYTHONPATH=report/heapbench/tests /usr/bin/python3 -m datamd runs.csv)
 rt_check "runs.csv has every DATA.md column" "$q" '
 cols = "'"$cols"'".split(",")
 assert cols[:3] == ["schema", "run_id", "host"], cols

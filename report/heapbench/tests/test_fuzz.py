@@ -28,15 +28,15 @@ os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = _STORAGE
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import contract  # noqa: E402 (this folder's reader of the headers docs/DATA.md defines)
+import datamd  # noqa: E402 (this folder's reader of the headers docs/DATA.md defines)
 from heapbench import results  # noqa: E402 (after the storage directory is set)
 from heapbench.compare import compare, merge
 from heapbench.report import report
 from heapbench.tune import measure
 
 EXAMPLES = int(os.environ.get("HB_FUZZ_EXAMPLES", "25"))
-RUNS = contract.columns("runs.csv")  # the real headers, as docs/DATA.md defines them
-PHASES = contract.columns("phases.csv")
+RUNS = datamd.columns("runs.csv")  # the real headers, as docs/DATA.md defines them
+PHASES = datamd.columns("phases.csv")
 SPECIAL = ["", "1", "2", "0", "-1", "nan", "NaN", "inf", "-inf", "1e308", "1e-320", "0.5", "ok", "failed",
            "glibc", "jemalloc", "w", "h", "a,b", '"', "x\ny", "\x00", "é", "9" * 30, "free", "alloc"]
 FIELD = st.one_of(st.sampled_from(SPECIAL), st.text(max_size=12))

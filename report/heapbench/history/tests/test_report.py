@@ -74,7 +74,7 @@ class ReportTest(unittest.TestCase):
                         "--disable-sync", f"--user-data-dir={self.tmp}/chrome", f"--screenshot={shot}",
                         "--window-size=1280,1600", "file://" + os.path.join(self.site, "index.html")],
                        capture_output=True, timeout=120)
-        check = subprocess.run(["/usr/bin/python3", os.path.join(histfix.ROOT, "report", "tests", "check.py"), "png", shot],
+        check = subprocess.run(["/usr/bin/python3", os.path.join(histfix.ROOT, "report", "heapbench", "report", "tests", "check.py"), "png", shot],
                                capture_output=True, text=True)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
 

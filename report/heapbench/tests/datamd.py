@@ -1,9 +1,9 @@
-"""contract.py - the header of each results file as docs/DATA.md defines it: the one definition the tests read.
+"""datamd.py - the header of each results file as docs/DATA.md defines it: the one definition the tests read.
 
 Always holds: a file's columns are the first indented block under its "### NAME" heading in
 docs/DATA.md (the contract between the runner and the readers), its lines joined, without the
 optional tail "[,metric_<NAME>...]"; a file that DATA.md does not define is a LookupError naming it.
-From a shell: PYTHONPATH=report/heapbench/tests /usr/bin/python3 -m contract runs.csv (prints the
+From a shell: PYTHONPATH=report/heapbench/tests /usr/bin/python3 -m datamd runs.csv (prints the
 header line).
 """
 import os
@@ -37,4 +37,4 @@ if __name__ == "__main__":
     try:
         print(",".join(columns(sys.argv[1])))
     except (IndexError, LookupError, OSError) as err:
-        sys.exit(f"contract: {err or 'give a results file name, e.g. runs.csv'}")
+        sys.exit(f"datamd: {err or 'give a results file name, e.g. runs.csv'}")
