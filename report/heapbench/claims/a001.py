@@ -11,6 +11,7 @@ latency figures come from latency.csv (--latency sampled), one quantile per run.
 """
 import os
 
+from heapbench import latency
 from heapbench.claims import profile
 from heapbench.claims import verdict as V
 from heapbench.claims.figures import claim, fmt, run_values
@@ -27,11 +28,11 @@ CALLGRIND = Spec("thread-churn", ["glibc"], threads=(32,), params=(CHURN_P,), re
 LAT_P = "--mode=loop --ops=800000"
 ARENA_ENVS = ("MALLOC_ARENA_MAX=1", "MALLOC_ARENA_MAX=8")
 LAT_ARENA = Spec("thread-churn", ["glibc"], threads=(8,), params=(LAT_P,), envs=ARENA_ENVS,
-                 extra=("--latency", "sampled"))
-LAT_STABLE = Spec("thread-churn", ["glibc"] + FAST, threads=(8,), params=(LAT_P,), extra=("--latency", "sampled"))
+                 extra=("--latency", latency.SAMPLED))
+LAT_STABLE = Spec("thread-churn", ["glibc"] + FAST, threads=(8,), params=(LAT_P,), extra=("--latency", latency.SAMPLED))
 POOL_P = {"bitmap": "--alloc=bitmap --ops=600000", "malloc": "--alloc=malloc --ops=600000"}
 BITMAP = Spec("bitmap-pool", ["glibc", "jemalloc"], threads=(128,), params=tuple(POOL_P.values()),
-              extra=("--latency", "sampled"))
+              extra=("--latency", latency.SAMPLED))
 RATE_P = {"base": "--mode=batch --size=1024 --batch=1 --ops=1",
           "peak": "--mode=batch --size=1024 --batch=16384 --ops=65536"}
 RATE_LIVE_KB = 16384  # the batch: 16,384 x 1 KiB held at its end
