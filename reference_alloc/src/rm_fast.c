@@ -1,4 +1,4 @@
-/* rm_fast.c - fastbins: small freed chunks (up to mxfast bytes requested, 128 by default) kept
+/* rm_fast.c - fastbins: small freed chunks (chunks of up to (mxfast + 8) rounded down to 16 bytes: 128, requests up to 120, by default) kept
  * in LIFO lists without coalescing, handed back to exact-size requests, and merged into the
  * normal bins ("consolidated") before a large request, before the arena grows, and on trims.
  *

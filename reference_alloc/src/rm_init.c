@@ -20,7 +20,7 @@ rm_params rm_mp = {
     .top_pad = RM_TOP_PAD,
     .mmap_max = RM_MMAP_MAX,
     .mxfast = RM_MXFAST,
-    .max_fast = 144, /* rm_request2size(RM_MXFAST) */
+    .max_fast = 128, /* rm_max_fast_of(RM_MXFAST) */
 };
 volatile int rm_ready;
 

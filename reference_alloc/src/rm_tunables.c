@@ -115,8 +115,8 @@ static int rm_tunable_set(rm_tunable *t, size_t v, int from)
         rm_mp.no_dyn_threshold = 1;
     if (t->field == &rm_mp.tcache_max)
         rm_tunables_set_tcache_max(v);
-    if (t->field == &rm_mp.mxfast) /* glibc: 0 leaves no chunk size small enough */
-        rm_mp.max_fast = v ? rm_request2size(v) : 0;
+    if (t->field == &rm_mp.mxfast) /* glibc: below 8 leaves no chunk size small enough */
+        rm_mp.max_fast = rm_max_fast_of(v);
     return 1;
 }
 

@@ -183,6 +183,14 @@ static inline size_t rm_request2size(size_t n)
     size_t s = (n + RM_SIZE_SZ + RM_ALIGN - 1) & ~(RM_ALIGN - 1);
     return s < RM_MIN_CHUNK ? RM_MIN_CHUNK : s;
 }
+/* The largest chunk size kept in a fastbin for mxfast = n requested bytes, as glibc's
+ * set_max_fast: (n + SIZE_SZ) rounded down to the alignment, so the default 128 keeps chunks of
+ * up to 128 bytes (requests up to 120); 0 when that is below the smallest chunk (n < 8). */
+static inline size_t rm_max_fast_of(size_t n)
+{
+    size_t s = (n + RM_SIZE_SZ) & ~(RM_ALIGN - 1);
+    return s < RM_MIN_CHUNK ? 0 : s;
+}
 /* Bytes the user may use in in-use chunk c. */
 static inline size_t rm_usable(const rm_chunk *c)
 {
