@@ -1,6 +1,6 @@
 /* glibc_edges.c - refmalloc answers glibc 2.36's edge cases of the API (linked against it):
  * errno after a failed posix_memalign (also under RLIMIT_AS), mallopt's return values and the
- * effect of M_TRIM_THRESHOLD=-1, and a 2^63 alignment (ENOMEM, not EINVAL).
+ * effect of M_TRIM_THRESHOLD=-1, a 2^63 alignment (ENOMEM, not EINVAL) and the default fastbin limit.
  * Each check runs in its own child process (rmbounded.h), so settings do not leak between them.
  * Always holds: the expected answers are glibc 2.36's (read from its malloc.c and checked with
  * its own tests); each check that changes a setting runs in a child of its own.
@@ -103,6 +103,32 @@ static int edge_trim_on(void)
     return 0;
 }
 
+/* Frees 20 blocks of n bytes, each kept apart by a live guard (no merging), after the
+ * tcache's 7 of that size are full: how many bytes the fastbins then hold (mallinfo2's fsmblks). */
+static size_t edge_fast_bytes_after_frees(size_t n)
+{
+    enum { N = 20 };
+    void *blocks[N], *guards[N];
+    for (int i = 0; i < N; i++)
+        blocks[i] = malloc(n), guards[i] = malloc(16);
+    for (int i = 0; i < N; i++)
+        free(blocks[i]);
+    size_t fast = mallinfo2().fsmblks;
+    for (int i = 0; i < N; i++)
+        free(guards[i]);
+    return fast;
+}
+
+/* The default fastbin limit is glibc's set_max_fast(128): chunks of up to 128 bytes, so a
+ * 120-byte request's chunk goes to a fastbin and a 121-byte one's (144 bytes) does not. */
+static int edge_fastbin_limit(void)
+{
+    EDGE_REQUIRE(edge_fast_bytes_after_frees(120) > 0);
+    EDGE_REQUIRE(edge_fast_bytes_after_frees(121) == 0);
+    EDGE_REQUIRE(edge_fast_bytes_after_frees(128) == 0);
+    return 0;
+}
+
 /* 2^63 is a power of two: no memory for it (ENOMEM); above it no power of two exists (EINVAL). */
 static int edge_align_2_63(void)
 {
@@ -126,5 +152,7 @@ int main(void)
     rmt_bounded_check("mallopt(M_TRIM_THRESHOLD, -1) stops trimming", edge_trim_off, 30);
     rmt_bounded_check("without it the same frees lower the break (control)", edge_trim_on, 30);
     rmt_bounded_check("alignment 2^63 gives ENOMEM, above it EINVAL", edge_align_2_63, 30);
+    rmt_bounded_check("fastbins keep chunks of up to 128 bytes (requests up to 120), as glibc's default mxfast",
+                      edge_fastbin_limit, 30);
     return tcheck_summary();
 }
