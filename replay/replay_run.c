@@ -42,7 +42,7 @@ struct worker {
     _Alignas(64) _Atomic uint64_t next; /* the order of its next event not yet performed (DONE: none) */
     _Atomic int64_t live;       /* live requested bytes this thread added (for the sampler) */
     _Atomic int waiting;        /* 1 while it waits (past its first spins) for another thread's object */
-    _Atomic uint64_t want;      /* the object it waits for: producer << 48 | seq (set before waiting) */
+    _Atomic uint64_t want;      /* the object it waits for: producer << 48 | seq (set before waiting; seqs stay below 2^48) */
     struct replay *rp;
     uint16_t th;
     int state;                  /* W_*: under rp->launch */

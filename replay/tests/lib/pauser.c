@@ -3,7 +3,7 @@
  * stops one of the process's other threads, in turn, for HB_PAUSE_MS (default 30) ms, wherever that thread is
  * (a signal whose handler sleeps), so that a replay's verdicts can be tested against threads
  * that do not run when they could.
- * Always holds: makes no allocator call after its start (its thread's stack is mmap'd by
+ * Always holds: makes no allocator call after its constructor (its thread's stack is mmap'd by
  * pthread_create), pauses only threads of its own process and never itself, and handles its
  * signal with SA_RESTART, so the paused thread's system calls are resumed, not failed. */
 #include <dirent.h>
@@ -57,10 +57,9 @@ static pid_t nth_other(DIR *d, pid_t self, unsigned n, unsigned *count)
 
 static void *pauser_main(void *arg)
 {
-    (void)arg;
+    DIR *d = arg;
     long every = env_ms("HB_PAUSE_EVERY_MS", 3);
     pid_t self = (pid_t)syscall(SYS_gettid);
-    DIR *d = opendir("/proc/self/task"); /* opened before the replay starts: its buffer is malloc'd */
     for (unsigned turn = 0; d; turn++) {
         sleep_ms(every + pause_ms); /* the last pause over first: a thread is never kept stopped */
         unsigned count;
@@ -79,10 +78,13 @@ __attribute__((constructor)) static void pauser_start(void)
     struct sigaction sa = {.sa_handler = on_pause, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
     sigaction(PAUSE_SIG, &sa, NULL);
+    DIR *d = opendir("/proc/self/task"); /* here, before the replay starts: its buffer is malloc'd */
+    if (!d)
+        return;
     pthread_t t;
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    pthread_create(&t, &at, pauser_main, NULL);
+    pthread_create(&t, &at, pauser_main, d);
     pthread_attr_destroy(&at);
 }
