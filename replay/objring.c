@@ -176,6 +176,14 @@ int objring_take(struct objring *r, uint16_t th, uint64_t seq, uint64_t *a, uint
     }
 }
 
+int objring_made(struct objring *r, uint16_t th, uint64_t seq)
+{
+    if (!r->rings[th].s)
+        return 0; /* a thread that makes no object */
+    uint64_t tag = atomic_load_explicit(&r->rings[th].s[seq & r->rings[th].mask].tag, memory_order_acquire);
+    return SEQ_OF(tag) >= seq + 1;
+}
+
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg)
 {
     for (uint32_t i = 0; i < r->t->nthreads; i++)

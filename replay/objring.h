@@ -97,6 +97,9 @@ static inline int objring_take_own(struct objring *r, uint16_t th, uint64_t seq,
 {
     return objring_take_own_in(r->rings[th], seq, a, b) ? 1 : objring_take(r, th, seq, a, b);
 }
+/* 1 when thread th's object seq has been put (taken since or not), 0 when not yet: the slot's seq
+ * only grows, so a 0 is certain for every moment before the call. Any thread may ask. */
+int objring_made(struct objring *r, uint16_t th, uint64_t seq);
 /* Calls fn for every object put and not taken (no other thread may use r meanwhile). */
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg);
 

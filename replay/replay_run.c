@@ -42,6 +42,7 @@ struct worker {
     _Alignas(64) _Atomic uint64_t next; /* the order of its next event not yet performed (DONE: none) */
     _Atomic int64_t live;       /* live requested bytes this thread added (for the sampler) */
     _Atomic int waiting;        /* 1 while it waits (past its first spins) for another thread's object */
+    _Atomic uint64_t want;      /* the object it waits for: producer << 48 | seq (set before waiting; seqs stay below 2^48) */
     struct replay *rp;
     uint16_t th;
     int state;                  /* W_*: under rp->launch */
@@ -69,28 +70,43 @@ struct replay {
 
 /* ---- performing one event ---- */
 
-/* True when every thread that has events left waits for another's object (w's wait included)
- * and none has performed an event over 10 ms: no wait can ever be met (a trace without the
- * global order, format 1 or 2, whose threads each free the other's object before it exists). */
+/* The order of v's next event when v waits for another thread's object that is not made yet
+ * (certain: the object was not made at the check, so v has been in this wait since it was seen
+ * in it), else DONE when v has no event left, else 0 (it may move: running, not started, or its
+ * object made though it has not taken it yet, e.g. descheduled). next is read before and after
+ * the wait, so both belong to the same event. */
+static uint64_t stuck_at(struct replay *rp, struct worker *v)
+{
+    uint64_t n = atomic_load_explicit(&v->next, memory_order_acquire);
+    if (n == DONE)
+        return DONE;
+    if (v->state != W_RUN || !atomic_load_explicit(&v->waiting, memory_order_acquire))
+        return 0;
+    uint64_t want = atomic_load_explicit(&v->want, memory_order_acquire);
+    if (atomic_load_explicit(&v->next, memory_order_acquire) != n ||
+        objring_made(&rp->tab, (uint16_t)(want >> 48), want & ((1ull << 48) - 1)))
+        return 0;
+    return n + 1;
+}
+
+/* True only when no wait can ever be met (a trace without the global order, format 1 or 2, whose
+ * threads each free the other's object before it exists): two passes each see every thread with
+ * events left waiting for an object not made yet, at the same event (the sums of their next
+ * events, each of which only grows, are equal). Every such thread was then in its wait at the
+ * end of the first pass, and stays in it: an object is made only by its producer outside a wait,
+ * and none of those objects was made by the time of the second pass. Decided from what each
+ * thread waits for, not from time: a thread descheduled for long is never taken for a stuck one. */
 static int all_stuck(struct replay *rp)
 {
-    uint64_t before = 0, after = 0;
-    for (int round = 0; round < 2; round++) {
-        uint64_t sum = 0;
+    uint64_t sum[2] = {0, 0};
+    for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < rp->nstart; i++) {
-            struct worker *v = &rp->ws[rp->by_start[i]];
-            uint64_t n = atomic_load_explicit(&v->next, memory_order_acquire);
-            if (n != DONE && (v->state != W_RUN || !atomic_load_explicit(&v->waiting, memory_order_acquire)))
+            uint64_t n = stuck_at(rp, &rp->ws[rp->by_start[i]]);
+            if (n == 0)
                 return 0;
-            sum += n == DONE ? 0 : n + 1;
+            sum[pass] += n == DONE ? 0 : n;
         }
-        *(round ? &after : &before) = sum;
-        if (!round) {
-            struct timespec ts = {0, 10000000L};
-            nanosleep(&ts, NULL);
-        }
-    }
-    return before == after;
+    return sum[0] == sum[1];
 }
 
 /* Takes the object e consumes, made by another thread (e->ref_thread), waiting for it until
@@ -104,8 +120,10 @@ static void *take_other(struct worker *w, const struct hbt_event *e, uint64_t *s
             __builtin_ia32_pause();
             continue;
         }
-        if (spins == 200)
+        if (spins == 200) {
+            atomic_store_explicit(&w->want, (uint64_t)e->ref_thread << 48 | e->ref_seq, memory_order_relaxed);
             atomic_store_explicit(&w->waiting, 1, memory_order_release);
+        }
         if (spins % 2048 == 0 && all_stuck(w->rp)) {
             char why[300];
             snprintf(why, sizeof why, "thread %u's event %" PRIu64 " (%s) waits for object %" PRIu64 " of thread %u, which no thread can make: "

@@ -47,6 +47,11 @@ $(B)/tests/replay-%: replay/tests/%.c | $(B)/.dir
 
 .SECONDARY: $(B)/obj/workloads/common/wl_args.o
 
+# The tests' pauser (replay/tests/lib/pauser.c), preloaded into a replayer: a thread stopped for long.
+TEST_BUILD += $(B)/lib/replay-pauser.so
+$(B)/lib/replay-pauser.so: replay/tests/lib/pauser.c | $(B)/.dir
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lpthread
+
 # The benchmark's null allocator (replay/bench/nullalloc.c + the shared interposition layer).
 ALL += $(B)/lib/libhbnull.so
 $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c allocators/interpose/interpose.h | $(B)/.dir
