@@ -64,10 +64,12 @@ struct hb_launch_spec {
 int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res);
 
 /* Test seam: when set, called with the child's pid just before the release byte is written
- * (a test waits there for a child that fails before release to exit). NULL in the CLI. */
+ * (a test waits there for a child that fails before release to exit, another records the pid).
+ * NULL in the CLI. */
 extern void (*hb_launch_before_release)(pid_t pid);
 
-/* Async-signal-safe: kills the process group of the child being measured (SIGINT handling). */
+/* Async-signal-safe: kills the process group of the child being measured (SIGINT handling). Called
+ * at any moment of an hb_launch(), before the fork included, it ends that launch as "interrupted". */
 void hb_launch_interrupt(void);
 
 #endif

@@ -89,8 +89,9 @@ static int tl_mode_marks(void)
     return 0;
 }
 
-/* Starts a grandchild, reports both pids on the phase fd, then both sleep far past any timeout. */
-static int tl_mode_sleeper(void)
+/* Starts a grandchild, reports both pids on the phase fd, then both sleep far past any timeout;
+ * with signal_parent, sends SIGALRM to the runner right after the report. */
+static int tl_mode_sleeper(int signal_parent)
 {
     char line[64];
     pid_t g = fork();
@@ -101,6 +102,8 @@ static int tl_mode_sleeper(void)
     int n = snprintf(line, sizeof line, "pids\t%d\t%d\n", (int)getpid(), (int)g);
     if (write(3, line, (size_t)n) != n)
         return 1;
+    if (signal_parent) /* the interrupt test: interrupt now that both processes exist */
+        kill(getppid(), SIGALRM);
     sleep(60);
     return 0;
 }
@@ -126,7 +129,7 @@ static int tl_child_main(int argc, char **argv)
     if (!strcmp(m, "phases"))
         return tl_mode_phases();
     if (!strcmp(m, "sleeper"))
-        return tl_mode_sleeper();
+        return tl_mode_sleeper(argc > 2 && !strcmp(argv[2], "signal-parent"));
     if (!strcmp(m, "marks"))
         return tl_mode_marks();
     if (!strcmp(m, "hello")) {
@@ -205,43 +208,111 @@ static void tl_sleeper_pids(const struct hb_result *r, int *child, int *grandchi
         *child = *grandchild = 0;
 }
 
-/* Timeout: killed quickly, with its grandchild, status timeout. */
+/* Timeout: killed quickly, with its grandchild, status timeout. The sleeper must have started its
+ * grandchild before the deadline for the test to mean anything, which a loaded machine can delay
+ * past any fixed timeout: a run that ended before the sleeper reported its pids is run again with
+ * twice the timeout (0.3 s, 0.6 s, ... up to 19.2 s), and the checks are made on the first run that
+ * reached the deadline with both processes started. */
 static void tl_test_timeout(void)
 {
     struct hb_result r;
-    int child, grandchild;
-    int rc = tl_run("sleeper", 0.3, &r);
-    tl_sleeper_pids(&r, &child, &grandchild);
+    int child = 0, grandchild = 0, rc = -1;
+    double t = 0.3;
+    char want[64];
+    for (int attempt = 0; attempt < 7; attempt++, t *= 2) {
+        rc = tl_run("sleeper", t, &r);
+        tl_sleeper_pids(&r, &child, &grandchild);
+        if (child > 0 || attempt == 6)
+            break;
+        printf("# timeout: the sleeper had not reported its pids by the %g s deadline (loaded machine); again with %g s\n", t, 2 * t);
+        hb_result_free(&r);
+    }
+    snprintf(want, sizeof want, "timeout after %g s", t);
     TCHECK("timeout: status timeout", rc == 0 && r.status == HB_TIMEOUT);
-    TCHECK("timeout: reason", !strcmp(r.reason, "timeout after 0.3 s"));
-    TCHECK("timeout: killed soon after the deadline", r.wall_s >= 0.3 && r.wall_s < 2.0);
+    TCHECK("timeout: reason", !strcmp(r.reason, want));
+    TCHECK("timeout: killed soon after the deadline", r.wall_s >= t && r.wall_s < t + 1.7);
     TCHECK("timeout: the child led its own process group", child > 0 && grandchild > 0 && getpgid(0) != child);
     TCHECK("timeout: no process left in the group", child > 0 && tl_group_gone(child));
     hb_result_free(&r);
 }
 
-/* SIGALRM handler of the interrupt test. */
+static volatile double tl_alarm_at; /* tl_mono() when the interrupt handler ran; 0 before */
+
+/* Monotonic seconds (clock_gettime is async-signal-safe). */
+static double tl_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* SIGALRM handler of the interrupt tests. */
 static void tl_on_alarm(int sig)
 {
     (void)sig;
+    tl_alarm_at = tl_mono();
     hb_launch_interrupt();
 }
 
-/* hb_launch_interrupt() from a signal handler ends the run at once. */
+static pid_t tl_launched; /* the measured child's pid (its group), as hb_launch saw it */
+
+/* Seam: records the child's pid before its release. */
+static void tl_record_child(pid_t pid)
+{
+    tl_launched = pid;
+}
+
+/* hb_launch_interrupt() from a signal handler ends the run at once, killing the whole group. The
+ * sleeper sends the signal itself once it has started its grandchild and reported both pids, so
+ * the group to kill has two processes however slowly the machine started them. */
 static void tl_test_interrupt(void)
 {
     struct hb_result r;
-    struct itimerval it = {{0, 0}, {0, 200000}};
+    char *argv[] = {(char *)tl_self(), "sleeper", "signal-parent", NULL};
+    struct hb_launch_spec s = tl_spec(argv, 30);
     int child, grandchild;
+    tl_alarm_at = 0;
     signal(SIGALRM, tl_on_alarm);
-    setitimer(ITIMER_REAL, &it, NULL);
-    int rc = tl_run("sleeper", 30, &r);
+    int rc = hb_launch(&s, &r);
+    double after = tl_mono() - tl_alarm_at;
     tl_sleeper_pids(&r, &child, &grandchild);
-    TCHECK("interrupt: ends early, not ok", rc == 0 && r.status != HB_OK && r.wall_s < 2.0);
+    TCHECK("interrupt: the sleeper started both processes and signalled", child > 0 && grandchild > 0 && tl_alarm_at > 0);
+    TCHECK("interrupt: ends within 2 s of the interrupt, not ok", rc == 0 && r.status != HB_OK && tl_alarm_at > 0 && after < 2.0);
     TCHECK("interrupt: reason", !strcmp(r.reason, "interrupted"));
     TCHECK("interrupt: no process left in the group", child > 0 && tl_group_gone(child));
     signal(SIGALRM, SIG_DFL);
     hb_result_free(&r);
+}
+
+/* An interrupt at an arbitrary moment of the launch (a timer of 50 ms: before the fork, between
+ * fork and release, or while the child starts, depending on the machine's load) ends the run,
+ * never lost: an interrupt that came before the child's group was known still kills it. */
+static void tl_test_interrupt_anytime(void)
+{
+    struct hb_result r;
+    struct itimerval it = {{0, 0}, {0, 50000}};
+    int gone = 0, right = 0, runs = 5;
+    signal(SIGALRM, tl_on_alarm);
+    hb_launch_before_release = tl_record_child;
+    for (int i = 0; i < runs; i++) {
+        tl_alarm_at = 0;
+        tl_launched = 0;
+        setitimer(ITIMER_REAL, &it, NULL);
+        int rc = tl_run("sleeper", 10, &r);
+        double after = tl_mono() - tl_alarm_at;
+        int ok = rc == 0 && tl_alarm_at > 0 && after < 2.0 && !strcmp(r.reason, "interrupted");
+        if (!ok)
+            printf("# interrupt at 50 ms, run %d: rc %d, %s, %.2f s after the interrupt: %s\n", i, rc,
+                   tl_alarm_at > 0 ? "interrupted" : "no interrupt", tl_alarm_at > 0 ? after : 0.0, r.reason);
+        right += ok;
+        gone += tl_launched > 0 && tl_group_gone(tl_launched);
+        hb_result_free(&r);
+    }
+    hb_launch_before_release = NULL;
+    signal(SIGALRM, SIG_DFL);
+    printf("# interrupt at 50 ms: %d/%d ended within 2 s as interrupted, %d/%d groups gone\n", right, runs, gone, runs);
+    TCHECK("interrupt anytime: every run ends within 2 s as interrupted", right == runs);
+    TCHECK("interrupt anytime: no process left in any group", gone == runs);
 }
 
 /* Phase lines written on fd 3 come back byte for byte, even beyond a pipe buffer. */
@@ -424,6 +495,7 @@ int main(int argc, char **argv)
     tl_test_failures();
     tl_test_timeout();
     tl_test_interrupt();
+    tl_test_interrupt_anytime();
     tl_test_phases();
     tl_test_rss();
     tl_test_marks();
