@@ -540,8 +540,6 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
         hb_child(&r);
     setpgid(r.pid, r.pid); /* also done by the child: whichever runs first wins the race */
     hb_launch_pgid = r.pid;
-    if (hb_launch_interrupted) /* came before the group was known (prepare, fork): kill it now */
-        kill(-r.pid, SIGKILL);
     int *child_side[] = {&r.child_phase_fd, &r.child_err_fd, &r.child_release_fd, &r.child_out_fd, &r.child_in_fd};
     for (size_t i = 0; i < sizeof child_side / sizeof child_side[0]; i++)
         hb_close(child_side[i]);
@@ -551,6 +549,10 @@ int hb_launch(const struct hb_launch_spec *spec, struct hb_result *res)
         hb_launch_pgid = 0;
         goto out;
     }
+    /* An interrupt that came before the group was known (prepare, fork) killed nothing: kill it
+     * now, once its counters are open (a dead child would fail them, and the reason sticks). */
+    if (hb_launch_interrupted)
+        kill(-r.pid, SIGKILL);
     hb_run_loop(&r);
     hb_run_drain(&r);
     hb_reaper_sweep(r.pid, res->leaked, sizeof res->leaked);
