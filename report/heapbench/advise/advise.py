@@ -31,6 +31,9 @@ def advise_args(argv):
                            "Doc with measured figures: report/heapbench/advise/README.md")
     parser.add_argument("--goal", choices=GOALS, default="time", help="what to improve (default time)")
     parser.add_argument("--budget", type=float, default=300.0, help="seconds for the whole advice (default 300)")
+    parser.add_argument("--budget-clock", choices=tuple(progress.CLOCKS), default="wall",
+                        help="what --budget counts: wall seconds (default), or CPU seconds of advise and all it "
+                        "runs (the same plan at any load average; the wall time grows with the load)")
     cli.add_option(parser, "output", "output directory (default advise-<time> in the results location)")
     parser.add_argument("--resume", metavar="DIR", help="continue an interrupted advise in DIR")
     cli.add_option(parser, "workloads", "a program definition, prog:NAME (exec/programs), instead of -- CMD")
@@ -115,14 +118,16 @@ class Advise:
         if rec is None or not rec["reps_ok"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
             raise AdviseStop(advise_failure_line(why, self.opts["budget"] * 0.3), 1)
-        run_s = rec["time"]  # the median: one run slowed by the machine's load does not size the plan
+        # The median (one run slowed by the machine's load does not size the plan), in the clock's unit.
+        run_s = rec["cpu"] if self.opts.get("budget_clock") == "cpu" and rec["cpu"] else rec["time"]
         need = budget.budget_too_small(self.opts["budget"], run_s)
         result = {"dir": "baseline", "run_s": run_s, "wall": rec["time"], "peak_kb": rec["peak"], "cpu": rec["cpu"],
                   "metric": rec["metric"], "metric_name": rec["metric_name"]}
         self.save("baseline", result)
         if need:
-            raise AdviseStop(f"--budget {self.opts['budget']:g} s is too small: one run takes {run_s:.2f} s, and the "
-                             f"stages need about {need:.0f} s; give --budget {need:.0f} or more "
+            unit = self.clock.unit
+            raise AdviseStop(f"--budget {self.opts['budget']:g} {unit} is too small: one run takes {run_s:.2f} {unit}, and "
+                             f"the stages need about {need:.0f} {unit}; give --budget {need:.0f} or more "
                              f"(heapbench advise --resume {self.out} --budget {need:.0f})", 2)
 
     def profile(self):
@@ -304,7 +309,8 @@ def advise_write(adv, advice):
         print(f"{name}:\n" + "\n".join("  " + line for line in snippet.splitlines()))
     for item in advice["dropped"]:
         print(f"dropped to fit the budget: {item}")
-    print(f"took {advice['elapsed_s']:.0f} s of a {advice['budget_s']:.0f} s budget "
+    unit = output.output_unit(advice)
+    print(f"took {advice['elapsed_s']:.0f} {unit} of a {advice['budget_s']:.0f} {unit} budget "
           f"({output.output_stage_ends(advice)})")
 
 
@@ -332,12 +338,12 @@ def advise_setup(argv):
             os.makedirs(out, exist_ok=True)
         except OSError as err:
             cli.usage_exit("heapbench advise", f"cannot create {out} ({err.strerror}); give a writable -o DIR")
-        keep = ("goal", "budget", "workloads", "allocators", "metric", "threshold", "alpha")
+        keep = ("goal", "budget", "budget_clock", "workloads", "allocators", "metric", "threshold", "alpha")
         st = state.state_new(dict({k: getattr(opts, k) for k in keep}, user_env=advise_user_env()), command)
         state.state_save(out, st)
     if not os.access(cli.binary(), os.X_OK):
         cli.usage_exit("heapbench advise", f"{cli.binary()} is missing; run 'make' first")
-    clock = progress.Progress(st["opts"]["budget"], st.get("spent", 0.0))
+    clock = progress.Progress(st["opts"]["budget"], st.get("spent", 0.0), clock=st["opts"].get("budget_clock", "wall"))
     return Advise(st["opts"], command, out, st, clock)
 
 

@@ -71,7 +71,8 @@ def answer(adv):
             "command_text": " ".join(adv.command) if adv.command else adv.opts["workloads"],
             "recommendation": rec_out, "candidates": cand_rows, "snippets": snips,
             "notes": adv.notes + answer_profile_notes(done), "dropped": adv.st["dropped"],
-            "budget_s": adv.opts["budget"], "elapsed_s": adv.clock.elapsed(),
+            "budget_s": adv.opts["budget"], "budget_clock": adv.opts.get("budget_clock", "wall"),
+            "elapsed_s": adv.clock.elapsed(),
             "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
             "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
                            + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}

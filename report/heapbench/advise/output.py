@@ -12,6 +12,7 @@ import json
 import math
 import os
 
+from heapbench.advise import progress
 from heapbench.tune import pareto
 
 PLOT = "advice.png"
@@ -52,7 +53,7 @@ def output_markdown(advice):
     """The advice as Markdown text."""
     rec = advice["recommendation"]
     lines = [f"# heapbench advise: {advice['command_text']}", "", f"Goal: **{rec['goal']}**. "
-             f"Budget {advice['budget_s']:.0f} s, used {advice['elapsed_s']:.0f} s ({output_stage_ends(advice)}).",
+             f"{output_budget_text(advice)}.",
              "", "## Answer", "",
              f"**{rec['text']}**", ""]
     if rec.get("note"):
@@ -77,10 +78,22 @@ def output_markdown(advice):
     return "\n".join(lines)
 
 
+def output_unit(advice):
+    """The unit of the budget and of the times spent: 's' (wall) or 'CPU s' (--budget-clock cpu)."""
+    return progress.CLOCKS[advice.get("budget_clock", "wall")][1]
+
+
+def output_budget_text(advice):
+    """'Budget 120 s, used 98 s (stages ended at: baseline 4 s, ...)', in the budget's unit."""
+    unit = output_unit(advice)
+    return (f"Budget {advice['budget_s']:.0f} {unit}, used {advice['elapsed_s']:.0f} {unit} "
+            f"({output_stage_ends(advice)})")
+
+
 def output_stage_ends(advice):
-    """'stages ended at: baseline 4 s, profile 9 s, ...' (seconds since the start, resumes included)."""
-    ends = advice.get("stage_end_s", {})
-    return "stages ended at: " + ", ".join(f"{stage} {end:.0f} s" for stage, end in ends.items())
+    """'stages ended at: baseline 4 s, profile 9 s, ...' (the budget's unit since the start, resumes included)."""
+    ends, unit = advice.get("stage_end_s", {}), output_unit(advice)
+    return "stages ended at: " + ", ".join(f"{stage} {end:.0f} {unit}" for stage, end in ends.items())
 
 
 def _num(value, div=1):
@@ -102,8 +115,7 @@ def output_html(directory, advice, markdown_text):
              "td,th{border:1px solid #ccc;padding:.2em .5em;font-size:90%}.answer{font-size:130%;"
              "background:#eef6ee;padding:.6em;border-left:4px solid #393}</style></head><body>",
              f"<h1>heapbench advise: {html.escape(advice['command_text'])}</h1>",
-             f"<p>Goal: <b>{html.escape(rec['goal'])}</b>. Budget {advice['budget_s']:.0f} s, used "
-             f"{advice['elapsed_s']:.0f} s ({html.escape(output_stage_ends(advice))}).</p>", "<h2>Answer</h2>",
+             f"<p>Goal: <b>{html.escape(rec['goal'])}</b>. {html.escape(output_budget_text(advice))}.</p>", "<h2>Answer</h2>",
              f"<p class='answer'>{html.escape(rec['text'])}</p>"]
     if rec.get("note"):
         parts.append(f"<p>{html.escape(rec['note'])}</p>")

@@ -1,28 +1,41 @@
-"""progress.py - advise's progress for a person at a terminal: the stage, a bar and the time left.
+"""progress.py - advise's clock (what --budget counts) and its progress for a person at a terminal: the stage, a bar and the time left.
 
-Always holds: on a terminal (stderr is a tty) one line is redrawn in place and erased at the
-end; elsewhere nothing is shown (a log or a pipe gets only the answer and the one-line errors);
-nothing is written to stdout, which carries the advice itself.
+Always holds: the clock counts the budget's unit (CLOCKS: wall seconds, or CPU seconds of advise
+and of every process it ran and waited for); on a terminal (stderr is a tty) one line is redrawn
+in place and erased at the end; elsewhere nothing is shown (a log or a pipe gets only the answer
+and the one-line errors); nothing is written to stdout, which carries the advice itself.
 """
+import os
 import sys
 import time
 
 STAGES = ("baseline", "profile", "screen", "confirm", "recommend")
 
 
-class Progress:
-    """The run's clock and its one-line display: started, budget (s), spent before a resume."""
+def progress_cpu_seconds():
+    """CPU seconds (user + system) of this process and of its waited-for children and their descendants."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
-    def __init__(self, budget, spent=0.0, stream=None):
-        """A clock that counts spent seconds (from an earlier, interrupted run) as already used."""
-        self.budget, self.spent0, self.start = budget, spent, time.monotonic()
+
+# --budget-clock: its reading function and the unit the messages give.
+CLOCKS = {"wall": (time.monotonic, "s"), "cpu": (progress_cpu_seconds, "CPU s")}
+
+
+class Progress:
+    """The run's clock and its one-line display: started, budget (in the clock's unit), spent before a resume."""
+
+    def __init__(self, budget, spent=0.0, stream=None, clock="wall"):
+        """A clock (a key of CLOCKS) that counts spent seconds (from an earlier, interrupted run) as already used."""
+        self.read, self.unit = CLOCKS[clock]
+        self.budget, self.spent0, self.start = budget, spent, self.read()
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.stage, self.planned_end = "", budget
 
     def elapsed(self):
         """Seconds used so far, the interrupted runs' included."""
-        return self.spent0 + time.monotonic() - self.start
+        return self.spent0 + self.read() - self.start
 
     def left(self):
         """Seconds of the budget left (may be negative)."""
@@ -39,7 +52,7 @@ class Progress:
             done = min(1.0, elapsed / max(1e-9, self.planned_end))
             bar = "#" * int(done * 20) + "." * (20 - int(done * 20))
             self.stream.write(f"\r\033[K[{bar}] {number}/{len(STAGES)} {stage}: {note} "
-                              f"({elapsed:.0f} s, ETA {eta:.0f} s)")
+                              f"({elapsed:.0f} {self.unit}, ETA {eta:.0f} {self.unit})")
             self.stream.flush()
         self.stage = stage
 

@@ -1,11 +1,15 @@
 """units.py - advise's unit checks (no runner needed): the trace statistics reader, the relevant knobs,
-the candidates, the verdicts with Holm, the budget plan, the snippets.
+the candidates, the verdicts with Holm, the budget plan and its clock, the snippets.
 
 Always holds: prints one `PASS name` or `FAIL name: why` line per check and nothing else on stdout;
 every expected value is worked out by hand from the fixture.
 """
 from heapbench import registry
-from heapbench.advise import budget, candidates, choose, profile, recommend, snippets
+import io
+import subprocess
+import sys
+
+from heapbench.advise import budget, candidates, choose, profile, progress, recommend, snippets
 
 TRACE_TEXT = """trace: /tmp/x.hbt
 format version: 2
@@ -98,6 +102,22 @@ def test_budget():
     check("budget-too-small", budget.budget_too_small(5, 1.0) > 5 and budget.budget_too_small(300, 1.0) == 0.0)
 
 
+def test_clock():
+    """--budget-clock: the cpu clock counts the CPU of the children advise waits for, not their waiting;
+    the wall clock counts the waiting. A child that sleeps 0.6 s, then one that spins 0.3 s of CPU."""
+    wall, cpu = progress.Progress(100, stream=io.StringIO()), progress.Progress(100, stream=io.StringIO(), clock="cpu")
+    subprocess.run([sys.executable, "-c", "import time; time.sleep(0.6)"], check=True)
+    slept_wall, slept_cpu = wall.elapsed(), cpu.elapsed()
+    subprocess.run([sys.executable, "-c", "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"],
+                   check=True)
+    spun_cpu = cpu.elapsed() - slept_cpu
+    check("clock-wall-counts-waiting", slept_wall >= 0.6, slept_wall)
+    # a python3 start costs ~0.02-0.05 CPU s; the sleep itself none
+    check("clock-cpu-ignores-waiting", slept_cpu < 0.3, slept_cpu)
+    check("clock-cpu-counts-children", 0.3 <= spun_cpu < 0.6, spun_cpu)
+    check("clock-units", (wall.unit, cpu.unit) == ("s", "CPU s"), (wall.unit, cpu.unit))
+
+
 def test_choose():
     """The screen's front and per-goal bests, the baseline never; the runner's allocator x env cells."""
     rows = [{"allocator": "glibc", "label": "glibc", "env": "", "settings": [], "baseline": True, "time": 1.0,
@@ -130,5 +150,5 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_recommend, test_budget, test_choose, test_snippets):
+    for test in (test_profile, test_candidates, test_recommend, test_budget, test_clock, test_choose, test_snippets):
         test()
