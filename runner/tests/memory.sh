@@ -31,10 +31,13 @@ huge = [s["value"] for s in d["allocstats"] if s["stat"] == "AnonHugePages"]
 read = [s["anon_huge_kb"] for s in d["rss"] if s["anon_huge_kb"] is not None]
 assert huge and set(huge) == {0}, huge
 assert read and set(read) == {0}, read'
-rt_check "rss.csv: anon_huge_kb read at every 10th periodic sample of a run, empty between and at tagged ones" "$RT_TMP/m" '
+rt_check "rss.csv: anon_huge_kb read at every 10th periodic sample of a run (the last one may find the process gone), empty between and at tagged ones" "$RT_TMP/m" '
 for run in {s["run"] for s in d["rss"]}:
     got = [s["anon_huge_kb"] is not None for s in d["rss"] if s["run"] == run and not s["phase"]]
-    assert got == [i % 10 == 0 for i in range(len(got))], (run, got)
+    want = [i % 10 == 0 for i in range(len(got))]
+    if want and want[-1] and not got[-1]:  # the process ended between its statm and smaps_rollup reads
+        want[-1] = False
+    assert got == want, (run, got)
     assert all(s["anon_huge_kb"] is None for s in d["rss"] if s["run"] == run and s["phase"])'
 rt_check "rss.csv: the tagged samples name the run's phases, in their order, on a timeline in time order" "$RT_TMP/m" '
 for run in {p["run"] for p in d["phases"]}:
