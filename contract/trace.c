@@ -507,6 +507,18 @@ int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t er
     return 0;
 }
 
+int hbt_header_decode(const uint8_t *in, struct hbt_header *h, char *err, size_t errlen)
+{
+    static struct hbt_trace t; /* as hbt_header_read: not on the caller's stack */
+    memset(&t, 0, sizeof t);
+    memcpy(t.head, in, HBT_HEADER_SIZE);
+    t.size = HBT_HEADER_SIZE;
+    if (read_header(&t, err, errlen) < 0)
+        return -1;
+    *h = t.h;
+    return 0;
+}
+
 double hbt_recorder_slowdown(const struct hbt_header *h)
 {
     return h->orig_cpu_ns && h->rec_cpu_ns ? (double)h->rec_cpu_ns / (double)h->orig_cpu_ns : 0.0;

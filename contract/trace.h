@@ -127,6 +127,9 @@ int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, 
  * check of the whole trace). 0, or -1 with a one-line reason in err. */
 int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t errlen);
 
+/* Decodes and checks a header's HBT_HEADER_SIZE bytes at in (a raw recording's copy of it). 0, or -1 with a one-line reason in err. */
+int hbt_header_decode(const uint8_t *in, struct hbt_header *h, char *err, size_t errlen);
+
 /* ---- reader ---- */
 
 /* Zeroed memory straight from mmap (NULL when refused), and its release: what the reader and

@@ -22,6 +22,7 @@
  *     header's totals (complete = 1) are written only by a normal exit.
  */
 #include "obj_map.h"
+#include "rawtrace.h"
 #include "record.h"
 #include "trace.h"
 
@@ -50,6 +51,7 @@
 #define HOT static inline __attribute__((always_inline))
 #define COLD __attribute__((noinline, cold))
 #define CHUNK_BYTES (64u << 10)
+#define RAW_BYTES (256u << 10) /* a raw block: ~30,000 malloc/free events of the most malloc-heavy workload */
 
 enum { ST_UNUSED, ST_IDLE, ST_BUSY, ST_CLOSED };
 enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
@@ -66,7 +68,8 @@ struct rec_thread {
     uint32_t untimed;        /* events left before the next clock reading (0: read at the next one) */
     uint64_t last_ns;        /* the last reading */
     uint64_t written_ops;    /* events of this thread already in the file */
-    struct hbt_chunk c;
+    struct hbt_chunk c;      /* format 3 (R.raw = 0) */
+    struct raw_block rb;     /* raw mode (R.raw = 1) */
 };
 
 static struct {
@@ -85,6 +88,10 @@ static struct {
 
 static struct {
     int enabled, use_tsc, fd, hdr_fd;
+    int raw;                         /* raw mode (HEAPBENCH_RECORD_RAW=1): raw events, named and encoded after exit by hbconvert */
+    uint64_t hdr_off;                /* where the header lies in the file: 0, or after a raw file's prefix */
+    struct raw_prefix pre;           /* raw mode: a fork child's parent and order at the fork */
+    char name[64];                   /* the file's name in dir */
     _Atomic int file;                /* FILE_*: fd and hdr_fd are valid once it is FILE_OPEN */
     char dir[PATH_MAX - 64];
     uint64_t tsc0, mono0, mult;     /* ns = (tsc - tsc0) * mult >> 32 (or CLOCK_MONOTONIC - mono0) */
@@ -212,30 +219,44 @@ static int write_header(void)
 {
     static uint8_t buf[HBT_HEADER_SIZE];
     hbt_header_encode(&R.h, buf);
-    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf)
+    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, (off_t)R.hdr_off) == (ssize_t)sizeof buf)
         return 0;
     write_failed(errno);
     return -1;
 }
 
-/* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec)
- * and writes its header; the chunk fd appends, the header fd rewrites the header at exit. */
+/* A raw file's prefix (a fork child's parent and order at the fork), before its header. */
+static int write_prefix(void)
+{
+    static uint8_t buf[RAW_PREFIX];
+    raw_prefix_encode(&R.pre, buf);
+    if (pwrite(R.hdr_fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf)
+        return 0;
+    errno = errno ? errno : ENOSPC;
+    return -1;
+}
+
+/* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec; .hbr
+ * in raw mode) and writes its header; the chunk fd appends, the header fd rewrites the header at exit. */
 static void create_trace(void)
 {
     char path[PATH_MAX];
+    const char *ext = R.raw ? "hbr" : "hbt";
     int fd = -1;
     for (int n = 1; n < 100 && fd < 0; n++) {
         if (n == 1)
-            snprintf(path, sizeof path, "%s/%llu.hbt", R.dir, (unsigned long long)R.h.pid);
+            snprintf(R.name, sizeof R.name, "%llu.%s", (unsigned long long)R.h.pid, ext);
         else
-            snprintf(path, sizeof path, "%s/%llu.%d.hbt", R.dir, (unsigned long long)R.h.pid, n);
+            snprintf(R.name, sizeof R.name, "%llu.%d.%s", (unsigned long long)R.h.pid, n, ext);
+        snprintf(path, sizeof path, "%s/%s", R.dir, R.name);
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             break;
     }
     if (fd >= 0) {
         R.hdr_fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (write_header() == 0) {
+        R.hdr_off = R.raw ? RAW_PREFIX : 0;
+        if ((!R.raw || write_prefix() == 0) && write_header() == 0) {
             R.fd = fd;
             return;
         }
@@ -268,9 +289,30 @@ static void open_trace(void)
     errno = err;
 }
 
+/* Writes the thread's raw block (raw mode). */
+static void flush_raw(struct rec_thread *t)
+{
+    size_t len = raw_block_seal(&t->rb);
+    if (len == 0)
+        return;
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        open_trace();
+    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
+        int err = errno;
+        if (write_all(R.fd, t->rb.buf, len) != 0)
+            write_failed(errno);
+        errno = err;
+    }
+    raw_block_reset(&t->rb);
+}
+
 /* Writes the thread's chunk (the caller holds the thread BUSY or is its only user). */
 static COLD void flush(struct rec_thread *t)
 {
+    if (R.raw) {
+        flush_raw(t);
+        return;
+    }
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
         return;
@@ -290,6 +332,7 @@ static COLD void flush(struct rec_thread *t)
 /* ---- threads ---- */
 
 static inline void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq);
+static inline void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword);
 
 /* A thread's start or exit event (the caller holds the thread). */
 static void put_mark(struct rec_thread *t, unsigned kind)
@@ -297,7 +340,10 @@ static void put_mark(struct rec_thread *t, unsigned kind)
     struct hbt_event e = {.kind = (uint8_t)kind};
     uint64_t seq;
     t->untimed = 0; /* a thread's start and exit are timed */
-    put(t, &e, &seq);
+    if (R.raw)
+        put_raw(t, kind, 0, 0, 0, 0);
+    else
+        put(t, &e, &seq);
 }
 
 /* A second thread starts (its index idx > 0): from now on every thread numbers its events with a
@@ -317,14 +363,18 @@ static COLD struct rec_thread *register_thread(void)
     uint32_t idx = atomic_fetch_add(&R.nthreads, 1);
     if (idx > 0 && !atomic_load(&order_shared))
         order_share(idx);
-    void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+    size_t bytes = R.raw ? RAW_BYTES : CHUNK_BYTES;
+    void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         atomic_fetch_add(&R.lost_threads, 1);
         return tls.me = &lost_thread;
     }
     struct rec_thread *t = &threads[idx];
     t->written_ops = 0;
-    hbt_chunk_init(&t->c, buf, CHUNK_BYTES, (uint16_t)idx);
+    if (R.raw)
+        raw_block_init(&t->rb, buf, RAW_BYTES, (uint16_t)idx);
+    else
+        hbt_chunk_init(&t->c, buf, CHUNK_BYTES, (uint16_t)idx);
     put_mark(t, HBT_THREAD_START);
     atomic_store(&t->state, ST_IDLE);
     pthread_setspecific(R.key, t);
@@ -412,7 +462,10 @@ static void close_thread(struct rec_thread *t, int exiting)
             if (exiting)
                 put_mark(t, HBT_THREAD_EXIT);
             flush(t);
-            munmap(t->c.buf, CHUNK_BYTES);
+            if (R.raw)
+                munmap(t->rb.buf, RAW_BYTES);
+            else
+                munmap(t->c.buf, CHUNK_BYTES);
             atomic_store(&t->state, ST_CLOSED);
             return;
         }
@@ -466,6 +519,28 @@ HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
     *seq = hbt_chunk_put(&t->c, e);
 }
 
+/* Raw mode: one raw event (its time and order taken here); the post-pass names its objects. */
+HOT void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
+{
+    if (!raw_block_has_room(&t->rb))
+        flush(t);
+    int timed = t->untimed == 0;
+    if (timed) {
+        t->last_ns = now_ns();
+        t->untimed = TIME_EVERY;
+    }
+    t->untimed--;
+    raw_put(&t->rb, kind, addr, size, take_order(t), timed, t->last_ns, extra, xword);
+}
+
+uint64_t rec_put_at(struct rec_thread *t, struct hbt_event *e, uintptr_t addr)
+{
+    if (!R.raw)
+        return rec_put(t, e);
+    put_raw(t, e->kind, (e->flags & HBT_F_FAILED) ? 0 : addr, e->size, 0, 0);
+    return addr + 1; /* any id but HBT_NONE: the post-pass names the object by its address */
+}
+
 uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
 {
     uint64_t seq;
@@ -500,6 +575,11 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
 
 HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
 {
+    if (R.raw) {
+        put_raw(t, kind, (uintptr_t)p, n, raw_kind_extra(kind), align ? (uint64_t)__builtin_ctzll(align) : 0);
+        leave(t);
+        return;
+    }
     struct hbt_event e = {.kind = (uint8_t)kind, .size = n};
     e.align_log = (uint8_t)(align ? __builtin_ctzll(align) : 0);
     produce(t, &e, p);
@@ -544,7 +624,9 @@ EXPORT __attribute__((flatten)) void free(void *p)
     if (__builtin_expect(!real.free, 0))
         resolve();
     struct rec_thread *t = enter();
-    if (t) {
+    if (t && R.raw) {
+        put_raw(t, HBT_FREE, (uintptr_t)p, 0, 0, 0);
+    } else if (t) {
         struct hbt_event e = {.kind = HBT_FREE};
         uint64_t seq;
         consume(&e, p);
@@ -571,6 +653,12 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
     struct rec_thread *t = enter();
     if (!t)
         return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
+    if (R.raw) {
+        void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
+        put_raw(t, kind, (uintptr_t)q, total, 1, (uintptr_t)p);
+        leave(t);
+        return q;
+    }
     struct hbt_event e = {.kind = (uint8_t)kind, .size = total};
     consume(&e, p);
     void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
@@ -650,6 +738,17 @@ static void inherit(void *arg, uintptr_t addr, uint64_t *id)
     *id = seq;
 }
 
+/* Before a fork, in the parent (raw mode): its file exists, so the child can name it as its parent's. */
+static void atfork_prepare(void)
+{
+    if (!R.enabled || !R.raw || atomic_load(&R.file) != FILE_CLOSED)
+        return;
+    int busy = tls.busy;
+    tls.busy = 1;
+    open_trace();
+    tls.busy = busy;
+}
+
 /* In a fork child (one thread): the parent's threads, file and unwritten events are the
  * parent's; the child's thread 0 first re-creates every live object it inherited. */
 static void atfork_child(void)
@@ -657,6 +756,9 @@ static void atfork_child(void)
     if (!R.enabled)
         return;
     tls.busy = 1;
+    /* raw mode: the post-pass re-creates the inherited heap from the parent's raw file up to here */
+    R.pre.fork_order = atomic_load(&order_next);
+    snprintf(R.pre.parent, sizeof R.pre.parent, "%s", R.name);
     close(R.fd);
     close(R.hdr_fd);
     R.fd = R.hdr_fd = -1;
@@ -675,9 +777,11 @@ static void atfork_child(void)
     R.tsc0 = __rdtsc();
     header_start();
     struct rec_thread *t = register_thread();
-    if (t != &lost_thread) {
+    if (t != &lost_thread && !R.raw) {
         obj_map_each(inherit, t);
         rec_map_inherit(t);
+    } else {
+        rec_map_inherit(NULL);
     }
     tls.busy = 0;
 }
@@ -693,13 +797,16 @@ __attribute__((constructor)) static void rec_init(void)
         return;
     }
     strcpy(R.dir, dir);
+    const char *raw = getenv("HEAPBENCH_RECORD_RAW");
+    R.raw = raw && strcmp(raw, "1") == 0;
+    R.pre.fork_order = RAW_NO_FORK;
     Dl_info info;
     if (real.malloc && dladdr((void *)real.malloc, &info) && info.dli_fname)
         snprintf(R.h.allocator, sizeof R.h.allocator, "%s", info.dli_fname);
     clock_init();
     header_start();
-    if (obj_map_init() == 0 && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
-        pthread_atfork(NULL, NULL, atfork_child) == 0) {
+    if ((R.raw || obj_map_init() == 0) && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
+        pthread_atfork(atfork_prepare, NULL, atfork_child) == 0) {
         fast_init();
         R.enabled = 1;
         atomic_store(&fast_open, fast_ok);

@@ -25,6 +25,9 @@ static inline void rec_ref(struct hbt_event *e, uint64_t id)
 /* Appends e (its time is taken here) to t's chunk; returns the object id (rec_id) it produced,
  * or HBT_NONE. */
 uint64_t rec_put(struct rec_thread *t, struct hbt_event *e);
+/* rec_put of an event whose object lies at addr (an mmap's product, an munmap's mapping): in raw
+ * mode the post-pass names it by its address, so the id returned is only "not HBT_NONE". */
+uint64_t rec_put_at(struct rec_thread *t, struct hbt_event *e, uintptr_t addr);
 /* The thread number events of t carry. */
 uint16_t rec_thread_no(const struct rec_thread *t);
 /* Bytes per page. */
@@ -35,7 +38,8 @@ uint64_t rec_page_size(void);
  * whose malloc is alloc_fn: its own mapping calls are never the program's). 0, or -1. */
 int rec_map_init(void *alloc_fn);
 /* In a fork child, on its thread 0: one mmap event per recorded mapping it inherited (of its
- * page-rounded length); the child's counts start at 0. */
+ * page-rounded length; none when t is NULL: raw mode, where the post-pass makes them); the
+ * child's counts start at 0. */
 void rec_map_inherit(struct rec_thread *t);
 /* The header's counts: partial unmaps not recorded, mappings not recorded (table full). */
 void rec_map_counts(uint64_t *partial_unmaps, uint64_t *lost_maps);

@@ -108,7 +108,7 @@ static struct rec_thread *program_call(const void *caller)
 static void record_map(struct rec_thread *t, void *p, size_t n)
 {
     struct hbt_event e = {.kind = HBT_MMAP, .size = n, .flags = p == MAP_FAILED ? HBT_F_FAILED : 0};
-    uint64_t id = rec_put(t, &e);
+    uint64_t id = rec_put_at(t, &e, (uintptr_t)p);
     if (p != MAP_FAILED && id != HBT_NONE && !map_table_put((uintptr_t)p, n, rec_page_size(), id))
         atomic_fetch_add(&lost_maps, 1);
 }
@@ -119,7 +119,7 @@ static void record_unmaps(struct rec_thread *t, const struct map_entry *cut, uns
     for (unsigned i = 0; i < n; i++) {
         struct hbt_event e = {.kind = HBT_MUNMAP};
         rec_ref(&e, cut[i].id);
-        rec_put(t, &e);
+        rec_put_at(t, &e, cut[i].addr);
     }
 }
 
@@ -221,7 +221,8 @@ void rec_map_inherit(struct rec_thread *t)
 {
     atomic_store(&partial_unmaps, 0); /* the parent's counts are in the parent's trace */
     atomic_store(&lost_maps, 0);
-    map_table_each(inherit_one, t);
+    if (t)
+        map_table_each(inherit_one, t);
 }
 
 void rec_map_counts(uint64_t *partial, uint64_t *lost)

@@ -12,7 +12,7 @@ RP_WLCOMMON := $(B)/obj/workloads/common/wl_args.o $(call CONTRACT_OBJ,$(CONTRAC
 RP_TRACE   := $(call CONTRACT_OBJ,trace)
 RP_TESTPROGS := $(patsubst replay/tests/%.c,$(B)/tests/replay-%,$(wildcard replay/tests/*.c))
 
-ALL        += $(B)/lib/libhbrecord.so $(B)/replay/hbreplay $(B)/replay/hbtrace
+ALL        += $(B)/lib/libhbrecord.so $(B)/replay/hbreplay $(B)/replay/hbtrace $(B)/replay/hbconvert
 TEST_BUILD += $(RP_TESTPROGS)
 
 $(RP_OBJDIR)/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
@@ -31,7 +31,7 @@ $(RP_OBJDIR)/pic/lto-trace.o: contract/trace.c $(CONTRACT_H) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RP_LTO) -fPIC -fvisibility=hidden -Icontract -c $< -o $@
 
-$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map lto-trace)
+$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map rawtrace lto-trace)
 	$(CC) $(CFLAGS) $(RP_LTO) -shared -o $@ $^ -lz -ldl -lpthread
 
 $(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats objring) $(RP_TRACE) $(RP_WLCOMMON)
@@ -39,6 +39,11 @@ $(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_st
 	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
 
 $(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objring) $(RP_TRACE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lz
+
+# The recorder's post-pass: raw recordings (rawtrace.h) into format-3 traces.
+$(B)/replay/hbconvert: $(patsubst %,$(RP_OBJDIR)/%.o,hbconvert rawtrace addr_table) $(RP_TRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
@@ -69,3 +74,7 @@ $(B)/tests/replay-orders: replay/tests/orders.c contract/trace.c $(RP_HDRS) | $(
 $(B)/bench/replay-gentrace: replay/bench/gentrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Icontract -o $@ replay/bench/gentrace.c contract/trace.c -lz
+
+# The post-pass's check: two traces' events compared through the codec.
+$(B)/tests/replay-tracediff: replay/tests/tracediff.c contract/trace.c $(RP_HDRS) | $(B)/.dir
+	$(CC) $(CFLAGS) -Icontract -o $@ replay/tests/tracediff.c contract/trace.c -lz
