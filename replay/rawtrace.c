@@ -41,7 +41,7 @@ void raw_block_reset(struct raw_block *b)
 
 size_t raw_block_seal(struct raw_block *b)
 {
-    uint32_t magic = RAW_BLOCK_MAGIC, len = (uint32_t)((uint8_t *)b->w - b->buf - RAW_BLOCK_HEADER), thread = b->thread;
+    uint32_t magic = RAW_BLOCK_MAGIC, len = (uint32_t)((uint8_t *)__atomic_load_n(&b->w, __ATOMIC_ACQUIRE) - b->buf - RAW_BLOCK_HEADER), thread = b->thread;
     if (len == 0)
         return 0;
     memcpy(b->buf, &magic, 4);

@@ -94,7 +94,7 @@ static inline __attribute__((always_inline)) void raw_put(struct raw_block *b, u
     if (extra)
         w[n++] = xword;
     w[0] = f;
-    b->w = w + n;
+    __atomic_store_n(&b->w, w + n, __ATOMIC_RELEASE); /* after the event's words: exit may write the block up to here */
 }
 
 /* ---- reader ---- */

@@ -107,7 +107,9 @@ static struct {
  * here, half of what a malloc/free pair costs plain); from a second thread's start on, every
  * event takes it with a fetch-add (order_share). */
 static _Alignas(64) _Atomic uint64_t order_next;
-static _Alignas(64) _Atomic int order_shared; /* 1 once a second thread registered: fetch-add only */
+static _Alignas(64) _Atomic int order_shared; /* 1 once a second thread registered: fetch-add only (raw mode: 1 while
+                                               * the second thread sets order_next, 2 from then on) */
+static _Alignas(64) _Atomic uint64_t order_lone; /* raw mode: the lone thread's plain counter, before order_shared */
 static _Alignas(64) _Atomic int fast_open; /* enter()'s fast path is open: recording on, membarrier registered, nothing closing */
 static int fast_ok;            /* membarrier's private expedited command is registered */
 static _Alignas(64) struct rec_thread threads[HBT_MAX_THREADS];
@@ -117,6 +119,7 @@ static struct rec_thread lost_thread = {.state = ST_CLOSED};  /* every thread pa
 static __thread struct {
     struct rec_thread *me;
     int busy;
+    int dead;                /* raw mode: this thread records no more (it ended, or exit closed its recorder) */
 } tls IE;
 
 /* ---- bootstrap: dlsym may call calloc before the real one is known ---- */
@@ -290,7 +293,7 @@ static void open_trace(void)
 }
 
 /* Writes the thread's raw block (raw mode). */
-static void flush_raw(struct rec_thread *t)
+static COLD void flush_raw(struct rec_thread *t)
 {
     size_t len = raw_block_seal(&t->rb);
     if (len == 0)
@@ -350,6 +353,16 @@ static void put_mark(struct rec_thread *t, unsigned kind)
  * fetch-add. Waits for any thread that may be numbering an event the plain way to finish it. */
 static COLD void order_share(uint32_t idx)
 {
+    if (R.raw) {
+        /* raw mode: the lone thread's events take no busy word; an event it began before the membarrier
+         * took at most the number order_lone holds after it, so the shared numbers start above that */
+        atomic_store(&order_shared, 1);
+        if (fast_ok)
+            syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+        atomic_store(&order_next, atomic_load(&order_lone) + 1);
+        atomic_store_explicit(&order_shared, 2, memory_order_release);
+        return;
+    }
     atomic_store(&order_shared, 1);
     if (fast_ok)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
@@ -367,7 +380,8 @@ static COLD struct rec_thread *register_thread(void)
     void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         atomic_fetch_add(&R.lost_threads, 1);
-        return tls.me = &lost_thread;
+        tls.dead = R.raw; /* raw mode's hot path takes no state: the thread stays unrecorded */
+        return tls.me = R.raw ? NULL : &lost_thread;
     }
     struct rec_thread *t = &threads[idx];
     t->written_ops = 0;
@@ -391,6 +405,13 @@ static COLD struct rec_thread *register_thread(void)
 static void fast_init(void)
 {
     fast_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* Raw mode without membarrier: the lone thread's plain order cannot be made safe, every event fetch-adds. */
+static void raw_order_init(void)
+{
+    if (R.raw && !fast_ok)
+        atomic_store(&order_shared, 2);
 }
 
 /* From now on every thread takes the slow path, and any thread on the fast path shows busy. */
@@ -462,10 +483,10 @@ static void close_thread(struct rec_thread *t, int exiting)
             if (exiting)
                 put_mark(t, HBT_THREAD_EXIT);
             flush(t);
-            if (R.raw)
-                munmap(t->rb.buf, RAW_BYTES);
-            else
+            if (!R.raw)
                 munmap(t->c.buf, CHUNK_BYTES);
+            else if (exiting) /* the owner itself, which records nothing more */
+                munmap(t->rb.buf, RAW_BYTES);
             atomic_store(&t->state, ST_CLOSED);
             return;
         }
@@ -484,6 +505,8 @@ static void thread_gone(void *arg)
     int busy = tls.busy;
     tls.busy = 1;
     close_thread(arg, 1);
+    if (R.raw)
+        tls.me = NULL, tls.dead = 1; /* its later frees (thread teardown) pass through: its block is gone */
     tls.busy = busy;
 }
 
@@ -519,18 +542,76 @@ HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
     *seq = hbt_chunk_put(&t->c, e);
 }
 
-/* Raw mode: one raw event (its time and order taken here); the post-pass names its objects. */
-HOT void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
+/* Raw mode's order: a plain load and store while the process has had one thread (no busy word: see
+ * order_share), a fetch-add from the second thread's start on. */
+HOT uint64_t take_order_raw(void)
 {
-    if (!raw_block_has_room(&t->rb))
-        flush(t);
+    int s = atomic_load_explicit(&order_shared, memory_order_relaxed);
+    if (__builtin_expect(s == 0, 1)) {
+        uint64_t o = atomic_load_explicit(&order_lone, memory_order_relaxed);
+        atomic_store_explicit(&order_lone, o + 1, memory_order_relaxed);
+        return o;
+    }
+    while (s == 1) /* a second thread is starting: for the few microseconds it sets order_next */
+        s = atomic_load_explicit(&order_shared, memory_order_acquire);
+    return atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+}
+
+/* Raw mode: the owner's block is full and it does not hold its recorder (the hot path): takes it for
+ * the write; when exit has closed it, the thread records nothing more (the event being recorded
+ * lands in the block's slack, never written). */
+static COLD void raw_flush_owner(struct rec_thread *t)
+{
+    int idle = ST_IDLE;
+    if (atomic_compare_exchange_strong(&t->state, &idle, ST_BUSY)) {
+        flush_raw(t);
+        atomic_store_explicit(&t->state, ST_IDLE, memory_order_release);
+    } else {
+        tls.me = NULL;
+        tls.dead = 1;
+    }
+}
+
+/* Raw mode: one raw event (its time and order taken here); the post-pass names its objects. held:
+ * the caller holds the thread (state BUSY: rec_enter, exit), else it is the hot path's owner. */
+HOT void put_raw_at(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword, int held)
+{
+    if (__builtin_expect(!raw_block_has_room(&t->rb), 0)) {
+        if (held)
+            flush_raw(t);
+        else
+            raw_flush_owner(t);
+    }
     int timed = t->untimed == 0;
     if (timed) {
         t->last_ns = now_ns();
         t->untimed = TIME_EVERY;
     }
     t->untimed--;
-    raw_put(&t->rb, kind, addr, size, take_order(t), timed, t->last_ns, extra, xword);
+    raw_put(&t->rb, kind, addr, size, take_order_raw(), timed, t->last_ns, extra, xword);
+}
+
+HOT void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
+{
+    put_raw_at(t, kind, addr, size, extra, xword, 1);
+}
+
+/* Raw mode's hot path, for a call the wrapper has already made (tls.busy held around it): no state
+ * word, no atomic read-modify-write while the process has had one thread. Exit closes a thread's
+ * block by its state word (raw_flush_owner) and writes it up to its last whole event (raw_put
+ * publishes the block's end after the event's words). */
+static COLD struct rec_thread *raw_thread(void)
+{
+    if (!R.enabled || tls.dead)
+        return NULL;
+    return register_thread(); /* NULL in raw mode when past HBT_MAX_THREADS */
+}
+
+HOT void raw_event(unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
+{
+    struct rec_thread *t = tls.me;
+    if (__builtin_expect(t != NULL, 1) || (t = raw_thread()))
+        put_raw_at(t, kind, addr, size, extra, xword, 0);
 }
 
 uint64_t rec_put_at(struct rec_thread *t, struct hbt_event *e, uintptr_t addr)
@@ -588,7 +669,8 @@ HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t 
 
 /* ---- the malloc API ---- */
 
-EXPORT __attribute__((flatten)) void *malloc(size_t n)
+/* malloc in format-3 mode, and before the real functions are known. */
+static __attribute__((noinline, flatten)) void *malloc_chunked(size_t n)
 {
     if (__builtin_expect(!real.free, 0)) {
         resolve();
@@ -599,6 +681,20 @@ EXPORT __attribute__((flatten)) void *malloc(size_t n)
     void *p = real.malloc(n);
     if (t)
         record_alloc(t, HBT_MALLOC, 0, n, p);
+    return p;
+}
+
+/* Raw mode first: the hot path of the most malloc-heavy programs (docs/measurements/recorder.md). */
+EXPORT __attribute__((flatten)) void *malloc(size_t n)
+{
+    if (__builtin_expect(!R.raw || !real.free, 0))
+        return malloc_chunked(n);
+    if (tls.busy)
+        return real.malloc(n);
+    tls.busy = 1;
+    void *p = real.malloc(n);
+    raw_event(HBT_MALLOC, (uintptr_t)p, n, 0, 0);
+    tls.busy = 0;
     return p;
 }
 
@@ -617,16 +713,13 @@ EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
     return p;
 }
 
-EXPORT __attribute__((flatten)) void free(void *p)
+/* free in format-3 mode, and before the real functions are known. */
+static __attribute__((noinline, flatten)) void free_chunked(void *p)
 {
-    if (!p || is_boot(p))
-        return;
     if (__builtin_expect(!real.free, 0))
         resolve();
     struct rec_thread *t = enter();
-    if (t && R.raw) {
-        put_raw(t, HBT_FREE, (uintptr_t)p, 0, 0, 0);
-    } else if (t) {
+    if (t) {
         struct hbt_event e = {.kind = HBT_FREE};
         uint64_t seq;
         consume(&e, p);
@@ -635,6 +728,20 @@ EXPORT __attribute__((flatten)) void free(void *p)
     real.free(p); /* inside the recorder's hold, as every real call: its mappings are the allocator's */
     if (t)
         leave(t);
+}
+
+EXPORT __attribute__((flatten)) void free(void *p)
+{
+    if (!p || is_boot(p))
+        return;
+    if (__builtin_expect(!R.raw || !real.free, 0))
+        return free_chunked(p);
+    if (tls.busy)
+        return real.free(p);
+    tls.busy = 1;
+    raw_event(HBT_FREE, (uintptr_t)p, 0, 0, 0); /* before the real free: a thread that gets p back orders after it */
+    real.free(p);
+    tls.busy = 0;
 }
 
 /* realloc and reallocarray: the old object ends, a new one starts; a failed call keeps the
@@ -757,7 +864,7 @@ static void atfork_child(void)
         return;
     tls.busy = 1;
     /* raw mode: the post-pass re-creates the inherited heap from the parent's raw file up to here */
-    R.pre.fork_order = atomic_load(&order_next);
+    R.pre.fork_order = atomic_load(&order_shared) ? atomic_load(&order_next) : atomic_load(&order_lone);
     snprintf(R.pre.parent, sizeof R.pre.parent, "%s", R.name);
     close(R.fd);
     close(R.hdr_fd);
@@ -767,12 +874,15 @@ static void atfork_child(void)
     memset(threads, 0, sizeof threads[0] * (n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS));
     atomic_store(&R.nthreads, 0);
     atomic_store(&order_next, 0);
+    atomic_store(&order_lone, 0);
     atomic_store(&order_shared, 0); /* the child has one thread */
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
     tls.me = NULL;
+    tls.dead = 0;
     fast_init(); /* the child is a new process for membarrier */
-    atomic_store(&fast_open, fast_ok);
+    raw_order_init();
+    atomic_store(&fast_open, fast_ok && !R.raw);
     R.mono0 = mono_ns();
     R.tsc0 = __rdtsc();
     header_start();
@@ -808,8 +918,9 @@ __attribute__((constructor)) static void rec_init(void)
     if ((R.raw || obj_map_init() == 0) && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
         pthread_atfork(atfork_prepare, NULL, atfork_child) == 0) {
         fast_init();
+        raw_order_init();
         R.enabled = 1;
-        atomic_store(&fast_open, fast_ok);
+        atomic_store(&fast_open, fast_ok && !R.raw); /* raw mode's hot path takes no busy word (raw_event) */
     }
     else
         dprintf(2, "hbrecord: cannot set up the recorder (out of memory?); nothing is recorded\n");
@@ -831,6 +942,8 @@ __attribute__((destructor)) static void rec_fini(void)
         ops += threads[i].written_ops;
     }
     R.enabled = 0;
+    if (R.raw)
+        tls.me = NULL, tls.dead = 1; /* its block is closed: what the process does after this is not recorded */
     if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;
     R.h.complete = 1;
