@@ -30,13 +30,13 @@ void raw_block_init(struct raw_block *b, uint8_t *buf, size_t cap, uint16_t thre
     b->buf = buf;
     b->thread = thread;
     b->end = (uint64_t *)(buf + cap) - RAW_EVENT_WORDS;
+    b->next_order = UINT64_MAX; /* the thread's first event carries its order */
     raw_block_reset(b);
 }
 
 void raw_block_reset(struct raw_block *b)
 {
     b->w = (uint64_t *)(b->buf + RAW_BLOCK_HEADER);
-    b->next_order = UINT64_MAX; /* a block's first event carries its order */
 }
 
 size_t raw_block_seal(struct raw_block *b)
@@ -172,6 +172,7 @@ int raw_cursor_init(struct raw_cursor *c, const struct raw_file *f, uint16_t thr
     memset(c, 0, sizeof *c);
     c->f = f;
     c->thread = thread;
+    c->order = UINT64_MAX; /* the thread's first event carries its order */
     return 0;
 }
 
@@ -196,7 +197,6 @@ static int next_block(struct raw_cursor *c, char *err, size_t errlen)
     c->block++;
     c->p = c->buf;
     c->end = c->buf + len / 8;
-    c->order = UINT64_MAX; /* its first event carries its order */
     return 1;
 }
 

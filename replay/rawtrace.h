@@ -10,7 +10,8 @@
  *   bits 0-3 kind (an hbt kind 1-14, or RAW_EXT: a record of another kind, its sub-kind in the
  *   size field, e.g. a count at an address), bit 4 RAW_W (the address is in a word: it is not
  *   8-byte aligned or not below 2^47), bit 5 RAW_S (the size is in a word: 4096 or more), bit 6
- *   RAW_O (the order is in a word: it is not the thread's previous order + 1), bit 7 RAW_T (the
+ *   RAW_O (the order is in a word: it is not the thread's previous order + 1, across blocks; a thread's
+ *   first event always has it), bit 7 RAW_T (the
  *   clock was read: the time in ns is in a word; else the event has the thread's last time),
  *   bits 8-19 the size when below 4096, bits 20-63 the address / 8 (0: none, a failed call);
  *   then the words in that order: address, size, order, time; then the kind's own: the old
@@ -61,7 +62,7 @@ void raw_prefix_encode(const struct raw_prefix *p, uint8_t out[RAW_PREFIX]);
 struct raw_block {
     uint8_t *buf;             /* RAW_BLOCK_HEADER bytes of header, then the events */
     uint64_t *w, *end;        /* end leaves room for one more event */
-    uint64_t next_order;
+    uint64_t next_order;      /* the order an event may leave out; stale (never equal by mistake) while lone */
     uint16_t thread;
 };
 
@@ -73,8 +74,11 @@ void raw_block_reset(struct raw_block *b);
 static inline int raw_block_has_room(const struct raw_block *b) { return b->w < b->end; }
 
 /* Appends one event (needs raw_block_has_room). timed: ns is this event's reading. */
+/* check: compare order with the thread's previous one (else the caller knows it follows it: the
+ * lone thread's own counter). */
 static inline __attribute__((always_inline)) void raw_put(struct raw_block *b, unsigned kind, uintptr_t addr, uint64_t size,
-                                                          uint64_t order, int timed, uint64_t ns, int extra, uint64_t xword)
+                                                          uint64_t order, int check, int timed, uint64_t ns, int extra,
+                                                          uint64_t xword)
 {
     uint64_t *w = b->w, f = kind;
     unsigned n = 1;
@@ -86,9 +90,11 @@ static inline __attribute__((always_inline)) void raw_put(struct raw_block *b, u
         f |= size << 8;
     else
         f |= RAW_S, w[n++] = size;
-    if (__builtin_expect(order != b->next_order, 0))
-        f |= RAW_O, w[n++] = order;
-    b->next_order = order + 1;
+    if (check) {
+        if (order != b->next_order)
+            f |= RAW_O, w[n++] = order;
+        b->next_order = order + 1;
+    }
     if (timed)
         f |= RAW_T, w[n++] = ns;
     if (extra)

@@ -588,7 +588,15 @@ HOT void put_raw_at(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_
         t->untimed = TIME_EVERY;
     }
     t->untimed--;
-    raw_put(&t->rb, kind, addr, size, take_order_raw(), timed, t->last_ns, extra, xword);
+    int s = atomic_load_explicit(&order_shared, memory_order_relaxed);
+    uint64_t o;
+    if (__builtin_expect(s == 0, 1)) { /* the lone thread: its orders follow each other, none written */
+        o = atomic_load_explicit(&order_lone, memory_order_relaxed);
+        atomic_store_explicit(&order_lone, o + 1, memory_order_relaxed);
+    } else {
+        o = take_order_raw();
+    }
+    raw_put(&t->rb, kind, addr, size, o, s != 0 || held, timed, t->last_ns, extra, xword);
 }
 
 HOT void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
@@ -687,7 +695,7 @@ static __attribute__((noinline, flatten)) void *malloc_chunked(size_t n)
 /* Raw mode first: the hot path of the most malloc-heavy programs (docs/measurements/recorder.md). */
 EXPORT __attribute__((flatten)) void *malloc(size_t n)
 {
-    if (__builtin_expect(!R.raw || !real.free, 0))
+    if (__builtin_expect(!R.raw, 0)) /* R.raw is set once the real functions are known */
         return malloc_chunked(n);
     if (tls.busy)
         return real.malloc(n);
@@ -734,7 +742,7 @@ EXPORT __attribute__((flatten)) void free(void *p)
 {
     if (!p || is_boot(p))
         return;
-    if (__builtin_expect(!R.raw || !real.free, 0))
+    if (__builtin_expect(!R.raw, 0))
         return free_chunked(p);
     if (tls.busy)
         return real.free(p);
@@ -908,7 +916,7 @@ __attribute__((constructor)) static void rec_init(void)
     }
     strcpy(R.dir, dir);
     const char *raw = getenv("HEAPBENCH_RECORD_RAW");
-    R.raw = raw && strcmp(raw, "1") == 0;
+    R.raw = raw && strcmp(raw, "1") == 0 && real.free; /* malloc and free test only R.raw */
     R.pre.fork_order = RAW_NO_FORK;
     Dl_info info;
     if (real.malloc && dladdr((void *)real.malloc, &info) && info.dli_fname)
