@@ -68,6 +68,7 @@ struct rec_thread {
     uint32_t untimed;        /* events left before the next clock reading (0: read at the next one) */
     uint64_t last_ns;        /* the last reading */
     uint64_t written_ops;    /* events of this thread already in the file */
+    _Atomic uint64_t order_local; /* raw mode: the next order while it owns the order (read by a take-over) */
     struct hbt_chunk c;      /* format 3 (R.raw = 0) */
     struct raw_block rb;     /* raw mode (R.raw = 1) */
 };
@@ -109,7 +110,15 @@ static struct {
 static _Alignas(64) _Atomic uint64_t order_next;
 static _Alignas(64) _Atomic int order_shared; /* 1 once a second thread registered: fetch-add only (raw mode: 1 while
                                                * the second thread sets order_next, 2 from then on) */
-static _Alignas(64) _Atomic uint64_t order_lone; /* raw mode: the lone thread's plain counter, before order_shared */
+/* Raw mode's order: the thread that owns it numbers its events with its own plain counter (order_local);
+ * another thread takes it over (order_take_over) by a membarrier, and after ORDER_REVOKES take-overs
+ * (threads that run at once) every event takes its number with a fetch-add on order_next (ORDER_SHARED). */
+#define ORDER_SHARED ((struct rec_thread *)1)
+#define ORDER_TRANSIT ((struct rec_thread *)2)
+#define ORDER_REVOKES 64
+static _Alignas(64) _Atomic(struct rec_thread *) order_owner;
+static _Alignas(64) atomic_flag order_lock = ATOMIC_FLAG_INIT;
+static unsigned order_revokes;
 static _Alignas(64) _Atomic int fast_open; /* enter()'s fast path is open: recording on, membarrier registered, nothing closing */
 static int fast_ok;            /* membarrier's private expedited command is registered */
 static _Alignas(64) struct rec_thread threads[HBT_MAX_THREADS];
@@ -353,16 +362,8 @@ static void put_mark(struct rec_thread *t, unsigned kind)
  * fetch-add. Waits for any thread that may be numbering an event the plain way to finish it. */
 static COLD void order_share(uint32_t idx)
 {
-    if (R.raw) {
-        /* raw mode: the lone thread's events take no busy word; an event it began before the membarrier
-         * took at most the number order_lone holds after it, so the shared numbers start above that */
-        atomic_store(&order_shared, 1);
-        if (fast_ok)
-            syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-        atomic_store(&order_next, atomic_load(&order_lone) + 1);
-        atomic_store_explicit(&order_shared, 2, memory_order_release);
-        return;
-    }
+    if (R.raw)
+        return; /* raw mode: the new thread takes the order over at its first event (order_take_over) */
     atomic_store(&order_shared, 1);
     if (fast_ok)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
@@ -407,11 +408,11 @@ static void fast_init(void)
     fast_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
-/* Raw mode without membarrier: the lone thread's plain order cannot be made safe, every event fetch-adds. */
+/* Raw mode without membarrier: an owner's plain order cannot be taken over safely, every event fetch-adds. */
 static void raw_order_init(void)
 {
     if (R.raw && !fast_ok)
-        atomic_store(&order_shared, 2);
+        atomic_store(&order_owner, ORDER_SHARED);
 }
 
 /* From now on every thread takes the slow path, and any thread on the fast path shows busy. */
@@ -542,19 +543,51 @@ HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
     *seq = hbt_chunk_put(&t->c, e);
 }
 
-/* Raw mode's order: a plain load and store while the process has had one thread (no busy word: see
- * order_share), a fetch-add from the second thread's start on. */
-HOT uint64_t take_order_raw(void)
+/* Raw mode: t, which does not own the order, takes it over (or, past ORDER_REVOKES take-overs, makes
+ * it shared). The owner reads order_owner without any barrier of its own; the membarrier makes it
+ * pass one, so that its next event sees the change: an event it began before took at most the number
+ * its counter holds after the membarrier, and the new owner starts above that. */
+static COLD uint64_t order_take_over(struct rec_thread *t)
 {
-    int s = atomic_load_explicit(&order_shared, memory_order_relaxed);
-    if (__builtin_expect(s == 0, 1)) {
-        uint64_t o = atomic_load_explicit(&order_lone, memory_order_relaxed);
-        atomic_store_explicit(&order_lone, o + 1, memory_order_relaxed);
+    while (atomic_flag_test_and_set_explicit(&order_lock, memory_order_acquire))
+        sched_yield();
+    struct rec_thread *old = atomic_load(&order_owner);
+    uint64_t o;
+    if (old == ORDER_SHARED) {
+        o = atomic_fetch_add(&order_next, 1);
+    } else if (old == t) {
+        o = atomic_load(&t->order_local);
+        atomic_store(&t->order_local, o + 1);
+    } else {
+        atomic_store(&order_owner, ORDER_TRANSIT);
+        if (old)
+            syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+        uint64_t base = old ? atomic_load(&old->order_local) + 1 : atomic_load(&order_next);
+        if (++order_revokes > ORDER_REVOKES) { /* threads that run at once: every event fetch-adds */
+            atomic_store(&order_next, base + 1);
+            atomic_store_explicit(&order_owner, ORDER_SHARED, memory_order_release);
+        } else {
+            atomic_store(&t->order_local, base + 1);
+            atomic_store_explicit(&order_owner, t, memory_order_release);
+        }
+        o = base;
+    }
+    atomic_flag_clear_explicit(&order_lock, memory_order_release);
+    return o;
+}
+
+/* Raw mode's order: the owner's plain counter, else the shared counter or a take-over. */
+HOT uint64_t take_order_raw(struct rec_thread *t)
+{
+    struct rec_thread *own = atomic_load_explicit(&order_owner, memory_order_relaxed);
+    if (__builtin_expect(own == t, 1)) {
+        uint64_t o = atomic_load_explicit(&t->order_local, memory_order_relaxed);
+        atomic_store_explicit(&t->order_local, o + 1, memory_order_relaxed);
         return o;
     }
-    while (s == 1) /* a second thread is starting: for the few microseconds it sets order_next */
-        s = atomic_load_explicit(&order_shared, memory_order_acquire);
-    return atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+    if (own == ORDER_SHARED)
+        return atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+    return order_take_over(t);
 }
 
 /* Raw mode: the owner's block is full and it does not hold its recorder (the hot path): takes it for
@@ -588,15 +621,7 @@ HOT void put_raw_at(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_
         t->untimed = TIME_EVERY;
     }
     t->untimed--;
-    int s = atomic_load_explicit(&order_shared, memory_order_relaxed);
-    uint64_t o;
-    if (__builtin_expect(s == 0, 1)) { /* the lone thread: its orders follow each other, none written */
-        o = atomic_load_explicit(&order_lone, memory_order_relaxed);
-        atomic_store_explicit(&order_lone, o + 1, memory_order_relaxed);
-    } else {
-        o = take_order_raw();
-    }
-    raw_put(&t->rb, kind, addr, size, o, s != 0 || held, timed, t->last_ns, extra, xword);
+    raw_put(&t->rb, kind, addr, size, take_order_raw(t), 1, timed, t->last_ns, extra, xword);
 }
 
 HOT void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
@@ -872,7 +897,8 @@ static void atfork_child(void)
         return;
     tls.busy = 1;
     /* raw mode: the post-pass re-creates the inherited heap from the parent's raw file up to here */
-    R.pre.fork_order = atomic_load(&order_shared) ? atomic_load(&order_next) : atomic_load(&order_lone);
+    struct rec_thread *own = atomic_load(&order_owner);
+    R.pre.fork_order = own == ORDER_SHARED || !own ? atomic_load(&order_next) : atomic_load(&own->order_local);
     snprintf(R.pre.parent, sizeof R.pre.parent, "%s", R.name);
     close(R.fd);
     close(R.hdr_fd);
@@ -882,8 +908,10 @@ static void atfork_child(void)
     memset(threads, 0, sizeof threads[0] * (n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS));
     atomic_store(&R.nthreads, 0);
     atomic_store(&order_next, 0);
-    atomic_store(&order_lone, 0);
     atomic_store(&order_shared, 0); /* the child has one thread */
+    atomic_store(&order_owner, NULL);
+    atomic_flag_clear(&order_lock);
+    order_revokes = 0;
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
     tls.me = NULL;
