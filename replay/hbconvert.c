@@ -85,10 +85,19 @@ static int walk(const struct raw_file *f, uint64_t upto, walk_fn fn, void *arg, 
     }
     for (uint32_t i = m.n / 2; rc == 0 && i-- > 0;)
         sift_down(&m, i);
+    uint64_t last = 0;
+    int any = 0;
     while (rc == 0 && m.n > 0) {
         uint32_t t = m.heap[0];
         if (m.head[t].order >= upto)
             break;
+        if (any && m.head[t].order <= last) { /* the recorder gave one number twice: a defect, never a program's doing */
+            snprintf(err, ERR, "the raw recording is inconsistent: global order %" PRIu64 " is taken twice (thread %u's "
+                     "event and another's); report it with the .hbr file", last, t);
+            rc = -1;
+            break;
+        }
+        last = m.head[t].order, any = 1;
         if (fn(arg, &m.head[t]) < 0) {
             rc = -1;
             break;

@@ -576,15 +576,19 @@ static COLD uint64_t order_take_over(struct rec_thread *t)
     return o;
 }
 
-/* Raw mode's order: the owner's plain counter, else the shared counter or a take-over. */
-HOT uint64_t take_order_raw(struct rec_thread *t)
+/* Raw mode's order: the owner's plain counter, else the shared counter or a take-over. *follows: the
+ * number follows the thread's previous one (the owner's counter, whose first number came from a
+ * take-over), so its event needs no order word. */
+HOT uint64_t take_order_raw(struct rec_thread *t, int *follows)
 {
     struct rec_thread *own = atomic_load_explicit(&order_owner, memory_order_relaxed);
     if (__builtin_expect(own == t, 1)) {
         uint64_t o = atomic_load_explicit(&t->order_local, memory_order_relaxed);
         atomic_store_explicit(&t->order_local, o + 1, memory_order_relaxed);
+        *follows = 1;
         return o;
     }
+    *follows = 0;
     if (own == ORDER_SHARED)
         return atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
     return order_take_over(t);
@@ -621,7 +625,12 @@ HOT void put_raw_at(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_
         t->untimed = TIME_EVERY;
     }
     t->untimed--;
-    raw_put(&t->rb, kind, addr, size, take_order_raw(t), 1, timed, t->last_ns, extra, xword);
+    int follows;
+    uint64_t o = take_order_raw(t, &follows);
+    if (__builtin_expect(follows, 1)) /* two copies: the owner's, which writes no order, kept apart */
+        raw_put(&t->rb, kind, addr, size, o, 0, timed, t->last_ns, extra, xword);
+    else
+        raw_put(&t->rb, kind, addr, size, o, 1, timed, t->last_ns, extra, xword);
 }
 
 HOT void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
