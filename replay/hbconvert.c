@@ -117,22 +117,31 @@ static int walk(const struct raw_file *f, uint64_t upto, walk_fn fn, void *arg, 
 
 /* ---- a fork child's inherited heap: its parent's live objects at the fork ---- */
 
-/* addr_table of key -> size: what an event does to the live objects. */
+/* What an event does to the live objects (key -> size); a realloc's old object leaves at its
+ * RAW_X_TAKE and comes back when the realloc failed. */
+struct live {
+    struct addr_table t;
+    uint64_t taken[HBT_MAX_THREADS]; /* per thread: the size its pending realloc took, or HBT_NONE */
+};
+
 static int track(void *arg, const struct raw_event *e)
 {
-    struct addr_table *live = arg;
+    struct live *l = arg;
     uint64_t v;
     if (e->kind == HBT_FREE || e->kind == HBT_MUNMAP)
-        addr_table_take(live, key_of(e->addr, e->kind == HBT_MUNMAP), &v);
-    if (reallocs(e->kind) && e->extra && (e->addr || e->size == 0))
-        addr_table_take(live, key_of(e->extra, 0), &v);
-    if (produces(e->kind) && e->addr && addr_table_put(live, key_of(e->addr, e->kind == HBT_MMAP), e->size) < 0)
+        addr_table_take(&l->t, key_of(e->addr, e->kind == HBT_MUNMAP), &v);
+    if (e->kind == RAW_EXT && e->size == RAW_X_TAKE)
+        l->taken[e->thread] = addr_table_take(&l->t, key_of(e->addr, 0), &v) ? v : HBT_NONE;
+    if (reallocs(e->kind) && e->extra && !e->addr && e->size > 0 && l->taken[e->thread] != HBT_NONE &&
+        addr_table_put(&l->t, key_of(e->extra, 0), l->taken[e->thread]) < 0)
+        return -1;
+    if (produces(e->kind) && e->addr && addr_table_put(&l->t, key_of(e->addr, e->kind == HBT_MMAP), e->size) < 0)
         return -1;
     return 0;
 }
 
 /* The live objects of the raw file `name` (in dir) before its order upto, into live. */
-static int inherited(const char *dir, const char *name, uint64_t upto, struct addr_table *live, int depth, char *err)
+static int inherited(const char *dir, const char *name, uint64_t upto, struct live *live, int depth, char *err)
 {
     char path[PATH_MAX], why[ERR];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -155,11 +164,12 @@ static int inherited(const char *dir, const char *name, uint64_t upto, struct ad
 
 struct conv {
     const struct raw_file *f;
+    uint64_t *taken;           /* per thread: the id its pending realloc took (RAW_X_TAKE), or HBT_NONE */
     int fd;
     const char *out;
     struct hbt_chunk *chunks;  /* per thread, buf NULL until its first event */
     struct addr_table objs;    /* key -> rec id of the live object */
-    struct addr_table inh;     /* a fork child: key -> size of what it inherited (emitted after thread 0's start) */
+    struct live *inh;          /* a fork child: key -> size of what it inherited (emitted after thread 0's start) */
     int inherit_pending;
     uint64_t ops, unknown;
     char *err;
@@ -214,7 +224,7 @@ static void set_ref(struct hbt_event *e, uint64_t id) { e->ref_thread = (uint16_
 /* A fork child's inherited objects, as thread 0's events right after its start. */
 static int emit_inherited(struct conv *c, uint64_t ns)
 {
-    uint64_t *keys = addr_table_sorted_keys(&c->inh);
+    uint64_t *keys = addr_table_sorted_keys(&c->inh->t);
     if (!keys) {
         snprintf(c->err, ERR, "out of memory converting to %s", c->out);
         return -1;
@@ -222,10 +232,10 @@ static int emit_inherited(struct conv *c, uint64_t ns)
     int rc = 0;
     uint64_t page = c->f->h.page_size ? c->f->h.page_size : 4096;
     for (int map = 0; map <= 1 && rc == 0; map++)
-        for (size_t i = 0; i < c->inh.n && rc == 0; i++) {
+        for (size_t i = 0; i < c->inh->t.n && rc == 0; i++) {
             if ((int)(keys[i] & 1) != map)
                 continue;
-            uint64_t size = addr_table_get(&c->inh, keys[i]), seq;
+            uint64_t size = addr_table_get(&c->inh->t, keys[i]), seq;
             struct hbt_event e = {.kind = map ? HBT_MMAP : HBT_MALLOC, .size = map ? (size + page - 1) / page * page : size, .ns = ns};
             rc = emit(c, &e, &seq);
             if (rc == 0 && seq != HBT_NONE && addr_table_put(&c->objs, keys[i], id_of(0, seq)) < 0)
@@ -239,6 +249,11 @@ static int emit_inherited(struct conv *c, uint64_t ns)
 static int convert_event(void *arg, const struct raw_event *r)
 {
     struct conv *c = arg;
+    if (r->kind == RAW_EXT && r->size == RAW_X_TAKE) { /* a realloc's end of its old object, before its real call */
+        uint64_t id;
+        c->taken[r->thread] = addr_table_take(&c->objs, key_of(r->addr, 0), &id) ? id : HBT_NONE;
+        return 0;
+    }
     if (r->kind == RAW_EXT) {
         snprintf(c->err, ERR, "%s holds a raw record of sub-kind %" PRIu64 ", which this hbconvert does not know; "
                  "convert it with the hbconvert built with the recorder that wrote it", c->out, r->size);
@@ -249,7 +264,14 @@ static int convert_event(void *arg, const struct raw_event *r)
     if (e.kind == HBT_POSIX_MEMALIGN || e.kind == HBT_ALIGNED_ALLOC || e.kind == HBT_MEMALIGN)
         e.align_log = (uint8_t)r->extra;
     uint64_t gone = r->kind == HBT_FREE || r->kind == HBT_MUNMAP ? r->addr : reallocs(r->kind) ? r->extra : 0;
-    if (r->kind == HBT_FREE || r->kind == HBT_MUNMAP || reallocs(r->kind)) {
+    if (reallocs(r->kind) && gone) { /* its old object was taken by its RAW_X_TAKE */
+        old = c->taken[r->thread];
+        c->taken[r->thread] = HBT_NONE;
+        if (old != HBT_NONE)
+            set_ref(&e, old);
+        else
+            e.flags |= HBT_F_NOREF, c->unknown++;
+    } else if (r->kind == HBT_FREE || r->kind == HBT_MUNMAP || reallocs(r->kind)) {
         if (gone && addr_table_take(&c->objs, key_of(gone, r->kind == HBT_MUNMAP), &old)) {
             set_ref(&e, old);
         } else {
@@ -296,11 +318,17 @@ static int convert(const char *dir, const char *in, const char *out, int *cut, c
     *cut = f.used < f.size;
     struct conv c = {.f = &f, .out = out, .err = err, .fd = -1};
     c.chunks = calloc(f.nthreads + 1, sizeof *c.chunks);
-    int rc = c.chunks && addr_table_init(&c.objs) == 0 && addr_table_init(&c.inh) == 0 ? 0 : -1;
+    c.taken = malloc((f.nthreads + 1) * sizeof *c.taken);
+    for (uint32_t i = 0; c.taken && i <= f.nthreads; i++)
+        c.taken[i] = HBT_NONE;
+    c.inh = calloc(1, sizeof *c.inh);
+    for (uint32_t i = 0; c.inh && i < HBT_MAX_THREADS; i++)
+        c.inh->taken[i] = HBT_NONE;
+    int rc = c.chunks && c.taken && c.inh && addr_table_init(&c.objs) == 0 && addr_table_init(&c.inh->t) == 0 ? 0 : -1;
     if (rc < 0)
         snprintf(err, ERR, "out of memory converting %s", in);
     if (rc == 0 && f.pre.fork_order != RAW_NO_FORK) {
-        rc = inherited(dir, f.pre.parent, f.pre.fork_order, &c.inh, 0, err);
+        rc = inherited(dir, f.pre.parent, f.pre.fork_order, c.inh, 0, err);
         c.inherit_pending = 1;
     }
     struct hbt_header h = f.h;
@@ -333,8 +361,11 @@ static int convert(const char *dir, const char *in, const char *out, int *cut, c
     for (uint32_t i = 0; c.chunks && i < f.nthreads; i++)
         free(c.chunks[i].buf);
     free(c.chunks);
+    free(c.taken);
     addr_table_free(&c.objs);
-    addr_table_free(&c.inh);
+    if (c.inh)
+        addr_table_free(&c.inh->t);
+    free(c.inh);
     raw_close(&f);
     return rc;
 }

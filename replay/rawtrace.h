@@ -36,6 +36,10 @@
 #define RAW_NO_FORK UINT64_MAX
 
 enum { RAW_EXT = 15 };
+/* RAW_EXT sub-kinds (in the size field; the count in the kind's own word): RAW_X_TAKE: a realloc
+ * or reallocarray of the thread is about to end the object at the address (recorded before the real
+ * call, which may free it for another thread; the realloc's own event follows, after the call). */
+enum { RAW_X_TAKE = 1 };
 #define RAW_W 0x10u
 #define RAW_S 0x20u
 #define RAW_O 0x40u

@@ -473,6 +473,7 @@ struct rec_thread *rec_enter(void) { return enter(); }
 void rec_leave(struct rec_thread *t) { leave(t); }
 uint16_t rec_thread_no(const struct rec_thread *t) { return t->c.thread; }
 uint64_t rec_page_size(void) { return R.h.page_size; }
+int rec_raw(void) { return R.raw; }
 
 /* Takes t for good (waiting up to ~1 s for its owner to finish an event), writes what it
  * holds (after its exit event when the thread itself is ending) and closes it. */
@@ -803,6 +804,10 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
     if (!t)
         return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     if (R.raw) {
+        /* p's end is ordered before the real call (which may free p for another thread's malloc), q's
+         * start after it, as the in-process writer takes p out of its map before and puts q after */
+        if (p)
+            put_raw(t, RAW_EXT, (uintptr_t)p, RAW_X_TAKE, 1, 0);
         void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
         put_raw(t, kind, (uintptr_t)q, total, 1, (uintptr_t)p);
         leave(t);

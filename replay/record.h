@@ -28,6 +28,9 @@ uint64_t rec_put(struct rec_thread *t, struct hbt_event *e);
 /* rec_put of an event whose object lies at addr (an mmap's product, an munmap's mapping): in raw
  * mode the post-pass names it by its address, so the id returned is only "not HBT_NONE". */
 uint64_t rec_put_at(struct rec_thread *t, struct hbt_event *e, uintptr_t addr);
+/* 1 in raw mode (HEAPBENCH_RECORD_RAW=1): objects are named by address after the program exits, so
+ * an event that ends an object is recorded before the call that frees its place. */
+int rec_raw(void);
 /* The thread number events of t carry. */
 uint16_t rec_thread_no(const struct rec_thread *t);
 /* Bytes per page. */
