@@ -697,13 +697,15 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq));
 }
 
+/* Raw mode: an allocating call that returned p (the caller holds tls.busy, released here). */
+HOT void raw_alloc(unsigned kind, size_t align, size_t n, void *p)
+{
+    raw_event(kind, (uintptr_t)p, n, raw_kind_extra(kind), align ? (uint64_t)__builtin_ctzll(align) : 0);
+    tls.busy = 0;
+}
+
 HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
 {
-    if (R.raw) {
-        put_raw(t, kind, (uintptr_t)p, n, raw_kind_extra(kind), align ? (uint64_t)__builtin_ctzll(align) : 0);
-        leave(t);
-        return;
-    }
     struct hbt_event e = {.kind = (uint8_t)kind, .size = n};
     e.align_log = (uint8_t)(align ? __builtin_ctzll(align) : 0);
     produce(t, &e, p);
@@ -748,11 +750,18 @@ EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
         if (!real.calloc)
             return boot_alloc(m * n); /* dlsym's own small calloc; the arena is zeroed */
     }
+    size_t total = __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total;
+    if (R.raw && !tls.busy) {
+        tls.busy = 1;
+        void *p = real.calloc(m, n);
+        raw_event(HBT_CALLOC, (uintptr_t)p, total, 0, 0);
+        tls.busy = 0;
+        return p;
+    }
     struct rec_thread *t = enter();
     void *p = real.calloc(m, n);
-    size_t total;
     if (t)
-        record_alloc(t, HBT_CALLOC, 0, __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total, p);
+        record_alloc(t, HBT_CALLOC, 0, total, p);
     return p;
 }
 
@@ -800,19 +809,20 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
             memcpy(q, p, total < (size_t)(boot + sizeof boot - (char *)p) ? total : (size_t)(boot + sizeof boot - (char *)p));
         return q;
     }
+    if (R.raw && !tls.busy) {
+        /* p's end is ordered before the real call (which may free p for another thread's malloc), q's
+         * start after it, as the in-process writer takes p out of its map before and puts q after */
+        tls.busy = 1;
+        if (p)
+            raw_event(RAW_EXT, (uintptr_t)p, RAW_X_TAKE, 1, 0);
+        void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
+        raw_event(kind, (uintptr_t)q, total, 1, (uintptr_t)p);
+        tls.busy = 0;
+        return q;
+    }
     struct rec_thread *t = enter();
     if (!t)
         return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
-    if (R.raw) {
-        /* p's end is ordered before the real call (which may free p for another thread's malloc), q's
-         * start after it, as the in-process writer takes p out of its map before and puts q after */
-        if (p)
-            put_raw(t, RAW_EXT, (uintptr_t)p, RAW_X_TAKE, 1, 0);
-        void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
-        put_raw(t, kind, (uintptr_t)q, total, 1, (uintptr_t)p);
-        leave(t);
-        return q;
-    }
     struct hbt_event e = {.kind = (uint8_t)kind, .size = total};
     consume(&e, p);
     void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
@@ -830,6 +840,12 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
     if (__builtin_expect(!real.free, 0))
         resolve();
+    if (R.raw && !tls.busy) {
+        tls.busy = 1;
+        int rc = real.posix_memalign(out, align, n);
+        raw_alloc(HBT_POSIX_MEMALIGN, align, n, rc == 0 ? *out : NULL);
+        return rc;
+    }
     struct rec_thread *t = enter();
     int rc = real.posix_memalign(out, align, n);
     if (t)
@@ -843,6 +859,12 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
     {                                                                                          \
         if (__builtin_expect(!real.free, 0))                                                   \
             resolve();                                                                         \
+        if (R.raw && !tls.busy) {                                                              \
+            tls.busy = 1;                                                                      \
+            void *p = call;                                                                    \
+            raw_alloc(kind, align, n, p);                                                      \
+            return p;                                                                          \
+        }                                                                                      \
         struct rec_thread *t = enter();                                                        \
         void *p = call;                                                                        \
         if (t)                                                                                 \
