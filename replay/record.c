@@ -1,7 +1,17 @@
 /* record.c - the recorder, build/lib/libhbrecord.so: preloaded, it logs every malloc-API call
  * (malloc, calloc, realloc, free, posix_memalign, aligned_alloc, memalign, valloc, pvalloc,
  * reallocarray) of a process into HEAPBENCH_RECORD_DIR/<pid>.hbt (format: trace.h, docs/DATA.md);
- * the program's own mappings are recorded by record_map.c through record.h.
+ * the program's own mappings are recorded by record_map.c through record.h. In raw mode
+ * (HEAPBENCH_RECORD_RAW=1, what heapbench record uses) it writes HEAPBENCH_RECORD_DIR/<pid>.hbr
+ * instead (rawtrace.h): raw events, no address map, no varint coding; the post-pass hbconvert.c
+ * names the objects and writes the same trace after the program exits.
+ *
+ * Raw mode also holds: its hot path (raw_event) takes no state or busy word and no atomic
+ * read-modify-write while one thread owns the order (order_take_over); an event that ends an
+ * object (free, a realloc's RAW_X_TAKE, munmap) is recorded before the call that frees its place
+ * and one that makes an object after the call that made it, so that the post-pass, naming by
+ * address in the global order, never gives a reused place the wrong object; exit writes the other
+ * threads' blocks up to their last whole event without waiting for them.
  *
  * Always holds:
  *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
