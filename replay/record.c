@@ -268,22 +268,29 @@ static void open_trace(void)
     errno = err;
 }
 
+int rec_write(const uint8_t *buf, size_t len)
+{
+    int ok = 0;
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        open_trace();
+    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
+        int err = errno;
+        ok = write_all(R.fd, buf, len) == 0;
+        if (!ok)
+            write_failed(errno);
+        errno = err;
+    }
+    return ok ? 0 : -1;
+}
+
 /* Writes the thread's chunk (the caller holds the thread BUSY or is its only user). */
 static COLD void flush(struct rec_thread *t)
 {
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
         return;
-    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
-        open_trace();
-    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
-        int err = errno;
-        if (write_all(R.fd, t->c.buf, len) == 0)
-            t->written_ops = t->c.op;
-        else
-            write_failed(errno);
-        errno = err;
-    }
+    if (rec_write(t->c.buf, len) == 0)
+        t->written_ops = t->c.op;
     hbt_chunk_reset(&t->c);
 }
 
@@ -412,6 +419,7 @@ static void close_thread(struct rec_thread *t, int exiting)
             if (exiting)
                 put_mark(t, HBT_THREAD_EXIT);
             flush(t);
+            rec_touch_close(t->c.thread);
             munmap(t->c.buf, CHUNK_BYTES);
             atomic_store(&t->state, ST_CLOSED);
             return;
@@ -473,14 +481,15 @@ uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
     return seq == HBT_NONE ? HBT_NONE : rec_id(t->c.thread, seq);
 }
 
-/* The object at p ends here (free or realloc): fills e's reference from the map. */
-HOT void consume(struct hbt_event *e, void *p)
+/* The object at p ends here (free or realloc): fills e's reference from the map (a large block is
+ * measured first: record_touch.c). */
+HOT void consume(struct rec_thread *t, struct hbt_event *e, void *p)
 {
     uint64_t id;
     if (!p) {
         e->flags |= HBT_F_NOREF;
     } else if (obj_map_take((uintptr_t)p, &id)) {
-        rec_ref(e, id);
+        rec_ref(e, rec_touch_take(t, p, id));
     } else {
         e->flags |= HBT_F_NOREF;
         atomic_fetch_add_explicit(&R.unknown_refs, 1, memory_order_relaxed);
@@ -495,7 +504,7 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         e->flags |= HBT_F_FAILED;
     put(t, e, &seq);
     if (seq != HBT_NONE)
-        obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq));
+        obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq) | rec_touch_mark(e->size));
 }
 
 HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
@@ -547,7 +556,7 @@ EXPORT __attribute__((flatten)) void free(void *p)
     if (t) {
         struct hbt_event e = {.kind = HBT_FREE};
         uint64_t seq;
-        consume(&e, p);
+        consume(t, &e, p);
         put(t, &e, &seq);
     }
     real.free(p); /* inside the recorder's hold, as every real call: its mappings are the allocator's */
@@ -572,7 +581,7 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
     if (!t)
         return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     struct hbt_event e = {.kind = (uint8_t)kind, .size = total};
-    consume(&e, p);
+    consume(t, &e, p);
     void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     if (!q && total > 0 && p && !(e.flags & HBT_F_NOREF)) /* failed: p lives on under its id */
         obj_map_put((uintptr_t)p, rec_id(e.ref_thread, e.ref_seq));
@@ -647,7 +656,7 @@ static void inherit(void *arg, uintptr_t addr, uint64_t *id)
     struct hbt_event e = {.kind = HBT_MALLOC, .size = real.usable_size ? real.usable_size((void *)addr) : 0};
     uint64_t seq;
     put(t, &e, &seq);
-    *id = seq;
+    *id = seq | (*id & REC_TOUCH_MARK); /* still measured at its end */
 }
 
 /* In a fork child (one thread): the parent's threads, file and unwritten events are the
@@ -669,6 +678,7 @@ static void atfork_child(void)
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
     tls.me = NULL;
+    rec_touch_fork();
     fast_init(); /* the child is a new process for membarrier */
     atomic_store(&fast_open, fast_ok);
     R.mono0 = mono_ns();
@@ -698,6 +708,7 @@ __attribute__((constructor)) static void rec_init(void)
         snprintf(R.h.allocator, sizeof R.h.allocator, "%s", info.dli_fname);
     clock_init();
     header_start();
+    rec_touch_init(R.h.page_size, real.usable_size);
     if (obj_map_init() == 0 && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
         pthread_atfork(NULL, NULL, atfork_child) == 0) {
         fast_init();
@@ -719,10 +730,13 @@ __attribute__((destructor)) static void rec_fini(void)
     uint32_t n = atomic_load(&R.nthreads);
     n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;
     uint64_t ops = 0;
+    int alone = 1; /* no other recorded thread still runs (it could be freeing blocks): rec_touch_exit */
     for (uint32_t i = 0; i < n; i++) {
+        alone &= &threads[i] == tls.me || atomic_load(&threads[i].state) == ST_CLOSED;
         close_thread(&threads[i], 0);
         ops += threads[i].written_ops;
     }
+    rec_touch_exit(alone);
     R.enabled = 0;
     if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;

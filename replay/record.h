@@ -30,6 +30,39 @@ uint16_t rec_thread_no(const struct rec_thread *t);
 /* Bytes per page. */
 uint64_t rec_page_size(void);
 
+/* Writes one sealed chunk (of any kind) to the trace, opening it first if needed: 0, or -1 when
+ * it cannot (the trace is then cut: write failures are reported once). The caller holds its thread. */
+int rec_write(const uint8_t *buf, size_t len);
+
+/* record_touch.c, called by the core: how many of a large block's whole pages the program made
+ * resident (mincore(2) when it ends), written in touch chunks (trace.h, format 4). A block of at
+ * least rec_touch_min bytes carries REC_TOUCH_MARK in its id in the address map, so that its end
+ * is measured; smaller blocks cost nothing more. */
+#define REC_TOUCH_MARK (1ull << 63)
+extern uint64_t rec_touch_min;
+/* The mark a new block of size bytes takes in the map (counted as live when marked). */
+uint64_t rec_touch_born(void);
+static inline uint64_t rec_touch_mark(uint64_t size) { return __builtin_expect(size >= rec_touch_min, 0) ? rec_touch_born() : 0; }
+/* Measures the marked block at p (id: its id with the mark) and keeps a record when not every
+ * whole page of it is resident (in t's touch chunk). */
+void rec_touch_note(struct rec_thread *t, void *p, uint64_t id);
+/* The id of the block at p being consumed (free, realloc), with its mark taken off after it was measured. */
+static inline uint64_t rec_touch_take(struct rec_thread *t, void *p, uint64_t id)
+{
+    if (__builtin_expect(id & REC_TOUCH_MARK, 0))
+        rec_touch_note(t, p, id);
+    return id & ~REC_TOUCH_MARK;
+}
+/* Sets the page size and the allocator's malloc_usable_size (NULL: nothing is measured). */
+void rec_touch_init(uint64_t page, size_t (*usable)(void *));
+/* Writes thread's touch chunk and releases its buffer (the thread is closing; the caller holds it). */
+void rec_touch_close(uint16_t thread);
+/* In a fork child: the records not yet written are the parent's; dropped. */
+void rec_touch_fork(void);
+/* At a normal exit, after every thread closed: measures every marked block still live (only when
+ * alone: no other thread of the program may be freeing them) and writes the records. */
+void rec_touch_exit(int alone);
+
 /* record_map.c, called by the core: */
 /* Sets up the mapping hooks (the real functions, the table, the code range of the allocator
  * whose malloc is alloc_fn: its own mapping calls are never the program's). 0, or -1. */
