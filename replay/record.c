@@ -504,7 +504,7 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         e->flags |= HBT_F_FAILED;
     put(t, e, &seq);
     if (seq != HBT_NONE)
-        obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq) | rec_touch_mark(e->size));
+        obj_map_put((uintptr_t)p, rec_touch_mark(p, e->size, rec_id(t->c.thread, seq)));
 }
 
 HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
@@ -656,7 +656,7 @@ static void inherit(void *arg, uintptr_t addr, uint64_t *id)
     struct hbt_event e = {.kind = HBT_MALLOC, .size = real.usable_size ? real.usable_size((void *)addr) : 0};
     uint64_t seq;
     put(t, &e, &seq);
-    *id = seq | (*id & REC_TOUCH_MARK); /* still measured at its end */
+    *id = rec_touch_renamed(addr, *id, seq); /* a large block keeps its mark, under its new name */
 }
 
 /* In a fork child (one thread): the parent's threads, file and unwritten events are the
@@ -730,13 +730,11 @@ __attribute__((destructor)) static void rec_fini(void)
     uint32_t n = atomic_load(&R.nthreads);
     n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;
     uint64_t ops = 0;
-    int alone = 1; /* no other recorded thread still runs (it could be freeing blocks): rec_touch_exit */
     for (uint32_t i = 0; i < n; i++) {
-        alone &= &threads[i] == tls.me || atomic_load(&threads[i].state) == ST_CLOSED;
         close_thread(&threads[i], 0);
         ops += threads[i].written_ops;
     }
-    rec_touch_exit(alone);
+    rec_touch_exit();
     R.enabled = 0;
     if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;
