@@ -19,11 +19,14 @@
 #include <sched.h>
 #include <sys/mman.h>
 
-#define TOUCH_BYTES (16u << 10)        /* one thread's touch chunk */
+/* The recorder's mappings are multiples of 64 KiB and none a multiple of 2 MiB, so that the
+ * program's own mappings keep their offsets modulo 64 KiB (obj_map.c, MAP_PAD). */
+#define TOUCH_BYTES (64u << 10)        /* one thread's touch chunk */
 #define VEC_PAGES 4096u                /* pages per mincore call */
 #define EXIT_BUF HBT_MAX_THREADS      /* the buffer of the exit's records */
 #define LIVE_BITS 18
 #define LIVE_SLOTS (1u << LIVE_BITS)   /* the table of live large blocks: 6 MiB mapped (MAP_NORESERVE), resident as filled */
+#define LIVE_BYTES (LIVE_SLOTS * sizeof(struct live) + (64u << 10)) /* 64 KiB more: not a multiple of 2 MiB */
 #define LIVE_MAX (LIVE_SLOTS / 4 * 3)  /* past it a new large block is measured at its end only */
 
 struct live {
@@ -51,7 +54,7 @@ void rec_touch_init(uint64_t page_size, size_t (*usable_size)(void *))
 {
     page = page_size;
     usable = usable_size;
-    void *m = mmap(NULL, LIVE_SLOTS * sizeof *live, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *m = mmap(NULL, LIVE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     live = m == MAP_FAILED ? NULL : m;
     touch_min = usable && page && live ? page : UINT64_MAX;
 }

@@ -1,12 +1,14 @@
 /* partial.c - a program that writes only part of its big blocks (the touch records, trace format
  * 4): usage: replay-partial MODE. MODE free: mallocs 8 MiB, writes its first 2 MiB, frees it;
- * live: the same block left live at exit; calloc: callocs 8 MiB, writes 2 MiB, frees it; small:
+ * live: the same block left live at exit; busy: the same, another thread still running at exit
+ * (and holding the recorder's attention: it keeps allocating); calloc: callocs 8 MiB, writes 2 MiB, frees it; small:
  * 10,000 blocks of 64 bytes, each written and freed (no touch record). Prints "expect
  * pages=N resident=R" for the big block: its whole pages (from malloc_usable_size) and the
  * resident ones (mincore, as the recorder measures), so that the test compares with the trace.
  * Always holds: the block is 8 MiB (above glibc's mmap threshold: its unwritten pages stay
  * out of RSS), and holds the written bytes until its end. */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,18 @@ static void print_resident(char *p)
     munmap(vec, n);
 }
 
+/* busy's thread: allocates and frees small blocks until the process exits. */
+static void *spin(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        char *volatile q = malloc(32);
+        free(q);
+        usleep(100);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "free";
@@ -48,7 +62,12 @@ int main(int argc, char **argv)
     memset(p, 7, WRITTEN);
     print_resident(p);
     fflush(stdout);
-    if (strcmp(mode, "live") != 0)
+    pthread_t tid;
+    if (!strcmp(mode, "busy") && pthread_create(&tid, NULL, spin, NULL) != 0)
+        return 1;
+    if (!strcmp(mode, "busy"))
+        usleep(20000); /* the thread is recording */
+    if (strcmp(mode, "live") != 0 && strcmp(mode, "busy") != 0)
         free(p);
     return 0;
 }
