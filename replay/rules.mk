@@ -58,8 +58,8 @@ $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -shared -o $@ replay/bench/nullalloc.c allocators/interpose/interpose.c
 
 # The codec's unit test links the codec itself (not one of the programs the tests record).
-$(B)/tests/replay-codec_check: replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c -lz
+$(B)/tests/replay-codec_check: replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c replay/touch_table.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c replay/touch_table.c -lz
 
 # The order check of recorded traces reads them through the codec.
 $(B)/tests/replay-orders: replay/tests/orders.c contract/trace.c $(RP_HDRS) | $(B)/.dir
