@@ -1,7 +1,7 @@
 /* trace.c - writer and reader of the allocation trace format (see trace.h and docs/DATA.md).
  * Always holds: the writer touches only the caller's buffers (no allocation: it runs inside
  * malloc); the reader bounds every read by the chunk it is in, verifies every chunk's CRC-32
- * and decodes every event once in hbt_open, refuses a chunk whose counts its bytes cannot hold
+ * (event and touch chunks) and decodes every event and touch record once in hbt_open, refuses a chunk whose counts its bytes cannot hold
  * (so every count, and what is allocated from it, is bounded by the file's size), allocates
  * only with mmap (a replay's own bookkeeping never goes through the allocator it measures), and
  * reads the file with pread a chunk at a time into its own buffers (so reading costs memory per

@@ -3,7 +3,8 @@
  *
  * A trace is a 4096-byte header (magic, version, key/value text, CRC-32) followed by chunks.
  * Each chunk holds consecutive events of one recorded thread, delta- and varint-coded, behind
- * a 48-byte chunk header with its own CRC-32, so a chunk decodes on its own.
+ * a 48-byte chunk header with its own CRC-32, so a chunk decodes on its own; (version 4) touch
+ * chunks among them hold how many pages of large blocks the program made resident.
  * Always holds: the writer never allocates (the caller owns every buffer, the recorder maps
  * them); the reader never trusts a byte it has not checked: every length is bounded by the
  * file, every chunk's CRC is verified and every event decoded once in hbt_open, so a corrupt
