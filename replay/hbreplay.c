@@ -120,8 +120,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *touch = wl_word("touch");
-    struct touch_table touches;
-    if (touch_table_build(&touches, &t) < 0) {
+    struct touch_table touches = {0}; /* read only for the modes that use it (its memory is in `load`) */
+    int by_records = !strcmp(touch, "first") || !strcmp(touch, "nocalloc");
+    if (by_records && touch_table_build(&touches, &t) < 0) {
         fprintf(stderr, "hbreplay: %s: out of memory for the table of %" PRIu64 " touch records\n", path, t.touch_records);
         return 1;
     }
