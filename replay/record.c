@@ -311,20 +311,27 @@ static void open_trace(void)
     errno = err;
 }
 
-/* Writes the thread's raw block (raw mode). */
-static COLD void flush_raw(struct rec_thread *t)
+int rec_write(const uint8_t *buf, size_t len)
 {
-    size_t len = raw_block_seal(&t->rb);
-    if (len == 0)
-        return;
+    int ok = 0;
     if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
         open_trace();
     if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
         int err = errno;
-        if (write_all(R.fd, t->rb.buf, len) != 0)
+        ok = write_all(R.fd, buf, len) == 0;
+        if (!ok)
             write_failed(errno);
         errno = err;
     }
+    return ok ? 0 : -1;
+}
+
+/* Writes the thread's raw block (raw mode). */
+static COLD void flush_raw(struct rec_thread *t)
+{
+    size_t len = raw_block_seal(&t->rb);
+    if (len)
+        rec_write(t->rb.buf, len);
     raw_block_reset(&t->rb);
 }
 
@@ -338,16 +345,8 @@ static COLD void flush(struct rec_thread *t)
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
         return;
-    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
-        open_trace();
-    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
-        int err = errno;
-        if (write_all(R.fd, t->c.buf, len) == 0)
-            t->written_ops = t->c.op;
-        else
-            write_failed(errno);
-        errno = err;
-    }
+    if (rec_write(t->c.buf, len) == 0)
+        t->written_ops = t->c.op;
     hbt_chunk_reset(&t->c);
 }
 
@@ -495,10 +494,12 @@ static void close_thread(struct rec_thread *t, int exiting)
             if (exiting)
                 put_mark(t, HBT_THREAD_EXIT);
             flush(t);
-            if (!R.raw)
+            if (!R.raw) {
+                rec_touch_close(t->c.thread);
                 munmap(t->c.buf, CHUNK_BYTES);
-            else if (exiting) /* the owner itself, which records nothing more */
+            } else if (exiting) { /* the owner itself, which records nothing more */
                 munmap(t->rb.buf, RAW_BYTES);
+            }
             atomic_store(&t->state, ST_CLOSED);
             return;
         }
@@ -682,14 +683,15 @@ uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
     return seq == HBT_NONE ? HBT_NONE : rec_id(t->c.thread, seq);
 }
 
-/* The object at p ends here (free or realloc): fills e's reference from the map. */
-HOT void consume(struct hbt_event *e, void *p)
+/* The object at p ends here (free or realloc): fills e's reference from the map (a large block is
+ * measured first: record_touch.c). */
+HOT void consume(struct rec_thread *t, struct hbt_event *e, void *p)
 {
     uint64_t id;
     if (!p) {
         e->flags |= HBT_F_NOREF;
     } else if (obj_map_take((uintptr_t)p, &id)) {
-        rec_ref(e, id);
+        rec_ref(e, rec_touch_take(t, p, id));
     } else {
         e->flags |= HBT_F_NOREF;
         atomic_fetch_add_explicit(&R.unknown_refs, 1, memory_order_relaxed);
@@ -704,7 +706,7 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         e->flags |= HBT_F_FAILED;
     put(t, e, &seq);
     if (seq != HBT_NONE)
-        obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq));
+        obj_map_put((uintptr_t)p, rec_touch_mark(p, e->size, rec_id(t->c.thread, seq)));
 }
 
 /* Raw mode: an allocating call that returned p (the caller holds tls.busy, released here). */
@@ -784,7 +786,7 @@ static __attribute__((noinline, flatten)) void free_chunked(void *p)
     if (t) {
         struct hbt_event e = {.kind = HBT_FREE};
         uint64_t seq;
-        consume(&e, p);
+        consume(t, &e, p);
         put(t, &e, &seq);
     }
     real.free(p); /* inside the recorder's hold, as every real call: its mappings are the allocator's */
@@ -834,7 +836,7 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
     if (!t)
         return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     struct hbt_event e = {.kind = (uint8_t)kind, .size = total};
-    consume(&e, p);
+    consume(t, &e, p);
     void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     if (!q && total > 0 && p && !(e.flags & HBT_F_NOREF)) /* failed: p lives on under its id */
         obj_map_put((uintptr_t)p, rec_id(e.ref_thread, e.ref_seq));
@@ -921,7 +923,7 @@ static void inherit(void *arg, uintptr_t addr, uint64_t *id)
     struct hbt_event e = {.kind = HBT_MALLOC, .size = real.usable_size ? real.usable_size((void *)addr) : 0};
     uint64_t seq;
     put(t, &e, &seq);
-    *id = seq;
+    *id = rec_touch_renamed(addr, *id, seq); /* a large block keeps its mark, under its new name */
 }
 
 /* Before a fork, in the parent (raw mode): its file exists, so the child can name it as its parent's. */
@@ -962,6 +964,7 @@ static void atfork_child(void)
     atomic_store(&R.lost_threads, 0);
     tls.me = NULL;
     tls.dead = 0;
+    rec_touch_fork();
     fast_init(); /* the child is a new process for membarrier */
     raw_order_init();
     atomic_store(&fast_open, fast_ok && !R.raw);
@@ -997,6 +1000,7 @@ __attribute__((constructor)) static void rec_init(void)
         snprintf(R.h.allocator, sizeof R.h.allocator, "%s", info.dli_fname);
     clock_init();
     header_start();
+    rec_touch_init(R.h.page_size, real.usable_size);
     if ((R.raw || obj_map_init() == 0) && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
         pthread_atfork(atfork_prepare, NULL, atfork_child) == 0) {
         fast_init();
@@ -1023,6 +1027,7 @@ __attribute__((destructor)) static void rec_fini(void)
         close_thread(&threads[i], 0);
         ops += threads[i].written_ops;
     }
+    rec_touch_exit();
     R.enabled = 0;
     if (R.raw)
         tls.me = NULL, tls.dead = 1; /* its block is closed: what the process does after this is not recorded */

@@ -36,6 +36,49 @@ uint16_t rec_thread_no(const struct rec_thread *t);
 /* Bytes per page. */
 uint64_t rec_page_size(void);
 
+/* Writes one sealed chunk (of any kind) to the trace, opening it first if needed: 0, or -1 when
+ * it cannot (the trace is then cut: write failures are reported once). The caller holds its thread. */
+int rec_write(const uint8_t *buf, size_t len);
+
+/* record_touch.c, called by the core: how many of a large block's whole pages the program made
+ * resident (mincore(2) when it ends, or at a normal exit for the blocks still live), written in
+ * touch chunks (trace.h, format 4). A block of at least a page carries REC_TOUCH_MARK in its id
+ * in the address map, so that its end is measured; smaller blocks cost one compare when made and
+ * one sign test when they end. */
+#define REC_TOUCH_MARK (1ull << 63)
+#define REC_TOUCH_MIN 4096u /* below it no block is measured: one compare with a constant per new block */
+/* The id to map for the new block p of size bytes (>= REC_TOUCH_MIN) whose id is id: id with
+ * REC_TOUCH_MARK when the block is at least a page and measuring is on (the block is then also
+ * kept in the table of live large blocks, for the exit's measure). */
+__attribute__((noinline, cold)) uint64_t rec_touch_born(void *p, uint64_t size, uint64_t id);
+static inline uint64_t rec_touch_mark(void *p, uint64_t size, uint64_t id)
+{
+    return __builtin_expect(size >= REC_TOUCH_MIN, 0) ? rec_touch_born(p, size, id) : id;
+}
+/* Measures the marked block at p (id: its id with the mark), keeps a record when not every whole
+ * page of it is resident (in t's touch chunk) and returns the id without its mark. Out of line
+ * (its buffers are not the hot path's). */
+__attribute__((noinline, cold)) uint64_t rec_touch_note(struct rec_thread *t, void *p, uint64_t id);
+/* The id of the block at p being consumed (free, realloc), without its mark (measured when marked):
+ * one sign test for an unmarked block. */
+static inline uint64_t rec_touch_take(struct rec_thread *t, void *p, uint64_t id)
+{
+    if (__builtin_expect((int64_t)id < 0, 0)) /* REC_TOUCH_MARK is the sign bit */
+        return rec_touch_note(t, p, id);
+    return id;
+}
+/* Sets the page size and the allocator's malloc_usable_size (NULL: nothing is measured). */
+void rec_touch_init(uint64_t page, size_t (*usable)(void *));
+/* Writes thread's touch chunk and releases its buffer (the thread is closing; the caller holds it). */
+void rec_touch_close(uint16_t thread);
+/* In a fork child: the records not yet written are the parent's; dropped. */
+void rec_touch_fork(void);
+/* In a fork child, the inherited block at addr (old id: its mapped id) renamed seq: its new mapped id. */
+uint64_t rec_touch_renamed(uintptr_t addr, uint64_t old, uint64_t seq);
+/* At a normal exit, after every thread closed: measures every large block still live and writes
+ * the records. */
+void rec_touch_exit(void);
+
 /* record_map.c, called by the core: */
 /* Sets up the mapping hooks (the real functions, the table, the code range of the allocator
  * whose malloc is alloc_fn: its own mapping calls are never the program's). 0, or -1. */
