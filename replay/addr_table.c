@@ -87,6 +87,15 @@ int addr_table_take(struct addr_table *t, uint64_t key, uint64_t *val)
 
 uint64_t addr_table_get(const struct addr_table *t, uint64_t key) { return t->vals[find(t, key)]; }
 
+int addr_table_find(const struct addr_table *t, uint64_t key, uint64_t *val)
+{
+    size_t i = find(t, key);
+    if (!t->keys[i])
+        return 0;
+    *val = t->vals[i];
+    return 1;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -22,6 +22,8 @@ int addr_table_put(struct addr_table *t, uint64_t key, uint64_t val);
 int addr_table_take(struct addr_table *t, uint64_t key, uint64_t *val);
 /* Its keys, ascending, into a new array of t->n (the caller frees it); NULL when out of memory. */
 uint64_t *addr_table_sorted_keys(const struct addr_table *t);
+/* The value of key into *val: 1, or 0 when absent. */
+int addr_table_find(const struct addr_table *t, uint64_t key, uint64_t *val);
 /* The value of key, which must be present. */
 uint64_t addr_table_get(const struct addr_table *t, uint64_t key);
 

@@ -1,6 +1,6 @@
 /* hbconvert.c - build/replay/hbconvert PATH...: the recorder's post-pass. Turns each raw recording
  * (DIR/<pid>.hbr, written by libhbrecord.so with HEAPBENCH_RECORD_RAW=1; rawtrace.h) into the
- * format-3 trace DIR/<pid>.hbt the in-process writer would have written, and removes the .hbr.
+ * format-4 trace DIR/<pid>.hbt the in-process writer would have written, and removes the .hbr.
  * A PATH is a .hbr file or a directory (every .hbr in it). heapbench record runs it after the
  * recorded program exits; run it by hand on what a killed run left.
  *
@@ -13,6 +13,10 @@
  *   - a fork child's trace starts, after its thread 0's start, with one malloc per object it
  *     inherited (of its requested size) then one mmap per mapping (page-rounded), ascending by
  *     address: its parent's raw file is walked up to the order at the fork (and its parent's...);
+ *   - a touch measure (RAW_X_TOUCH, before the end of its block; or the exit's RAW_BLOCK_TOUCH
+ *     blocks) becomes the touch record of the object live at its address at that point of the
+ *     order (at the end, for the exit's), as the in-process writer names it; none when no object
+ *     lives there;
  *   - a raw file cut by a crash converts up to its last whole block (complete: no); anything
  *     else wrong is one line naming the file, what is wrong and what to do, exit 1 (usage: 2);
  *   - the .hbr is removed only once its .hbt is whole (written, header last).
@@ -160,7 +164,7 @@ static int inherited(const char *dir, const char *name, uint64_t upto, struct li
     return rc;
 }
 
-/* ---- the format-3 writer ---- */
+/* ---- the trace writer (format 4) ---- */
 
 struct conv {
     const struct raw_file *f;
@@ -168,6 +172,7 @@ struct conv {
     int fd;
     const char *out;
     struct hbt_chunk *chunks;  /* per thread, buf NULL until its first event */
+    struct hbt_touch_chunk touch; /* the touch records (written as thread 0's), buf NULL until the first */
     struct addr_table objs;    /* key -> rec id of the live object */
     struct live *inh;          /* a fork child: key -> size of what it inherited (emitted after thread 0's start) */
     int inherit_pending;
@@ -199,6 +204,17 @@ static int flush_chunk(struct conv *c, struct hbt_chunk *ch)
     return 0;
 }
 
+static int flush_touch(struct conv *c)
+{
+    size_t len = hbt_touch_seal(&c->touch);
+    if (len && write_all(c->fd, c->touch.buf, len) < 0) {
+        snprintf(c->err, ERR, "cannot write %.400s: %s; free some space and run hbconvert again", c->out, strerror(errno ? errno : ENOSPC));
+        return -1;
+    }
+    hbt_touch_reset(&c->touch);
+    return 0;
+}
+
 /* Appends e to its thread's chunk, numbered next in the global order; *seq: the object it made. */
 static int emit(struct conv *c, struct hbt_event *e, uint64_t *seq)
 {
@@ -215,6 +231,28 @@ static int emit(struct conv *c, struct hbt_event *e, uint64_t *seq)
         return -1;
     e->order = c->ops++;
     *seq = hbt_chunk_put(ch, e);
+    return 0;
+}
+
+/* The touch record of the object live at addr (none when nothing lives there). */
+static int put_touch(void *arg, uint64_t addr, uint64_t pages, uint64_t resident)
+{
+    struct conv *c = arg;
+    uint64_t id;
+    if (!addr_table_find(&c->objs, key_of(addr, 0), &id) || resident >= pages)
+        return 0;
+    if (!c->touch.buf) {
+        uint8_t *buf = malloc(CHUNK_BYTES);
+        if (!buf) {
+            snprintf(c->err, ERR, "out of memory converting to %s", c->out);
+            return -1;
+        }
+        hbt_touch_init(&c->touch, buf, CHUNK_BYTES, 0);
+    }
+    if (!hbt_touch_has_room(&c->touch) && flush_touch(c) < 0)
+        return -1;
+    struct hbt_touch r = {.thread = (uint16_t)(id >> 48), .seq = id & ((1ull << 48) - 1), .pages = pages, .resident = resident};
+    hbt_touch_put(&c->touch, &r);
     return 0;
 }
 
@@ -254,6 +292,8 @@ static int convert_event(void *arg, const struct raw_event *r)
         c->taken[r->thread] = addr_table_take(&c->objs, key_of(r->addr, 0), &id) ? id : HBT_NONE;
         return 0;
     }
+    if (r->kind == RAW_EXT && r->size == RAW_X_TOUCH)
+        return put_touch(c, r->addr, r->extra >> 32, r->extra & 0xffffffffu);
     if (r->kind == RAW_EXT) {
         snprintf(c->err, ERR, "%s holds a raw record of sub-kind %" PRIu64 ", which this hbconvert does not know; "
                  "convert it with the hbconvert built with the recorder that wrote it", c->out, r->size);
@@ -341,9 +381,13 @@ static int convert(const char *dir, const char *in, const char *out, int *cut, c
     }
     if (rc == 0)
         rc = walk(&f, UINT64_MAX, convert_event, &c, err);
+    if (rc == 0)
+        rc = raw_exit_touch_each(&f, put_touch, &c, err, ERR);
     for (uint32_t i = 0; rc == 0 && i < f.nthreads; i++)
         if (c.chunks[i].buf)
             rc = flush_chunk(&c, &c.chunks[i]);
+    if (rc == 0 && c.touch.buf)
+        rc = flush_touch(&c);
     if (rc == 0) {
         h.complete = f.h.complete && !*cut;
         h.ops = c.ops;
@@ -361,6 +405,7 @@ static int convert(const char *dir, const char *in, const char *out, int *cut, c
     for (uint32_t i = 0; c.chunks && i < f.nthreads; i++)
         free(c.chunks[i].buf);
     free(c.chunks);
+    free(c.touch.buf);
     free(c.taken);
     addr_table_free(&c.objs);
     if (c.inh)

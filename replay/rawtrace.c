@@ -51,6 +51,12 @@ size_t raw_block_seal(struct raw_block *b)
     return RAW_BLOCK_HEADER + len;
 }
 
+void raw_touch_block_header(uint8_t *buf, uint32_t payload)
+{
+    uint32_t h[4] = {RAW_BLOCK_MAGIC, 0, payload, RAW_BLOCK_TOUCH};
+    memcpy(buf, h, sizeof h);
+}
+
 /* ---- reader ---- */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -80,17 +86,9 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
     return 0;
 }
 
-static int add_block(struct raw_file *f, uint32_t thread, uint64_t off, uint32_t len)
+/* Appends a block to t's index. 0, or -1 when out of memory. */
+static int index_add(struct raw_thread *t, uint64_t off, uint32_t len)
 {
-    if (thread >= f->nthreads) {
-        struct raw_thread *t = realloc(f->threads, (thread + 1) * sizeof *t);
-        if (!t)
-            return -1;
-        memset(t + f->nthreads, 0, (thread + 1 - f->nthreads) * sizeof *t);
-        f->threads = t;
-        f->nthreads = thread + 1;
-    }
-    struct raw_thread *t = &f->threads[thread];
     if (t->nblocks == t->cap) {
         uint64_t cap = t->cap ? 2 * t->cap : 64;
         uint64_t *o = realloc(t->off, cap * sizeof *o);
@@ -106,6 +104,19 @@ static int add_block(struct raw_file *f, uint32_t thread, uint64_t off, uint32_t
     return 0;
 }
 
+static int add_block(struct raw_file *f, uint32_t thread, uint64_t off, uint32_t len)
+{
+    if (thread >= f->nthreads) {
+        struct raw_thread *t = realloc(f->threads, (thread + 1) * sizeof *t);
+        if (!t)
+            return -1;
+        memset(t + f->nthreads, 0, (thread + 1 - f->nthreads) * sizeof *t);
+        f->threads = t;
+        f->nthreads = thread + 1;
+    }
+    return index_add(&f->threads[thread], off, len);
+}
+
 /* Indexes the blocks; a cut one at the end ends the file (f->used). */
 static int index_blocks(struct raw_file *f, const char *path, char *err, size_t errlen)
 {
@@ -114,12 +125,13 @@ static int index_blocks(struct raw_file *f, const char *path, char *err, size_t 
         uint32_t h[4];
         if (read_at(f->fd, h, sizeof h, off) < 0)
             return fail(err, errlen, "cannot read raw recording %s: %s", path, strerror(errno));
-        if (h[0] != RAW_BLOCK_MAGIC || h[1] >= HBT_MAX_THREADS || h[2] == 0 || h[2] > RAW_BLOCK_MAX || h[2] % 8)
+        if (h[0] != RAW_BLOCK_MAGIC || h[1] >= HBT_MAX_THREADS || h[2] == 0 || h[2] > RAW_BLOCK_MAX || h[2] % 8 ||
+            h[3] > RAW_BLOCK_TOUCH || (h[3] == RAW_BLOCK_TOUCH && h[2] % 16))
             return fail(err, errlen, "corrupt raw recording %s: no valid block header at byte %" PRIu64 "; record the program "
                         "again", path, off);
         if (off + RAW_BLOCK_HEADER + h[2] > f->size)
             break; /* cut by a crash: the recording ends at the last whole block */
-        if (add_block(f, h[1], off + RAW_BLOCK_HEADER, h[2]) < 0)
+        if ((h[3] == RAW_BLOCK_TOUCH ? index_add(&f->exit_touch, off + RAW_BLOCK_HEADER, h[2]) : add_block(f, h[1], off + RAW_BLOCK_HEADER, h[2])) < 0)
             return fail(err, errlen, "out of memory indexing raw recording %s", path);
         off += RAW_BLOCK_HEADER + h[2];
     }
@@ -161,10 +173,29 @@ void raw_close(struct raw_file *f)
     for (uint32_t i = 0; i < f->nthreads; i++)
         free(f->threads[i].off), free(f->threads[i].len);
     free(f->threads);
+    free(f->exit_touch.off), free(f->exit_touch.len);
     if (f->fd >= 0)
         close(f->fd);
     memset(f, 0, sizeof *f);
     f->fd = -1;
+}
+
+int raw_exit_touch_each(const struct raw_file *f, int (*fn)(void *arg, uint64_t addr, uint64_t pages, uint64_t resident),
+                        void *arg, char *err, size_t errlen)
+{
+    const struct raw_thread *t = &f->exit_touch;
+    int rc = 0;
+    for (uint64_t b = 0; b < t->nblocks && rc == 0; b++) {
+        uint64_t *w = malloc(t->len[b]);
+        if (!w)
+            return fail(err, errlen, "out of memory reading a raw block of %u bytes", t->len[b]);
+        if (read_at(f->fd, w, t->len[b], t->off[b]) < 0)
+            rc = fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[b], strerror(errno));
+        for (uint32_t i = 0; rc == 0 && i < t->len[b] / 8; i += 2)
+            rc = fn(arg, w[i], w[i + 1] >> 32, w[i + 1] & 0xffffffffu);
+        free(w);
+    }
+    return rc;
 }
 
 int raw_cursor_init(struct raw_cursor *c, const struct raw_file *f, uint16_t thread)

@@ -38,8 +38,19 @@
 enum { RAW_EXT = 15 };
 /* RAW_EXT sub-kinds (in the size field; the count in the kind's own word): RAW_X_TAKE: a realloc
  * or reallocarray of the thread is about to end the object at the address (recorded before the real
- * call, which may free it for another thread; the realloc's own event follows, after the call). */
-enum { RAW_X_TAKE = 1 };
+ * call, which may free it for another thread; the realloc's own event follows, after the call).
+ * RAW_X_TOUCH: the touch measure (format 4's touch records, record_touch.c) of the large block at the
+ * address, taken just before the free or realloc that ends it: its count word is raw_touch_word(). */
+enum { RAW_X_TAKE = 1, RAW_X_TOUCH = 2 };
+/* A touch measure in one word: whole pages of the block (high 32 bits), resident ones (low 32). */
+static inline uint64_t raw_touch_word(uint64_t pages, uint64_t resident) { return pages << 32 | resident; }
+/* A block whose header's fourth word is RAW_BLOCK_TOUCH is not a thread's: it holds the touch
+ * measures of the large blocks still live at a normal exit, two words each (the address, its
+ * raw_touch_word), taken after every thread's block was closed; the post-pass names each by the
+ * object live at its address at the end of the global order. */
+#define RAW_BLOCK_TOUCH 1u
+/* Writes the header of such a block of payload bytes at buf (its thread field 0). */
+void raw_touch_block_header(uint8_t *buf, uint32_t payload);
 #define RAW_W 0x10u
 #define RAW_S 0x20u
 #define RAW_O 0x40u
@@ -129,10 +140,16 @@ struct raw_file {
     struct hbt_header h;
     uint32_t nthreads;
     struct raw_thread *threads;
+    struct raw_thread exit_touch; /* the RAW_BLOCK_TOUCH blocks */
 };
 /* Opens and indexes path. 0, or -1 with a one-line reason in err. */
 int raw_open(const char *path, struct raw_file *f, char *err, size_t errlen);
 void raw_close(struct raw_file *f);
+
+/* Calls fn(arg, address, pages, resident) on every touch measure of the exit's RAW_BLOCK_TOUCH
+ * blocks. 0, fn's non-zero value, or -1 with the reason in err. */
+int raw_exit_touch_each(const struct raw_file *f, int (*fn)(void *arg, uint64_t addr, uint64_t pages, uint64_t resident),
+                        void *arg, char *err, size_t errlen);
 
 /* Decodes one thread's events in order. */
 struct raw_cursor {

@@ -668,6 +668,12 @@ HOT void raw_event(unsigned kind, uintptr_t addr, uint64_t size, int extra, uint
         put_raw_at(t, kind, addr, size, extra, xword, 0);
 }
 
+void rec_raw_touch(uintptr_t addr, uint64_t pages, uint64_t resident)
+{
+    if (pages <= UINT32_MAX) /* a block of 16 TiB or more: no record (replayed wholly written) */
+        raw_event(RAW_EXT, addr, RAW_X_TOUCH, 1, raw_touch_word(pages, resident));
+}
+
 uint64_t rec_put_at(struct rec_thread *t, struct hbt_event *e, uintptr_t addr)
 {
     if (!R.raw)
@@ -713,6 +719,7 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
 HOT void raw_alloc(unsigned kind, size_t align, size_t n, void *p)
 {
     raw_event(kind, (uintptr_t)p, n, raw_kind_extra(kind), align ? (uint64_t)__builtin_ctzll(align) : 0);
+    rec_touch_raw_mark(p, n);
     tls.busy = 0;
 }
 
@@ -741,11 +748,29 @@ static __attribute__((noinline, flatten)) void *malloc_chunked(size_t n)
     return p;
 }
 
-/* Raw mode first: the hot path of the most malloc-heavy programs (docs/measurements/recorder.md). */
+/* Raw mode's malloc of a block of REC_TOUCH_MIN bytes or more (a candidate for touch records). */
+static __attribute__((noinline, flatten)) void *malloc_large(size_t n)
+{
+    if (tls.busy)
+        return real.malloc(n);
+    tls.busy = 1;
+    void *p = real.malloc(n);
+    raw_event(HBT_MALLOC, (uintptr_t)p, n, 0, 0);
+    rec_touch_raw_born(p, n);
+    tls.busy = 0;
+    return p;
+}
+
+/* Raw mode first: the hot path of the most malloc-heavy programs (docs/measurements/recorder.md).
+ * A large block takes its own copy (malloc_large), so that the small one's size is known to fit in
+ * the event's first word (REC_TOUCH_MIN == RAW_SIZE_INLINE): the touch records cost it nothing. */
+_Static_assert(REC_TOUCH_MIN == RAW_SIZE_INLINE, "malloc's small path leaves out raw_put's size test");
 EXPORT __attribute__((flatten)) void *malloc(size_t n)
 {
     if (__builtin_expect(!R.raw, 0)) /* R.raw is set once the real functions are known */
         return malloc_chunked(n);
+    if (__builtin_expect(n >= REC_TOUCH_MIN, 0))
+        return malloc_large(n);
     if (tls.busy)
         return real.malloc(n);
     tls.busy = 1;
@@ -767,6 +792,7 @@ EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
         tls.busy = 1;
         void *p = real.calloc(m, n);
         raw_event(HBT_CALLOC, (uintptr_t)p, total, 0, 0);
+        rec_touch_raw_mark(p, total);
         tls.busy = 0;
         return p;
     }
@@ -803,6 +829,7 @@ EXPORT __attribute__((flatten)) void free(void *p)
     if (tls.busy)
         return real.free(p);
     tls.busy = 1;
+    rec_touch_raw_take(p); /* a large block's measure, before its end and the real free */
     raw_event(HBT_FREE, (uintptr_t)p, 0, 0, 0); /* before the real free: a thread that gets p back orders after it */
     real.free(p);
     tls.busy = 0;
@@ -825,10 +852,13 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
         /* p's end is ordered before the real call (which may free p for another thread's malloc), q's
          * start after it, as the in-process writer takes p out of its map before and puts q after */
         tls.busy = 1;
-        if (p)
+        if (p) {
+            rec_touch_raw_take(p);
             raw_event(RAW_EXT, (uintptr_t)p, RAW_X_TAKE, 1, 0);
+        }
         void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
         raw_event(kind, (uintptr_t)q, total, 1, (uintptr_t)p);
+        rec_touch_raw_mark(q, total);
         tls.busy = 0;
         return q;
     }

@@ -67,6 +67,35 @@ static inline uint64_t rec_touch_take(struct rec_thread *t, void *p, uint64_t id
         return rec_touch_note(t, p, id);
     return id;
 }
+/* Raw mode (rawtrace.h): the process holds no ids (the post-pass names objects by address), so the
+ * table of live large blocks, keyed by address, is what says a block is large when it ends; a
+ * filter over it keeps a small block's end at one load and one test. */
+#define REC_TOUCH_FILTER_BITS 20
+/* Per 4 KiB of address (its low 32 bits: 2^20 slots, 1 MiB, resident only where written): how
+ * many live large blocks of the table start there (saturating at 255: then never 0 again).
+ * Changed under the table's lock, read without it. */
+extern uint8_t rec_touch_filter[1u << REC_TOUCH_FILTER_BITS];
+static inline uint32_t rec_touch_slot(uintptr_t p) { return (uint32_t)p >> 12; }
+static inline int rec_touch_maybe(const void *p) { return rec_touch_filter[rec_touch_slot((uintptr_t)p)]; }
+/* The new block p of size bytes enters the table of live large blocks (when at least a page). */
+__attribute__((noinline, cold)) void rec_touch_raw_born(void *p, uint64_t size);
+static inline void rec_touch_raw_mark(void *p, uint64_t size)
+{
+    if (__builtin_expect(size >= REC_TOUCH_MIN, 0))
+        rec_touch_raw_born(p, size);
+}
+/* The block at p is about to end (free, realloc: before the real call): when the table holds it,
+ * it leaves the table, is measured, and its raw touch record (rec_raw_touch) is written when not
+ * wholly resident. */
+__attribute__((noinline, cold)) void rec_touch_raw_end(void *p);
+static inline void rec_touch_raw_take(void *p)
+{
+    if (__builtin_expect(rec_touch_maybe(p), 0))
+        rec_touch_raw_end(p);
+}
+/* record.c, raw mode: appends the touch measure of the block at addr (RAW_X_TOUCH) to the calling
+ * thread's raw block (the caller holds its recorder: tls.busy). */
+void rec_raw_touch(uintptr_t addr, uint64_t pages, uint64_t resident);
 /* Sets the page size and the allocator's malloc_usable_size (NULL: nothing is measured). */
 void rec_touch_init(uint64_t page, size_t (*usable)(void *));
 /* Writes thread's touch chunk and releases its buffer (the thread is closing; the caller holds it). */
@@ -76,7 +105,7 @@ void rec_touch_fork(void);
 /* In a fork child, the inherited block at addr (old id: its mapped id) renamed seq: its new mapped id. */
 uint64_t rec_touch_renamed(uintptr_t addr, uint64_t old, uint64_t seq);
 /* At a normal exit, after every thread closed: measures every large block still live and writes
- * the records. */
+ * the records (raw mode: as a RAW_BLOCK_TOUCH block of addresses, which the post-pass names). */
 void rec_touch_exit(void);
 
 /* record_map.c, called by the core: */

@@ -11,7 +11,12 @@
  * written as one touch chunk when full and when the thread closes; the exit's measure reads only
  * the table (addresses, requested sizes, ids) and mincore, never the program's memory, so a
  * thread still running and freeing blocks cannot make it fault; nothing here allocates through
- * malloc. */
+ * malloc. In raw mode (no ids in the process) the table, keyed by address, is what marks a block
+ * large: a block's end looks at its address's filter byte (rec_touch_filter) and only on a hit in
+ * the table; its measure goes into the thread's raw stream (RAW_X_TOUCH) before the event that
+ * ends it, and the exit's measures into RAW_BLOCK_TOUCH blocks of addresses: the post-pass names
+ * the objects and writes the same touch chunks (rawtrace.h). */
+#include "rawtrace.h"
 #include "record.h"
 #include "trace.h"
 
@@ -39,6 +44,7 @@ static uint64_t page;
 static size_t (*usable)(void *);
 static struct hbt_touch_chunk bufs[HBT_MAX_THREADS + 1];
 static struct live *live;             /* open addressing, linear probing, deletion by backward shift */
+uint8_t rec_touch_filter[1u << REC_TOUCH_FILTER_BITS]; /* record.h: 1 MiB, a multiple of 64 KiB */
 static uint64_t nlive;
 static atomic_flag live_lock = ATOMIC_FLAG_INIT;
 
@@ -61,30 +67,50 @@ void rec_touch_init(uint64_t page_size, size_t (*usable_size)(void *))
 
 static inline uint64_t slot_of(uintptr_t addr) { return (addr >> 4) * 0x9e3779b97f4a7c15ull >> (64 - LIVE_BITS); }
 
-uint64_t rec_touch_born(void *p, uint64_t size, uint64_t id)
+static inline uint8_t *filter_of(uintptr_t addr) { return &rec_touch_filter[rec_touch_slot(addr)]; }
+
+/* Puts the block p into the table of live large blocks, when there is room. */
+static void live_add(void *p, uint64_t size, uint64_t id)
 {
-    if (size < touch_min || !p)
-        return id;
     lock();
     if (nlive < LIVE_MAX) {
         uint64_t i = slot_of((uintptr_t)p);
         while (live[i].addr && live[i].addr != (uintptr_t)p)
             i = (i + 1) & (LIVE_SLOTS - 1);
-        nlive += live[i].addr == 0;
+        if (live[i].addr == 0) {
+            uint8_t *f = filter_of((uintptr_t)p);
+            nlive++;
+            *f += *f < UINT8_MAX;
+        }
         live[i] = (struct live){(uintptr_t)p, size, id};
     }
     unlock();
+}
+
+uint64_t rec_touch_born(void *p, uint64_t size, uint64_t id)
+{
+    if (size < touch_min || !p)
+        return id;
+    live_add(p, size, id);
     return id | REC_TOUCH_MARK;
 }
 
-/* Takes addr out of the table, if there (the caller holds the lock). */
-static void drop_live(uintptr_t addr)
+void rec_touch_raw_born(void *p, uint64_t size)
+{
+    if (size >= touch_min && p)
+        live_add(p, size, 0);
+}
+
+/* Takes addr out of the table, if there (the caller holds the lock): 1, or 0 when absent. */
+static int drop_live(uintptr_t addr)
 {
     uint64_t i = slot_of(addr);
     while (live[i].addr && live[i].addr != addr)
         i = (i + 1) & (LIVE_SLOTS - 1);
     if (!live[i].addr)
-        return;
+        return 0;
+    uint8_t *f = filter_of(addr);
+    *f -= *f < UINT8_MAX; /* saturated: stays (a later end of a small block there only looks in the table) */
     /* backward shift: move up every later entry of the run whose home is not between the hole and it */
     for (uint64_t j = (i + 1) & (LIVE_SLOTS - 1); live[j].addr; j = (j + 1) & (LIVE_SLOTS - 1)) {
         uint64_t h = slot_of(live[j].addr);
@@ -95,6 +121,7 @@ static void drop_live(uintptr_t addr)
     }
     live[i].addr = 0;
     nlive--;
+    return 1;
 }
 
 /* The whole pages inside [a, a + len) and how many are resident: 1, or 0 when it has none or
@@ -127,11 +154,17 @@ static void write_out(struct hbt_touch_chunk *c)
     hbt_touch_reset(c);
 }
 
+/* measure, and 1 only when the block has whole pages not all resident (a record is kept). */
+static int partly_resident(uintptr_t a, uint64_t len, uint64_t *pages, uint64_t *resident)
+{
+    return measure(a, len, pages, resident) && *resident < *pages;
+}
+
 /* Keeps the record of object id (no mark), len bytes at a, in buffer i when not wholly resident. */
 static void keep(unsigned i, uintptr_t a, uint64_t len, uint64_t id)
 {
     struct hbt_touch r = {.thread = (uint16_t)(id >> 48), .seq = id & ((1ull << 48) - 1)};
-    if (!measure(a, len, &r.pages, &r.resident) || r.resident >= r.pages)
+    if (!partly_resident(a, len, &r.pages, &r.resident))
         return;
     struct hbt_touch_chunk *c = &bufs[i];
     if (!c->buf) {
@@ -153,6 +186,16 @@ uint64_t rec_touch_note(struct rec_thread *t, void *p, uint64_t id)
     unlock();
     keep(rec_thread_no(t), (uintptr_t)p, usable(p), id);
     return id;
+}
+
+void rec_touch_raw_end(void *p)
+{
+    lock();
+    int was = drop_live((uintptr_t)p);
+    unlock();
+    uint64_t pages, res;
+    if (was && partly_resident((uintptr_t)p, usable(p), &pages, &res))
+        rec_raw_touch((uintptr_t)p, pages, res);
 }
 
 void rec_touch_close(uint16_t thread)
@@ -185,11 +228,46 @@ uint64_t rec_touch_renamed(uintptr_t addr, uint64_t old, uint64_t seq)
     return seq | REC_TOUCH_MARK;
 }
 
+/* Raw mode's exit: the measures of the blocks still live, as RAW_BLOCK_TOUCH blocks (the caller
+ * holds the lock). */
+static void exit_raw(void)
+{
+    uint8_t *buf = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED)
+        return; /* no record: the blocks are replayed wholly written */
+    uint64_t *w = (uint64_t *)(buf + RAW_BLOCK_HEADER), n = 0, cap = (TOUCH_BYTES - RAW_BLOCK_HEADER) / 16;
+    for (uint64_t i = 0, seen = 0; i < LIVE_SLOTS && seen < nlive; i++) {
+        uint64_t pages, res;
+        if (!live[i].addr)
+            continue;
+        seen++;
+        if (!partly_resident(live[i].addr, live[i].size, &pages, &res) || pages > UINT32_MAX)
+            continue;
+        w[2 * n] = live[i].addr;
+        w[2 * n + 1] = raw_touch_word(pages, res);
+        if (++n == cap) {
+            raw_touch_block_header(buf, (uint32_t)(n * 16));
+            rec_write(buf, RAW_BLOCK_HEADER + n * 16);
+            n = 0;
+        }
+    }
+    if (n) {
+        raw_touch_block_header(buf, (uint32_t)(n * 16));
+        rec_write(buf, RAW_BLOCK_HEADER + n * 16);
+    }
+    munmap(buf, TOUCH_BYTES);
+}
+
 void rec_touch_exit(void)
 {
     if (!live)
         return;
     lock();
+    if (rec_raw()) {
+        exit_raw();
+        unlock();
+        return;
+    }
     for (uint64_t i = 0, seen = 0; i < LIVE_SLOTS && seen < nlive; i++)
         if (live[i].addr) {
             seen++;
