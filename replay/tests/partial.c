@@ -1,7 +1,8 @@
 /* partial.c - a program that writes only part of its big blocks (the touch records, trace format
  * 4): usage: replay-partial MODE. MODE free: mallocs 8 MiB, writes its first 2 MiB, frees it;
  * live: the same block left live at exit; busy: the same, another thread still running at exit
- * (and holding the recorder's attention: it keeps allocating); calloc: callocs 8 MiB, writes 2 MiB, frees it; small:
+ * (and holding the recorder's attention: it keeps allocating); calloc: callocs 8 MiB, writes 2 MiB, frees it;
+ * realloc: the block, 2 MiB written, realloc'd to 12 MiB then freed (two blocks measured); small:
  * 10,000 blocks of 64 bytes, each written and freed (no touch record). Prints "expect
  * pages=N resident=R" for the big block: its whole pages (from malloc_usable_size) and the
  * resident ones (mincore, as the recorder measures), so that the test compares with the trace.
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
         return 1;
     if (!strcmp(mode, "busy"))
         usleep(20000); /* the thread is recording */
+    if (!strcmp(mode, "realloc") && !(p = realloc(p, BIG + BIG / 2)))
+        return 1;
     if (strcmp(mode, "live") != 0 && strcmp(mode, "busy") != 0)
         free(p);
     return 0;
