@@ -1,5 +1,5 @@
 /* rawtrace.h - the recorder's raw event stream (DIR/<pid>.hbr): what a recorded process writes in
- * place of a format-3 trace when it records in raw mode, for the post-pass (hbconvert.c) to name
+ * place of a format-4 trace when it records in raw mode, for the post-pass (hbconvert.c) to name
  * the objects and encode the trace after the program exits (docs/DATA.md, "Raw recordings").
  *
  * A raw file is a 512-byte prefix (RAW_MAGIC, the parent's order at fork and the parent's raw file

@@ -3,7 +3,7 @@
  * record: 1. runs CMD once without the recorder, measured by launch.c (wall time, peak RSS);
  * 2. runs it again with build/lib/libhbrecord.so preloaded in raw mode (HEAPBENCH_RECORD_RAW=1)
  * and HEAPBENCH_RECORD_DIR set to a fresh directory beside FILE; 3. converts every raw recording
- * there (fork and exec children's too) into a format-3 trace with build/replay/hbconvert, the
+ * there (fork and exec children's too) into a format-4 trace with build/replay/hbconvert, the
  * post-pass, whose CPU time is said apart from the recorder's slowdown; 4. moves the trace with the most events (the process that
  * allocates: cc1 under gcc's driver) to FILE, the other processes' traces to FILE.d/, and
  * writes the first run's figures into FILE's header. -w prog:NAME records a program
@@ -109,7 +109,7 @@ static double hb_record_children_cpu(void)
 
 static void hb_record_if_full(const char *dir, const char *cmd);
 
-/* Step 3, the post-pass: every raw recording in dir (*.hbr) into a format-3 trace; its CPU time into
+/* Step 3, the post-pass: every raw recording in dir (*.hbr) into a format-4 trace; its CPU time into
  * *cpu_s (when not NULL). A conversion that fails ends the recording (hbconvert's line is above; on
  * a full disk, as hb_record_if_full says). */
 static void hb_record_convert(const char *dir, const char *cmd, double *cpu_s)
