@@ -71,6 +71,9 @@ enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
  * ns of CPU on this project's VM, as much as a whole malloc/free of the most malloc-heavy workload;
  * at every 16th event it costs ~0.8 ns per event (docs/measurements/recorder.md). */
 #define TIME_EVERY 16
+/* Raw mode reads it at every 64th (~0.2 ns per event): its events cost ~5 ns each in all, and the
+ * 1.5x target on the most malloc-heavy workload leaves ~7 (docs/measurements/recorder.md). */
+#define RAW_TIME_EVERY 64
 
 struct rec_thread {
     _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes (the slow path) */
@@ -633,7 +636,7 @@ HOT void put_raw_at(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_
     int timed = t->untimed == 0;
     if (timed) {
         t->last_ns = now_ns();
-        t->untimed = TIME_EVERY;
+        t->untimed = RAW_TIME_EVERY;
     }
     t->untimed--;
     int follows;
