@@ -314,20 +314,26 @@ static void open_trace(void)
     errno = err;
 }
 
+/* Appends len bytes of buf (a sealed chunk or block) to the file, opening it first; 1 when written. */
+static int write_sealed(const uint8_t *buf, size_t len)
+{
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        open_trace();
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        return 0;
+    int err = errno, ok = write_all(R.fd, buf, len) == 0;
+    if (!ok)
+        write_failed(errno);
+    errno = err;
+    return ok;
+}
+
 /* Writes the thread's raw block (raw mode). */
 static COLD void flush_raw(struct rec_thread *t)
 {
     size_t len = raw_block_seal(&t->rb);
-    if (len == 0)
-        return;
-    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
-        open_trace();
-    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
-        int err = errno;
-        if (write_all(R.fd, t->rb.buf, len) != 0)
-            write_failed(errno);
-        errno = err;
-    }
+    if (len > 0)
+        write_sealed(t->rb.buf, len);
     raw_block_reset(&t->rb);
 }
 
@@ -341,16 +347,8 @@ static COLD void flush(struct rec_thread *t)
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
         return;
-    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
-        open_trace();
-    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
-        int err = errno;
-        if (write_all(R.fd, t->c.buf, len) == 0)
-            t->written_ops = t->c.op;
-        else
-            write_failed(errno);
-        errno = err;
-    }
+    if (write_sealed(t->c.buf, len))
+        t->written_ops = t->c.op;
     hbt_chunk_reset(&t->c);
 }
 
