@@ -350,22 +350,25 @@ static uint64_t text_num(const char *text, size_t len, const char *key)
 }
 
 /* Reads n bytes at off into buf: 0, or -1 (errno set; EIO for a file cut short since it was opened). */
-static int read_at(const struct hbt_trace *t, uint8_t *buf, size_t n, size_t off)
+int hbt_pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
+    uint8_t *p = buf;
     while (n > 0) {
-        ssize_t r = pread(t->fd, buf, n, (off_t)off);
+        ssize_t r = pread(fd, p, n, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
             errno = r < 0 ? errno : EIO;
             return -1;
         }
-        buf += r;
-        off += (size_t)r;
+        p += r;
+        off += (uint64_t)r;
         n -= (size_t)r;
     }
     return 0;
 }
+
+static int read_at(const struct hbt_trace *t, uint8_t *buf, size_t n, size_t off) { return hbt_pread_all(t->fd, buf, n, off); }
 
 static int read_header(struct hbt_trace *t, char *err, size_t errlen)
 {

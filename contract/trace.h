@@ -130,6 +130,8 @@ int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, 
  * check of the whole trace). 0, or -1 with a one-line reason in err. */
 int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t errlen);
 
+/* Reads n bytes at off of fd (pread, retried on EINTR). 0, or -1 with errno set (EIO: the file ended). */
+int hbt_pread_all(int fd, void *buf, size_t n, uint64_t off);
 /* Decodes and checks a header's HBT_HEADER_SIZE bytes at in (a raw recording's copy of it). 0, or -1 with a one-line reason in err. */
 int hbt_header_decode(const uint8_t *in, struct hbt_header *h, char *err, size_t errlen);
 

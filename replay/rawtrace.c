@@ -68,24 +68,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-    uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            errno = r < 0 ? errno : EIO;
-            return -1;
-        }
-        p += r;
-        off += (uint64_t)r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
 /* Appends a block to t's index. 0, or -1 when out of memory. */
 static int index_add(struct raw_thread *t, uint64_t off, uint32_t len)
 {
@@ -123,7 +105,7 @@ static int index_blocks(struct raw_file *f, const char *path, char *err, size_t 
     uint64_t off = RAW_PREFIX + HBT_HEADER_SIZE;
     while (off + RAW_BLOCK_HEADER <= f->size) {
         uint32_t h[4];
-        if (read_at(f->fd, h, sizeof h, off) < 0)
+        if (hbt_pread_all(f->fd, h, sizeof h, off) < 0)
             return fail(err, errlen, "cannot read raw recording %s: %s", path, strerror(errno));
         if (h[0] != RAW_BLOCK_MAGIC || h[1] >= HBT_MAX_THREADS || h[2] == 0 || h[2] > RAW_BLOCK_MAX || h[2] % 8 ||
             h[3] > RAW_BLOCK_TOUCH || (h[3] == RAW_BLOCK_TOUCH && h[2] % 16))
@@ -153,7 +135,7 @@ int raw_open(const char *path, struct raw_file *f, char *err, size_t errlen)
         return fail(err, errlen, "raw recording %s is %" PRIu64 " bytes, shorter than its %zu-byte header: the program "
                     "ended before its first write; record it again", path, f->size, sizeof head);
     }
-    if (read_at(f->fd, head, sizeof head, 0) < 0 || memcmp(head, RAW_MAGIC, sizeof RAW_MAGIC) != 0) {
+    if (hbt_pread_all(f->fd, head, sizeof head, 0) < 0 || memcmp(head, RAW_MAGIC, sizeof RAW_MAGIC) != 0) {
         raw_close(f);
         return fail(err, errlen, "%s is not a raw recording (no %s magic at its start); give a .hbr file written by "
                     "libhbrecord.so in raw mode", path, RAW_MAGIC);
@@ -189,7 +171,7 @@ int raw_exit_touch_each(const struct raw_file *f, int (*fn)(void *arg, uint64_t 
         uint64_t *w = malloc(t->len[b]);
         if (!w)
             return fail(err, errlen, "out of memory reading a raw block of %u bytes", t->len[b]);
-        if (read_at(f->fd, w, t->len[b], t->off[b]) < 0)
+        if (hbt_pread_all(f->fd, w, t->len[b], t->off[b]) < 0)
             rc = fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[b], strerror(errno));
         for (uint32_t i = 0; rc == 0 && i < t->len[b] / 8; i += 2)
             rc = fn(arg, w[i], w[i + 1] >> 32, w[i + 1] & 0xffffffffu);
@@ -223,7 +205,7 @@ static int next_block(struct raw_cursor *c, char *err, size_t errlen)
         if (!c->buf)
             return fail(err, errlen, "out of memory reading a raw block of %u bytes", len);
     }
-    if (read_at(c->f->fd, c->buf, len, t->off[c->block]) < 0)
+    if (hbt_pread_all(c->f->fd, c->buf, len, t->off[c->block]) < 0)
         return fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[c->block], strerror(errno));
     c->block++;
     c->p = c->buf;

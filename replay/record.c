@@ -71,6 +71,9 @@ enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
  * ns of CPU on this project's VM, as much as a whole malloc/free of the most malloc-heavy workload;
  * at every 16th event it costs ~0.8 ns per event (docs/measurements/recorder.md). */
 #define TIME_EVERY 16
+/* Raw mode reads it at every 64th (~0.2 ns per event): its events cost ~5 ns each in all, and the
+ * 1.5x target on the most malloc-heavy workload leaves ~7 (docs/measurements/recorder.md). */
+#define RAW_TIME_EVERY 64
 
 struct rec_thread {
     _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes (the slow path) */
@@ -311,27 +314,28 @@ static void open_trace(void)
     errno = err;
 }
 
-int rec_write(const uint8_t *buf, size_t len)
+/* Appends len bytes of buf (a sealed chunk or block) to the file, opening it first; 1 when written. */
+static int write_sealed(const uint8_t *buf, size_t len)
 {
-    int ok = 0;
     if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
         open_trace();
-    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
-        int err = errno;
-        ok = write_all(R.fd, buf, len) == 0;
-        if (!ok)
-            write_failed(errno);
-        errno = err;
-    }
-    return ok ? 0 : -1;
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        return 0;
+    int err = errno, ok = write_all(R.fd, buf, len) == 0;
+    if (!ok)
+        write_failed(errno);
+    errno = err;
+    return ok;
 }
+
+int rec_write(const uint8_t *buf, size_t len) { return write_sealed(buf, len) ? 0 : -1; }
 
 /* Writes the thread's raw block (raw mode). */
 static COLD void flush_raw(struct rec_thread *t)
 {
     size_t len = raw_block_seal(&t->rb);
-    if (len)
-        rec_write(t->rb.buf, len);
+    if (len > 0)
+        write_sealed(t->rb.buf, len);
     raw_block_reset(&t->rb);
 }
 
@@ -345,7 +349,7 @@ static COLD void flush(struct rec_thread *t)
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
         return;
-    if (rec_write(t->c.buf, len) == 0)
+    if (write_sealed(t->c.buf, len))
         t->written_ops = t->c.op;
     hbt_chunk_reset(&t->c);
 }
@@ -634,7 +638,7 @@ HOT void put_raw_at(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_
     int timed = t->untimed == 0;
     if (timed) {
         t->last_ns = now_ns();
-        t->untimed = TIME_EVERY;
+        t->untimed = RAW_TIME_EVERY;
     }
     t->untimed--;
     int follows;
