@@ -5,8 +5,8 @@
  * A raw file is a 512-byte prefix (RAW_MAGIC, the parent's order at fork and the parent's raw file
  * name for a fork child), the trace's 4096-byte header (hbt_header_encode: pid, command, ... and at
  * a normal exit the totals), then blocks. A block is one thread's consecutive events behind a
- * 16-byte block header (RAW_BLOCK_MAGIC, thread, payload bytes); a block is whole or, at the end of
- * a file a crash cut, ignored. An event is one 64-bit word, then the words its flags announce:
+ * 16-byte block header (RAW_BLOCK_MAGIC, thread, payload bytes, 0; RAW_BLOCK_TOUCH there: the
+ * exit's touch measures, below); a block is whole or, at the end of a file a crash cut, ignored. An event is one 64-bit word, then the words its flags announce:
  *   bits 0-3 kind (an hbt kind 1-14, or RAW_EXT: a record of another kind, its sub-kind in the
  *   size field, e.g. a count at an address), bit 4 RAW_W (the address is in a word: it is not
  *   8-byte aligned or not below 2^47), bit 5 RAW_S (the size is in a word: 4096 or more), bit 6

@@ -10,8 +10,10 @@
  * read-modify-write while one thread owns the order (order_take_over); an event that ends an
  * object (free, a realloc's RAW_X_TAKE, munmap) is recorded before the call that frees its place
  * and one that makes an object after the call that made it, so that the post-pass, naming by
- * address in the global order, never gives a reused place the wrong object; exit writes the other
- * threads' blocks up to their last whole event without waiting for them.
+ * address in the global order, never gives a reused place the wrong object; a large block's touch
+ * measure (record_touch.c) is recorded before the event that ends it, and costs a small block's
+ * malloc nothing (malloc_large) and its free one filter byte; exit writes the other threads'
+ * blocks up to their last whole event without waiting for them.
  *
  * Always holds:
  *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
