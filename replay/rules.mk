@@ -78,3 +78,7 @@ $(B)/bench/replay-gentrace: replay/bench/gentrace.c contract/trace.c $(RP_HDRS) 
 # The post-pass's check: two traces' events compared through the codec.
 $(B)/tests/replay-tracediff: replay/tests/tracediff.c contract/trace.c $(RP_HDRS) | $(B)/.dir
 	$(CC) $(CFLAGS) -Icontract -o $@ replay/tests/tracediff.c contract/trace.c -lz
+
+# A raw recording written by hand (an order a real run makes only by chance), for hbconvert's test.
+$(B)/tests/replay-rawgen: replay/tests/rawgen.c replay/rawtrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -o $@ replay/tests/rawgen.c replay/rawtrace.c contract/trace.c -lz
