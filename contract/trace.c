@@ -1,7 +1,7 @@
 /* trace.c - writer and reader of the allocation trace format (see trace.h and docs/DATA.md).
  * Always holds: the writer touches only the caller's buffers (no allocation: it runs inside
  * malloc); the reader bounds every read by the chunk it is in, verifies every chunk's CRC-32
- * and decodes every event once in hbt_open, refuses a chunk whose counts its bytes cannot hold
+ * (event and touch chunks) and decodes every event and touch record once in hbt_open, refuses a chunk whose counts its bytes cannot hold
  * (so every count, and what is allocated from it, is bounded by the file's size), allocates
  * only with mmap (a replay's own bookkeeping never goes through the allocator it measures), and
  * reads the file with pread a chunk at a time into its own buffers (so reading costs memory per
@@ -192,6 +192,48 @@ void hbt_chunk_reset(struct hbt_chunk *c)
     c->last_size = 0;
 }
 
+/* ---- touch chunks ---- */
+
+void hbt_touch_init(struct hbt_touch_chunk *c, uint8_t *buf, size_t cap, uint16_t thread)
+{
+    memset(c, 0, sizeof *c);
+    c->buf = buf;
+    c->cap = cap;
+    c->thread = thread;
+    c->len = HBT_CHUNK_HEADER;
+}
+
+int hbt_touch_has_room(const struct hbt_touch_chunk *c) { return c->cap - c->len >= HBT_TOUCH_RECORD_MAX; }
+
+void hbt_touch_put(struct hbt_touch_chunk *c, const struct hbt_touch *r)
+{
+    uint8_t *p = c->buf + c->len;
+    p = put_varint(put_varint(p, r->thread), r->seq);
+    p = put_varint(put_varint(p, r->pages), r->resident);
+    c->len = (size_t)(p - c->buf);
+    c->n++;
+}
+
+size_t hbt_touch_seal(struct hbt_touch_chunk *c)
+{
+    if (c->n == 0)
+        return 0;
+    uint8_t *h = c->buf;
+    memset(h, 0, HBT_CHUNK_HEADER);
+    put_le(h, HBT_TOUCH_MAGIC, 4);
+    put_le(h + 4, c->thread, 2);
+    put_le(h + 8, c->len - HBT_CHUNK_HEADER, 4);
+    put_le(h + 12, c->n, 4);
+    put_le(h + 20, crc_of(h, c->len), 4);
+    return c->len;
+}
+
+void hbt_touch_reset(struct hbt_touch_chunk *c)
+{
+    c->len = HBT_CHUNK_HEADER;
+    c->n = 0;
+}
+
 /* Appends "key\tvalue\n" at *pos (values with tabs or newlines get spaces); -1 when full. */
 static int text_add(char *text, size_t cap, size_t *pos, const char *key, const char *fmt, ...)
 {
@@ -308,28 +350,34 @@ static uint64_t text_num(const char *text, size_t len, const char *key)
 }
 
 /* Reads n bytes at off into buf: 0, or -1 (errno set; EIO for a file cut short since it was opened). */
-static int read_at(const struct hbt_trace *t, uint8_t *buf, size_t n, size_t off)
+int hbt_pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
+    uint8_t *p = buf;
     while (n > 0) {
-        ssize_t r = pread(t->fd, buf, n, (off_t)off);
+        ssize_t r = pread(fd, p, n, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
             errno = r < 0 ? errno : EIO;
             return -1;
         }
-        buf += r;
-        off += (size_t)r;
+        p += r;
+        off += (uint64_t)r;
         n -= (size_t)r;
     }
     return 0;
 }
+
+static int read_at(const struct hbt_trace *t, uint8_t *buf, size_t n, size_t off) { return hbt_pread_all(t->fd, buf, n, off); }
 
 static int read_header(struct hbt_trace *t, char *err, size_t errlen)
 {
     const uint8_t *m = t->head;
     if (t->size < HBT_HEADER_SIZE)
         return fail(err, errlen, "truncated trace: %zu bytes, shorter than its %u-byte header; record it again", t->size, HBT_HEADER_SIZE);
+    if (memcmp(m, "HBRAW", 5) == 0) /* replay/rawtrace.h's RAW_MAGIC */
+        return fail(err, errlen, "a raw recording (the recorder's raw mode), not yet a trace: convert it with "
+                    "build/replay/hbconvert FILE.hbr (it writes FILE.hbt), then read that");
     if (memcmp(m, HBT_MAGIC, 8) != 0)
         return fail(err, errlen, "not a heapbench trace (no HBTRACE magic at its start); give a file written by heapbench record");
     if (get_le(m + HBT_HEADER_SIZE - 4, 4) != crc_of(m, HBT_HEADER_SIZE - 4))
@@ -383,6 +431,38 @@ static void chunk_hdr_at(const uint8_t *h, struct chunk_hdr *c)
     c->base_ns = get_le(h + 40, 8);
 }
 
+/* The payload of the chunk at off (header h, fields c) into t->scratch and its CRC checked: 0, or -1
+ * with the reason in err. */
+static int read_payload(struct hbt_trace *t, size_t off, uint8_t *h, const struct chunk_hdr *c, const char *what, char *err, size_t errlen)
+{
+    if (t->size - off - HBT_CHUNK_HEADER < c->len)
+        return fail(err, errlen, "truncated trace: the %s at byte %zu needs %u bytes, the file ends after %zu; record it again",
+                    what, off, c->len, t->size - off - HBT_CHUNK_HEADER);
+    if (read_at(t, t->scratch, c->len, off + HBT_CHUNK_HEADER) < 0)
+        return fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno));
+    put_le(h + 20, 0, 4);
+    uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), h, HBT_CHUNK_HEADER), t->scratch, c->len);
+    if (crc != c->crc)
+        return fail(err, errlen, "corrupt trace: the %s at byte %zu fails its checksum; record it again", what, off);
+    return 0;
+}
+
+/* A touch chunk (version 4): framing and CRC (its records are checked once every thread's
+ * objects are counted: check_touch); fill: records its offset. Returns its length or 0/1. */
+static size_t check_touch_chunk(struct hbt_trace *t, size_t off, uint8_t *h, const struct chunk_hdr *c, int fill, char *err, size_t errlen)
+{
+    if (c->thread >= HBT_MAX_THREADS || c->len > HBT_CHUNK_MAX || c->nprod || c->nops > c->len / 4 || c->first_op || c->first_seq || c->base_ns)
+        return (size_t)fail(err, errlen, "corrupt trace: the touch chunk at byte %zu has an invalid header (%u records in %u bytes); "
+                            "record it again", off, c->nops, c->len) + 1; /* a record takes 4 bytes or more */
+    if (read_payload(t, off, h, c, "touch chunk", err, errlen) < 0)
+        return 1;
+    if (fill)
+        t->touch_off[t->ntouch_chunks] = off;
+    t->ntouch_chunks++;
+    t->touch_records += c->nops;
+    return HBT_CHUNK_HEADER + c->len;
+}
+
 /* Checks the chunk at off (framing, CRC, continuity with the thread's previous chunk) and
  * counts it; fills_offsets: second pass, records its offset. Returns its total length or 0. */
 static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, size_t errlen)
@@ -394,20 +474,15 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     if (read_at(t, h, HBT_CHUNK_HEADER, off) < 0)
         return (size_t)fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
     chunk_hdr_at(h, &c);
+    if (get_le(h, 4) == HBT_TOUCH_MAGIC && t->h.version >= 4)
+        return check_touch_chunk(t, off, h, &c, fill, err, errlen);
     if (get_le(h, 4) != HBT_CHUNK_MAGIC || c.thread >= HBT_MAX_THREADS || c.len > HBT_CHUNK_MAX)
         return (size_t)fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
     if (c.nprod > c.nops || c.nops > c.len / 2) /* an event takes 2 bytes or more and produces at most one object */
         return (size_t)fail(err, errlen, "corrupt trace: the chunk at byte %zu claims %u events and %u objects in %u bytes; record it again",
                             off, c.nops, c.nprod, c.len) + 1;
-    if (t->size - off - HBT_CHUNK_HEADER < c.len)
-        return (size_t)fail(err, errlen, "truncated trace: the chunk at byte %zu needs %u bytes, the file ends after %zu; record it again",
-                            off, c.len, t->size - off - HBT_CHUNK_HEADER) + 1;
-    if (read_at(t, t->scratch, c.len, off + HBT_CHUNK_HEADER) < 0)
-        return (size_t)fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
-    put_le(h + 20, 0, 4);
-    uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), h, sizeof h), t->scratch, c.len);
-    if (crc != c.crc)
-        return (size_t)fail(err, errlen, "corrupt trace: the chunk at byte %zu fails its checksum; record it again", off) + 1;
+    if (read_payload(t, off, h, &c, "chunk", err, errlen) < 0)
+        return 1;
     struct hbt_thread_index *ti = &t->threads[c.thread];
     if (c.first_op != ti->ops || c.first_seq != ti->objects)
         return (size_t)fail(err, errlen, "corrupt trace: thread %u's chunk at byte %zu does not follow its previous one (a chunk is missing); record it again",
@@ -429,6 +504,7 @@ static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
         t->threads[i].nchunks = t->threads[i].ops = t->threads[i].objects = 0;
     }
     t->nthreads = 0;
+    t->ntouch_chunks = t->touch_records = 0;
     for (size_t off = HBT_HEADER_SIZE; off < t->size;) {
         size_t n = check_chunk(t, off, fill, err, errlen);
         if (n <= 1)
@@ -441,7 +517,7 @@ static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
 static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
 {
     t->threads = hbt_pages(HBT_MAX_THREADS * sizeof *t->threads);
-    t->scratch = hbt_pages(HBT_CHUNK_MAX);
+    t->scratch = hbt_pages(HBT_CHUNK_HEADER + HBT_CHUNK_MAX); /* a touch chunk is read whole, header first */
     if (!t->threads || !t->scratch)
         return fail(err, errlen, "out of memory indexing the trace");
     if (walk_chunks(t, 0, err, errlen) < 0)
@@ -451,6 +527,9 @@ static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
         if (!t->threads[i].chunk_off)
             return fail(err, errlen, "out of memory indexing the trace");
     }
+    t->touch_off = hbt_pages(t->ntouch_chunks * sizeof(uint64_t));
+    if (!t->touch_off)
+        return fail(err, errlen, "out of memory indexing the trace");
     if (walk_chunks(t, 1, err, errlen) < 0)
         return -1;
     t->ops = t->objects = 0;
@@ -487,6 +566,60 @@ static int check_events(struct hbt_trace *t, char *err, size_t errlen)
     return 0;
 }
 
+/* Decodes the touch records of the chunk at off (read into buf) into fn, checking each: its object
+ * exists, resident < pages, and the payload ends with the last record. 0, fn's non-zero value,
+ * or -1 (with the reason in err when err is not NULL). */
+static int touch_chunk_each(const struct hbt_trace *t, uint64_t off, uint8_t *buf, int (*fn)(void *, const struct hbt_touch *),
+                            void *arg, char *err, size_t errlen)
+{
+    struct chunk_hdr c;
+    if (read_at(t, buf, HBT_CHUNK_HEADER, off) < 0)
+        return err ? fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
+    chunk_hdr_at(buf, &c);
+    if (c.len > HBT_CHUNK_MAX || read_at(t, buf + HBT_CHUNK_HEADER, c.len, off + HBT_CHUNK_HEADER) < 0)
+        return err ? fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
+    const uint8_t *p = buf + HBT_CHUNK_HEADER, *end = p + c.len;
+    for (uint32_t i = 0; i < c.nops; i++) {
+        uint64_t th, seq, pages, res;
+        if (hbt_varint_at(&p, end, &th, 1) < 0 || hbt_varint_at(&p, end, &seq, 1) < 0 || hbt_varint_at(&p, end, &pages, 1) < 0 ||
+            hbt_varint_at(&p, end, &res, 1) < 0 || th >= t->nthreads || seq >= t->threads[th].objects || res >= pages)
+            return err ? fail(err, errlen, "corrupt trace: record %u of the touch chunk at byte %" PRIu64 " does not decode or names "
+                              "no object of the trace; record it again", i, off) : -1;
+        struct hbt_touch r = {.thread = (uint16_t)th, .seq = seq, .obj = t->threads[th].obj_base + seq, .pages = pages, .resident = res};
+        int rc = fn ? fn(arg, &r) : 0;
+        if (rc)
+            return rc;
+    }
+    if (p != end)
+        return err ? fail(err, errlen, "corrupt trace: the touch chunk at byte %" PRIu64 " holds more bytes than its %u records; "
+                          "record it again", off, c.nops) : -1;
+    return 0;
+}
+
+/* Every touch record decodes and names an object of the trace. */
+static int check_touch(struct hbt_trace *t, char *err, size_t errlen)
+{
+    for (uint64_t i = 0; i < t->ntouch_chunks; i++)
+        if (touch_chunk_each(t, t->touch_off[i], t->scratch, NULL, NULL, err, errlen) < 0)
+            return -1;
+    return 0;
+}
+
+int hbt_touch_each(const struct hbt_trace *t, int (*fn)(void *arg, const struct hbt_touch *r), void *arg)
+{
+    if (t->ntouch_chunks == 0)
+        return 0;
+    size_t cap = HBT_CHUNK_HEADER + HBT_CHUNK_MAX;
+    uint8_t *buf = hbt_pages(cap);
+    if (!buf)
+        return -1;
+    int rc = 0;
+    for (uint64_t i = 0; i < t->ntouch_chunks && rc == 0; i++)
+        rc = touch_chunk_each(t, t->touch_off[i], buf, fn, arg, NULL, 0);
+    hbt_unpages(buf, cap);
+    return rc;
+}
+
 int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t errlen)
 {
     static struct hbt_trace t; /* its header is ~2.6 KB: not on the caller's stack (callers are single-threaded) */
@@ -501,6 +634,18 @@ int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t er
     memset(&t, 0, sizeof t);
     memcpy(t.head, buf, (size_t)n);
     t.size = (size_t)n;
+    if (read_header(&t, err, errlen) < 0)
+        return -1;
+    *h = t.h;
+    return 0;
+}
+
+int hbt_header_decode(const uint8_t *in, struct hbt_header *h, char *err, size_t errlen)
+{
+    static struct hbt_trace t; /* as hbt_header_read: not on the caller's stack */
+    memset(&t, 0, sizeof t);
+    memcpy(t.head, in, HBT_HEADER_SIZE);
+    t.size = HBT_HEADER_SIZE;
     if (read_header(&t, err, errlen) < 0)
         return -1;
     *h = t.h;
@@ -534,7 +679,8 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         hbt_close(t);
         return fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
     }
-    if (read_header(t, err, errlen) < 0 || index_chunks(t, err, errlen) < 0 || check_events(t, err, errlen) < 0) {
+    if (read_header(t, err, errlen) < 0 || index_chunks(t, err, errlen) < 0 || check_events(t, err, errlen) < 0 ||
+        check_touch(t, err, errlen) < 0) {
         hbt_close(t);
         return -1;
     }
@@ -553,7 +699,8 @@ void hbt_close(struct hbt_trace *t)
             hbt_unpages(t->threads[i].chunk_off, t->threads[i].nchunks * sizeof(uint64_t));
         hbt_unpages(t->threads, HBT_MAX_THREADS * sizeof *t->threads);
     }
-    hbt_unpages(t->scratch, t->scratch ? HBT_CHUNK_MAX : 0);
+    hbt_unpages(t->touch_off, t->touch_off ? t->ntouch_chunks * sizeof(uint64_t) : 0);
+    hbt_unpages(t->scratch, t->scratch ? HBT_CHUNK_HEADER + HBT_CHUNK_MAX : 0);
     if (t->fd > 0)
         close(t->fd);
     memset(t, 0, sizeof *t);

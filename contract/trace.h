@@ -3,7 +3,8 @@
  *
  * A trace is a 4096-byte header (magic, version, key/value text, CRC-32) followed by chunks.
  * Each chunk holds consecutive events of one recorded thread, delta- and varint-coded, behind
- * a 48-byte chunk header with its own CRC-32, so a chunk decodes on its own.
+ * a 48-byte chunk header with its own CRC-32, so a chunk decodes on its own; (version 4) touch
+ * chunks among them hold how many pages of large blocks the program made resident.
  * Always holds: the writer never allocates (the caller owns every buffer, the recorder maps
  * them); the reader never trusts a byte it has not checked: every length is bounded by the
  * file, every chunk's CRC is verified and every event decoded once in hbt_open, so a corrupt
@@ -16,10 +17,12 @@
 #include <stdint.h>
 
 #define HBT_MAGIC "HBTRACE"        /* 8 bytes with its NUL */
-#define HBT_VERSION 3u            /* written; versions 1 (no mapping kinds) and 2 (no global order, no thread events) are still read */
+#define HBT_VERSION 4u            /* written; versions 1 (no mapping kinds), 2 (no global order, no thread events)
+                                   * and 3 (no touch chunks) are still read */
 #define HBT_VERSION_MIN 1u
 #define HBT_HEADER_SIZE 4096u
 #define HBT_CHUNK_MAGIC 0x4b434248u /* "HBCK" little-endian */
+#define HBT_TOUCH_MAGIC 0x43544248u /* "HBTC": a touch chunk (version 4), below */
 #define HBT_CHUNK_HEADER 48u
 #define HBT_CHUNK_MAX (1u << 20)    /* largest payload a reader accepts */
 #define HBT_EVENT_MAX 56u           /* most bytes one encoded event takes */
@@ -127,6 +130,49 @@ int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, 
  * check of the whole trace). 0, or -1 with a one-line reason in err. */
 int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t errlen);
 
+/* Reads n bytes at off of fd (pread, retried on EINTR). 0, or -1 with errno set (EIO: the file ended). */
+int hbt_pread_all(int fd, void *buf, size_t n, uint64_t off);
+/* Decodes and checks a header's HBT_HEADER_SIZE bytes at in (a raw recording's copy of it). 0, or -1 with a one-line reason in err. */
+int hbt_header_decode(const uint8_t *in, struct hbt_header *h, char *err, size_t errlen);
+
+/* ---- touch chunks (version 4) ----
+ * A touch chunk records, for heap blocks whose whole pages the program did not all make resident,
+ * how many it did: one record per block, (the object's thread, its seq, the whole pages inside
+ * the block, the resident ones), varints; a block without a record was wholly resident (or not
+ * measured). Its 48-byte header is an event chunk's with the magic HBTC, the writing thread, the
+ * payload length, the record count, the CRC and every other field 0. Touch chunks lie among the
+ * event chunks in any order; a record may come before or after the events of its object. */
+
+/* Most bytes one record takes (4 varints). */
+#define HBT_TOUCH_RECORD_MAX 40u
+
+/* One record as the writer takes it and the reader gives it. */
+struct hbt_touch {
+    uint16_t thread;           /* the object: its producer thread and seq */
+    uint64_t seq;
+    uint64_t obj;              /* reader: the object's global index (the thread's obj_base + seq) */
+    uint64_t pages;            /* whole pages inside the block (its usable bytes) */
+    uint64_t resident;         /* of those, resident when measured (< pages) */
+};
+
+/* A touch chunk being filled: buf holds the chunk header, then the records. */
+struct hbt_touch_chunk {
+    uint8_t *buf;
+    size_t cap, len;           /* cap >= HBT_CHUNK_HEADER + HBT_TOUCH_RECORD_MAX */
+    uint32_t n;
+    uint16_t thread;           /* the writing thread */
+};
+
+void hbt_touch_init(struct hbt_touch_chunk *c, uint8_t *buf, size_t cap, uint16_t thread);
+/* True when one more record fits. */
+int hbt_touch_has_room(const struct hbt_touch_chunk *c);
+/* Appends r (needs hbt_touch_has_room). */
+void hbt_touch_put(struct hbt_touch_chunk *c, const struct hbt_touch *r);
+/* Seals the chunk and returns its length, 0 when it holds no record; after writing buf[0..len),
+ * call hbt_touch_reset. */
+size_t hbt_touch_seal(struct hbt_touch_chunk *c);
+void hbt_touch_reset(struct hbt_touch_chunk *c);
+
 /* ---- reader ---- */
 
 /* Zeroed memory straight from mmap (NULL when refused), and its release: what the reader and
@@ -151,6 +197,8 @@ struct hbt_trace {
     int ordered;               /* version 3 or later: events carry the global order (hbt_event.order) */
     uint64_t ops, objects;     /* totals over all chunks */
     struct hbt_thread_index *threads;
+    uint64_t ntouch_chunks, touch_records; /* touch chunks (version 4) and the records they hold */
+    uint64_t *touch_off;       /* file offsets of the touch chunks */
 };
 
 /* Maps, checks and indexes the trace at path: framing, checksums and every event's decoding
@@ -160,6 +208,11 @@ struct hbt_trace {
  * trace costs memory per chunk being read, not per byte of the file. */
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen);
 void hbt_close(struct hbt_trace *t);
+
+/* Calls fn on every touch record of the opened trace (checked by hbt_open: its object exists,
+ * resident < pages), chunk after chunk, until fn returns non-zero. Returns 0, fn's non-zero
+ * value, or -1 when a chunk cannot be read again or no memory is left for its buffer. */
+int hbt_touch_each(const struct hbt_trace *t, int (*fn)(void *arg, const struct hbt_touch *r), void *arg);
 
 /* Decodes one thread's events in order, reading its chunks one at a time into its own buffer
  * (only the bytes of the chunks read are ever written: a cursor costs the largest chunk's

@@ -1,7 +1,7 @@
 /* hbreplay.c - build/replay/hbreplay: replays an allocation trace on the allocator of this process
  * (preload one to measure it), as a workload of the phase protocol (docs/DATA.md).
  *
- * usage: hbreplay [--touch=none|first|nocalloc|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
+ * usage: hbreplay [--touch=none|first|nocalloc|whole|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
  *
  * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
  * replayer's own baseline before any replayed allocation), phase `self` (the same events without
@@ -33,8 +33,9 @@
 #include <unistd.h>
 
 static struct wl_param rp_params[] = {
-    WL_WORD("touch", "first", "none|first|nocalloc|all",
-            "how replayed blocks are written: not, one write per page, the same but calloc's blocks, every byte"),
+    WL_WORD("touch", "first", "none|first|nocalloc|whole|all",
+            "how replayed blocks are written: not, one write per page the program made resident (the trace's touch records; "
+            "every page of a block without one), the same but calloc's blocks, one write per page of every block, every byte"),
     WL_WORD("speed", "max", "max|recorded", "as fast as possible, or keeping the recorded gaps between events"),
     WL_WORD("order", "recorded", "recorded|free",
             "the program's order between threads and its thread lifetimes (format 3), or each thread's own order only, all threads at once"),
@@ -119,14 +120,26 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *touch = wl_word("touch");
+    struct touch_table touches = {0}; /* read only for the modes that use it (its memory is in `load`) */
+    int by_records = !strcmp(touch, "first") || !strcmp(touch, "nocalloc");
+    if (by_records && touch_table_build(&touches, &t) < 0) {
+        fprintf(stderr, "hbreplay: %s: out of memory for the table of %" PRIu64 " touch records\n", path, t.touch_records);
+        return 1;
+    }
+    if (touches.dropped)
+        fprintf(stderr, "hbreplay: %s: warning: %" PRIu64 " of the trace's %" PRIu64 " touch records (blocks the program did not wholly "
+                        "write) are past the replayer's table of %u: those blocks are written whole\n",
+                path, touches.dropped, t.touch_records, TOUCH_TABLE_MAX);
     struct replay_opts o = {.touch = !strcmp(touch, "none")       ? TOUCH_NONE
                                      : !strcmp(touch, "all")      ? TOUCH_ALL
+                                     : !strcmp(touch, "whole")    ? TOUCH_WHOLE
                                      : !strcmp(touch, "nocalloc") ? TOUCH_NOCALLOC
                                                                   : TOUCH_FIRST,
                             .recorded_speed = !strcmp(wl_word("speed"), "recorded"),
                             .free_order = !strcmp(wl_word("order"), "free"),
                             .window = window_for((uint64_t)wl_arg("window"), &want),
-                            .page = (uint64_t)sysconf(_SC_PAGESIZE)};
+                            .page = (uint64_t)sysconf(_SC_PAGESIZE),
+                            .touches = &touches};
     if (!o.free_order && !t.ordered && want.threads_used > 1) {
         fprintf(stderr, "hbreplay: %s: trace format version %u records no order between its %" PRIu64
                         " threads; record it again with this heapbench (format %u), or replay it with --order=free\n",

@@ -1,7 +1,8 @@
 /* hbtrace.c - build/replay/hbtrace FILE: the statistics of an allocation trace (what `heapbench
  * trace FILE` prints): operations by kind, size and lifetime histograms, peak live bytes and
  * when, the program's own mappings (mmap'd bytes, their peak), threads, the share of frees made
- * by a thread other than the allocating one, the most threads alive at once.
+ * by a thread other than the allocating one, the most threads alive at once, the blocks the program
+ * did not wholly make resident (touch records, format 4).
  * Always holds: a missing, truncated or corrupt trace prints one line on stderr and exits 2;
  * output lines are "name: value" (histogram rows indented), stable for scripts. */
 #include "trace.h"
@@ -59,6 +60,34 @@ static void print_hists(const struct hbt_stats *s)
             printf("  %s: %" PRIu64 " (%.1f%%)\n", life[i], s->life_hist[i], pct(s->life_hist[i], s->produced));
 }
 
+/* The sums of the touch records. */
+struct touch_sums {
+    uint64_t blocks, pages, resident;
+};
+
+static int add_touch(void *arg, const struct hbt_touch *r)
+{
+    struct touch_sums *s = arg;
+    s->blocks++;
+    s->pages += r->pages;
+    s->resident += r->resident;
+    return 0;
+}
+
+static void print_touch(const struct hbt_trace *t)
+{
+    struct touch_sums s = {0, 0, 0};
+    if (t->h.version < 4) {
+        printf("blocks not wholly resident: not recorded (format before 4: replayed with every page written)\n");
+        return;
+    }
+    if (hbt_touch_each(t, add_touch, &s) != 0)
+        printf("blocks not wholly resident: cannot be read again\n");
+    else
+        printf("blocks not wholly resident: %" PRIu64 "; %" PRIu64 " of their %" PRIu64 " whole pages resident\n", s.blocks, s.resident,
+               s.pages);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -92,6 +121,7 @@ int main(int argc, char **argv)
            s.mapped_objects, t.h.partial_unmaps);
     printf("peak live + mapped bytes: %" PRIu64 " at %.6f s\n", s.peak_total, (double)s.peak_total_ns / 1e9);
     printf("cross-thread frees: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n", s.cross_frees, s.frees, pct(s.cross_frees, s.frees));
+    print_touch(&t);
     print_hists(&s);
     hbt_close(&t);
     return 0;

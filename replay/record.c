@@ -1,7 +1,19 @@
 /* record.c - the recorder, build/lib/libhbrecord.so: preloaded, it logs every malloc-API call
  * (malloc, calloc, realloc, free, posix_memalign, aligned_alloc, memalign, valloc, pvalloc,
  * reallocarray) of a process into HEAPBENCH_RECORD_DIR/<pid>.hbt (format: trace.h, docs/DATA.md);
- * the program's own mappings are recorded by record_map.c through record.h.
+ * the program's own mappings are recorded by record_map.c through record.h. In raw mode
+ * (HEAPBENCH_RECORD_RAW=1, what heapbench record uses) it writes HEAPBENCH_RECORD_DIR/<pid>.hbr
+ * instead (rawtrace.h): raw events, no address map, no varint coding; the post-pass hbconvert.c
+ * names the objects and writes the same trace after the program exits.
+ *
+ * Raw mode also holds: its hot path (raw_event) takes no state or busy word and no atomic
+ * read-modify-write while one thread owns the order (order_take_over); an event that ends an
+ * object (free, a realloc's RAW_X_TAKE, munmap) is recorded before the call that frees its place
+ * and one that makes an object after the call that made it, so that the post-pass, naming by
+ * address in the global order, never gives a reused place the wrong object; a large block's touch
+ * measure (record_touch.c) is recorded before the event that ends it, and costs a small block's
+ * malloc nothing (malloc_large) and its free one filter byte; exit writes the other threads'
+ * blocks up to their last whole event without waiting for them.
  *
  * Always holds:
  *   - no lock on the hot path: each thread appends to its own chunk buffer and writes it itself
@@ -22,6 +34,7 @@
  *     header's totals (complete = 1) are written only by a normal exit.
  */
 #include "obj_map.h"
+#include "rawtrace.h"
 #include "record.h"
 #include "trace.h"
 
@@ -50,6 +63,7 @@
 #define HOT static inline __attribute__((always_inline))
 #define COLD __attribute__((noinline, cold))
 #define CHUNK_BYTES (64u << 10)
+#define RAW_BYTES (256u << 10) /* a raw block: ~30,000 malloc/free events of the most malloc-heavy workload */
 
 enum { ST_UNUSED, ST_IDLE, ST_BUSY, ST_CLOSED };
 enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
@@ -59,6 +73,9 @@ enum { FILE_CLOSED, FILE_OPENING, FILE_OPEN, FILE_FAILED };
  * ns of CPU on this project's VM, as much as a whole malloc/free of the most malloc-heavy workload;
  * at every 16th event it costs ~0.8 ns per event (docs/measurements/recorder.md). */
 #define TIME_EVERY 16
+/* Raw mode reads it at every 64th (~0.2 ns per event): its events cost ~5 ns each in all, and the
+ * 1.5x target on the most malloc-heavy workload leaves ~7 (docs/measurements/recorder.md). */
+#define RAW_TIME_EVERY 64
 
 struct rec_thread {
     _Atomic int state;       /* ST_*: the owner holds BUSY while it appends or flushes (the slow path) */
@@ -66,7 +83,9 @@ struct rec_thread {
     uint32_t untimed;        /* events left before the next clock reading (0: read at the next one) */
     uint64_t last_ns;        /* the last reading */
     uint64_t written_ops;    /* events of this thread already in the file */
-    struct hbt_chunk c;
+    _Atomic uint64_t order_local; /* raw mode: the next order while it owns the order (read by a take-over) */
+    struct hbt_chunk c;      /* format 3 (R.raw = 0) */
+    struct raw_block rb;     /* raw mode (R.raw = 1) */
 };
 
 static struct {
@@ -85,6 +104,10 @@ static struct {
 
 static struct {
     int enabled, use_tsc, fd, hdr_fd;
+    int raw;                         /* raw mode (HEAPBENCH_RECORD_RAW=1): raw events, named and encoded after exit by hbconvert */
+    uint64_t hdr_off;                /* where the header lies in the file: 0, or after a raw file's prefix */
+    struct raw_prefix pre;           /* raw mode: a fork child's parent and order at the fork */
+    char name[64];                   /* the file's name in dir */
     _Atomic int file;                /* FILE_*: fd and hdr_fd are valid once it is FILE_OPEN */
     char dir[PATH_MAX - 64];
     uint64_t tsc0, mono0, mult;     /* ns = (tsc - tsc0) * mult >> 32 (or CLOCK_MONOTONIC - mono0) */
@@ -100,7 +123,17 @@ static struct {
  * here, half of what a malloc/free pair costs plain); from a second thread's start on, every
  * event takes it with a fetch-add (order_share). */
 static _Alignas(64) _Atomic uint64_t order_next;
-static _Alignas(64) _Atomic int order_shared; /* 1 once a second thread registered: fetch-add only */
+static _Alignas(64) _Atomic int order_shared; /* 1 once a second thread registered: fetch-add only (raw mode: 1 while
+                                               * the second thread sets order_next, 2 from then on) */
+/* Raw mode's order: the thread that owns it numbers its events with its own plain counter (order_local);
+ * another thread takes it over (order_take_over) by a membarrier, and after ORDER_REVOKES take-overs
+ * (threads that run at once) every event takes its number with a fetch-add on order_next (ORDER_SHARED). */
+#define ORDER_SHARED ((struct rec_thread *)1)
+#define ORDER_TRANSIT ((struct rec_thread *)2)
+#define ORDER_REVOKES 64
+static _Alignas(64) _Atomic(struct rec_thread *) order_owner;
+static _Alignas(64) atomic_flag order_lock = ATOMIC_FLAG_INIT;
+static unsigned order_revokes;
 static _Alignas(64) _Atomic int fast_open; /* enter()'s fast path is open: recording on, membarrier registered, nothing closing */
 static int fast_ok;            /* membarrier's private expedited command is registered */
 static _Alignas(64) struct rec_thread threads[HBT_MAX_THREADS];
@@ -110,6 +143,7 @@ static struct rec_thread lost_thread = {.state = ST_CLOSED};  /* every thread pa
 static __thread struct {
     struct rec_thread *me;
     int busy;
+    int dead;                /* raw mode: this thread records no more (it ended, or exit closed its recorder) */
 } tls IE;
 
 /* ---- bootstrap: dlsym may call calloc before the real one is known ---- */
@@ -212,30 +246,44 @@ static int write_header(void)
 {
     static uint8_t buf[HBT_HEADER_SIZE];
     hbt_header_encode(&R.h, buf);
-    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf)
+    if (R.hdr_fd >= 0 && pwrite(R.hdr_fd, buf, sizeof buf, (off_t)R.hdr_off) == (ssize_t)sizeof buf)
         return 0;
     write_failed(errno);
     return -1;
 }
 
-/* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec)
- * and writes its header; the chunk fd appends, the header fd rewrites the header at exit. */
+/* A raw file's prefix (a fork child's parent and order at the fork), before its header. */
+static int write_prefix(void)
+{
+    static uint8_t buf[RAW_PREFIX];
+    raw_prefix_encode(&R.pre, buf);
+    if (pwrite(R.hdr_fd, buf, sizeof buf, 0) == (ssize_t)sizeof buf)
+        return 0;
+    errno = errno ? errno : ENOSPC;
+    return -1;
+}
+
+/* Creates DIR/<pid>.hbt (DIR/<pid>.<n>.hbt when an earlier image of this pid left one: exec; .hbr
+ * in raw mode) and writes its header; the chunk fd appends, the header fd rewrites the header at exit. */
 static void create_trace(void)
 {
     char path[PATH_MAX];
+    const char *ext = R.raw ? "hbr" : "hbt";
     int fd = -1;
     for (int n = 1; n < 100 && fd < 0; n++) {
         if (n == 1)
-            snprintf(path, sizeof path, "%s/%llu.hbt", R.dir, (unsigned long long)R.h.pid);
+            snprintf(R.name, sizeof R.name, "%llu.%s", (unsigned long long)R.h.pid, ext);
         else
-            snprintf(path, sizeof path, "%s/%llu.%d.hbt", R.dir, (unsigned long long)R.h.pid, n);
+            snprintf(R.name, sizeof R.name, "%llu.%d.%s", (unsigned long long)R.h.pid, n, ext);
+        snprintf(path, sizeof path, "%s/%s", R.dir, R.name);
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             break;
     }
     if (fd >= 0) {
         R.hdr_fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (write_header() == 0) {
+        R.hdr_off = R.raw ? RAW_PREFIX : 0;
+        if ((!R.raw || write_prefix() == 0) && write_header() == 0) {
             R.fd = fd;
             return;
         }
@@ -268,28 +316,50 @@ static void open_trace(void)
     errno = err;
 }
 
+/* Appends len bytes of buf (a sealed chunk or block) to the file, opening it first; 1 when written. */
+static int write_sealed(const uint8_t *buf, size_t len)
+{
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        open_trace();
+    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
+        return 0;
+    int err = errno, ok = write_all(R.fd, buf, len) == 0;
+    if (!ok)
+        write_failed(errno);
+    errno = err;
+    return ok;
+}
+
+int rec_write(const uint8_t *buf, size_t len) { return write_sealed(buf, len) ? 0 : -1; }
+
+/* Writes the thread's raw block (raw mode). */
+static COLD void flush_raw(struct rec_thread *t)
+{
+    size_t len = raw_block_seal(&t->rb);
+    if (len > 0)
+        write_sealed(t->rb.buf, len);
+    raw_block_reset(&t->rb);
+}
+
 /* Writes the thread's chunk (the caller holds the thread BUSY or is its only user). */
 static COLD void flush(struct rec_thread *t)
 {
+    if (R.raw) {
+        flush_raw(t);
+        return;
+    }
     size_t len = hbt_chunk_seal(&t->c);
     if (len == 0)
         return;
-    if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
-        open_trace();
-    if (atomic_load_explicit(&R.file, memory_order_acquire) == FILE_OPEN) {
-        int err = errno;
-        if (write_all(R.fd, t->c.buf, len) == 0)
-            t->written_ops = t->c.op;
-        else
-            write_failed(errno);
-        errno = err;
-    }
+    if (write_sealed(t->c.buf, len))
+        t->written_ops = t->c.op;
     hbt_chunk_reset(&t->c);
 }
 
 /* ---- threads ---- */
 
 static inline void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq);
+static inline void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword);
 
 /* A thread's start or exit event (the caller holds the thread). */
 static void put_mark(struct rec_thread *t, unsigned kind)
@@ -297,13 +367,18 @@ static void put_mark(struct rec_thread *t, unsigned kind)
     struct hbt_event e = {.kind = (uint8_t)kind};
     uint64_t seq;
     t->untimed = 0; /* a thread's start and exit are timed */
-    put(t, &e, &seq);
+    if (R.raw)
+        put_raw(t, kind, 0, 0, 0, 0);
+    else
+        put(t, &e, &seq);
 }
 
 /* A second thread starts (its index idx > 0): from now on every thread numbers its events with a
  * fetch-add. Waits for any thread that may be numbering an event the plain way to finish it. */
 static COLD void order_share(uint32_t idx)
 {
+    if (R.raw)
+        return; /* raw mode: the new thread takes the order over at its first event (order_take_over) */
     atomic_store(&order_shared, 1);
     if (fast_ok)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
@@ -317,14 +392,19 @@ static COLD struct rec_thread *register_thread(void)
     uint32_t idx = atomic_fetch_add(&R.nthreads, 1);
     if (idx > 0 && !atomic_load(&order_shared))
         order_share(idx);
-    void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+    size_t bytes = R.raw ? RAW_BYTES : CHUNK_BYTES;
+    void *buf = idx < HBT_MAX_THREADS ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         atomic_fetch_add(&R.lost_threads, 1);
-        return tls.me = &lost_thread;
+        tls.dead = R.raw; /* raw mode's hot path takes no state: the thread stays unrecorded */
+        return tls.me = R.raw ? NULL : &lost_thread;
     }
     struct rec_thread *t = &threads[idx];
     t->written_ops = 0;
-    hbt_chunk_init(&t->c, buf, CHUNK_BYTES, (uint16_t)idx);
+    if (R.raw)
+        raw_block_init(&t->rb, buf, RAW_BYTES, (uint16_t)idx);
+    else
+        hbt_chunk_init(&t->c, buf, CHUNK_BYTES, (uint16_t)idx);
     put_mark(t, HBT_THREAD_START);
     atomic_store(&t->state, ST_IDLE);
     pthread_setspecific(R.key, t);
@@ -341,6 +421,13 @@ static COLD struct rec_thread *register_thread(void)
 static void fast_init(void)
 {
     fast_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* Raw mode without membarrier: an owner's plain order cannot be taken over safely, every event fetch-adds. */
+static void raw_order_init(void)
+{
+    if (R.raw && !fast_ok)
+        atomic_store(&order_owner, ORDER_SHARED);
 }
 
 /* From now on every thread takes the slow path, and any thread on the fast path shows busy. */
@@ -401,6 +488,7 @@ struct rec_thread *rec_enter(void) { return enter(); }
 void rec_leave(struct rec_thread *t) { leave(t); }
 uint16_t rec_thread_no(const struct rec_thread *t) { return t->c.thread; }
 uint64_t rec_page_size(void) { return R.h.page_size; }
+int rec_raw(void) { return R.raw; }
 
 /* Takes t for good (waiting up to ~1 s for its owner to finish an event), writes what it
  * holds (after its exit event when the thread itself is ending) and closes it. */
@@ -412,7 +500,12 @@ static void close_thread(struct rec_thread *t, int exiting)
             if (exiting)
                 put_mark(t, HBT_THREAD_EXIT);
             flush(t);
-            munmap(t->c.buf, CHUNK_BYTES);
+            if (!R.raw) {
+                rec_touch_close(t->c.thread);
+                munmap(t->c.buf, CHUNK_BYTES);
+            } else if (exiting) { /* the owner itself, which records nothing more */
+                munmap(t->rb.buf, RAW_BYTES);
+            }
             atomic_store(&t->state, ST_CLOSED);
             return;
         }
@@ -431,6 +524,8 @@ static void thread_gone(void *arg)
     int busy = tls.busy;
     tls.busy = 1;
     close_thread(arg, 1);
+    if (R.raw)
+        tls.me = NULL, tls.dead = 1; /* its later frees (thread teardown) pass through: its block is gone */
     tls.busy = busy;
 }
 
@@ -466,6 +561,133 @@ HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
     *seq = hbt_chunk_put(&t->c, e);
 }
 
+/* Raw mode: t, which does not own the order, takes it over (or, past ORDER_REVOKES take-overs, makes
+ * it shared). The owner reads order_owner without any barrier of its own; the membarrier makes it
+ * pass one, so that its next event sees the change: an event it began before took at most the number
+ * its counter holds after the membarrier, and the new owner starts above that. */
+static COLD uint64_t order_take_over(struct rec_thread *t)
+{
+    while (atomic_flag_test_and_set_explicit(&order_lock, memory_order_acquire))
+        sched_yield();
+    struct rec_thread *old = atomic_load(&order_owner);
+    uint64_t o;
+    if (old == ORDER_SHARED) {
+        o = atomic_fetch_add(&order_next, 1);
+    } else if (old == t) {
+        o = atomic_load(&t->order_local);
+        atomic_store(&t->order_local, o + 1);
+    } else {
+        atomic_store(&order_owner, ORDER_TRANSIT);
+        if (old)
+            syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+        uint64_t base = old ? atomic_load(&old->order_local) + 1 : atomic_load(&order_next);
+        if (++order_revokes > ORDER_REVOKES) { /* threads that run at once: every event fetch-adds */
+            atomic_store(&order_next, base + 1);
+            atomic_store_explicit(&order_owner, ORDER_SHARED, memory_order_release);
+        } else {
+            atomic_store(&t->order_local, base + 1);
+            atomic_store_explicit(&order_owner, t, memory_order_release);
+        }
+        o = base;
+    }
+    atomic_flag_clear_explicit(&order_lock, memory_order_release);
+    return o;
+}
+
+/* Raw mode's order: the owner's plain counter, else the shared counter or a take-over. *follows: the
+ * number follows the thread's previous one (the owner's counter, whose first number came from a
+ * take-over), so its event needs no order word. */
+HOT uint64_t take_order_raw(struct rec_thread *t, int *follows)
+{
+    struct rec_thread *own = atomic_load_explicit(&order_owner, memory_order_relaxed);
+    if (__builtin_expect(own == t, 1)) {
+        uint64_t o = atomic_load_explicit(&t->order_local, memory_order_relaxed);
+        atomic_store_explicit(&t->order_local, o + 1, memory_order_relaxed);
+        *follows = 1;
+        return o;
+    }
+    *follows = 0;
+    if (own == ORDER_SHARED)
+        return atomic_fetch_add_explicit(&order_next, 1, memory_order_relaxed);
+    return order_take_over(t);
+}
+
+/* Raw mode: the owner's block is full and it does not hold its recorder (the hot path): takes it for
+ * the write; when exit has closed it, the thread records nothing more (the event being recorded
+ * lands in the block's slack, never written). */
+static COLD void raw_flush_owner(struct rec_thread *t)
+{
+    int idle = ST_IDLE;
+    if (atomic_compare_exchange_strong(&t->state, &idle, ST_BUSY)) {
+        flush_raw(t);
+        atomic_store_explicit(&t->state, ST_IDLE, memory_order_release);
+    } else {
+        tls.me = NULL;
+        tls.dead = 1;
+    }
+}
+
+/* Raw mode: one raw event (its time and order taken here); the post-pass names its objects. held:
+ * the caller holds the thread (state BUSY: rec_enter, exit), else it is the hot path's owner. */
+HOT void put_raw_at(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword, int held)
+{
+    if (__builtin_expect(!raw_block_has_room(&t->rb), 0)) {
+        if (held)
+            flush_raw(t);
+        else
+            raw_flush_owner(t);
+    }
+    int timed = t->untimed == 0;
+    if (timed) {
+        t->last_ns = now_ns();
+        t->untimed = RAW_TIME_EVERY;
+    }
+    t->untimed--;
+    int follows;
+    uint64_t o = take_order_raw(t, &follows);
+    if (__builtin_expect(follows, 1)) /* two copies: the owner's, which writes no order, kept apart */
+        raw_put(&t->rb, kind, addr, size, o, 0, timed, t->last_ns, extra, xword);
+    else
+        raw_put(&t->rb, kind, addr, size, o, 1, timed, t->last_ns, extra, xword);
+}
+
+HOT void put_raw(struct rec_thread *t, unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
+{
+    put_raw_at(t, kind, addr, size, extra, xword, 1);
+}
+
+/* Raw mode's hot path, for a call the wrapper has already made (tls.busy held around it): no state
+ * word, no atomic read-modify-write while the process has had one thread. Exit closes a thread's
+ * block by its state word (raw_flush_owner) and writes it up to its last whole event (raw_put
+ * publishes the block's end after the event's words). */
+static COLD struct rec_thread *raw_thread(void)
+{
+    if (!R.enabled || tls.dead)
+        return NULL;
+    return register_thread(); /* NULL in raw mode when past HBT_MAX_THREADS */
+}
+
+HOT void raw_event(unsigned kind, uintptr_t addr, uint64_t size, int extra, uint64_t xword)
+{
+    struct rec_thread *t = tls.me;
+    if (__builtin_expect(t != NULL, 1) || (t = raw_thread()))
+        put_raw_at(t, kind, addr, size, extra, xword, 0);
+}
+
+void rec_raw_touch(uintptr_t addr, uint64_t pages, uint64_t resident)
+{
+    if (pages <= UINT32_MAX) /* a block of 16 TiB or more: no record (replayed wholly written) */
+        raw_event(RAW_EXT, addr, RAW_X_TOUCH, 1, raw_touch_word(pages, resident));
+}
+
+uint64_t rec_put_at(struct rec_thread *t, struct hbt_event *e, uintptr_t addr)
+{
+    if (!R.raw)
+        return rec_put(t, e);
+    put_raw(t, e->kind, (e->flags & HBT_F_FAILED) ? 0 : addr, e->size, 0, 0);
+    return addr + 1; /* any id but HBT_NONE: the post-pass names the object by its address */
+}
+
 uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
 {
     uint64_t seq;
@@ -473,14 +695,15 @@ uint64_t rec_put(struct rec_thread *t, struct hbt_event *e)
     return seq == HBT_NONE ? HBT_NONE : rec_id(t->c.thread, seq);
 }
 
-/* The object at p ends here (free or realloc): fills e's reference from the map. */
-HOT void consume(struct hbt_event *e, void *p)
+/* The object at p ends here (free or realloc): fills e's reference from the map (a large block is
+ * measured first: record_touch.c). */
+HOT void consume(struct rec_thread *t, struct hbt_event *e, void *p)
 {
     uint64_t id;
     if (!p) {
         e->flags |= HBT_F_NOREF;
     } else if (obj_map_take((uintptr_t)p, &id)) {
-        rec_ref(e, id);
+        rec_ref(e, rec_touch_take(t, p, id));
     } else {
         e->flags |= HBT_F_NOREF;
         atomic_fetch_add_explicit(&R.unknown_refs, 1, memory_order_relaxed);
@@ -495,7 +718,15 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         e->flags |= HBT_F_FAILED;
     put(t, e, &seq);
     if (seq != HBT_NONE)
-        obj_map_put((uintptr_t)p, rec_id(t->c.thread, seq));
+        obj_map_put((uintptr_t)p, rec_touch_mark(p, e->size, rec_id(t->c.thread, seq)));
+}
+
+/* Raw mode: an allocating call that returned p (the caller holds tls.busy, released here). */
+HOT void raw_alloc(unsigned kind, size_t align, size_t n, void *p)
+{
+    raw_event(kind, (uintptr_t)p, n, raw_kind_extra(kind), align ? (uint64_t)__builtin_ctzll(align) : 0);
+    rec_touch_raw_mark(p, n);
+    tls.busy = 0;
 }
 
 HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t n, void *p)
@@ -508,7 +739,8 @@ HOT void record_alloc(struct rec_thread *t, unsigned kind, size_t align, size_t 
 
 /* ---- the malloc API ---- */
 
-EXPORT __attribute__((flatten)) void *malloc(size_t n)
+/* malloc in format-3 mode, and before the real functions are known. */
+static __attribute__((noinline, flatten)) void *malloc_chunked(size_t n)
 {
     if (__builtin_expect(!real.free, 0)) {
         resolve();
@@ -522,6 +754,38 @@ EXPORT __attribute__((flatten)) void *malloc(size_t n)
     return p;
 }
 
+/* Raw mode's malloc of a block of REC_TOUCH_MIN bytes or more (a candidate for touch records). */
+static __attribute__((noinline, flatten)) void *malloc_large(size_t n)
+{
+    if (tls.busy)
+        return real.malloc(n);
+    tls.busy = 1;
+    void *p = real.malloc(n);
+    raw_event(HBT_MALLOC, (uintptr_t)p, n, 0, 0);
+    rec_touch_raw_born(p, n);
+    tls.busy = 0;
+    return p;
+}
+
+/* Raw mode first: the hot path of the most malloc-heavy programs (docs/measurements/recorder.md).
+ * A large block takes its own copy (malloc_large), so that the small one's size is known to fit in
+ * the event's first word (REC_TOUCH_MIN == RAW_SIZE_INLINE): the touch records cost it nothing. */
+_Static_assert(REC_TOUCH_MIN == RAW_SIZE_INLINE, "malloc's small path leaves out raw_put's size test");
+EXPORT __attribute__((flatten)) void *malloc(size_t n)
+{
+    if (__builtin_expect(!R.raw, 0)) /* R.raw is set once the real functions are known */
+        return malloc_chunked(n);
+    if (__builtin_expect(n >= REC_TOUCH_MIN, 0))
+        return malloc_large(n);
+    if (tls.busy)
+        return real.malloc(n);
+    tls.busy = 1;
+    void *p = real.malloc(n);
+    raw_event(HBT_MALLOC, (uintptr_t)p, n, 0, 0);
+    tls.busy = 0;
+    return p;
+}
+
 EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
 {
     if (__builtin_expect(!real.calloc, 0)) {
@@ -529,30 +793,52 @@ EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
         if (!real.calloc)
             return boot_alloc(m * n); /* dlsym's own small calloc; the arena is zeroed */
     }
+    size_t total = __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total;
+    if (R.raw && !tls.busy) {
+        tls.busy = 1;
+        void *p = real.calloc(m, n);
+        raw_event(HBT_CALLOC, (uintptr_t)p, total, 0, 0);
+        rec_touch_raw_mark(p, total);
+        tls.busy = 0;
+        return p;
+    }
     struct rec_thread *t = enter();
     void *p = real.calloc(m, n);
-    size_t total;
     if (t)
-        record_alloc(t, HBT_CALLOC, 0, __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total, p);
+        record_alloc(t, HBT_CALLOC, 0, total, p);
     return p;
 }
 
-EXPORT __attribute__((flatten)) void free(void *p)
+/* free in format-3 mode, and before the real functions are known. */
+static __attribute__((noinline, flatten)) void free_chunked(void *p)
 {
-    if (!p || is_boot(p))
-        return;
     if (__builtin_expect(!real.free, 0))
         resolve();
     struct rec_thread *t = enter();
     if (t) {
         struct hbt_event e = {.kind = HBT_FREE};
         uint64_t seq;
-        consume(&e, p);
+        consume(t, &e, p);
         put(t, &e, &seq);
     }
     real.free(p); /* inside the recorder's hold, as every real call: its mappings are the allocator's */
     if (t)
         leave(t);
+}
+
+EXPORT __attribute__((flatten)) void free(void *p)
+{
+    if (!p || is_boot(p))
+        return;
+    if (__builtin_expect(!R.raw, 0))
+        return free_chunked(p);
+    if (tls.busy)
+        return real.free(p);
+    tls.busy = 1;
+    rec_touch_raw_take(p); /* a large block's measure, before its end and the real free */
+    raw_event(HBT_FREE, (uintptr_t)p, 0, 0, 0); /* before the real free: a thread that gets p back orders after it */
+    real.free(p);
+    tls.busy = 0;
 }
 
 /* realloc and reallocarray: the old object ends, a new one starts; a failed call keeps the
@@ -568,11 +854,25 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
             memcpy(q, p, total < (size_t)(boot + sizeof boot - (char *)p) ? total : (size_t)(boot + sizeof boot - (char *)p));
         return q;
     }
+    if (R.raw && !tls.busy) {
+        /* p's end is ordered before the real call (which may free p for another thread's malloc), q's
+         * start after it, as the in-process writer takes p out of its map before and puts q after */
+        tls.busy = 1;
+        if (p) {
+            rec_touch_raw_take(p);
+            raw_event(RAW_EXT, (uintptr_t)p, RAW_X_TAKE, 1, 0);
+        }
+        void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
+        raw_event(kind, (uintptr_t)q, total, 1, (uintptr_t)p);
+        rec_touch_raw_mark(q, total);
+        tls.busy = 0;
+        return q;
+    }
     struct rec_thread *t = enter();
     if (!t)
         return kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     struct hbt_event e = {.kind = (uint8_t)kind, .size = total};
-    consume(&e, p);
+    consume(t, &e, p);
     void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
     if (!q && total > 0 && p && !(e.flags & HBT_F_NOREF)) /* failed: p lives on under its id */
         obj_map_put((uintptr_t)p, rec_id(e.ref_thread, e.ref_seq));
@@ -588,6 +888,12 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
     if (__builtin_expect(!real.free, 0))
         resolve();
+    if (R.raw && !tls.busy) {
+        tls.busy = 1;
+        int rc = real.posix_memalign(out, align, n);
+        raw_alloc(HBT_POSIX_MEMALIGN, align, n, rc == 0 ? *out : NULL);
+        return rc;
+    }
     struct rec_thread *t = enter();
     int rc = real.posix_memalign(out, align, n);
     if (t)
@@ -601,6 +907,12 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
     {                                                                                          \
         if (__builtin_expect(!real.free, 0))                                                   \
             resolve();                                                                         \
+        if (R.raw && !tls.busy) {                                                              \
+            tls.busy = 1;                                                                      \
+            void *p = call;                                                                    \
+            raw_alloc(kind, align, n, p);                                                      \
+            return p;                                                                          \
+        }                                                                                      \
         struct rec_thread *t = enter();                                                        \
         void *p = call;                                                                        \
         if (t)                                                                                 \
@@ -647,7 +959,18 @@ static void inherit(void *arg, uintptr_t addr, uint64_t *id)
     struct hbt_event e = {.kind = HBT_MALLOC, .size = real.usable_size ? real.usable_size((void *)addr) : 0};
     uint64_t seq;
     put(t, &e, &seq);
-    *id = seq;
+    *id = rec_touch_renamed(addr, *id, seq); /* a large block keeps its mark, under its new name */
+}
+
+/* Before a fork, in the parent (raw mode): its file exists, so the child can name it as its parent's. */
+static void atfork_prepare(void)
+{
+    if (!R.enabled || !R.raw || atomic_load(&R.file) != FILE_CLOSED)
+        return;
+    int busy = tls.busy;
+    tls.busy = 1;
+    open_trace();
+    tls.busy = busy;
 }
 
 /* In a fork child (one thread): the parent's threads, file and unwritten events are the
@@ -657,6 +980,10 @@ static void atfork_child(void)
     if (!R.enabled)
         return;
     tls.busy = 1;
+    /* raw mode: the post-pass re-creates the inherited heap from the parent's raw file up to here */
+    struct rec_thread *own = atomic_load(&order_owner);
+    R.pre.fork_order = own == ORDER_SHARED || !own ? atomic_load(&order_next) : atomic_load(&own->order_local);
+    snprintf(R.pre.parent, sizeof R.pre.parent, "%s", R.name);
     close(R.fd);
     close(R.hdr_fd);
     R.fd = R.hdr_fd = -1;
@@ -666,18 +993,26 @@ static void atfork_child(void)
     atomic_store(&R.nthreads, 0);
     atomic_store(&order_next, 0);
     atomic_store(&order_shared, 0); /* the child has one thread */
+    atomic_store(&order_owner, NULL);
+    atomic_flag_clear(&order_lock);
+    order_revokes = 0;
     atomic_store(&R.unknown_refs, 0);
     atomic_store(&R.lost_threads, 0);
     tls.me = NULL;
+    tls.dead = 0;
+    rec_touch_fork();
     fast_init(); /* the child is a new process for membarrier */
-    atomic_store(&fast_open, fast_ok);
+    raw_order_init();
+    atomic_store(&fast_open, fast_ok && !R.raw);
     R.mono0 = mono_ns();
     R.tsc0 = __rdtsc();
     header_start();
     struct rec_thread *t = register_thread();
-    if (t != &lost_thread) {
+    if (t != &lost_thread && !R.raw) {
         obj_map_each(inherit, t);
         rec_map_inherit(t);
+    } else {
+        rec_map_inherit(NULL);
     }
     tls.busy = 0;
 }
@@ -693,16 +1028,21 @@ __attribute__((constructor)) static void rec_init(void)
         return;
     }
     strcpy(R.dir, dir);
+    const char *raw = getenv("HEAPBENCH_RECORD_RAW");
+    R.raw = raw && strcmp(raw, "1") == 0 && real.free; /* malloc and free test only R.raw */
+    R.pre.fork_order = RAW_NO_FORK;
     Dl_info info;
     if (real.malloc && dladdr((void *)real.malloc, &info) && info.dli_fname)
         snprintf(R.h.allocator, sizeof R.h.allocator, "%s", info.dli_fname);
     clock_init();
     header_start();
-    if (obj_map_init() == 0 && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
-        pthread_atfork(NULL, NULL, atfork_child) == 0) {
+    rec_touch_init(R.h.page_size, real.usable_size);
+    if ((R.raw || obj_map_init() == 0) && rec_map_init((void *)real.malloc) == 0 && pthread_key_create(&R.key, thread_gone) == 0 &&
+        pthread_atfork(atfork_prepare, NULL, atfork_child) == 0) {
         fast_init();
+        raw_order_init();
         R.enabled = 1;
-        atomic_store(&fast_open, fast_ok);
+        atomic_store(&fast_open, fast_ok && !R.raw); /* raw mode's hot path takes no busy word (raw_event) */
     }
     else
         dprintf(2, "hbrecord: cannot set up the recorder (out of memory?); nothing is recorded\n");
@@ -723,7 +1063,10 @@ __attribute__((destructor)) static void rec_fini(void)
         close_thread(&threads[i], 0);
         ops += threads[i].written_ops;
     }
+    rec_touch_exit();
     R.enabled = 0;
+    if (R.raw)
+        tls.me = NULL, tls.dead = 1; /* its block is closed: what the process does after this is not recorded */
     if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;
     R.h.complete = 1;

@@ -108,7 +108,7 @@ static struct rec_thread *program_call(const void *caller)
 static void record_map(struct rec_thread *t, void *p, size_t n)
 {
     struct hbt_event e = {.kind = HBT_MMAP, .size = n, .flags = p == MAP_FAILED ? HBT_F_FAILED : 0};
-    uint64_t id = rec_put(t, &e);
+    uint64_t id = rec_put_at(t, &e, (uintptr_t)p);
     if (p != MAP_FAILED && id != HBT_NONE && !map_table_put((uintptr_t)p, n, rec_page_size(), id))
         atomic_fetch_add(&lost_maps, 1);
 }
@@ -119,7 +119,7 @@ static void record_unmaps(struct rec_thread *t, const struct map_entry *cut, uns
     for (unsigned i = 0; i < n; i++) {
         struct hbt_event e = {.kind = HBT_MUNMAP};
         rec_ref(&e, cut[i].id);
-        rec_put(t, &e);
+        rec_put_at(t, &e, cut[i].addr);
     }
 }
 
@@ -133,11 +133,17 @@ static unsigned cut(void *p, size_t n, struct map_entry *out)
     return got;
 }
 
-/* A failed unmap: the mappings are still there. */
-static void uncut(const struct map_entry *c, unsigned n)
+/* A failed unmap: the mappings are still there (in raw mode, whose unmaps were recorded before the
+ * call, as new mappings of the same place and length). */
+static void uncut(struct rec_thread *t, const struct map_entry *c, unsigned n)
 {
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
+        if (rec_raw()) {
+            record_map(t, (void *)c[i].addr, c[i].len);
+            continue;
+        }
         map_table_put(c[i].addr, c[i].len, rec_page_size(), c[i].id);
+    }
 }
 
 /* ---- the hooks ---- */
@@ -172,11 +178,13 @@ EXPORT int munmap(void *a, size_t n)
         return do_munmap(a, n);
     struct map_entry c[CUT_MAX];
     unsigned got = cut(a, n, c);
-    int rc = do_munmap(a, n), err = errno;
-    if (rc == 0)
+    if (rec_raw()) /* raw mode names mappings by address: the unmap is ordered before another thread can map the place */
         record_unmaps(t, c, got);
-    else
-        uncut(c, got);
+    int rc = do_munmap(a, n), err = errno;
+    if (rc == 0 && !rec_raw())
+        record_unmaps(t, c, got);
+    else if (rc != 0)
+        uncut(t, c, got);
     rec_leave(t);
     errno = err;
     return rc;
@@ -193,15 +201,19 @@ EXPORT void *mremap(void *a, size_t n, size_t m, int flags, ...)
         return do_mremap(a, n, m, flags, to);
     struct map_entry c[CUT_MAX];
     unsigned got = (flags & MREMAP_DONTUNMAP) ? 0 : cut(a, n, c);
+    if (rec_raw()) /* as munmap: the old side ordered before the call */
+        record_unmaps(t, c, got);
     void *p = do_mremap(a, n, m, flags, to);
     int err = errno;
     if (p == MAP_FAILED) {
-        uncut(c, got);
+        uncut(t, c, got);
     } else if (got == 1 && c[0].addr == (uintptr_t)a) { /* a whole recorded mapping moved or resized */
-        record_unmaps(t, c, got);
+        if (!rec_raw())
+            record_unmaps(t, c, got);
         record_map(t, p, m);
     } else if (got > 0) { /* recorded mappings inside a larger range that moved: they are gone */
-        record_unmaps(t, c, got);
+        if (!rec_raw())
+            record_unmaps(t, c, got);
         atomic_fetch_add(&partial_unmaps, 1);
     }
     rec_leave(t);
@@ -221,7 +233,8 @@ void rec_map_inherit(struct rec_thread *t)
 {
     atomic_store(&partial_unmaps, 0); /* the parent's counts are in the parent's trace */
     atomic_store(&lost_maps, 0);
-    map_table_each(inherit_one, t);
+    if (t)
+        map_table_each(inherit_one, t);
 }
 
 void rec_map_counts(uint64_t *partial, uint64_t *lost)

@@ -47,6 +47,7 @@ struct worker {
     uint16_t th;
     int state;                  /* W_*: under rp->launch */
     int touching;               /* rp->o->touch is not TOUCH_NONE (read once, not per event) */
+    uint64_t base;              /* its objects' global index less their seq (obj_base) */
     uint64_t floor;             /* a lower bound of every other started thread's next (the gate's cache) */
     uint64_t done, nulls, made;
     int64_t mapped;             /* bytes this thread mapped less those it unmapped */
@@ -187,9 +188,27 @@ static inline void put_own(struct worker *w, struct ring own, uint64_t seq, uint
         put_evicting(w, seq, a, size);
 }
 
-/* Writes the block that an event of this kind produced as asked: not at all, one write per page
- * it overlaps, the same except for calloc's blocks, or every byte. */
-static void touch(char *p, uint64_t n, unsigned kind, const struct replay_opts *o)
+/* The end of what touch() writes of the block p of n bytes, object obj: its end, or, when the
+ * trace's touch record says the program made only r of its whole pages resident, the end of its
+ * first r whole pages (NULL: none, a page-aligned block of which the program wrote nothing). */
+static uintptr_t touch_end(char *p, uint64_t n, uint64_t obj, const struct replay_opts *o)
+{
+    uintptr_t a = (uintptr_t)p, end = a + n;
+    if (n < o->page || o->touch == TOUCH_WHOLE)
+        return end;
+    uint64_t r = touch_table_get(o->touches, obj);
+    if (r == TOUCH_NO_RECORD)
+        return end;
+    uintptr_t first = (a + o->page - 1) & ~(uintptr_t)(o->page - 1), lim = first + r * o->page;
+    if (r == 0 && first == a)
+        return 0;
+    return lim < end ? lim : end;
+}
+
+/* Writes the block that an event of this kind produced (object obj) as asked: not at all, one
+ * write per page the program made resident, the same except for calloc's blocks, one write per
+ * page it overlaps, or every byte. */
+static void touch(char *p, uint64_t n, unsigned kind, uint64_t obj, const struct replay_opts *o)
 {
     if (o->touch == TOUCH_NONE || n == 0 || (o->touch == TOUCH_NOCALLOC && kind == HBT_CALLOC))
         return;
@@ -197,8 +216,11 @@ static void touch(char *p, uint64_t n, unsigned kind, const struct replay_opts *
         memset(p, 0x5a, n);
         return;
     }
+    uintptr_t end = touch_end(p, n, obj, o);
+    if (end == 0)
+        return;
     *(volatile char *)p = 1;
-    for (uintptr_t a = ((uintptr_t)p + o->page) & ~(uintptr_t)(o->page - 1); a < (uintptr_t)p + n; a += o->page)
+    for (uintptr_t a = ((uintptr_t)p + o->page) & ~(uintptr_t)(o->page - 1); a < end; a += o->page)
         *(volatile char *)a = 1;
 }
 
@@ -236,16 +258,16 @@ static inline enum wl_op op_of(unsigned kind)
                                                           : WL_OP_MALLOC;
 }
 
-/* What the replay keeps of a call's product p of size bytes: p, counted when NULL (the call
- * failed), else touched as asked. */
-static inline uint64_t kept(struct worker *w, void *p, uint64_t size, unsigned kind)
+/* What the replay keeps of a call's product p of size bytes (object obj): p, counted when NULL
+ * (the call failed), else touched as asked. */
+static inline uint64_t kept(struct worker *w, void *p, uint64_t size, unsigned kind, uint64_t obj)
 {
     if (!p) {
         w->nulls++;
         return 0;
     }
     if (w->touching)
-        touch(p, size, kind, w->rp->o);
+        touch(p, size, kind, obj, w->rp->o);
     return (uint64_t)(uintptr_t)p;
 }
 
@@ -278,7 +300,7 @@ static inline __attribute__((always_inline)) int64_t perform(struct worker *w, c
     else if (!self)
         WL_LAT(op_of(kind), p = produce(kind, (size_t)e->size, (size_t)1 << (e->align_log & 63), old));
     if (!self)
-        a = kept(w, p, e->size, kind);
+        a = kept(w, p, e->size, kind, e->prod);
     if (!self && p && kind == HBT_MMAP)
         w->mapped += (int64_t)e->size;
     put_own(w, w->rp->tab.rings[w->th], e->prod - w->rp->t->threads[e->thread].obj_base, a, e->size);
@@ -293,7 +315,7 @@ static inline __attribute__((always_inline)) int64_t perform_malloc(struct worke
     if (!self) {
         void *p;
         WL_LAT(WL_OP_MALLOC, p = malloc(size));
-        a = kept(w, p, size, HBT_MALLOC);
+        a = kept(w, p, size, HBT_MALLOC, w->base + seq);
     }
     put_own(w, own, seq, a, size);
     return (int64_t)size;
@@ -578,6 +600,7 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint6
         rp->ws[i].rp = rp;
         rp->ws[i].th = (uint16_t)i;
         rp->ws[i].touching = o->touch != TOUCH_NONE;
+        rp->ws[i].base = t->threads[i].obj_base;
     }
     sort_by_start(rp);
     rp->gating = !o->free_order && t->ordered && rp->nstart > 1;

@@ -14,18 +14,21 @@
 #ifndef HEAPBENCH_REPLAY_RUN_H
 #define HEAPBENCH_REPLAY_RUN_H
 
+#include "touch_table.h"
 #include "trace.h"
 
-/* none; one write per page; one write per page except calloc's blocks (left as the allocator's
- * calloc left them); every byte */
-enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_NOCALLOC, TOUCH_ALL };
+/* none; one write per page the program made resident (every page of a block without a touch
+ * record); the same except calloc's blocks (left as the allocator's calloc left them); one write
+ * per page of every block (the records ignored: the replayer before format 4); every byte */
+enum replay_touch { TOUCH_NONE, TOUCH_FIRST, TOUCH_NOCALLOC, TOUCH_WHOLE, TOUCH_ALL };
 
 struct replay_opts {
     enum replay_touch touch;
     int recorded_speed;        /* 1: keep the recorded gaps between a thread's events */
     int free_order;            /* 1: --order=free, each thread's own order only, every thread at once */
     uint64_t window;           /* events of the global order a thread may run ahead of another */
-    uint64_t page;             /* page size for TOUCH_FIRST and TOUCH_NOCALLOC */
+    uint64_t page;             /* page size for TOUCH_FIRST, TOUCH_NOCALLOC and TOUCH_WHOLE */
+    const struct touch_table *touches; /* the trace's touch records (TOUCH_FIRST, TOUCH_NOCALLOC); NULL: none */
 };
 
 /* What the replay did. */

@@ -1,5 +1,5 @@
 # replay/rules.mk - builds the trace tools of issue 12: the recorder build/lib/libhbrecord.so
-# (preloaded; record.c + record_map.c + obj_map.c + map_table.c + the trace writer), the
+# (preloaded; record.c + record_map.c + record_touch.c + obj_map.c + map_table.c + the trace writer), the
 # replayer build/replay/hbreplay (a workload of the phase protocol, linked with the floor's
 # phase writer and workloads/common/wl_args.c) and build/replay/hbtrace (trace statistics), plus
 # the programs replay/tests/ records.
@@ -12,7 +12,7 @@ RP_WLCOMMON := $(B)/obj/workloads/common/wl_args.o $(call CONTRACT_OBJ,$(CONTRAC
 RP_TRACE   := $(call CONTRACT_OBJ,trace)
 RP_TESTPROGS := $(patsubst replay/tests/%.c,$(B)/tests/replay-%,$(wildcard replay/tests/*.c))
 
-ALL        += $(B)/lib/libhbrecord.so $(B)/replay/hbreplay $(B)/replay/hbtrace
+ALL        += $(B)/lib/libhbrecord.so $(B)/replay/hbreplay $(B)/replay/hbtrace $(B)/replay/hbconvert
 TEST_BUILD += $(RP_TESTPROGS)
 
 $(RP_OBJDIR)/%.o: replay/%.c $(RP_HDRS) | $(B)/.dir
@@ -31,14 +31,19 @@ $(RP_OBJDIR)/pic/lto-trace.o: contract/trace.c $(CONTRACT_H) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RP_LTO) -fPIC -fvisibility=hidden -Icontract -c $< -o $@
 
-$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map lto-trace)
+$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map rawtrace record_touch lto-trace)
 	$(CC) $(CFLAGS) $(RP_LTO) -shared -o $@ $^ -lz -ldl -lpthread
 
-$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run trace_stats objring) $(RP_TRACE) $(RP_WLCOMMON)
+$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run touch_table trace_stats objring) $(RP_TRACE) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
 
 $(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objring) $(RP_TRACE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lz
+
+# The recorder's post-pass: raw recordings (rawtrace.h) into format-3 traces.
+$(B)/replay/hbconvert: $(patsubst %,$(RP_OBJDIR)/%.o,hbconvert rawtrace addr_table) $(RP_TRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
@@ -58,8 +63,8 @@ $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -shared -o $@ replay/bench/nullalloc.c allocators/interpose/interpose.c
 
 # The codec's unit test links the codec itself (not one of the programs the tests record).
-$(B)/tests/replay-codec_check: replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c -lz
+$(B)/tests/replay-codec_check: replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c replay/touch_table.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c replay/touch_table.c -lz
 
 # The order check of recorded traces reads them through the codec.
 $(B)/tests/replay-orders: replay/tests/orders.c contract/trace.c $(RP_HDRS) | $(B)/.dir
@@ -69,3 +74,11 @@ $(B)/tests/replay-orders: replay/tests/orders.c contract/trace.c $(RP_HDRS) | $(
 $(B)/bench/replay-gentrace: replay/bench/gentrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Icontract -o $@ replay/bench/gentrace.c contract/trace.c -lz
+
+# The post-pass's check: two traces' events compared through the codec.
+$(B)/tests/replay-tracediff: replay/tests/tracediff.c contract/trace.c $(RP_HDRS) | $(B)/.dir
+	$(CC) $(CFLAGS) -Icontract -o $@ replay/tests/tracediff.c contract/trace.c -lz
+
+# A raw recording written by hand (an order a real run makes only by chance), for hbconvert's test.
+$(B)/tests/replay-rawgen: replay/tests/rawgen.c replay/rawtrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -o $@ replay/tests/rawgen.c replay/rawtrace.c contract/trace.c -lz

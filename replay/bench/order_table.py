@@ -14,7 +14,8 @@ ranks (1 = smallest); then the strict count (same rank) and the pair counts: a p
 allocators is *resolved* when the program's rep ranges do not overlap (one is above the other
 in every rep), and a replay *agrees* on a pair when its medians order the pair the same way;
 last, each allocator's replay heap against the program's heap (median over median, in %: the
-heap fidelity).
+heap fidelity), with the lowest and highest rep of the replay and of the program against the
+program's median heap (their spread).
 Run with PYTHONPATH=report (order.sh sets it): the ranks and pair counts are heapbench compare
 --fidelity's (heapbench.compare.fidelity). Always holds: reads only runs.csv and phases.csv with the csv module; a run whose status is not
 `ok` is left out; nothing is written.
@@ -65,9 +66,18 @@ def pair_line(label, ref, reps, other, allocs):
             f"of the {res} pairs resolved in the program, {same_res} ordered the same")
 
 
-def fidelity_line(label, prog_heap, replay_heap, allocs):
-    """Each allocator's replay heap against the program's heap, in % (+ = the replay's is larger)."""
-    cells = ", ".join(f"{a} {100.0 * (replay_heap[a] / prog_heap[a] - 1):+.1f}%" if prog_heap[a] > 0 else f"{a} -"
+def spread(values, ref):
+    """The lowest and highest of values against ref, in % ("-" when ref is not positive)."""
+    if ref <= 0 or not values:
+        return "-"
+    return f"{100.0 * (min(values) / ref - 1):+.1f}..{100.0 * (max(values) / ref - 1):+.1f}%"
+
+
+def fidelity_line(label, prog_heap, replay_heap, allocs, replay_reps, prog_reps):
+    """Each allocator's replay heap against the program's heap, in % (+ = the replay's is larger),
+    with the spread of the replay's reps and of the program's own reps against the program's median heap."""
+    cells = ", ".join(f"{a} {100.0 * (replay_heap[a] / prog_heap[a] - 1):+.1f}% (replay reps {spread(replay_reps[a], prog_heap[a])}, "
+                      f"program reps {spread(prog_reps[a], prog_heap[a])})" if prog_heap[a] > 0 else f"{a} -"
                       for a in allocs)
     return f"{label} against program heap: {cells}"
 
@@ -83,9 +93,11 @@ def main(argv):
     allocs = sorted(prog_med, key=prog_med.get)
     prog_heap = {a: prog_med[a] - base_med.get(a, 0.0) for a in allocs}
     cols = [("program", prog_med), ("program heap", prog_heap)]
+    rep_lists = {}
     for d in replays:
         mode = d.rsplit("-", 1)[-1]
-        cols += [(f"replay {mode}", medians(peaks(d))), (f"replay heap {mode}", medians(replay_heaps(d)))]
+        rep_lists[f"replay heap {mode}"] = replay_heaps(d)
+        cols += [(f"replay {mode}", medians(peaks(d))), (f"replay heap {mode}", medians(rep_lists[f"replay heap {mode}"]))]
     cols = [(n, m) for n, m in cols if all(a in m for a in allocs)]
     print(f"\n{prog}: peak RSS in KiB, medians of {min(len(v) for v in reps.values())}+ ok runs "
           f"(rank 1 = smallest); program reps min-max; baseline = the non-heap baseline: the baseline command's median "
@@ -103,7 +115,7 @@ def main(argv):
                         heap_reps if heap else reps, m, allocs))
     for n, m in cols[2:]:
         if "heap" in n:
-            print(fidelity_line(n, prog_heap, m, allocs))
+            print(fidelity_line(n, prog_heap, m, allocs, rep_lists[n], heap_reps))
     return 0
 
 

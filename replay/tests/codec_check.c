@@ -5,11 +5,14 @@
  * match its chunks are refused; the program's own mappings (mmap, munmap: format version 2)
  * read back and counted apart from the heap, a mapping freed as a block or a block unmapped
  * refused, and a version 1 trace read unless it holds mapping kinds; the replayer's fast path
- * (runs of plain events) read against hbt_next. Prints PASS/FAIL lines and "N passed, N failed".
+ * (runs of plain events) read against hbt_next; touch records (format 4) read back field by
+ * field, and the replayer's touch table bounded (the records past TOUCH_TABLE_MAX counted, not
+ * kept). Prints PASS/FAIL lines and "N passed, N failed".
  * Always holds: works in one temporary file (/tmp/hb-codec-check.*) that it removes. */
 #include "objring.h"
 #include "tcheck.h"
 #include "trace.h"
+#include "touch_table.h"
 #include "trace_stats.h"
 
 #include <stdlib.h>
@@ -209,6 +212,75 @@ static int read_back(struct hbt_event *e, int max, int *ordered)
         n++;
     hbt_close(&t);
     return n;
+}
+
+static int count_touch(void *arg, const struct hbt_touch *r)
+{
+    uint64_t *sums = arg; /* records, objects' indexes, pages, resident */
+    sums[0]++;
+    sums[1] += r->obj;
+    sums[2] += r->pages;
+    sums[3] += r->resident;
+    return 0;
+}
+
+/* A one-thread trace of n mallocs with a touch record (4 pages, object i: i % 4 resident) for
+ * each of its first `records` objects; the records span several touch chunks. */
+static void write_touched(uint64_t n, uint64_t records)
+{
+    static uint8_t b0[HBT_CHUNK_HEADER + 4096 * HBT_EVENT_MAX], tb[4096];
+    struct hbt_chunk c0;
+    struct hbt_touch_chunk tc;
+    struct hbt_header h = {.page_size = 4096, .pid = 2, .complete = 1, .threads = 1, .ops = n};
+    start_file(&h, HBT_VERSION);
+    hbt_chunk_init(&c0, b0, sizeof b0, 0);
+    hbt_touch_init(&tc, tb, sizeof tb, 0);
+    next_order = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        put(&c0, (struct hbt_event){.kind = HBT_MALLOC, .size = 16384});
+        if (i >= records)
+            continue;
+        if (!hbt_touch_has_room(&tc)) {
+            fwrite(tb, 1, hbt_touch_seal(&tc), out);
+            hbt_touch_reset(&tc);
+        }
+        hbt_touch_put(&tc, &(struct hbt_touch){.thread = 0, .seq = i, .pages = 4, .resident = i % 4});
+    }
+    flush(&c0, 1);
+    size_t len = hbt_touch_seal(&tc);
+    fwrite(tb, 1, len, out);
+    fclose(out);
+}
+
+/* Touch records read back; the replayer's table keeps at most TOUCH_TABLE_MAX of them. */
+static void check_touch(void)
+{
+    struct hbt_trace t;
+    struct touch_table tt;
+    char err[512] = "";
+    uint64_t sums[4] = {0, 0, 0, 0};
+    write_touched(1000, 1000);
+    int rc = hbt_open(path, &t, err, sizeof err);
+    TCHECK("touch records: a trace with 1,000 (several touch chunks) opens", rc == 0 && t.touch_records == 1000 && t.ntouch_chunks > 1);
+    if (rc != 0) {
+        printf("# %s\n", err);
+        return;
+    }
+    TCHECK("touch records: read back field by field (objects, pages, resident)",
+           hbt_touch_each(&t, count_touch, sums) == 0 && sums[0] == 1000 && sums[1] == 999 * 1000 / 2 && sums[2] == 4000 && sums[3] == 1500);
+    TCHECK("touch table: every record kept, looked up by object", touch_table_build(&tt, &t) == 0 && tt.n == 1000 && tt.dropped == 0 &&
+           touch_table_get(&tt, 7) == 3 && touch_table_get(&tt, 8) == 0 && touch_table_get(&tt, 1000) == TOUCH_NO_RECORD);
+    touch_table_free(&tt);
+    hbt_close(&t);
+    write_touched(TOUCH_TABLE_MAX + 1000, TOUCH_TABLE_MAX + 1000);
+    rc = hbt_open(path, &t, err, sizeof err);
+    TCHECK("touch table: past TOUCH_TABLE_MAX records the rest are counted, not kept (bounded memory)",
+           rc == 0 && touch_table_build(&tt, &t) == 0 && tt.n == TOUCH_TABLE_MAX && tt.dropped == 1000 && tt.mask + 1 <= TOUCH_TABLE_SLOTS &&
+           touch_table_get(&tt, 5) == 1 && touch_table_get(&tt, TOUCH_TABLE_MAX + 10) == TOUCH_NO_RECORD);
+    if (rc == 0) {
+        touch_table_free(&tt);
+        hbt_close(&t);
+    }
 }
 
 /* Mappings: read back, counted apart from the heap; consumed as the wrong class: refused. */
@@ -443,6 +515,7 @@ int main(int argc, char **argv)
     rewrite(h);
     TCHECK("the same trace marked incomplete (a crash) opens", !refused(""));
     check_mappings();
+    check_touch();
     check_fast_path_inside_chunks();
     write_cycle(HBT_VERSION);
     TCHECK("threads that each free the other's object before it exists: refused, naming the event",

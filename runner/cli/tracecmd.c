@@ -1,8 +1,10 @@
 /* tracecmd.c - `heapbench record` and `heapbench trace` (see tracecmd.h and docs/DATA.md).
  *
  * record: 1. runs CMD once without the recorder, measured by launch.c (wall time, peak RSS);
- * 2. runs it again with build/lib/libhbrecord.so preloaded and HEAPBENCH_RECORD_DIR set to a
- * fresh directory beside FILE; 3. moves the trace with the most events (the process that
+ * 2. runs it again with build/lib/libhbrecord.so preloaded in raw mode (HEAPBENCH_RECORD_RAW=1)
+ * and HEAPBENCH_RECORD_DIR set to a fresh directory beside FILE; 3. converts every raw recording
+ * there (fork and exec children's too) into a format-4 trace with build/replay/hbconvert, the
+ * post-pass, whose CPU time is said apart from the recorder's slowdown; 4. moves the trace with the most events (the process that
  * allocates: cc1 under gcc's driver) to FILE, the other processes' traces to FILE.d/, and
  * writes the first run's figures into FILE's header. -w prog:NAME records a program
  * definition (its setup and cleanup run around the two runs, in .work.NAME beside FILE). FILE defaults to results/traces/<command name>.hbt, where every trace
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -96,6 +99,38 @@ static void hb_record_if_full(const char *dir, const char *cmd)
              slash ? (int)(slash - dir) : (int)strlen(dir), dir, kb, cmd);
 }
 
+/* Children's CPU time so far (user + sys of the waited-for children), s. */
+static double hb_record_children_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static void hb_record_if_full(const char *dir, const char *cmd);
+
+/* Step 3, the post-pass: every raw recording in dir (*.hbr) into a format-4 trace; its CPU time into
+ * *cpu_s (when not NULL). A conversion that fails ends the recording (hbconvert's line is above; on
+ * a full disk, as hb_record_if_full says). */
+static void hb_record_convert(const char *dir, const char *cmd, double *cpu_s)
+{
+    char *bin = hb_root_path("build/replay/hbconvert");
+    char *args[] = {bin, (char *)dir, NULL};
+    struct hb_spawn s = {.argv = args};
+    double before = hb_record_children_cpu();
+    int rc = access(bin, X_OK) == 0 ? hb_spawn_run(&s) : -1;
+    if (cpu_s)
+        *cpu_s = hb_record_children_cpu() - before;
+    if (rc < 0)
+        hb_usage("record: %s is missing; run make", bin);
+    if (rc != 0)
+        hb_record_if_full(dir, cmd);
+    if (rc != 0)
+        hb_fatal("record: the raw recording in %s could not be converted (hbconvert's message is above); its raw "
+                 "files (.hbr) are left there: run build/replay/hbconvert %s once the cause is fixed", dir, dir);
+    free(bin);
+}
+
 /* Run 2: CMD with the recorder writing into dir; its result (CPU time) into res. */
 static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir, const struct hb_runcg *cg,
                              struct hb_result *out)
@@ -108,7 +143,9 @@ static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir,
         hb_usage("record: %s is missing; run make", lib);
     hb_strv_pushf(&add, "LD_PRELOAD=%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
     hb_strv_pushf(&add, "HEAPBENCH_RECORD_DIR=%s", dir);
+    hb_strv_pushf(&add, "HEAPBENCH_RECORD_RAW=1");
     if (hb_record_launch(cmd, cwd, &add, cg, &res) != 0) {
+        hb_record_convert(dir, cmd[0], NULL); /* what it recorded, readable in dir */
         hb_record_if_full(dir, cmd[0]);
         hb_fatal("record: %s failed while recorded (%s); its traces are in %s", cmd[0], res.reason, dir);
     }
@@ -117,14 +154,14 @@ static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir,
     hb_strv_free(&add);
 }
 
-/* Removes an earlier recording's FILE.d/, or a failed recording's directory (its *.hbt files, then
- * the directory). */
+/* Removes an earlier recording's FILE.d/, or a failed recording's directory (its *.hbt and raw *.hbr
+ * files, then the directory). */
 static void hb_record_clear(const char *sub)
 {
     DIR *d = opendir(sub);
     for (struct dirent *e; d && (e = readdir(d));) {
         size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".hbt") == 0) {
+        if (len > 4 && (strcmp(e->d_name + len - 4, ".hbt") == 0 || strcmp(e->d_name + len - 4, ".hbr") == 0)) {
             char *path = hb_xasprintf("%s/%s", sub, e->d_name);
             unlink(path);
             free(path);
@@ -264,6 +301,8 @@ int hb_cmd_record(int argc, char **argv)
         hb_fatal("record: cannot create a directory beside %s: %s", file, strerror(errno));
     hb_record_traced(cmd, cwd, dir, &cg, &rec);
     hb_runcg_close(&cg);
+    double post_s = 0;
+    hb_record_convert(dir, cmd[0], &post_s);
     size_t n = hb_record_collect(dir, cmd[0], file);
     uint64_t ops = hb_record_annotate(file, &orig, &rec);
     printf("recorded %llu events of %s into %s (%zu process%s%s); its run without the recorder: %.3f s, %ld KiB peak RSS\n",
@@ -274,6 +313,8 @@ int hb_cmd_record(int argc, char **argv)
                "time does less work recorded, and its trace holds less\n",
                (double)hb_record_cpu_ns(&rec) / (double)hb_record_cpu_ns(&orig), rec.user_s + rec.sys_s,
                orig.user_s + orig.sys_s);
+    printf("post-pass: %.3f s CPU after the program exited (hbconvert: naming the objects, writing the trace), "
+           "not in the slowdown above\n", post_s);
     hb_result_free(&orig);
     hb_result_free(&rec);
     if (p)

@@ -52,6 +52,7 @@ mkdir -p "$RT_TMP/root/build" "$RT_TMP/root/allocators" "$RT_TMP/root/workloads"
 cp build/heapbench "$RT_TMP/root/build/heapbench"
 ln -s "$PWD/build/lib" "$RT_TMP/root/build/lib"
 ln -s "$PWD/build/workloads" "$RT_TMP/root/build/workloads"
+ln -s "$PWD/build/replay" "$RT_TMP/root/build/replay" # record's post-pass (hbconvert)
 cp allocators/registry.txt "$RT_TMP/root/allocators/"
 cp workloads/LIST "$RT_TMP/root/workloads/"
 [ -d exec ] && ln -s "$PWD/exec" "$RT_TMP/root/exec"
