@@ -84,7 +84,7 @@ struct raw_prefix {
 };
 void raw_prefix_encode(const struct raw_prefix *p, uint8_t out[RAW_PREFIX]);
 
-/* One thread's block being filled (the recorder's): words from w to end; next_order: the order an
+/* One thread's block being filled (the recorder's): 32-bit units from w to end; next_order: the order an
  * event may leave out. */
 struct raw_block {
     uint8_t *buf;             /* RAW_BLOCK_HEADER bytes of header, then the events */
