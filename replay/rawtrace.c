@@ -29,14 +29,15 @@ void raw_block_init(struct raw_block *b, uint8_t *buf, size_t cap, uint16_t thre
 {
     b->buf = buf;
     b->thread = thread;
-    b->end = (uint64_t *)(buf + cap) - RAW_EVENT_WORDS;
+    b->end = (uint32_t *)(buf + cap) - 2 * RAW_EVENT_WORDS;
     b->next_order = UINT64_MAX; /* the thread's first event carries its order */
+    b->last_addr = 0;
     raw_block_reset(b);
 }
 
 void raw_block_reset(struct raw_block *b)
 {
-    b->w = (uint64_t *)(b->buf + RAW_BLOCK_HEADER);
+    b->w = (uint32_t *)(b->buf + RAW_BLOCK_HEADER);
 }
 
 size_t raw_block_seal(struct raw_block *b)
@@ -107,7 +108,7 @@ static int index_blocks(struct raw_file *f, const char *path, char *err, size_t 
         uint32_t h[4];
         if (hbt_pread_all(f->fd, h, sizeof h, off) < 0)
             return fail(err, errlen, "cannot read raw recording %s: %s", path, strerror(errno));
-        if (h[0] != RAW_BLOCK_MAGIC || h[1] >= HBT_MAX_THREADS || h[2] == 0 || h[2] > RAW_BLOCK_MAX || h[2] % 8 ||
+        if (h[0] != RAW_BLOCK_MAGIC || h[1] >= HBT_MAX_THREADS || h[2] == 0 || h[2] > RAW_BLOCK_MAX || h[2] % 4 ||
             h[3] > RAW_BLOCK_TOUCH || (h[3] == RAW_BLOCK_TOUCH && h[2] % 16))
             return fail(err, errlen, "corrupt raw recording %s: no valid block header at byte %" PRIu64 "; record the program "
                         "again", path, off);
@@ -209,8 +210,32 @@ static int next_block(struct raw_cursor *c, char *err, size_t errlen)
         return fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[c->block], strerror(errno));
     c->block++;
     c->p = c->buf;
-    c->end = c->buf + len / 8;
+    c->end = c->buf + len / 4;
     return 1;
+}
+
+static uint64_t get64(const uint32_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* A compact event (rawtrace.h, RAW_C_*) of unit u. */
+static void compact_event(struct raw_cursor *c, struct raw_event *e, uint32_t u)
+{
+    int64_t d;
+    if (u & RAW_C_FREE) {
+        e->kind = HBT_FREE, e->size = 0;
+        d = (int64_t)(int32_t)(u & ~0x1fu) >> 1;
+    } else {
+        e->kind = HBT_MALLOC, e->size = (u >> 5) & (RAW_C_SIZE - 1);
+        d = (int64_t)(int32_t)(u & ~0x1fffu) >> 9;
+    }
+    e->addr = c->addr + (uint64_t)d;
+    e->order = ++c->order;
+    e->ns = c->ns;
+    e->extra = 0;
 }
 
 int raw_next(struct raw_cursor *c, struct raw_event *e, char *err, size_t errlen)
@@ -220,22 +245,35 @@ int raw_next(struct raw_cursor *c, struct raw_event *e, char *err, size_t errlen
         if (r <= 0)
             return r;
     }
-    uint64_t w = *c->p++, *q = c->p;
+    uint32_t u = *c->p;
+    e->thread = c->thread;
+    if ((u & 15) == 0 && c->order != UINT64_MAX) {
+        c->p++;
+        compact_event(c, e, u);
+        c->addr = e->addr;
+        return 1;
+    }
+    uint64_t w = (uint64_t)(c->end - c->p) >= 2 ? get64(c->p) : 0;
+    const uint32_t *q = c->p + 2;
     unsigned n = !!(w & RAW_W) + !!(w & RAW_S) + !!(w & RAW_O) + !!(w & RAW_T);
     e->kind = w & 15;
     n += raw_kind_extra(e->kind);
-    if (e->kind == 0 || (uint64_t)(c->end - q) < n || (!(w & RAW_O) && c->order == UINT64_MAX))
+    if (e->kind == 0 || (uint64_t)(c->end - q) < 2 * n || (!(w & RAW_O) && c->order == UINT64_MAX))
         return fail(err, errlen, "corrupt raw block of thread %u (block %" PRIu64 "): event word %#" PRIx64 " is not an "
-                    "event; record the program again", c->thread, c->block - 1, w);
-    e->thread = c->thread;
-    e->addr = (w & RAW_W) ? *q++ : (w >> 20) << 3;
-    e->size = (w & RAW_S) ? *q++ : (w >> 8) & 0xfff;
-    c->order = (w & RAW_O) ? *q++ : c->order + 1;
+                    "event; record the program again", c->thread, c->block - 1, (c->end - c->p) >= 2 ? w : (uint64_t)u);
+    e->addr = (w & RAW_W) ? get64(q) : (w >> 20) << 3;
+    q += 2 * !!(w & RAW_W);
+    e->size = (w & RAW_S) ? get64(q) : (w >> 8) & 0xfff;
+    q += 2 * !!(w & RAW_S);
+    c->order = (w & RAW_O) ? get64(q) : c->order + 1;
+    q += 2 * !!(w & RAW_O);
     e->order = c->order;
     if (w & RAW_T)
-        c->ns = *q++;
+        c->ns = get64(q), q += 2;
     e->ns = c->ns;
-    e->extra = raw_kind_extra(e->kind) ? *q++ : 0;
-    c->p = q;
+    e->extra = raw_kind_extra(e->kind) ? get64(q) : 0;
+    q += 2 * raw_kind_extra(e->kind);
+    c->p = (uint32_t *)q;
+    c->addr = e->addr;
     return 1;
 }

@@ -6,7 +6,10 @@
  * name for a fork child), the trace's 4096-byte header (hbt_header_encode: pid, command, ... and at
  * a normal exit the totals), then blocks. A block is one thread's consecutive events behind a
  * 16-byte block header (RAW_BLOCK_MAGIC, thread, payload bytes, 0; RAW_BLOCK_TOUCH there: the
- * exit's touch measures, below); a block is whole or, at the end of a file a crash cut, ignored. An event is one 64-bit word, then the words its flags announce:
+ * exit's touch measures, below); a block is whole or, at the end of a file a crash cut, ignored. A
+ * thread block's payload is a sequence of 32-bit units (little-endian; 64-bit words at any 4-byte
+ * offset). An event is a compact one (RAW_C_*, below: one unit whose low 4 bits are 0, the common
+ * malloc and free) or a full one: one 64-bit word, then the 64-bit words its flags announce:
  *   bits 0-3 kind (an hbt kind 1-14, or RAW_EXT: a record of another kind, its sub-kind in the
  *   size field, e.g. a count at an address), bit 4 RAW_W (the address is in a word: it is not
  *   8-byte aligned or not below 2^47), bit 5 RAW_S (the size is in a word: 4096 or more), bit 6
@@ -17,7 +20,7 @@
  *   then the words in that order: address, size, order, time; then the kind's own: the old
  *   address of a realloc / reallocarray, the log2 alignment of posix_memalign / aligned_alloc /
  *   memalign, the count of a RAW_EXT record.
- * Always holds: the encoder is inline, allocates nothing and writes at most RAW_EVENT_WORDS words;
+ * Always holds: the encoder is inline, allocates nothing, has no loop and writes at most RAW_EVENT_WORDS words;
  * the decoder never reads past a block and says which byte is wrong. */
 #ifndef HEAPBENCH_RAWTRACE_H
 #define HEAPBENCH_RAWTRACE_H
@@ -57,6 +60,15 @@ void raw_touch_block_header(uint8_t *buf, uint32_t payload);
 #define RAW_T 0x80u
 #define RAW_SIZE_INLINE 4096u
 #define RAW_ADDR_BAD 0xffff800000000007ull /* address bits that keep it out of the first word */
+/* A compact event: one 32-bit word whose low 4 bits are 0 (no kind); its order is the thread's
+ * previous + 1, its time the thread's last, its address the thread's previous event's address + a
+ * multiple of 16, d. Bit 4 clear: a malloc, bits 5-12 its size (below RAW_C_SIZE), bits 13-31
+ * d / 16 (two's complement: -RAW_C_MALLOC_SPAN <= d < RAW_C_MALLOC_SPAN); bit 4 set (RAW_C_FREE):
+ * a free, bits 5-31 d / 16 (-RAW_C_FREE_SPAN <= d < RAW_C_FREE_SPAN). */
+#define RAW_C_FREE 0x10u
+#define RAW_C_SIZE 256u
+#define RAW_C_MALLOC_SPAN (1ull << 22)
+#define RAW_C_FREE_SPAN (1ull << 30)
 
 /* The kinds that carry one more word after the common ones. */
 static inline int raw_kind_extra(unsigned k)
@@ -72,12 +84,13 @@ struct raw_prefix {
 };
 void raw_prefix_encode(const struct raw_prefix *p, uint8_t out[RAW_PREFIX]);
 
-/* One thread's block being filled (the recorder's): words from w to end; next_order: the order an
+/* One thread's block being filled (the recorder's): 32-bit units from w to end; next_order: the order an
  * event may leave out. */
 struct raw_block {
     uint8_t *buf;             /* RAW_BLOCK_HEADER bytes of header, then the events */
-    uint64_t *w, *end;        /* end leaves room for one more event */
+    uint32_t *w, *end;        /* end leaves room for one more event */
     uint64_t next_order;      /* the order an event may leave out; stale (never equal by mistake) while lone */
+    uint64_t last_addr;       /* the address of the thread's previous event (0 before its first) */
     uint16_t thread;
 };
 
@@ -90,31 +103,51 @@ static inline int raw_block_has_room(const struct raw_block *b) { return b->w < 
 
 /* Appends one event (needs raw_block_has_room). timed: ns is this event's reading. */
 /* check: compare order with the thread's previous one (else the caller knows it follows it: the
- * lone thread's own counter). */
+ * lone thread's own counter). A malloc or free whose order follows, untimed, 16-byte aligned near
+ * the thread's previous address (and a malloc below RAW_C_SIZE) takes one compact 32-bit word;
+ * else the full record. */
+static inline void raw_put64(uint32_t *w, uint64_t v) { __builtin_memcpy(w, &v, 8); }
 static inline __attribute__((always_inline)) void raw_put(struct raw_block *b, unsigned kind, uintptr_t addr, uint64_t size,
                                                           uint64_t order, int check, int timed, uint64_t ns, int extra,
                                                           uint64_t xword)
 {
-    uint64_t *w = b->w, f = kind;
-    unsigned n = 1;
+    uint32_t *w = b->w;
+    uint64_t d = (uint64_t)addr - b->last_addr;
+    b->last_addr = addr;
+    if ((kind == HBT_MALLOC || kind == HBT_FREE) && !extra && !timed && (!check || order == b->next_order)) {
+        if (kind == HBT_MALLOC && size < RAW_C_SIZE && ((d + RAW_C_MALLOC_SPAN) & ~(2 * RAW_C_MALLOC_SPAN - 16)) == 0) {
+            *w = (uint32_t)(d << 9) | (uint32_t)size << 5;
+            b->next_order = order + 1;
+            __atomic_store_n(&b->w, w + 1, __ATOMIC_RELEASE);
+            return;
+        }
+        if (kind == HBT_FREE && size == 0 && ((d + RAW_C_FREE_SPAN) & ~(2 * RAW_C_FREE_SPAN - 16)) == 0) {
+            *w = (uint32_t)(d << 1) | RAW_C_FREE;
+            b->next_order = order + 1;
+            __atomic_store_n(&b->w, w + 1, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+    uint64_t f = kind;
+    unsigned n = 2;
     if (__builtin_expect((addr & RAW_ADDR_BAD) == 0, 1))
         f |= (uint64_t)addr << 17;
     else
-        f |= RAW_W, w[n++] = addr;
+        f |= RAW_W, raw_put64(w + n, addr), n += 2;
     if (__builtin_expect(size < RAW_SIZE_INLINE, 1))
         f |= size << 8;
     else
-        f |= RAW_S, w[n++] = size;
+        f |= RAW_S, raw_put64(w + n, size), n += 2;
     if (check) {
         if (order != b->next_order)
-            f |= RAW_O, w[n++] = order;
+            f |= RAW_O, raw_put64(w + n, order), n += 2;
         b->next_order = order + 1;
     }
     if (timed)
-        f |= RAW_T, w[n++] = ns;
+        f |= RAW_T, raw_put64(w + n, ns), n += 2;
     if (extra)
-        w[n++] = xword;
-    w[0] = f;
+        raw_put64(w + n, xword), n += 2;
+    raw_put64(w, f);
     __atomic_store_n(&b->w, w + n, __ATOMIC_RELEASE); /* after the event's words: exit may write the block up to here */
 }
 
@@ -155,8 +188,8 @@ int raw_exit_touch_each(const struct raw_file *f, int (*fn)(void *arg, uint64_t 
 struct raw_cursor {
     const struct raw_file *f;
     uint16_t thread;
-    uint64_t block, order, ns;
-    uint64_t *buf, *p, *end;
+    uint64_t block, order, ns, addr;
+    uint32_t *buf, *p, *end;
     size_t cap;
 };
 int raw_cursor_init(struct raw_cursor *c, const struct raw_file *f, uint16_t thread);

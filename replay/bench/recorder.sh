@@ -5,7 +5,7 @@
 # --ops, as its default cell takes 20 ms of CPU, twice the resolution of the CPU times).
 # usage: [CALLGRIND=0] [RAW=0] [BEFORE=LIB] [WORKLOADS='name args;...'] replay/bench/recorder.sh [ROUNDS]   (default 7)
 # BEFORE=LIB: another build of libhbrecord.so (a copy of the library before a change) recorded in
-# the same rounds, interleaved (plain, LIB, this build), with its own ratio column.
+# the same rounds, interleaved (plain, LIB, this build), in the same mode (RAW), with its own ratio column.
 # Per workload: ROUNDS interleaved pairs (plain, recorded) timed with GNU time (user + sys, the
 # process and its children; the recorder is preloaded into the workload only); prints the events
 # recorded, the plain run's median CPU, its malloc-API calls per CPU microsecond (how malloc-heavy
@@ -52,7 +52,7 @@ for w in "${WL[@]}"; do
         b=$p
         if [ -n "${BEFORE:-}" ]; then
             rm -rf "$TMP/tr" && mkdir "$TMP/tr"
-            b=$(cpu env HEAPBENCH_RECORD_DIR="$TMP/tr" LD_PRELOAD="$BEFORE" "${cmd[@]}")
+            b=$(cpu env HEAPBENCH_RECORD_RAW="$RAW" HEAPBENCH_RECORD_DIR="$TMP/tr" LD_PRELOAD="$BEFORE" "${cmd[@]}")
         fi
         rm -rf "$TMP/tr" && mkdir "$TMP/tr"
         r=$(cpu env HEAPBENCH_RECORD_RAW="$RAW" HEAPBENCH_RECORD_DIR="$TMP/tr" LD_PRELOAD="$REC" "${cmd[@]}")
