@@ -10,7 +10,7 @@
 # T:S of MODES, under every default allocator (or those of ALLOCS), N reps each;
 # replay/bench/order_table.py prints the table (medians, the program's rep ranges, ranks, the
 # strict count, the pair counts, and each allocator's replay heap against the program's heap).
-# usage: [PROGS='python3-alloc sqlite3'] [MODES='first none:recorded ...'] [ENVSET='K=V ...'] [ALLOCS=A1,A2,...] replay/bench/order.sh [REPS]
+# usage: [RAW=0|1] [PROGS='python3-alloc sqlite3'] [MODES='first none:recorded ...'] [ENVSET='K=V ...'] [ALLOCS=A1,A2,...] replay/bench/order.sh [REPS]
 # (REPS default 3, MODES default first, ALLOCS default: heapbench exec's default allocators)
 # ENVSET is given to the program both when it is recorded and under exec (--env), for example
 # PYTHONMALLOC=malloc, which sends CPython's small objects through malloc.
@@ -20,6 +20,10 @@ source "$(dirname "$0")/progs.sh"
 REPS=${1:-3}
 bp_tmp replay-order
 ENVSET=${ENVSET:-}
+# RAW=1 (default) records as `heapbench record` does: raw mode, then the post-pass hbconvert;
+# RAW=0 with the in-process writer.
+RAW=${RAW:-1}
+convert() { [ "$RAW" = 0 ] || build/replay/hbconvert "$1" >/dev/null; }
 alloc_opt=()
 [ -n "${ALLOCS:-}" ] && alloc_opt=(-a "$ALLOCS")
 # the program's non-heap baseline: the same binary starting and doing no work
@@ -38,10 +42,12 @@ for prog in ${PROGS:-python3-alloc sqlite3}; do
     bp_setup "$W/work" "$prog"
     read -r -a cmd <<<"$(bp_command "$W/work" "$prog")"
     read -r -a base <<<"$(base_command "$prog")"
-    (cd "$W/work" && env $ENVSET HEAPBENCH_RECORD_DIR="$W/tr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${cmd[@]}" >/dev/null)
+    (cd "$W/work" && env $ENVSET HEAPBENCH_RECORD_DIR="$W/tr" HEAPBENCH_RECORD_RAW="$RAW" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${cmd[@]}" >/dev/null)
+    convert "$W/tr"
     T=$(ls -S "$W"/tr/*.hbt | head -n 1) # the process with the most events
     mkdir -p "$W/btr"
-    env $ENVSET HEAPBENCH_RECORD_DIR="$W/btr" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${base[@]}" >/dev/null 2>&1
+    env $ENVSET HEAPBENCH_RECORD_DIR="$W/btr" HEAPBENCH_RECORD_RAW="$RAW" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${base[@]}" >/dev/null 2>&1
+    convert "$W/btr"
     base_heap=$(build/replay/hbtrace "$(ls "$W"/btr/*.hbt | head -n 1)" | sed -nE 's/^peak live \+ mapped bytes: ([0-9]+) .*/\1/p')
     (cd "$W/work" && "$ROOT/build/heapbench" exec -w "$prog" -n "$REPS" "${alloc_opt[@]}" --env "$ENVSET" -o "$W/exec" -- "${cmd[@]}" >/dev/null 2>&1)
     "$ROOT/build/heapbench" exec -w "base:$prog" -n "$REPS" "${alloc_opt[@]}" --env "$ENVSET" -o "$W/base" -- "${base[@]}" >/dev/null 2>&1
