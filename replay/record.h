@@ -42,13 +42,13 @@ int rec_write(const uint8_t *buf, size_t len);
 
 /* record_touch.c, called by the core: how many of a large block's whole pages the program made
  * resident (mincore(2) when it ends, or at a normal exit for the blocks still live), written in
- * touch chunks (trace.h, format 4). A block of at least a page carries REC_TOUCH_MARK in its id
+ * touch chunks (trace.h, format 4). A block of at least 128 KiB (record_touch.c's TOUCH_FLOOR) carries REC_TOUCH_MARK in its id
  * in the address map, so that its end is measured; smaller blocks cost one compare when made and
  * one sign test when they end. */
 #define REC_TOUCH_MARK (1ull << 63)
 #define REC_TOUCH_MIN 4096u /* below it no block is measured: one compare with a constant per new block */
 /* The id to map for the new block p of size bytes (>= REC_TOUCH_MIN) whose id is id: id with
- * REC_TOUCH_MARK when the block is at least a page and measuring is on (the block is then also
+ * REC_TOUCH_MARK when the block is at least TOUCH_FLOOR and measuring is on (the block is then also
  * kept in the table of live large blocks, for the exit's measure). */
 __attribute__((noinline, cold)) uint64_t rec_touch_born(void *p, uint64_t size, uint64_t id);
 static inline uint64_t rec_touch_mark(void *p, uint64_t size, uint64_t id)
@@ -77,7 +77,7 @@ static inline uint64_t rec_touch_take(struct rec_thread *t, void *p, uint64_t id
 extern uint8_t rec_touch_filter[1u << REC_TOUCH_FILTER_BITS];
 static inline uint32_t rec_touch_slot(uintptr_t p) { return (uint32_t)p >> 12; }
 static inline int rec_touch_maybe(const void *p) { return rec_touch_filter[rec_touch_slot((uintptr_t)p)]; }
-/* The new block p of size bytes enters the table of live large blocks (when at least a page). */
+/* The new block p of size bytes enters the table of live large blocks (when at least TOUCH_FLOOR). */
 __attribute__((noinline, cold)) void rec_touch_raw_born(void *p, uint64_t size);
 static inline void rec_touch_raw_mark(void *p, uint64_t size)
 {

@@ -4,7 +4,7 @@
  * A page the program never wrote is never resident, and a replay that writes every page of such
  * a block (an output buffer sized for the worst case, filled to 30%) holds more heap than the
  * program did; the replayer writes as many pages as the record says.
- * Always holds: only marked blocks (REC_TOUCH_MARK: at least a page) cost anything (a lock and
+ * Always holds: only marked blocks (REC_TOUCH_MARK: at least TOUCH_FLOOR bytes and a page) cost anything (a lock and
  * an entry in the table of live large blocks, up to LIVE_MAX of them, a malloc_usable_size call and one mincore per 16
  * MiB of the block at its end); a record is kept only for a block not wholly resident; each
  * thread appends to its own buffer (mmap'd at its first record, the caller holds its thread),
@@ -27,6 +27,12 @@
 /* The recorder's mappings are multiples of 64 KiB and none a multiple of 2 MiB, so that the
  * program's own mappings keep their offsets modulo 64 KiB (obj_map.c, MAP_PAD). */
 #define TOUCH_BYTES (64u << 10)        /* one thread's touch chunk */
+/* The smallest block measured: 128 KiB (glibc's first mmap threshold). Measuring costs a lock, a
+ * table entry and a mincore(2) system call per block; at every page size, churn-random (43% of
+ * its blocks 4 KiB-256 KiB) paid 1.44-1.58x CPU recorded against 0.93-1.00 unmeasured, at 128 KiB
+ * 1.22; the heap of xz, zstd, pbzip2, python3-threads, python3-alloc and sqlite3 replayed the same
+ * (docs/measurements/replay-fidelity.md). */
+#define TOUCH_FLOOR (128u << 10)
 #define VEC_PAGES 4096u                /* pages per mincore call */
 #define EXIT_BUF HBT_MAX_THREADS      /* the buffer of the exit's records */
 #define LIVE_BITS 18
@@ -62,7 +68,7 @@ void rec_touch_init(uint64_t page_size, size_t (*usable_size)(void *))
     usable = usable_size;
     void *m = mmap(NULL, LIVE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     live = m == MAP_FAILED ? NULL : m;
-    touch_min = usable && page && live ? page : UINT64_MAX;
+    touch_min = usable && page && live ? (page > TOUCH_FLOOR ? page : TOUCH_FLOOR) : UINT64_MAX;
 }
 
 static inline uint64_t slot_of(uintptr_t addr) { return (addr >> 4) * 0x9e3779b97f4a7c15ull >> (64 - LIVE_BITS); }
