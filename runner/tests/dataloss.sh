@@ -76,7 +76,7 @@ assert all(r["status"] == "ok" for r in runs), [r["status"] for r in runs]'
 # One writer at a time: a resume during the run is refused, naming the writer's pid.
 "$HB" run -w thread-churn -t 1 -p '--ops=400000' -a glibc -n 40 --warmup 0 -o "$RT_TMP/busy" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 200); do [ -s "$RT_TMP/busy/.lock" ] && [ -s "$RT_TMP/busy/meta.json" ] && break; sleep 0.05; done
+for _ in $(seq 1200); do [ -s "$RT_TMP/busy/.lock" ] && [ -s "$RT_TMP/busy/meta.json" ] && break; sleep 0.05; done # up to 60 s
 err=$("$HB" run --resume "$RT_TMP/busy" 2>&1 >/dev/null); rc=$?
 t_check "a second writer exits 2" test "$rc" -eq 2
 t_check "a second writer is told the pid ($pid)" grep -q "pid $pid" <<<"$err"
@@ -101,8 +101,12 @@ t_check "... naming its cause, and not 'free some space' when space was not what
 
 # A lock held by a writer that has not written its pid yet: the refusal says so, not "pid (unknown)".
 mkdir -p "$RT_TMP/nopid" && : > "$RT_TMP/nopid/.lock"
-flock -n "$RT_TMP/nopid/.lock" sleep 60 & holder=$!
-for _ in $(seq 50); do flock -n "$RT_TMP/nopid/.lock" true 2>/dev/null || break; sleep 0.1; done
+# The holder waits for the lock (-w, not -n): the probe below holds it for an instant, and a holder
+# that tried then with -n gave up, so that the run took the lock (failed once at load ~8). It
+# becomes the sleep that holds the lock (exec), so that killing it releases the lock.
+(exec 9>>"$RT_TMP/nopid/.lock" && flock -w 60 9 && exec sleep 60) & holder=$!
+# until the holder has the lock (up to 60 s)
+for _ in $(seq 600); do flock -n "$RT_TMP/nopid/.lock" true 2>/dev/null || break; sleep 0.1; done
 err=$("$HB" run -w sizes --quick -a glibc -n 1 -o "$RT_TMP/nopid" 2>&1 >/dev/null); rc=$?
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 t_check "a lock without a pid: exit 2, 'names no pid yet', never 'pid (unknown)'" \
