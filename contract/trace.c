@@ -315,7 +315,7 @@ void hbt_unpages(void *p, size_t n)
         munmap(p, n ? n : 1);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int hbt_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -374,21 +374,21 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
 {
     const uint8_t *m = t->head;
     if (t->size < HBT_HEADER_SIZE)
-        return fail(err, errlen, "truncated trace: %zu bytes, shorter than its %u-byte header; record it again", t->size, HBT_HEADER_SIZE);
+        return hbt_fail(err, errlen, "truncated trace: %zu bytes, shorter than its %u-byte header; record it again", t->size, HBT_HEADER_SIZE);
     if (memcmp(m, "HBRAW", 5) == 0) /* replay/rawtrace.h's RAW_MAGIC */
-        return fail(err, errlen, "a raw recording (the recorder's raw mode), not yet a trace: convert it with "
+        return hbt_fail(err, errlen, "a raw recording (the recorder's raw mode), not yet a trace: convert it with "
                     "build/replay/hbconvert FILE.hbr (it writes FILE.hbt), then read that");
     if (memcmp(m, HBT_MAGIC, 8) != 0)
-        return fail(err, errlen, "not a heapbench trace (no HBTRACE magic at its start); give a file written by heapbench record");
+        return hbt_fail(err, errlen, "not a heapbench trace (no HBTRACE magic at its start); give a file written by heapbench record");
     if (get_le(m + HBT_HEADER_SIZE - 4, 4) != crc_of(m, HBT_HEADER_SIZE - 4))
-        return fail(err, errlen, "corrupt trace: its header fails its checksum; record it again");
+        return hbt_fail(err, errlen, "corrupt trace: its header fails its checksum; record it again");
     uint64_t len = get_le(m + 12, 4);
     t->h.version = (uint32_t)get_le(m + 8, 4);
     if (t->h.version < HBT_VERSION_MIN || t->h.version > HBT_VERSION)
-        return fail(err, errlen, "trace format version %u is not version %u to %u; record it again with this heapbench",
+        return hbt_fail(err, errlen, "trace format version %u is not version %u to %u; record it again with this heapbench",
                     t->h.version, HBT_VERSION_MIN, HBT_VERSION);
     if (len > HBT_HEADER_SIZE - 20)
-        return fail(err, errlen, "corrupt trace: its header's text length is %" PRIu64 " bytes, more than the %u its "
+        return hbt_fail(err, errlen, "corrupt trace: its header's text length is %" PRIu64 " bytes, more than the %u its "
                     "header holds; record it again", len, HBT_HEADER_SIZE - 20);
     const char *text = (const char *)m + 16;
     text_get(text, len, "command", t->h.command, sizeof t->h.command);
@@ -436,14 +436,14 @@ static void chunk_hdr_at(const uint8_t *h, struct chunk_hdr *c)
 static int read_payload(struct hbt_trace *t, size_t off, uint8_t *h, const struct chunk_hdr *c, const char *what, char *err, size_t errlen)
 {
     if (t->size - off - HBT_CHUNK_HEADER < c->len)
-        return fail(err, errlen, "truncated trace: the %s at byte %zu needs %u bytes, the file ends after %zu; record it again",
+        return hbt_fail(err, errlen, "truncated trace: the %s at byte %zu needs %u bytes, the file ends after %zu; record it again",
                     what, off, c->len, t->size - off - HBT_CHUNK_HEADER);
     if (read_at(t, t->scratch, c->len, off + HBT_CHUNK_HEADER) < 0)
-        return fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno));
+        return hbt_fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno));
     put_le(h + 20, 0, 4);
     uint32_t crc = (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), h, HBT_CHUNK_HEADER), t->scratch, c->len);
     if (crc != c->crc)
-        return fail(err, errlen, "corrupt trace: the %s at byte %zu fails its checksum; record it again", what, off);
+        return hbt_fail(err, errlen, "corrupt trace: the %s at byte %zu fails its checksum; record it again", what, off);
     return 0;
 }
 
@@ -452,7 +452,7 @@ static int read_payload(struct hbt_trace *t, size_t off, uint8_t *h, const struc
 static size_t check_touch_chunk(struct hbt_trace *t, size_t off, uint8_t *h, const struct chunk_hdr *c, int fill, char *err, size_t errlen)
 {
     if (c->thread >= HBT_MAX_THREADS || c->len > HBT_CHUNK_MAX || c->nprod || c->nops > c->len / 4 || c->first_op || c->first_seq || c->base_ns)
-        return (size_t)fail(err, errlen, "corrupt trace: the touch chunk at byte %zu has an invalid header (%u records in %u bytes); "
+        return (size_t)hbt_fail(err, errlen, "corrupt trace: the touch chunk at byte %zu has an invalid header (%u records in %u bytes); "
                             "record it again", off, c->nops, c->len) + 1; /* a record takes 4 bytes or more */
     if (read_payload(t, off, h, c, "touch chunk", err, errlen) < 0)
         return 1;
@@ -470,22 +470,22 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     uint8_t h[HBT_CHUNK_HEADER];
     struct chunk_hdr c;
     if (t->size - off < HBT_CHUNK_HEADER)
-        return (size_t)fail(err, errlen, "truncated trace: it ends %zu bytes into a chunk header at byte %zu; record it again", t->size - off, off) + 1;
+        return (size_t)hbt_fail(err, errlen, "truncated trace: it ends %zu bytes into a chunk header at byte %zu; record it again", t->size - off, off) + 1;
     if (read_at(t, h, HBT_CHUNK_HEADER, off) < 0)
-        return (size_t)fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
+        return (size_t)hbt_fail(err, errlen, "cannot read the trace at byte %zu: %s", off, strerror(errno)) + 1;
     chunk_hdr_at(h, &c);
     if (get_le(h, 4) == HBT_TOUCH_MAGIC && t->h.version >= 4)
         return check_touch_chunk(t, off, h, &c, fill, err, errlen);
     if (get_le(h, 4) != HBT_CHUNK_MAGIC || c.thread >= HBT_MAX_THREADS || c.len > HBT_CHUNK_MAX)
-        return (size_t)fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
+        return (size_t)hbt_fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
     if (c.nprod > c.nops || c.nops > c.len / 2) /* an event takes 2 bytes or more and produces at most one object */
-        return (size_t)fail(err, errlen, "corrupt trace: the chunk at byte %zu claims %u events and %u objects in %u bytes; record it again",
+        return (size_t)hbt_fail(err, errlen, "corrupt trace: the chunk at byte %zu claims %u events and %u objects in %u bytes; record it again",
                             off, c.nops, c.nprod, c.len) + 1;
     if (read_payload(t, off, h, &c, "chunk", err, errlen) < 0)
         return 1;
     struct hbt_thread_index *ti = &t->threads[c.thread];
     if (c.first_op != ti->ops || c.first_seq != ti->objects)
-        return (size_t)fail(err, errlen, "corrupt trace: thread %u's chunk at byte %zu does not follow its previous one (a chunk is missing); record it again",
+        return (size_t)hbt_fail(err, errlen, "corrupt trace: thread %u's chunk at byte %zu does not follow its previous one (a chunk is missing); record it again",
                             c.thread, off) + 1;
     if (fill)
         ti->chunk_off[ti->nchunks] = off;
@@ -519,17 +519,17 @@ static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
     t->threads = hbt_pages(HBT_MAX_THREADS * sizeof *t->threads);
     t->scratch = hbt_pages(HBT_CHUNK_HEADER + HBT_CHUNK_MAX); /* a touch chunk is read whole, header first */
     if (!t->threads || !t->scratch)
-        return fail(err, errlen, "out of memory indexing the trace");
+        return hbt_fail(err, errlen, "out of memory indexing the trace");
     if (walk_chunks(t, 0, err, errlen) < 0)
         return -1;
     for (uint32_t i = 0; i < t->nthreads; i++) {
         t->threads[i].chunk_off = hbt_pages(t->threads[i].nchunks * sizeof(uint64_t));
         if (!t->threads[i].chunk_off)
-            return fail(err, errlen, "out of memory indexing the trace");
+            return hbt_fail(err, errlen, "out of memory indexing the trace");
     }
     t->touch_off = hbt_pages(t->ntouch_chunks * sizeof(uint64_t));
     if (!t->touch_off)
-        return fail(err, errlen, "out of memory indexing the trace");
+        return hbt_fail(err, errlen, "out of memory indexing the trace");
     if (walk_chunks(t, 1, err, errlen) < 0)
         return -1;
     t->ops = t->objects = 0;
@@ -561,7 +561,7 @@ static int check_events(struct hbt_trace *t, char *err, size_t errlen)
             ti->exits = e.kind == HBT_THREAD_EXIT;
         }
         if (got < 0)
-            return fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th, n);
+            return hbt_fail(err, errlen, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", th, n);
     }
     return 0;
 }
@@ -574,16 +574,16 @@ static int touch_chunk_each(const struct hbt_trace *t, uint64_t off, uint8_t *bu
 {
     struct chunk_hdr c;
     if (read_at(t, buf, HBT_CHUNK_HEADER, off) < 0)
-        return err ? fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
+        return err ? hbt_fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
     chunk_hdr_at(buf, &c);
     if (c.len > HBT_CHUNK_MAX || read_at(t, buf + HBT_CHUNK_HEADER, c.len, off + HBT_CHUNK_HEADER) < 0)
-        return err ? fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
+        return err ? hbt_fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
     const uint8_t *p = buf + HBT_CHUNK_HEADER, *end = p + c.len;
     for (uint32_t i = 0; i < c.nops; i++) {
         uint64_t th, seq, pages, res;
         if (hbt_varint_at(&p, end, &th, 1) < 0 || hbt_varint_at(&p, end, &seq, 1) < 0 || hbt_varint_at(&p, end, &pages, 1) < 0 ||
             hbt_varint_at(&p, end, &res, 1) < 0 || th >= t->nthreads || seq >= t->threads[th].objects || res >= pages)
-            return err ? fail(err, errlen, "corrupt trace: record %u of the touch chunk at byte %" PRIu64 " does not decode or names "
+            return err ? hbt_fail(err, errlen, "corrupt trace: record %u of the touch chunk at byte %" PRIu64 " does not decode or names "
                               "no object of the trace; record it again", i, off) : -1;
         struct hbt_touch r = {.thread = (uint16_t)th, .seq = seq, .obj = t->threads[th].obj_base + seq, .pages = pages, .resident = res};
         int rc = fn ? fn(arg, &r) : 0;
@@ -591,7 +591,7 @@ static int touch_chunk_each(const struct hbt_trace *t, uint64_t off, uint8_t *bu
             return rc;
     }
     if (p != end)
-        return err ? fail(err, errlen, "corrupt trace: the touch chunk at byte %" PRIu64 " holds more bytes than its %u records; "
+        return err ? hbt_fail(err, errlen, "corrupt trace: the touch chunk at byte %" PRIu64 " holds more bytes than its %u records; "
                           "record it again", off, c.nops) : -1;
     return 0;
 }
@@ -630,7 +630,7 @@ int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t er
     if (fd >= 0)
         close(fd);
     if (n < 0)
-        return fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
+        return hbt_fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
     memset(&t, 0, sizeof t);
     memcpy(t.head, buf, (size_t)n);
     t.size = (size_t)n;
@@ -666,18 +666,18 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         int e = errno;
         if (fd >= 0)
             close(fd);
-        return fail(err, errlen, "cannot open trace %s: %s", path, strerror(e));
+        return hbt_fail(err, errlen, "cannot open trace %s: %s", path, strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, "%s is a directory, not a trace; give a trace file (heapbench record -o FILE)", path);
+        return hbt_fail(err, errlen, "%s is a directory, not a trace; give a trace file (heapbench record -o FILE)", path);
     }
     t->size = (size_t)st.st_size;
     t->fd = fd;
     if (t->size >= HBT_HEADER_SIZE && read_at(t, t->head, HBT_HEADER_SIZE, 0) < 0) {
         int e = errno;
         hbt_close(t);
-        return fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
+        return hbt_fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
     }
     if (read_header(t, err, errlen) < 0 || index_chunks(t, err, errlen) < 0 || check_events(t, err, errlen) < 0 ||
         check_touch(t, err, errlen) < 0) {
@@ -685,7 +685,7 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         return -1;
     }
     if (t->h.complete && (t->h.ops != t->ops || t->h.threads < t->nthreads)) {
-        fail(err, errlen, "truncated trace: its header counts %" PRIu64 " events, its chunks hold %" PRIu64 "; record it again", t->h.ops, t->ops);
+        hbt_fail(err, errlen, "truncated trace: its header counts %" PRIu64 " events, its chunks hold %" PRIu64 "; record it again", t->h.ops, t->ops);
         hbt_close(t);
         return -1;
     }

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,15 +59,6 @@ void raw_touch_block_header(uint8_t *buf, uint32_t payload)
 
 /* ---- reader ---- */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* Appends a block to t's index. 0, or -1 when out of memory. */
 static int index_add(struct raw_thread *t, uint64_t off, uint32_t len)
 {
@@ -107,15 +97,15 @@ static int index_blocks(struct raw_file *f, const char *path, char *err, size_t 
     while (off + RAW_BLOCK_HEADER <= f->size) {
         uint32_t h[4];
         if (hbt_pread_all(f->fd, h, sizeof h, off) < 0)
-            return fail(err, errlen, "cannot read raw recording %s: %s", path, strerror(errno));
+            return hbt_fail(err, errlen, "cannot read raw recording %s: %s", path, strerror(errno));
         if (h[0] != RAW_BLOCK_MAGIC || h[1] >= HBT_MAX_THREADS || h[2] == 0 || h[2] > RAW_BLOCK_MAX || h[2] % 4 ||
             h[3] > RAW_BLOCK_TOUCH || (h[3] == RAW_BLOCK_TOUCH && h[2] % 16))
-            return fail(err, errlen, "corrupt raw recording %s: no valid block header at byte %" PRIu64 "; record the program "
+            return hbt_fail(err, errlen, "corrupt raw recording %s: no valid block header at byte %" PRIu64 "; record the program "
                         "again", path, off);
         if (off + RAW_BLOCK_HEADER + h[2] > f->size)
             break; /* cut by a crash: the recording ends at the last whole block */
         if ((h[3] == RAW_BLOCK_TOUCH ? index_add(&f->exit_touch, off + RAW_BLOCK_HEADER, h[2]) : add_block(f, h[1], off + RAW_BLOCK_HEADER, h[2])) < 0)
-            return fail(err, errlen, "out of memory indexing raw recording %s", path);
+            return hbt_fail(err, errlen, "out of memory indexing raw recording %s", path);
         off += RAW_BLOCK_HEADER + h[2];
     }
     f->used = off;
@@ -128,17 +118,17 @@ int raw_open(const char *path, struct raw_file *f, char *err, size_t errlen)
     f->fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (f->fd < 0 || fstat(f->fd, &st) < 0)
-        return fail(err, errlen, "cannot open raw recording %s: %s", path, strerror(errno));
+        return hbt_fail(err, errlen, "cannot open raw recording %s: %s", path, strerror(errno));
     f->size = (uint64_t)st.st_size;
     uint8_t head[RAW_PREFIX + HBT_HEADER_SIZE];
     if (f->size < sizeof head) {
         raw_close(f);
-        return fail(err, errlen, "raw recording %s is %" PRIu64 " bytes, shorter than its %zu-byte header: the program "
+        return hbt_fail(err, errlen, "raw recording %s is %" PRIu64 " bytes, shorter than its %zu-byte header: the program "
                     "ended before its first write; record it again", path, f->size, sizeof head);
     }
     if (hbt_pread_all(f->fd, head, sizeof head, 0) < 0 || memcmp(head, RAW_MAGIC, sizeof RAW_MAGIC) != 0) {
         raw_close(f);
-        return fail(err, errlen, "%s is not a raw recording (no %s magic at its start); give a .hbr file written by "
+        return hbt_fail(err, errlen, "%s is not a raw recording (no %s magic at its start); give a .hbr file written by "
                     "libhbrecord.so in raw mode", path, RAW_MAGIC);
     }
     memcpy(&f->pre.fork_order, head + 8, 8);
@@ -146,7 +136,7 @@ int raw_open(const char *path, struct raw_file *f, char *err, size_t errlen)
     char why[256];
     if (hbt_header_decode(head + RAW_PREFIX, &f->h, why, sizeof why) < 0 || index_blocks(f, path, why, sizeof why) < 0) {
         raw_close(f);
-        return fail(err, errlen, "raw recording %s: %s", path, why);
+        return hbt_fail(err, errlen, "raw recording %s: %s", path, why);
     }
     return 0;
 }
@@ -171,9 +161,9 @@ int raw_exit_touch_each(const struct raw_file *f, int (*fn)(void *arg, uint64_t 
     for (uint64_t b = 0; b < t->nblocks && rc == 0; b++) {
         uint64_t *w = malloc(t->len[b]);
         if (!w)
-            return fail(err, errlen, "out of memory reading a raw block of %u bytes", t->len[b]);
+            return hbt_fail(err, errlen, "out of memory reading a raw block of %u bytes", t->len[b]);
         if (hbt_pread_all(f->fd, w, t->len[b], t->off[b]) < 0)
-            rc = fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[b], strerror(errno));
+            rc = hbt_fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[b], strerror(errno));
         for (uint32_t i = 0; rc == 0 && i < t->len[b] / 8; i += 2)
             rc = fn(arg, w[i], w[i + 1] >> 32, w[i + 1] & 0xffffffffu);
         free(w);
@@ -204,10 +194,10 @@ static int next_block(struct raw_cursor *c, char *err, size_t errlen)
         c->buf = malloc(len);
         c->cap = c->buf ? len : 0;
         if (!c->buf)
-            return fail(err, errlen, "out of memory reading a raw block of %u bytes", len);
+            return hbt_fail(err, errlen, "out of memory reading a raw block of %u bytes", len);
     }
     if (hbt_pread_all(c->f->fd, c->buf, len, t->off[c->block]) < 0)
-        return fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[c->block], strerror(errno));
+        return hbt_fail(err, errlen, "cannot read a raw block at byte %" PRIu64 ": %s", t->off[c->block], strerror(errno));
     c->block++;
     c->p = c->buf;
     c->end = c->buf + len / 4;
@@ -259,7 +249,7 @@ int raw_next(struct raw_cursor *c, struct raw_event *e, char *err, size_t errlen
     e->kind = w & 15;
     n += raw_kind_extra(e->kind);
     if (e->kind == 0 || (uint64_t)(c->end - q) < 2 * n || (!(w & RAW_O) && c->order == UINT64_MAX))
-        return fail(err, errlen, "corrupt raw block of thread %u (block %" PRIu64 "): event word %#" PRIx64 " is not an "
+        return hbt_fail(err, errlen, "corrupt raw block of thread %u (block %" PRIu64 "): event word %#" PRIx64 " is not an "
                     "event; record the program again", c->thread, c->block - 1, (c->end - c->p) >= 2 ? w : (uint64_t)u);
     e->addr = (w & RAW_W) ? get64(q) : (w >> 20) << 3;
     q += 2 * !!(w & RAW_W);
