@@ -2,8 +2,8 @@
  * Always holds: entries [0, n) are the recorded mappings, in no order (a removal moves the
  * last entry into the hole); lock is held for every read or write of them. */
 #include "map_table.h"
+#include "spin.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -12,13 +12,8 @@ static struct map_entry *tab;
 static unsigned n;
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 
-static void take_lock(void)
-{
-    while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
-        sched_yield();
-}
-
-static void drop_lock(void) { atomic_flag_clear_explicit(&lock, memory_order_release); }
+static void take_lock(void) { spin_take(&lock); }
+static void drop_lock(void) { spin_drop(&lock); }
 
 static uint64_t round_up(uint64_t len, uint64_t page) { return (len + page - 1) & ~(page - 1); }
 

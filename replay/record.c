@@ -36,6 +36,7 @@
 #include "obj_map.h"
 #include "rawtrace.h"
 #include "record.h"
+#include "spin.h"
 #include "trace.h"
 
 #include <cpuid.h>
@@ -578,8 +579,7 @@ HOT void put(struct rec_thread *t, struct hbt_event *e, uint64_t *seq)
  * its counter holds after the membarrier, and the new owner starts above that. */
 static COLD uint64_t order_take_over(struct rec_thread *t)
 {
-    while (atomic_flag_test_and_set_explicit(&order_lock, memory_order_acquire))
-        sched_yield();
+    spin_take(&order_lock);
     struct rec_thread *old = atomic_load(&order_owner);
     uint64_t o;
     if (old == ORDER_SHARED) {
@@ -601,7 +601,7 @@ static COLD uint64_t order_take_over(struct rec_thread *t)
         }
         o = base;
     }
-    atomic_flag_clear_explicit(&order_lock, memory_order_release);
+    spin_drop(&order_lock);
     return o;
 }
 

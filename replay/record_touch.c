@@ -18,10 +18,10 @@
  * the objects and writes the same touch chunks (rawtrace.h). */
 #include "rawtrace.h"
 #include "record.h"
+#include "spin.h"
 #include "trace.h"
 
 #include <stdatomic.h>
-#include <sched.h>
 #include <sys/mman.h>
 
 /* The recorder's mappings are multiples of 64 KiB and none a multiple of 2 MiB, so that the
@@ -45,7 +45,7 @@ struct live {
     uint64_t size, id;                 /* requested bytes; its id (no mark) */
 };
 
-static uint64_t touch_min = UINT64_MAX; /* a page once rec_touch_init found malloc_usable_size: nothing is marked before */
+static uint64_t touch_min = UINT64_MAX; /* TOUCH_FLOOR (or a larger page) once rec_touch_init found malloc_usable_size: nothing is marked before */
 static uint64_t page;
 static size_t (*usable)(void *);
 static struct hbt_touch_chunk bufs[HBT_MAX_THREADS + 1];
@@ -54,13 +54,8 @@ uint8_t rec_touch_filter[1u << REC_TOUCH_FILTER_BITS]; /* record.h: 1 MiB, a mul
 static uint64_t nlive;
 static atomic_flag live_lock = ATOMIC_FLAG_INIT;
 
-static void lock(void)
-{
-    while (atomic_flag_test_and_set_explicit(&live_lock, memory_order_acquire))
-        sched_yield();
-}
-
-static void unlock(void) { atomic_flag_clear_explicit(&live_lock, memory_order_release); }
+static void lock(void) { spin_take(&live_lock); }
+static void unlock(void) { spin_drop(&live_lock); }
 
 void rec_touch_init(uint64_t page_size, size_t (*usable_size)(void *))
 {
