@@ -349,6 +349,22 @@ static uint64_t text_num(const char *text, size_t len, const char *key)
     return strtoull(v, NULL, 10);
 }
 
+int hbt_write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            errno = w < 0 ? errno : 0;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 /* Reads n bytes at off into buf: 0, or -1 (errno set; EIO for a file cut short since it was opened). */
 int hbt_pread_all(int fd, void *buf, size_t n, uint64_t off)
 {

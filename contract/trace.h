@@ -132,6 +132,9 @@ int hbt_header_read(const char *path, struct hbt_header *h, char *err, size_t er
 
 /* Reads n bytes at off of fd (pread, retried on EINTR). 0, or -1 with errno set (EIO: the file ended). */
 int hbt_pread_all(int fd, void *buf, size_t n, uint64_t off);
+/* Writes all n bytes of p to fd (write, retried on EINTR and short writes; no allocation, so the
+ * recorder calls it inside malloc). 0, or -1 with errno set (0 for a write that wrote nothing). */
+int hbt_write_all(int fd, const uint8_t *p, size_t n);
 /* Writes the message fmt (printf) into err (errlen bytes, always terminated) and returns -1: the
  * readers' (trace.c, rawtrace.c) way to refuse with one line of text. */
 int hbt_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -180,23 +180,10 @@ struct conv {
     char *err;
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w, n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int flush_chunk(struct conv *c, struct hbt_chunk *ch)
 {
     size_t len = hbt_chunk_seal(ch);
-    if (len && write_all(c->fd, ch->buf, len) < 0) {
+    if (len && hbt_write_all(c->fd, ch->buf, len) < 0) {
         snprintf(c->err, ERR, "cannot write %.400s: %s; free some space and run hbconvert again", c->out, strerror(errno ? errno : ENOSPC));
         return -1;
     }
@@ -207,7 +194,7 @@ static int flush_chunk(struct conv *c, struct hbt_chunk *ch)
 static int flush_touch(struct conv *c)
 {
     size_t len = hbt_touch_seal(&c->touch);
-    if (len && write_all(c->fd, c->touch.buf, len) < 0) {
+    if (len && hbt_write_all(c->fd, c->touch.buf, len) < 0) {
         snprintf(c->err, ERR, "cannot write %.400s: %s; free some space and run hbconvert again", c->out, strerror(errno ? errno : ENOSPC));
         return -1;
     }

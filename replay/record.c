@@ -236,23 +236,6 @@ static void write_failed(int err)
                    "recorded\n", (unsigned long long)R.h.pid, R.dir, strerror(err ? err : ENOSPC));
 }
 
-/* 0 when all n bytes were written, else -1 with errno set (0 for a write that wrote nothing). */
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            errno = w < 0 ? errno : 0;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* 0 when the header was written, else -1 (and, once the file is open, write_failed). */
 static int write_header(void)
 {
@@ -335,7 +318,7 @@ static int write_sealed(const uint8_t *buf, size_t len)
         open_trace();
     if (atomic_load_explicit(&R.file, memory_order_acquire) != FILE_OPEN)
         return 0;
-    int err = errno, ok = write_all(R.fd, buf, len) == 0;
+    int err = errno, ok = hbt_write_all(R.fd, buf, len) == 0;
     if (!ok)
         write_failed(errno);
     errno = err;
