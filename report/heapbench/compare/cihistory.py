@@ -132,15 +132,15 @@ def metrics_of(new, settings, store, testbed):
     return [m for m in expanded if m in kept]
 
 
-def require_testbed(store, testbed, url):
+def require_testbed(store, testbed):
     """Exit 2 unless the history has points of testbed, naming the testbeds it has."""
     names = [t.name for t in store.testbeds()]
     if testbed.name in names:
         return
     have = f"it has {', '.join(names)}" if names else "it is empty"
     facts = ", ".join(f"{k} {v}" for k, v in testbed.fields.items() if v is not None)
-    cli.usage_exit(PROG, f"history {url or store.where} has no run of this machine's testbed {testbed.name} ({facts}); "
-                   f"{have}. Seed it on this machine with 'heapbench ci --history {url or store.where} --update-baseline' "
+    cli.usage_exit(PROG, f"history {store.where} has no run of this machine's testbed {testbed.name} ({facts}); "
+                   f"{have}. Seed it on this machine with 'heapbench ci --history URL --update-baseline' "
                    "(same matrix options; adds the run without gating) or 'heapbench history add DIR'")
 
 
@@ -176,7 +176,7 @@ def gate_history(args, settings, out_dir, matrix):
         add(store, batch1, args.label, testbed.name)
         store.close()
         return None
-    require_testbed(store, testbed, args.history)
+    require_testbed(store, testbed)
     names = metrics_of(new, settings, store, testbed.name)
     series = store.all_series(testbed.name, names)
     print(f"ci: testbed {testbed.name}: gating against its last {args.window} points after the last change point "

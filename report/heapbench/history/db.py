@@ -14,6 +14,7 @@ import sqlite3
 
 from heapbench import layout
 from heapbench.history import schema
+from heapbench.history import secret
 
 BUSY_TIMEOUT_MS = 60000
 LOCK_KEY = 260026  # the advisory lock every PostgreSQL writer of a history takes (issue 26)
@@ -42,7 +43,7 @@ class Connection:
     """One open history database: engine ('sqlite' or 'postgresql'), where (for messages)."""
 
     def __init__(self, url):
-        self.where = url
+        self.url, self.where = url, secret.mask(url)
         try:
             if is_postgresql(url):
                 self._open_postgresql(url)
@@ -69,7 +70,6 @@ class Connection:
     def _open_postgresql(self, url):
         """Connects with psycopg2 (transactions: psycopg2 begins one on the first statement)."""
         self.engine = "postgresql"
-        self.where = _hide_password(url)
         try:
             import psycopg2
         except ImportError:
@@ -83,7 +83,7 @@ class Connection:
             hint = "it is not a heapbench history or it is damaged; give --db another file or move it away"
         else:
             hint = "check the URL, that the server runs and accepts you (--db or HEAPBENCH_HISTORY)"
-        return HistoryError(f"history {self.where}: {text}; {hint}")
+        return HistoryError(secret.mask(self.url, f"history {self.where}: {text}; {hint}"))
 
     def _sql(self, sql):
         """sql with '?' placeholders for this engine."""
@@ -193,11 +193,3 @@ class Cursor:
     def fetchall(self):
         return self.cur.fetchall()
 
-
-def _hide_password(url):
-    """url with the password of its user part replaced by ***."""
-    scheme, sep, rest = url.partition("://")
-    auth, at, host = rest.rpartition("@")
-    if at and ":" in auth:
-        auth = auth.split(":", 1)[0] + ":***"
-    return f"{scheme}{sep}{auth}{at}{host}"

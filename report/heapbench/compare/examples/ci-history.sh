@@ -13,12 +13,15 @@
 #        SEEDS              runs added when a testbed is new (default 3: the gate decides from 3 points)
 set -u
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)" || exit 2
-history=${HEAPBENCH_HISTORY:-results/history.sqlite}
+# The history reaches heapbench through the environment, never the command line (where ps would show
+# a PostgreSQL URL's password).
+HEAPBENCH_HISTORY=${HEAPBENCH_HISTORY:-results/history.sqlite}
+export HEAPBENCH_HISTORY
 out=${HEAPBENCH_OUT:-results/ci}
 label=${LABEL:-$(git describe --always --dirty 2>/dev/null || echo unlabelled)}
 mkdir -p "$out"
 # Memory counts (page faults, peak RSS) of the quick matrix: they do not follow the runner's load.
-set -- --history "$history" --metrics minflt,maxrss_kb "$@"
+set -- --history --metrics minflt,maxrss_kb "$@"
 if [ "${ADD:-0}" = 1 ]; then
     build/heapbench ci "$@" -o "$out" --junit "$out/junit.xml" --markdown "$out/summary.md" \
         --add --label "$label" 2>"$out/gate.err"
@@ -28,7 +31,7 @@ fi
 status=$?
 cat "$out/gate.err" >&2
 if [ $status -eq 2 ] && grep -q "has no run of this machine's testbed" "$out/gate.err"; then
-    echo "heapbench gate: this testbed is new to $history; seeding it with ${SEEDS:-3} runs (nothing gated)"
+    echo "heapbench gate: this testbed is new to the history; seeding it with ${SEEDS:-3} runs (nothing gated)"
     i=0
     while [ $i -lt "${SEEDS:-3}" ]; do
         i=$((i + 1))

@@ -34,8 +34,8 @@ def _server_binaries():
 class Server:
     """A PostgreSQL server in a temporary directory (start() raises unittest.SkipTest with the reason)."""
 
-    def __init__(self, tmp):
-        self.tmp, self.proc = tmp, None
+    def __init__(self, tmp, password=None):
+        self.tmp, self.proc, self.password = tmp, None, password
 
     def _as_user(self, argv):
         """argv run as the unprivileged user (setpriv to nobody when root)."""
@@ -59,8 +59,16 @@ class Server:
             os.chmod(self.tmp, 0o755)
             for path in (self.tmp, self.sock):
                 os.chown(path, nobody.pw_uid, nobody.pw_gid)
+        auth = ["--auth=trust"]
+        if self.password:  # password authentication: a client must give it (URL, PGPASSWORD, .pgpass)
+            pwfile = os.path.join(self.tmp, "pwfile")
+            with open(pwfile, "w") as fh:
+                fh.write(self.password + "\n")
+            if os.geteuid() == 0:
+                os.chown(pwfile, pwd.getpwnam("nobody").pw_uid, -1)
+            auth = ["--auth=scram-sha-256", f"--pwfile={pwfile}"]
         init = subprocess.run(self._as_user([os.path.join(bindir, "initdb"), "-D", self.data, "-U", "hb",
-                                             "--auth=trust", "--no-sync"]),
+                                             "--no-sync"] + auth),
                               capture_output=True, text=True, timeout=300)
         if init.returncode != 0:
             raise unittest.SkipTest(f"initdb failed: {(init.stderr or init.stdout).strip().splitlines()[-1:]}")
@@ -80,7 +88,7 @@ class Server:
                     tail = fh.read().strip().splitlines()[-1:]
                 raise unittest.SkipTest(f"postgres exited {self.proc.returncode} at start: {tail}")
             try:
-                psycopg2.connect(self.url, connect_timeout=2).close()
+                psycopg2.connect(self.url, connect_timeout=2, password=self.password).close()
                 return
             except psycopg2.OperationalError:
                 time.sleep(0.2)
@@ -100,11 +108,14 @@ class Server:
             self.log.close()
 
 
-class PostgresTest(unittest.TestCase):
+class ServerCase(unittest.TestCase):
+    """A test with its own server (PASSWORD: None trusts every local user, else the server asks for it)."""
+    PASSWORD = None
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="hb-history-pg-")
         os.chmod(self.tmp, 0o711)  # the server's user must reach its directory inside
-        self.server = Server(os.path.join(self.tmp, "pg"))
+        self.server = Server(os.path.join(self.tmp, "pg"), self.PASSWORD)
         os.makedirs(self.server.tmp)
         try:
             self.server.start()
@@ -116,6 +127,8 @@ class PostgresTest(unittest.TestCase):
         self.server.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+
+class PostgresTest(ServerCase):
     def _dirs(self):
         return [write_run(os.path.join(self.tmp, f"r{i}"), {KEY: cell(1.0 + (i >= 6) * 0.1),
                                                             ("list", "glibc", 1, "", ""): cell(2.0)}, run_id=f"r{i}")
@@ -153,6 +166,78 @@ class PostgresTest(unittest.TestCase):
         self.assertEqual(changes.returncode, 0, changes.stderr)
         self.assertEqual(changes.stdout.count("\n"), 1, changes.stdout)
         self.assertIn("churn/glibc/t1  wall_s  at v6:", changes.stdout)
+
+
+class PasswordTest(ServerCase):
+    """A server that asks for a password: libpq's own sources of it work (heapbench passes none of its
+    own), and no message of history or ci shows it, whatever form the URL gives it in."""
+    PASSWORD = "Right0Pw5"
+
+    def history(self, url, env=None):
+        """`history testbeds --db url` with HOME a directory without .pgpass and no PG* variables but env's."""
+        home = os.path.join(self.tmp, "home")
+        os.makedirs(home, exist_ok=True)
+        full = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        full.update(HOME=home, HEAPBENCH_RESULTS=os.path.join(self.tmp, "results"), **(env or {}))
+        full.pop("HEAPBENCH_HISTORY", None)
+        return subprocess.run([histfix.BIN, "history", "testbeds", "--db", url], capture_output=True, text=True,
+                              env=full, timeout=600)
+
+    def pgpass(self, path):
+        """Writes a .pgpass at path (mode 0600, as libpq requires) holding the password for user hb."""
+        with open(path, "w") as fh:
+            fh.write(f"*:*:*:hb:{self.PASSWORD}\n")
+        os.chmod(path, 0o600)
+        return path
+
+    def test_libpq_reads_pgpassword_and_pgpass(self):
+        url = self.server.url
+        done = self.history(url)
+        self.assertEqual(done.returncode, 2, done.stdout)  # no password anywhere: refused by the server
+        self.assertIn("password", done.stderr)
+        for env in ({"PGPASSWORD": self.PASSWORD}, {"PGPASSFILE": self.pgpass(os.path.join(self.tmp, "pgpass"))}):
+            done = self.history(url, env)
+            self.assertEqual(done.returncode, 0, (env, done.stderr))
+            self.assertIn("is empty", done.stdout)
+        self.pgpass(os.path.join(self.tmp, "home", ".pgpass"))
+        done = self.history(url)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertFalse(any(self.PASSWORD in d for d in (done.stdout, done.stderr)))
+
+    def test_no_message_shows_the_password(self):
+        sock = self.server.sock
+        wrong = [f"postgresql://hb:Wrong1Pw7@/postgres?host={sock}", f"postgresql://hb@/postgres?host={sock}&password=Wrong1Pw7"]
+        for url in wrong:
+            done = self.history(url)
+            self.assertEqual(done.returncode, 2, done.stdout)
+            self.assertNotIn("Wrong1Pw7", done.stdout + done.stderr)
+            self.assertIn("***", done.stderr)
+        right = [f"postgresql://hb:{self.PASSWORD}@/postgres?host={sock}",
+                 f"postgresql://hb@/postgres?host={sock}&password={self.PASSWORD}"]
+        for url in right:
+            self.assertEqual(self.history(url).returncode, 0)
+        out = os.path.join(self.tmp, "ci")
+        matrix = ["-w", "thread-churn", "-a", "glibc", "-t", "1", "-p=--mode=loop --ops=2000", "-n", "2"]
+        env = dict(os.environ, HEAPBENCH_RESULTS=os.path.join(self.tmp, "results"))
+        gate = subprocess.run([histfix.BIN, "ci", "--history", right[1], "-o", out] + matrix, capture_output=True,
+                              text=True, env=env, timeout=900)
+        self.assertEqual(gate.returncode, 2, gate.stderr[-2000:])
+        self.assertIn("has no run of this machine's testbed", gate.stderr)
+        seed = subprocess.run([histfix.BIN, "ci", "--history", right[0], "--update-baseline", "-o", out] + matrix,
+                              capture_output=True, text=True, env=env, timeout=900)
+        self.assertEqual(seed.returncode, 0, seed.stderr[-2000:])
+        self.assertIn("ci: added", seed.stderr)
+        gate = subprocess.run([histfix.BIN, "ci", "--history", right[1], "-o", out, "--allow-unknown",
+                               "--markdown", os.path.join(out, "summary.md"), "--junit", os.path.join(out, "j.xml")]
+                              + matrix, capture_output=True, text=True, env=env, timeout=900)
+        self.assertIn("gating against", gate.stderr)
+        written = []
+        for base, _, files in os.walk(out):
+            for name in files:
+                with open(os.path.join(base, name), errors="replace") as fh:
+                    written.append(fh.read())
+        for text in [gate.stdout, gate.stderr, seed.stdout, seed.stderr] + written:
+            self.assertNotIn(self.PASSWORD, text)
 
 
 if __name__ == "__main__":
