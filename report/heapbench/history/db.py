@@ -150,17 +150,28 @@ class Connection:
         return cur.fetchone()[0] or 0
 
     def _ensure_schema(self):
-        """Creates or migrates the schema to schema.VERSION; refuses a newer one."""
-        with self.write() as cur:
-            found = self.version(cur)
-            if found > schema.VERSION:
-                raise HistoryError(f"history {self.where}: schema {found} was written by a newer heapbench "
-                                   f"(this one reads schema {schema.VERSION}); use that heapbench or another --db")
-            for step in range(found, schema.VERSION):
-                for statement in schema.ddl(step, self.engine):
-                    cur.execute(statement)
-                if step:
-                    cur.execute("UPDATE hb_schema SET version = ?", (step + 1,))
+        """Creates or migrates the schema to schema.VERSION; refuses a newer one. Under SQLite the
+        foreign keys are off while it runs (a migration rebuilds a referenced table, which SQLite
+        allows only so) and checked whole before the commit."""
+        if self.engine == "sqlite":
+            self.conn.execute("PRAGMA foreign_keys=OFF")  # only outside a transaction
+        try:
+            with self.write() as cur:
+                found = self.version(cur)
+                if found > schema.VERSION:
+                    raise HistoryError(f"history {self.where}: schema {found} was written by a newer heapbench "
+                                       f"(this one reads schema {schema.VERSION}); use that heapbench or another --db")
+                for step in range(found, schema.VERSION):
+                    for statement in schema.ddl(step, self.engine):
+                        cur.execute(statement)
+                    if step:
+                        cur.execute("UPDATE hb_schema SET version = ?", (step + 1,))
+                if self.engine == "sqlite" and found < schema.VERSION and cur.execute("PRAGMA foreign_key_check").fetchone():
+                    raise HistoryError(f"history {self.where}: its rows do not match each other after the migration "
+                                       f"to schema {schema.VERSION}; nothing was changed: keep it and use another --db")
+        finally:
+            if self.engine == "sqlite":
+                self.conn.execute("PRAGMA foreign_keys=ON")
 
     def close(self):
         """Closes the connection."""

@@ -4,9 +4,12 @@ Always holds: VERSION is the schema this code writes and reads; MIGRATIONS[v] ta
 from version v to v + 1 (MIGRATIONS[0] creates version 1 from nothing), so every database
 reaches VERSION by the same steps; a database whose version is above VERSION is refused by
 the caller (it was written by a newer heapbench). The statements are written once for both
-engines: {id} is the auto-numbered key's type, {real} a double, filled by ddl().
+engines ({id} is the auto-numbered key's type, {real} a double, filled by ddl()), except where
+the engines' ALTER TABLE differ: such a step is a dict {engine: statements}. A run is keyed by
+(run id, host, content): content is the sha256 of its runs.csv ('' for a run added before
+version 2, which is then known by its start time).
 """
-VERSION = 1
+VERSION = 2
 
 # One list of statements per step: MIGRATIONS[v] turns version v into v + 1.
 MIGRATIONS = [
@@ -26,6 +29,24 @@ MIGRATIONS = [
         "CREATE INDEX points_cell ON points (cell, metric)",
         "INSERT INTO hb_schema (version) VALUES (1)",
     ],
+    {   # 2: runs keyed by (run id, host, content), so that a new run in a reused directory name is its own run
+        "sqlite": [  # SQLite cannot drop a constraint: the table is rebuilt (foreign keys off: db.py)
+            "CREATE TABLE runs_v2 (id {id}, run_id TEXT NOT NULL, host TEXT NOT NULL, testbed TEXT NOT NULL "
+            "REFERENCES testbeds(name), label TEXT NOT NULL, ord {real} NOT NULL, added TEXT NOT NULL, "
+            "git_commit TEXT, start TEXT, content TEXT NOT NULL DEFAULT '', UNIQUE (run_id, host, content), "
+            "UNIQUE (testbed, label))",
+            "INSERT INTO runs_v2 (id, run_id, host, testbed, label, ord, added, git_commit, start) "
+            "SELECT id, run_id, host, testbed, label, ord, added, git_commit, start FROM runs",
+            "DROP TABLE runs",
+            "ALTER TABLE runs_v2 RENAME TO runs",
+            "CREATE INDEX runs_testbed ON runs (testbed, ord, id)",
+        ],
+        "postgresql": [
+            "ALTER TABLE runs ADD COLUMN content TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE runs DROP CONSTRAINT runs_run_id_host_key",
+            "ALTER TABLE runs ADD CONSTRAINT runs_key UNIQUE (run_id, host, content)",
+        ],
+    },
 ]
 
 # Column types that differ between the engines.
@@ -35,7 +56,8 @@ TYPES = {"sqlite": {"id": "INTEGER PRIMARY KEY", "real": "REAL"},
 
 def ddl(step, engine):
     """The statements of MIGRATIONS[step] for engine ('sqlite' or 'postgresql')."""
-    return [s.format(**TYPES[engine]) for s in MIGRATIONS[step]]
+    step = MIGRATIONS[step]
+    return [s.format(**TYPES[engine]) for s in (step[engine] if isinstance(step, dict) else step)]
 
 
 assert len(MIGRATIONS) == VERSION, "one migration per schema version"

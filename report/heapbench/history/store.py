@@ -3,7 +3,8 @@
 Always holds: one Store over one database (db.Connection: SQLite by default, PostgreSQL by
 URL); add() checks and reads every directory before writing anything, then writes all of them
 in one transaction, so a refused directory or an error leaves the history as it was; a run is
-keyed by (run id, host): adding it again is a no-op; within a testbed a label names one run (an
+keyed by (run id, host, content: the sha256 of its runs.csv): adding it again is a no-op, and
+another run written later into a reused directory name is a run of its own; within a testbed a label names one run (an
 explicit --label already used by another run is refused; a defaulted label, the run's commit,
 is made unique with @host); a point's order is --order when given, else one more than the
 testbed's largest (points are then in the order they were added); series come back in
@@ -11,6 +12,7 @@ testbed's largest (points are then in the order they were added); series come ba
 """
 import collections
 import datetime
+import hashlib
 import json
 import os
 
@@ -44,6 +46,18 @@ def default_label(meta):
     return str(meta.get("run_id") or "unlabelled")
 
 
+def _content(directory):
+    """The sha256 of a directory's runs.csv: what tells two runs with one run id apart."""
+    digest = hashlib.sha256()
+    try:
+        with open(os.path.join(directory, "runs.csv"), "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as err:
+        raise HistoryError(f"{directory}: runs.csv cannot be read ({err.strerror}); nothing was added") from None
+    return digest.hexdigest()
+
+
 def _hosts(meta, by_host):
     """The hosts of a directory to add: those with rows, else meta.json's host (a run with no rows)."""
     return sorted(by_host) or [str(meta.get("host") or "")]
@@ -74,7 +88,7 @@ class Store:
                 meta, by_host = points.read(directory)
             except results.ResultsError as err:
                 raise HistoryError(f"{err}; nothing was added") from None
-            read.append((directory, meta, by_host))
+            read.append((directory, dict(meta, content=_content(directory)), by_host))
         out = []
         with self.db.write() as cur:
             for index, (directory, meta, by_host) in enumerate(read):
@@ -87,8 +101,10 @@ class Store:
     def _add_run(self, cur, directory, meta, host, tb, entries, label, order):
         """Writes one host's run of a directory (inside add's transaction); (testbed, run id, added)."""
         run_id = str(meta.get("run_id") or "")
-        if cur.execute("SELECT id FROM runs WHERE run_id = ? AND host = ?", (run_id, host)).fetchone():
-            return (tb.name, run_id, False)
+        for content, start in cur.execute("SELECT content, start FROM runs WHERE run_id = ? AND host = ?",
+                                          (run_id, host)).fetchall():
+            if content == meta["content"] or (not content and start == meta.get("start")):
+                return (tb.name, run_id, False)  # this run (one added before contents were kept: its start)
         cur.execute("INSERT INTO testbeds (name, fields) VALUES (?, ?) ON CONFLICT DO NOTHING",
                     (tb.name, json.dumps(tb.fields, sort_keys=True)))
         name = self._label(cur, tb.name, label, meta, host, directory)
@@ -96,10 +112,10 @@ class Store:
             top = cur.execute("SELECT max(ord) FROM runs WHERE testbed = ?", (tb.name,)).fetchone()[0]
             order = 1 if top is None else top + 1
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        run = cur.execute("INSERT INTO runs (run_id, host, testbed, label, ord, added, git_commit, start) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        run = cur.execute("INSERT INTO runs (run_id, host, testbed, label, ord, added, git_commit, start, content) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                           (run_id, host, tb.name, name, float(order), now, meta.get("git_commit"),
-                           meta.get("start"))).fetchone()[0]
+                           meta.get("start"), meta["content"])).fetchone()[0]
         libs = [(run, a, info.get("path"), info.get("version"), info.get("sha256"))
                 for a, info in sorted((meta.get("allocators") or {}).items()) if isinstance(info, dict)]
         if libs:
@@ -123,7 +139,8 @@ class Store:
                                    "give each run its own --label (nothing was added)")
             return label
         base = default_label(meta)
-        for candidate in (base, f"{base}@{host}", f"{base}@{host}/{meta.get('run_id')}"):
+        for candidate in (base, f"{base}@{host}", f"{base}@{host}/{meta.get('run_id')}",
+                          f"{base}@{host}/{meta.get('run_id')}/{meta['content'][:12]}"):
             if not taken(candidate):
                 return candidate
         raise HistoryError(f"{directory}: its default label {base!r} is taken; give --label (nothing was added)")

@@ -167,6 +167,34 @@ class PostgresTest(ServerCase):
         self.assertEqual(changes.stdout.count("\n"), 1, changes.stdout)
         self.assertIn("churn/glibc/t1  wall_s  at v6:", changes.stdout)
 
+    def test_a_schema_1_history_is_migrated_and_a_reused_run_id_added(self):
+        """A schema 1 history (runs keyed by run id and host) is migrated on open; a new run written into
+        a reused directory name is then a run of its own, and adding it again changes nothing."""
+        import psycopg2
+        from heapbench.history import schema
+        conn = psycopg2.connect(self.server.url)
+        with conn, conn.cursor() as cur:
+            for statement in schema.ddl(0, "postgresql"):
+                cur.execute(statement)
+        conn.close()
+        nightly = os.path.join(self.tmp, "nightly")
+        outputs = []
+        for wall in (1.0, None, 1.5, None):  # None: add the same directory again
+            if wall is not None:
+                shutil.rmtree(nightly, ignore_errors=True)
+                write_run(nightly, {KEY: cell(wall)}, run_id="nightly")
+            done = histfix.run_cli(["add", "--db", self.server.url, nightly], self.tmp)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            outputs.append(done.stdout.split(":")[0])
+        self.assertEqual(outputs, ["added", "already in the history", "added", "already in the history"])
+        conn = psycopg2.connect(self.server.url)
+        with conn, conn.cursor() as cur:
+            cur.execute("SELECT max(version) FROM hb_schema")
+            self.assertEqual(cur.fetchone()[0], schema.VERSION)
+            cur.execute("SELECT count(*), count(DISTINCT content) FROM runs WHERE run_id = 'nightly'")
+            self.assertEqual(cur.fetchone(), (2, 2))
+        conn.close()
+
 
 class PasswordTest(ServerCase):
     """A server that asks for a password: libpq's own sources of it work (heapbench passes none of its

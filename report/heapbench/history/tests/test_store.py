@@ -66,6 +66,64 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(dump(self.db), before)
         self.assertEqual(len(before["runs"]), 3)
 
+    def test_a_new_run_in_a_reused_directory_name_is_added(self):
+        """run -o nightly, add; the directory removed and run again into the same path, add: a second run
+        (same run id, other figures); adding either again changes nothing."""
+        nightly = os.path.join(self.tmp, "nightly")
+        write_run(nightly, {KEY: cell(1.0)}, run_id="nightly")
+        self.assertIn("added: run nightly", self.cli("add", "--db", self.db, nightly).stdout)
+        shutil.rmtree(nightly)
+        write_run(nightly, {KEY: cell(1.5)}, run_id="nightly")
+        done = self.cli("add", "--db", self.db, nightly)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("added: run nightly", done.stdout)
+        before = dump(self.db)
+        self.assertEqual(len(before["runs"]), 2)
+        medians = sorted(p[6] for p in before["points"] if p[4] == "wall_s")  # median of 1.0 * (1, 1.001, 1.002)
+        self.assertEqual([round(m, 6) for m in medians], [1.001, 1.5015])
+        done = self.cli("add", "--db", self.db, nightly)
+        self.assertIn("already in the history: run nightly", done.stdout)
+        self.assertEqual(dump(self.db), before)
+
+    def test_a_schema_1_history_is_migrated(self):
+        """A history written by schema 1 (runs keyed by run id and host) is migrated on open: its runs and
+        points stay, its run is still known (by its start time), and a new run of the same id is added."""
+        from heapbench.history import schema
+        nightly = os.path.join(self.tmp, "nightly")
+        write_run(nightly, {KEY: cell(1.0)}, run_id="nightly")
+        path = os.path.join(nightly, "meta.json")
+        with open(path) as fh:
+            meta = json.load(fh)
+        meta["start"] = "2026-01-01T00:00:00Z"
+        with open(path, "w") as fh:
+            json.dump(meta, fh)
+        conn = sqlite3.connect(self.db)
+        for statement in schema.ddl(0, "sqlite"):
+            conn.execute(statement)
+        conn.execute("INSERT INTO testbeds VALUES ('tb', '{}')")
+        conn.execute("INSERT INTO runs VALUES (1, 'nightly', 'hostA', 'tb', 'old', 1, 'x', NULL, '2026-01-01T00:00:00Z')")
+        conn.execute("INSERT INTO libraries VALUES (1, 'glibc', '/lib/x', '2.36', NULL)")
+        conn.execute("INSERT INTO points VALUES (1, 'c', 'w', 'glibc', 'wall_s', '[1]', 1, 0, 1, 1)")
+        conn.commit()
+        conn.close()
+        done = self.cli("add", "--db", self.db, nightly)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("already in the history: run nightly", done.stdout)
+        after = dump(self.db)
+        self.assertEqual(after["hb_schema"], [(schema.VERSION,)])
+        self.assertEqual(after["runs"][0][:9], (1, 'nightly', 'hostA', 'tb', 'old', 1.0, 'x', None, '2026-01-01T00:00:00Z'))
+        self.assertEqual(len(after["points"]), 1)
+        shutil.rmtree(nightly)
+        write_run(nightly, {KEY: cell(2.0)}, run_id="nightly")
+        done = self.cli("add", "--db", self.db, nightly)
+        self.assertIn("added: run nightly", done.stdout)
+        conn = sqlite3.connect(self.db)
+        try:
+            self.assertEqual(conn.execute("PRAGMA foreign_key_check").fetchall(), [])
+            self.assertEqual(conn.execute("SELECT count(*) FROM runs").fetchone()[0], 2)
+        finally:
+            conn.close()
+
     def test_points_are_ordered_as_added_or_by_order(self):
         dirs = self.runs(3)
         self.cli("add", "--db", self.db, "--label", "v2", "--order", "20", dirs[2])
