@@ -9,7 +9,9 @@ the new run's median against the window's point medians, t = (x - mean) / (sd * 
 with N - 1 degrees of freedom, two-sided; it carries the run-to-run spread of the machine, which
 the reps of one run do not. Fewer than MIN_POINTS points is UNKNOWN (the gate is then UNDECIDED
 unless --allow-unknown). Like the baseline mode, batch 1 screens uncorrected and only a suspect
-confirmed on a re-run (Holm over the suspects of a metric) fails. --add adds batch 1 to the
+confirmed on a re-run (Holm over the suspects of a metric) fails; batch 1 and the re-runs go into
+directories of their own (batch1-TIME-PID, confirm-TIME-PID-K), so a reused -o never holds them
+already. --add adds batch 1 to the
 history only when the gate passed; --update-baseline adds it without gating (to seed a testbed).
 """
 import math
@@ -188,7 +190,8 @@ def gate_history(args, settings, out_dir, matrix):
     print(f"ci: batch 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)
     confirmed = {}
     if suspects:
-        runs = launch.rerun(args, suspects, out_dir, args.reps)
+        stem = "confirm" + os.path.basename(batch1)[len("batch1"):]  # unique like batch 1's
+        runs = launch.rerun(args, suspects, out_dir, args.reps, stem=stem)
         again = judge({"runs": runs}, series, names, settings, testbed.name, holm=True, last=args.window)
         wanted = {(r["label"], r["metric"]) for r in suspects}
         confirmed = {(r["label"], r["metric"]): r for r in again["rows"] if (r["label"], r["metric"]) in wanted}

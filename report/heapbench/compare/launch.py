@@ -54,15 +54,15 @@ def batch(args, out_dir, matrix_words, reps):
     runner("heapbench ci", words, out_dir)
 
 
-def rerun(args, suspects, out_dir, reps, reference=None):
+def rerun(args, suspects, out_dir, reps, reference=None, stem="confirm"):
     """Re-runs each suspect row's cell on its own (with the reference allocator when given) into
-    out_dir/confirm-K, reps reps; returns the runs.csv rows of all of them."""
+    out_dir/STEM-K, reps reps; returns the runs.csv rows of all of them."""
     keys = sorted({results.cell_key(r, results.MATCH_KEY) for r in suspects})
     runs = []
     for k, (workload, allocator, threads, params, env) in enumerate(keys, start=1):
         words = ["-w", workload, "-a", allocator + ("," + reference if reference else ""), "-t", str(threads), "-p", params]
         words += ["--env", env] if env else []
-        directory = os.path.join(out_dir, f"confirm-{k}")
+        directory = os.path.join(out_dir, f"{stem}-{k}")
         batch(args, directory, words, reps)
         runs += judged.judged(results.load(directory))["runs"]  # judged per batch: run numbers repeat across them
     return runs

@@ -63,11 +63,11 @@ class HistoryGateTest(unittest.TestCase):
         """Removes it."""
         self.tmp.cleanup()
 
-    def gate(self, *args, library=MIMALLOC):
-        """Runs `heapbench ci --history DB` on MATRIX, the allocator 'mine' being library, into a fresh
-        output directory; returns (process, out dir)."""
+    def gate(self, *args, library=MIMALLOC, out=None):
+        """Runs `heapbench ci --history DB` on MATRIX, the allocator 'mine' being library, into out (default
+        a fresh output directory); returns (process, out dir)."""
         self.count += 1
-        out = os.path.join(self.tmp.name, f"g{self.count}")
+        out = out or os.path.join(self.tmp.name, f"g{self.count}")
         proc = subprocess.run([HB, "ci", "--history", self.db, "-o", out, f"--allocator=mine={library}"] + MATRIX + list(args),
                               capture_output=True, text=True)
         return proc, out
@@ -102,7 +102,8 @@ class HistoryGateTest(unittest.TestCase):
         """Empty history: exit 2; another testbed only: exit 2 naming it; seeded (--update-baseline), two
         undecided passes added with --allow-unknown, then a decided PASS added (the testbed named); then
         the library behind the allocator name 'mine' swapped from mimalloc's to tcmalloc's (peak RSS and page
-        faults up several times): a confirmed REGRESSION, exit 1, and not added."""
+        faults up several times): a confirmed REGRESSION, exit 1, and not added; the same again into the
+        same -o directory (a CI job that reuses it): exit 1 again, not a setup error."""
         proc, out = self.gate()
         self.assertEqual(proc.returncode, 2, proc.stderr[-1500:])
         self.assertIn("it is empty", proc.stderr.splitlines()[-1])
@@ -130,7 +131,12 @@ class HistoryGateTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stdout[-1500:] + proc.stderr[-1500:])
         self.assertIn("ci: FAIL", proc.stderr)
         self.assertIn("confirmed on re-run", proc.stdout)
-        self.assertTrue(os.path.isdir(os.path.join(out, "confirm-1")))
+        self.assertTrue(any(d.startswith("confirm-") for d in os.listdir(out)), os.listdir(out))
+        self.assertEqual(self.runs(), 5)
+        proc, _ = self.gate("--add", library=TCMALLOC, out=out)  # a CI job that reuses its -o directory
+        self.assertEqual(proc.returncode, 1, proc.stdout[-1500:] + proc.stderr[-1500:])
+        self.assertIn("confirmed on re-run", proc.stdout)
+        self.assertEqual(len([d for d in os.listdir(out) if d.startswith("batch1-")]), 2, os.listdir(out))
         self.assertEqual(self.runs(), 5)
 
     def test_usage_errors(self):
