@@ -52,6 +52,15 @@ char *hb_capture(char *const argv[])
     return all;
 }
 
+/* sha256sum's digest of path (sysinfo.h). */
+char *hb_sha256_file(const char *path)
+{
+    char *argv[] = {"sha256sum", "--", (char *)path, NULL};
+    char *line = hb_capture(argv);
+    line[strcspn(line, " ")] = '\0';
+    return line;
+}
+
 /* Host name. */
 char *hb_sys_host(void)
 {

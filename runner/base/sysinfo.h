@@ -11,6 +11,8 @@
 char *hb_capture(char *const argv[]);
 /* All of the stdout of argv (same rules as hb_capture). */
 char *hb_capture_all(char *const argv[]);
+/* The sha256 of the file at path as 64 hex digits (coreutils' sha256sum), "" when it cannot be read. */
+char *hb_sha256_file(const char *path);
 
 char *hb_sys_host(void);        /* gethostname */
 char *hb_sys_cpu_model(void);   /* /proc/cpuinfo "model name" */

@@ -219,6 +219,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     fprintf(f, "  \"cells\": %zu,\n  \"hyperfine\": %s,\n", m->ng * m->nalloc, o->hyperfine ? "true" : "false");
     hb_meta_allocators(f, m);
     hb_meta_traces(f, m);
+    hb_inputs_write(f, meta->inputs);
     hb_meta_latency(f, o);
     hb_meta_counters(f, meta);
     fprintf(f, "  \"subcommand\": \"%s\"\n}\n", o->cmd == HB_CMD_EXEC ? "exec" : "run");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "inputs.h"
 #include "perf.h"
 #include "meta.h"
 #include "python.h"
@@ -165,7 +166,10 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     if (c.o.list_shard)
         return hb_shardlist_print(&c.m, stdout);
     hb_summary_init(&c.summary, &c.m);
+    struct hb_inputs inputs;
+    hb_inputs_collect(&inputs, &c.o, &c.m);
     if (c.o.resume) {
+        hb_inputs_check(&inputs, c.o.resume);
         hb_results_reopen(&c.r, c.o.resume, run_id);
         hb_resume_mark(c.o.resume, &c.m, &c.summary);
     } else {
@@ -178,7 +182,8 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_perf_probe();
     struct hb_runcg cg;
     hb_runcg_open(&cg, c.o.mem_limit);
-    struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0, &cg};
+    struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0, &cg,
+                           &inputs};
     if (hb_meta_write(&c.r, &meta) != 0)
         hb_fatal("cannot write %s/meta.json: %s; %s, then run the same command again with -o %s", c.r.dir,
                  strerror(errno), hb_runcmd_remedy(errno), c.r.dir);

@@ -149,14 +149,7 @@ void hb_registry_identify(struct hb_alloc *a)
     }
     const char *lib = a->system ? NULL : a->lib;
     char *libc = a->system ? hb_sys_libc_path() : NULL;
-    if (a->found) {
-        char *argv[] = {"sha256sum", "--", (char *)(lib ? lib : libc), NULL};
-        char *line = hb_capture(argv);
-        line[strcspn(line, " ")] = '\0';
-        a->sha256 = line;
-    } else {
-        a->sha256 = hb_xstrdup("");
-    }
+    a->sha256 = a->found ? hb_sha256_file(lib ? lib : libc) : hb_xstrdup("");
     free(libc);
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # resume.sh - SIGINT in the middle of a run leaves valid files and meta.json interrupted=true,
 # exit 130; --resume DIR then completes the matrix with no duplicate row; --shard 1/2 and 2/2
-# cover the matrix exactly, with the full matrix's run numbers.
+# cover the matrix exactly, with the full matrix's run numbers. A file the cells read (a trace, a
+# --workload-bin program, an --allocator library) that changed since the run started stops --resume,
+# named, before anything is measured; unchanged, the resume finishes the run.
 source runner/tests/rtlib.bash
 
 args=(-w thread-churn -t 1,2 -p '--ops=150000' -a glibc,jemalloc -n 3 --warmup 1)
@@ -62,4 +64,41 @@ import os
 assert sorted(r["run"] for r in runs) == [1, 2], [r["run"] for r in runs]
 for f in ("allocstats.csv", "latency.csv"):
     assert open(os.path.join(sys.argv[1], f)).readline().startswith("schema,"), f'
+
+# Inputs: a run of a trace, a --workload-bin program and an --allocator library, its last row cut off
+# (an interrupted run); each input changed in turn refuses --resume naming it, and writes nothing.
+mkdir -p "$RT_TMP/in"
+"$HB" record -o "$RT_TMP/in/swap.hbt" -- sort /etc/services >/dev/null 2>&1
+"$HB" record -o "$RT_TMP/in/other.hbt" -- ls -lR /usr/share/doc/coreutils >/dev/null 2>&1
+cp "$PWD/build/workloads/thread-churn" "$RT_TMP/in/wl"
+lib=$(ls /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/x86_64-linux-gnu/libmimalloc.so.2 2>/dev/null | head -n 1)
+cp "$lib" "$RT_TMP/in/lib.so"
+"$HB" run --quick -w "trace:$RT_TMP/in/swap.hbt,mywl" --workload-bin "mywl=$RT_TMP/in/wl" -a glibc,mine \
+    --allocator "mine=$RT_TMP/in/lib.so" -n 2 --warmup 0 -o "$RT_TMP/inr" >/dev/null 2>&1
+rt_check "meta.json records the sha256 of the trace, the --workload-bin program and both allocator libraries" "$RT_TMP/inr" '
+import hashlib, os
+ins = meta["inputs"]
+kinds = sorted(v["kind"] for v in ins.values())
+assert kinds == ["allocator", "allocator", "trace", "workload-bin"], ins
+for path, v in ins.items():
+    assert v["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest(), (path, v)'
+sed -i '$d' "$RT_TMP/inr/runs.csv"
+cp -a "$RT_TMP/inr" "$RT_TMP/inr.cut"
+for what in "trace swap.hbt other.hbt" "workload-bin wl $lib" "allocator lib.so $(realpath /usr/lib/x86_64-linux-gnu/libz.so.1)"; do
+    set -- $what
+    cp "$RT_TMP/in/$2" "$RT_TMP/in/$2.keep"
+    case "$3" in /*) cp "$3" "$RT_TMP/in/$2" ;; *) cp "$RT_TMP/in/$3" "$RT_TMP/in/$2" ;; esac
+    err=$("$HB" run --resume "$RT_TMP/inr" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -eq 2 ] && grep -q "$1 $RT_TMP/in/$2 .*changed since the run started" <<<"$err" && cmp -s "$RT_TMP/inr/runs.csv" "$RT_TMP/inr.cut/runs.csv"; then
+        t_pass "--resume with a changed $1: exit 2 naming it, nothing run"
+    else
+        t_fail "--resume with a changed $1: exit 2 naming it, nothing run" "exit $rc: $err"
+    fi
+    mv "$RT_TMP/in/$2.keep" "$RT_TMP/in/$2"
+done
+out=$("$HB" run --resume "$RT_TMP/inr" 2>&1); rc=$?
+if [ "$rc" -eq 0 ]; then t_pass "--resume with every input as it was finishes the run (exit 0)"
+else t_fail "--resume with every input as it was finishes the run" "exit $rc: $(tail -n 2 <<<"$out")"; fi
+rt_check "... and the directory is whole with every row" "$RT_TMP/inr" '
+assert meta["complete"] is True and len(runs) == 8, (meta["complete"], len(runs))'
 t_summary

@@ -59,6 +59,19 @@ int hb_json_get_strv(const char *text, const char *key, struct hb_strv *out)
     return rc;
 }
 
+/* A string two objects below a top-level object (json.h). */
+int hb_json_get_str_in(const char *text, const char *object, const char *key, const char *field, char **out)
+{
+    cJSON *root;
+    const cJSON *v = hb_json_top(text, object, &root);
+    int rc = cJSON_IsObject(v) ? 0 : -1;
+    const cJSON *entry = rc == 0 ? cJSON_GetObjectItemCaseSensitive(v, key) : NULL;
+    const cJSON *s = cJSON_IsObject(entry) ? cJSON_GetObjectItemCaseSensitive(entry, field) : NULL;
+    *out = cJSON_IsString(s) ? hb_xstrdup(s->valuestring) : NULL;
+    cJSON_Delete(root);
+    return rc;
+}
+
 /* The boolean value of a top-level key (json.h). */
 int hb_json_get_bool(const char *text, const char *key)
 {
