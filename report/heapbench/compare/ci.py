@@ -180,9 +180,7 @@ def ci_history(args, settings, out_dir):
     screen, confirmed, finish = done
     result = ci_verdicts(screen, confirmed)
     compare.compare_write(args, result, out_dir, title="heapbench ci --history", itemize=False)
-    status = gate.outcome(result, args.allow_unknown, out_dir)
-    finish(status)
-    return status
+    return finish(result)
 
 
 def main(argv):

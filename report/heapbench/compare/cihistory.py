@@ -9,7 +9,8 @@ the new run's median against the window's point medians, t = (x - mean) / (sd * 
 with N - 1 degrees of freedom, two-sided; it carries the run-to-run spread of the machine, which
 the reps of one run do not. Fewer than MIN_POINTS points is UNKNOWN (the gate is then UNDECIDED
 unless --allow-unknown). Like the baseline mode, batch 1 screens uncorrected and only a suspect
-confirmed on a re-run (Holm over the suspects of a metric) fails; batch 1 and the re-runs go into
+confirmed on a re-run (Holm over the suspects of a metric) fails, and so does a run of which a
+cell had a run that did not end ok (failed, crashed, timed out): it is never added; batch 1 and the re-runs go into
 directories of their own (batch1-TIME-PID, confirm-TIME-PID-K), so a reused -o never holds them
 already. --add adds batch 1 to the
 history only when the gate passed; --update-baseline adds it without gating (to seed a testbed).
@@ -157,6 +158,25 @@ def add(store, run_dir, label, testbed):
           f"({store.where})", file=sys.stderr)
 
 
+def failed_cells(new):
+    """'label (statuses)' of every cell of a loaded run with a run that did not end ok (failed,
+    crashed, timeout, oom; a skipped run, whose allocator is missing, was never run)."""
+    bad = {}
+    for row in new["runs"]:
+        if row.get("status") not in ("ok", "skipped"):
+            bad.setdefault(cells.label(results.cell_key(row, results.MATCH_KEY)), set()).add(str(row.get("status")))
+    return [f"{label} ({','.join(sorted(st))})" for label, st in sorted(bad.items())]
+
+
+def refuse_failed(bad, batch1):
+    """The FAIL of a batch 1 with failed cells: one line naming them (at most three); EXIT_FAIL."""
+    named = "; ".join(bad[:3]) + (f"; and {len(bad) - 3} more" if len(bad) > 3 else "")
+    print(f"ci: FAIL: {len(bad)} cell(s) of this run had runs that did not end ok ({named}): a build whose runs "
+          f"fail does not pass, and nothing of it was added to the history; see {batch1}/runs.csv (reason column)",
+          file=sys.stderr)
+    return gate.EXIT_FAIL
+
+
 def batch_name():
     """The directory of batch 1, whose name is the run id in the history: unique per time and process
     (a CI job that reuses one -o directory still adds a new run each time)."""
@@ -164,8 +184,10 @@ def batch_name():
 
 
 def gate_history(args, settings, out_dir, matrix):
-    """The history mode of `heapbench ci`: returns (screen, confirmed, finish) where finish(status)
-    adds the run after a pass with --add; None when --update-baseline already added it."""
+    """The history mode of `heapbench ci`: returns (screen, confirmed, finish) where finish(result)
+    prints the gate's outcome, adds the run after a pass with --add and returns the exit status;
+    None when --update-baseline already added it. A run with a failed cell is a FAIL and is never
+    added (--update-baseline included), whatever --allow-unknown."""
     store = open_history(args.history)
     batch1 = os.path.join(out_dir, batch_name())
     launch.batch(args, batch1, matrix, args.reps)
@@ -174,7 +196,11 @@ def gate_history(args, settings, out_dir, matrix):
     except results.ResultsError as err:
         cli.usage_exit(PROG, str(err))
     testbed = testbed_of(new["meta"])
+    bad = failed_cells(new)
     if args.update_baseline:
+        if bad:
+            store.close()
+            sys.exit(refuse_failed(bad, batch1))
         add(store, batch1, args.label, testbed.name)
         store.close()
         return None
@@ -196,9 +222,11 @@ def gate_history(args, settings, out_dir, matrix):
         wanted = {(r["label"], r["metric"]) for r in suspects}
         confirmed = {(r["label"], r["metric"]): r for r in again["rows"] if (r["label"], r["metric"]) in wanted}
 
-    def finish(status):
+    def finish(result):
+        status = refuse_failed(bad, batch1) if bad else gate.outcome(result, args.allow_unknown, out_dir)
         if status == gate.EXIT_PASS and args.add:
             add(store, batch1, args.label, testbed.name)
         store.close()
+        return status
     return screen, confirmed, finish
 

@@ -139,6 +139,37 @@ class HistoryGateTest(unittest.TestCase):
         self.assertEqual(len([d for d in os.listdir(out) if d.startswith("batch1-")]), 2, os.listdir(out))
         self.assertEqual(self.runs(), 5)
 
+    def test_a_run_with_failed_cells_is_a_fail_and_never_added(self):
+        """A seeded history; then thread-churn's binary swapped (--workload-bin) for one that kills itself
+        with SIGSEGV in every run, then in every other run: with --allow-unknown --add (the documented way
+        to seed) each gate is a FAIL, exit 1, naming the crashed cells, and adds nothing; --update-baseline
+        with crashes adds nothing either."""
+        proc, _ = self.gate("--update-baseline")
+        self.assertEqual(proc.returncode, 0, proc.stderr[-1500:])
+        self.assertEqual(self.runs(), 1)
+        count = os.path.join(self.tmp.name, "count")
+        crash = os.path.join(self.tmp.name, "crash")
+        flaky = os.path.join(self.tmp.name, "flaky")
+        with open(crash, "w") as fh:
+            fh.write("#!/bin/sh\nkill -SEGV $$\n")
+        with open(flaky, "w") as fh:  # every other run crashes, the others are the real workload
+            fh.write(f"#!/bin/sh\necho x >> {count}\n"
+                     f"[ $(($(wc -l < {count}) % 2)) -eq 0 ] && kill -SEGV $$\n"
+                     f"exec {os.path.join(ROOT, 'build', 'workloads', 'thread-churn')} \"$@\"\n")
+        for path in (crash, flaky):
+            os.chmod(path, 0o755)
+        for binary, extra in ((crash, ["--add", "--allow-unknown"]), (flaky, ["--add", "--allow-unknown"]),
+                              (crash, ["--update-baseline"])):
+            proc, _ = self.gate(f"--workload-bin=thread-churn={binary}", *extra)
+            self.assertEqual(proc.returncode, 1, (binary, extra, proc.stderr[-1500:]))
+            last = proc.stderr.strip().splitlines()[-1]
+            self.assertIn("ci: FAIL:", last)
+            self.assertIn("thread-churn/", last)
+            self.assertIn("crashed", last)
+            self.assertNotIn("ci: added", proc.stderr)
+            self.assertNotIn("PASS", proc.stderr)
+            self.assertEqual(self.runs(), 1)
+
     def test_usage_errors(self):
         """Options of another mode, a history that cannot be opened: one line, exit 2, nothing run."""
         for args in (["--add"], ["--label", "x"], ["--history", self.db, "--ab", "--base", "true", "--", "true"],
