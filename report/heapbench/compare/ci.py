@@ -21,6 +21,7 @@ from heapbench import cli, latency, layout, results
 from heapbench.compare import ab
 from heapbench.compare import cells
 from heapbench.compare import cihistory
+from heapbench.history.store import label_arg
 from heapbench.compare import gate
 from heapbench.compare import launch
 from heapbench.compare import verdicts
@@ -52,7 +53,7 @@ def ci_parser():
                         help="gate against this testbed's own past in a history (an SQLite file or postgresql://...; "
                              "no URL: $HEAPBENCH_HISTORY, else history.sqlite in the results location)")
     parser.add_argument("--add", action="store_true", help="with --history: add this run to the history when the gate passes")
-    parser.add_argument("--label", help="with --history: the label of the added run (default its commit)")
+    parser.add_argument("--label", type=label_arg, help="with --history: the label of the added run (default its commit)")
     parser.add_argument("--window", type=int, default=cihistory.WINDOW, metavar="N",
                         help="with --history: compare with the last N points after the last change point (default %(default)s)")
     cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])

@@ -11,6 +11,7 @@ import os
 import xml.etree.ElementTree as ET
 
 from heapbench.compare import verdicts
+from heapbench import markdown as md
 from heapbench import results
 
 SIGN = {"REGRESSION": "!!", "IMPROVEMENT": "++", "SAME": "  ", "UNKNOWN": "??"}
@@ -86,22 +87,17 @@ def csv(result, path):
                         ([1] + [row[c] for c in verdicts.COLUMNS] for row in result["rows"]))
 
 
-def _md_escape(text):
-    """Text safe inside a Markdown table cell."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def markdown(result, path, title="heapbench compare"):
     """Writes a GitHub-flavoured Markdown summary (fit for $GITHUB_STEP_SUMMARY): regressions
     first, then every other row, then missing/extra cells."""
     order = {"REGRESSION": 0, "UNKNOWN": 1, "IMPROVEMENT": 2, "SAME": 3}
     rows = sorted(result["rows"], key=lambda r: order.get(r["verdict"], 4))
-    out = [f"## {_md_escape(title)}", "", f"**{_md_escape(summary(result))}**", "",
+    out = [f"## {md.text(title)}", "", f"**{md.text(summary(result))}**", "",
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    out += ["| " + " | ".join(_md_escape(c) for c in _cells(r)) + " |" for r in rows]
+    out += ["| " + " | ".join(md.text(c) for c in _cells(r)) + " |" for r in rows]
     for name in ("missing", "extra"):
         if result[name]:
-            out += ["", f"{name.capitalize()} cells:", ""] + [f"- {_md_escape(x)}" for x in result[name]]
+            out += ["", f"{name.capitalize()} cells:", ""] + [f"- {md.text(x)}" for x in result[name]]
     _atomic_write(path, "\n".join(out) + "\n")
 
 

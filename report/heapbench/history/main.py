@@ -8,10 +8,11 @@ import json
 import sys
 
 from heapbench import cli
+from heapbench import markdown
 from heapbench.history import changes
 from heapbench.history import scan
 from heapbench.history.db import HistoryError
-from heapbench.history.store import open_store
+from heapbench.history.store import label_arg, open_store
 
 PROG = "heapbench history"
 
@@ -42,7 +43,8 @@ def _parser():
     sub = parser.add_subparsers(dest="command", metavar="add|testbeds|changes|report|export")
     add = sub.add_parser("add", help="add results directories to the history", prog=f"{PROG} add")
     _db_option(add)
-    add.add_argument("--label", help="the version under test of these runs (default: the run's heapbench commit)")
+    add.add_argument("--label", type=label_arg,
+                     help="the version under test of these runs (default: the run's heapbench commit)")
     add.add_argument("--order", type=float, metavar="N", help="place of the point in its series (default: after the last)")
     add.add_argument("dirs", nargs="+", metavar="DIR", help="results directories (a merged multi-host one adds each host)")
     tb = sub.add_parser("testbeds", help="list the testbeds", prog=f"{PROG} testbeds")
@@ -77,7 +79,7 @@ def _parser():
 def cmd_add(store, args):
     """history add: one line per run added or already present."""
     for testbed, run_id, added in store.add(args.dirs, label=args.label, order=args.order):
-        print(f"{'added' if added else 'already in the history'}: run {run_id} (testbed {testbed})")
+        print(f"{'added' if added else 'already in the history'}: run {markdown.one_line(run_id)} (testbed {testbed})")
     return 0
 
 
@@ -95,8 +97,10 @@ def cmd_testbeds(store, args):
     if not rows:
         print(f"no testbed: the history {store.where} is empty (add runs with 'heapbench history add DIR')")
     for r in rows:
-        print(f"{r['name']}  {r['runs']} runs ({r['first']} .. {r['last']})  hosts {','.join(r['hosts'])}")
-        print("    " + "  ".join(f"{k}={v}" for k, v in r["fields"].items()))
+        text = markdown.one_line
+        print(f"{text(r['name'])}  {r['runs']} runs ({text(r['first'])} .. {text(r['last'])})  "
+              f"hosts {text(','.join(r['hosts']))}")
+        print("    " + "  ".join(f"{k}={text(v)}" for k, v in r["fields"].items()))
     return 0
 
 
@@ -114,7 +118,8 @@ def format_found(f):
     """One line of history changes."""
     pct = "n/a" if f.pct is None else f"{f.pct:+.2f}%"
     lib = "  [library changed]" if f.library_change else ""
-    return (f"{f.testbed}  {f.cell}  {f.metric}  at {f.label}: {f.before_median:.6g} -> {f.after_median:.6g} "
+    text = markdown.one_line
+    return (f"{text(f.testbed)}  {text(f.cell)}  {text(f.metric)}  at {text(f.label)}: {f.before_median:.6g} -> {f.after_median:.6g} "
             f"({pct}, p={f.p:.4f}, spread ±{f.spread_pct:.1f}%){lib}")
 
 

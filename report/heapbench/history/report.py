@@ -14,6 +14,7 @@ import html
 import os
 import re
 
+from heapbench import markdown
 from heapbench.history import changes as changes_mod
 from heapbench.history import scan
 from heapbench.history import svgplot
@@ -140,14 +141,15 @@ def _points_table(series):
 def _summary_md(sections):
     """summary.md: per testbed, its change points as a Markdown table (newest first)."""
     out = ["# heapbench history: change points", ""]
+    md = markdown.text
     for tb, found in sections:
-        out += [f"## Testbed {tb.name}", ""]
+        out += [f"## Testbed {md(tb.name)}", ""]
         if not found:
             out += ["No change point.", ""]
             continue
         out += ["| first point after | cell | metric | before | after | change | p | library changed |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-        out += [f"| {f.label} | {f.cell.replace('|', '/')} | {f.metric} | {f.before_median:.6g} | {f.after_median:.6g} | "
+        out += [f"| {md(f.label)} | {md(f.cell)} | {md(f.metric)} | {f.before_median:.6g} | {f.after_median:.6g} | "
                 f"{_pct(f)} | {f.p:.4f} | {'yes' if f.library_change else ''} |" for f in found]
         out.append("")
     return "\n".join(out)

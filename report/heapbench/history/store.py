@@ -10,6 +10,7 @@ is made unique with @host); a point's order is --order when given, else one more
 testbed's largest (points are then in the order they were added); series come back in
 (order, insertion) order.
 """
+import argparse
 import collections
 import datetime
 import hashlib
@@ -35,6 +36,15 @@ def open_store(url=None):
         if not db.is_postgresql(url):
             os.makedirs(os.path.dirname(os.path.abspath(url)), exist_ok=True)
     return Store(db.Connection(url))
+
+
+def label_arg(text):
+    """--label's value (argparse type): refused when empty or blank (a label names a point in every
+    report; the default is the run's commit)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is empty; give the version under test (e.g. --label v1.2), "
+                                         "or leave --label out for the run's commit")
+    return text
 
 
 def default_label(meta):
@@ -133,6 +143,8 @@ class Store:
         def taken(text):
             return cur.execute("SELECT run_id FROM runs WHERE testbed = ? AND label = ?", (testbed, text)).fetchone()
         if label is not None:
+            if not label.strip():  # the Python interface's check of what label_arg refuses on the command line
+                raise HistoryError(f"{directory}: an empty label names no point; give one (nothing was added)")
             other = taken(label)
             if other:
                 raise HistoryError(f"{directory}: label {label!r} already names run {other[0]} of testbed {testbed}; "
