@@ -90,13 +90,7 @@ class StoreTest(unittest.TestCase):
         points stay, its run is still known (by its start time), and a new run of the same id is added."""
         from heapbench.history import schema
         nightly = os.path.join(self.tmp, "nightly")
-        write_run(nightly, {KEY: cell(1.0)}, run_id="nightly")
-        path = os.path.join(nightly, "meta.json")
-        with open(path) as fh:
-            meta = json.load(fh)
-        meta["start"] = "2026-01-01T00:00:00Z"
-        with open(path, "w") as fh:
-            json.dump(meta, fh)
+        write_run(nightly, {KEY: cell(1.0)}, run_id="nightly", facts=dict(histfix.FACTS, start="2026-01-01T00:00:00Z"))
         conn = sqlite3.connect(self.db)
         for statement in schema.ddl(0, "sqlite"):
             conn.execute(statement)
