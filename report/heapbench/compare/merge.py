@@ -21,6 +21,7 @@ import os
 import sys
 
 from heapbench import cli
+from heapbench import jsontext
 from heapbench import results
 from heapbench.history import testbed
 
@@ -150,7 +151,7 @@ def merge_pass2(inv, out, run_id, offsets, done):
     tmp = os.path.join(out, f".meta.json.tmp{os.getpid()}")
     done.append((tmp, "meta.json"))
     with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(merge_meta(inv, run_id, offsets), indent=2) + "\n")
+        fh.write(jsontext.dumps(merge_meta(inv, run_id, offsets), "the merged meta.json", indent=2) + "\n")
 
 
 def merge_differences(inv):

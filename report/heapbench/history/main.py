@@ -4,10 +4,10 @@ Always holds: every error (a bad option, a directory that is not whole, a databa
 be opened or is of a newer schema, a label given twice) is one line on stderr and exit 2, with
 nothing written; the store is closed on every path; normal output goes to stdout.
 """
-import json
 import sys
 
 from heapbench import cli
+from heapbench import jsontext
 from heapbench.history import changes
 from heapbench.history import scan
 from heapbench.history.db import HistoryError
@@ -90,7 +90,7 @@ def cmd_testbeds(store, args):
                      "last": runs[-1].label if runs else None, "hosts": sorted({r.host for r in runs}),
                      "fields": tb.fields})
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(jsontext.dumps(rows, "history testbeds --json", indent=1))
         return 0
     if not rows:
         print(f"no testbed: the history {store.where} is empty (add runs with 'heapbench history add DIR')")
@@ -127,7 +127,7 @@ def cmd_changes(store, args):
         raise HistoryError(f"--since {args.since!r}: no point has this label; see 'heapbench history testbeds'")
     found = scan.scan(store, names, _metrics(args.metric), args.since, args.alpha, args.min_magnitude)
     if args.json:
-        print(json.dumps([f._asdict() for f in found], indent=1))
+        print(jsontext.dumps([f._asdict() for f in found], "history changes --json", indent=1))
     else:
         for f in found:
             print(format_found(f))
@@ -170,7 +170,7 @@ def main(argv):
     try:
         store = open_store(args.db)
         return COMMANDS[args.command](store, args)
-    except HistoryError as err:
+    except (HistoryError, jsontext.NotFinite) as err:
         cli.usage_exit(f"{PROG} {args.command}", str(err))
     except OSError as err:  # a site or export file that cannot be written
         cli.usage_exit(f"{PROG} {args.command}", f"{err.filename or ''}: {err.strerror}; give a writable place")

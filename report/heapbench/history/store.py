@@ -14,6 +14,7 @@ import datetime
 import json
 import os
 
+from heapbench import jsontext
 from heapbench import results
 from heapbench.history import check
 from heapbench.history import db
@@ -23,6 +24,18 @@ from heapbench.history.testbed import Testbed, testbed_of
 
 Point = collections.namedtuple("Point", "label order reps median spread library run_id host lo hi")
 Run = collections.namedtuple("Run", "id label order run_id host added git_commit libraries")
+
+
+def _reps_json(entry, directory):
+    """The JSON text of an entry's reps; HistoryError when a figure of it is not finite (JSON
+    and the store's statistics cannot hold one)."""
+    try:
+        jsontext.dumps([entry.median, entry.spread, entry.lo, entry.hi], "the cell's statistics")
+        return jsontext.dumps(entry.reps, "the cell's reps")
+    except jsontext.NotFinite:
+        raise HistoryError(f"{directory}: cell {entry.cell} {entry.metric} has a figure that is not a finite number "
+                           "(its reps, median or spread); nothing was added: check the directory with "
+                           "'heapbench check'") from None
 
 
 def open_store(url=None):
@@ -104,7 +117,7 @@ class Store:
                 for a, info in sorted((meta.get("allocators") or {}).items()) if isinstance(info, dict)]
         if libs:
             cur.executemany("INSERT INTO libraries (run, allocator, path, version, sha256) VALUES (?, ?, ?, ?, ?)", libs)
-        rows = [(run, e.cell, e.workload, e.allocator, e.metric, json.dumps(e.reps), e.median, e.spread, e.lo, e.hi)
+        rows = [(run, e.cell, e.workload, e.allocator, e.metric, _reps_json(e, directory), e.median, e.spread, e.lo, e.hi)
                 for e in entries]
         if rows:
             cur.executemany("INSERT INTO points (run, cell, workload, allocator, metric, reps, median, spread, lo, hi) "

@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import shutil
+import sqlite3
 import statistics
 import tempfile
 import unittest
@@ -73,6 +74,30 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
         self.assertIn("give --testbed", done.stderr)
+
+    def test_infinite_median_is_refused_not_printed(self):
+        db = os.path.join(self.tmp, "inf.sqlite")
+        shutil.copy(self.db, db)
+        with sqlite3.connect(db) as con:  # as a PostgreSQL history held after an unchecked add
+            con.execute("UPDATE points SET median = ?, spread = ? WHERE metric = 'wall_s'", (float("inf"), float("inf")))
+        for fmt in ("bmf", "github-action-benchmark"):
+            done = histfix.run_cli(["export", "--db", db, "--format", fmt], self.tmp)
+            self.assertEqual(done.returncode, 2, (fmt, done.stdout))
+            self.assertNotIn("Infinity", done.stdout)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertIn("not a finite number", done.stderr)
+        done = histfix.run_cli(["changes", "--db", db, "--json"], self.tmp)
+        self.assertNotIn("Infinity", done.stdout)
+        self.assertNotIn("NaN", done.stdout)
+
+    def test_values_beyond_the_physical_range_are_never_added(self):
+        d = write_run(os.path.join(self.tmp, "huge"), {KEY: {"wall_s": [1.7e308, 1.7e308], "maxrss_kb": [1.7e308] * 2}},
+                      run_id="huge")
+        db = os.path.join(self.tmp, "huge.sqlite")
+        done = histfix.run_cli(["add", "--db", db, d], self.tmp)
+        self.assertEqual(done.returncode, 2, done.stdout)
+        self.assertIn("physical range", done.stderr)
+        self.assertNotIn("damaged", done.stderr)
 
 
 if __name__ == "__main__":
