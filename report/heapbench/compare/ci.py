@@ -233,4 +233,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.interruptible("heapbench ci", main, sys.argv[1:],
+                               "no verdict was given; the runs measured so far are in its output directory"))

@@ -199,4 +199,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.interruptible("heapbench merge", main, sys.argv[1:],
+                               "the output may be partial: remove it and merge again"))
