@@ -37,10 +37,11 @@ WINDOW = 10
 MIN_POINTS = 3
 
 
-def open_history(url):
-    """The Store of --history's URL ('' or None: the default history); exit 2 when it cannot be opened."""
+def open_history(url, readonly):
+    """The Store of --history's URL ('' or None: the default history), read-only unless the run is
+    to be added; exit 2 when it cannot be opened."""
     try:
-        return open_store(url or None)
+        return open_store(url or None, readonly=readonly)
     except HistoryError as err:
         cli.usage_exit(PROG, str(err))
 
@@ -164,7 +165,7 @@ def batch_name():
 def gate_history(args, settings, out_dir, matrix):
     """The history mode of `heapbench ci`: returns (screen, confirmed, finish) where finish(status)
     adds the run after a pass with --add; None when --update-baseline already added it."""
-    store = open_history(args.history)
+    store = open_history(args.history, readonly=not (args.add or args.update_baseline))
     batch1 = os.path.join(out_dir, batch_name())
     launch.batch(args, batch1, matrix, args.reps)
     try:

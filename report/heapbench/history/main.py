@@ -4,6 +4,7 @@ Always holds: every error (a bad option, a directory that is not whole, a databa
 be opened or is of a newer schema, a label given twice) is one line on stderr and exit 2, with
 nothing written; the store is closed on every path; normal output goes to stdout.
 """
+import math
 import sys
 
 from heapbench import cli
@@ -34,6 +35,14 @@ def _metrics(text):
     return None if text.strip() == "all" else cli.split_list(text)
 
 
+def _finite(text):
+    """--order's value: a finite number (argparse says 'invalid ... value' for anything else)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
 def _parser():
     """The argument parser of every subcommand."""
     parser = cli.ArgParser(prog=PROG, allow_abbrev=False,
@@ -43,7 +52,7 @@ def _parser():
     add = sub.add_parser("add", help="add results directories to the history", prog=f"{PROG} add")
     _db_option(add)
     add.add_argument("--label", help="the version under test of these runs (default: the run's heapbench commit)")
-    add.add_argument("--order", type=float, metavar="N", help="place of the point in its series (default: after the last)")
+    add.add_argument("--order", type=_finite, metavar="N", help="place of the point in its series (default: after the last)")
     add.add_argument("dirs", nargs="+", metavar="DIR", help="results directories (a merged multi-host one adds each host)")
     tb = sub.add_parser("testbeds", help="list the testbeds", prog=f"{PROG} testbeds")
     _db_option(tb)
@@ -168,7 +177,7 @@ def main(argv):
         parser.error("give a subcommand: add, testbeds, changes, report or export")
     store = None
     try:
-        store = open_store(args.db)
+        store = open_store(args.db, readonly=args.command != "add")
         return COMMANDS[args.command](store, args)
     except (HistoryError, jsontext.NotFinite) as err:
         cli.usage_exit(f"{PROG} {args.command}", str(err))

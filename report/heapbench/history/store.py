@@ -38,14 +38,15 @@ def _reps_json(entry, directory):
                            "'heapbench check'") from None
 
 
-def open_store(url=None):
+def open_store(url=None, readonly=False):
     """The Store of url: None -> $HEAPBENCH_HISTORY, else history.sqlite in the results location;
-    postgresql://... -> PostgreSQL; anything else an SQLite file. HistoryError when it cannot be opened."""
+    postgresql://... -> PostgreSQL; anything else an SQLite file. readonly: for reading only (an
+    existing history, opened read-only, nothing created). HistoryError when it cannot be opened."""
     if not url:
         url = db.default_url()
-        if not db.is_postgresql(url):
+        if not db.is_postgresql(url) and not readonly:
             os.makedirs(os.path.dirname(os.path.abspath(url)), exist_ok=True)
-    return Store(db.Connection(url))
+    return Store(db.Connection(url, readonly=readonly))
 
 
 def default_label(meta):

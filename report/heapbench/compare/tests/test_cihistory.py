@@ -103,7 +103,10 @@ class HistoryGateTest(unittest.TestCase):
         undecided passes added with --allow-unknown, then a decided PASS added (the testbed named); then
         the library behind the allocator name 'mine' swapped from mimalloc's to tcmalloc's (peak RSS and page
         faults up several times): a confirmed REGRESSION, exit 1, and not added."""
-        proc, out = self.gate()
+        proc, out = self.gate()  # no history file: a gate without --add reads only, and creates none
+        self.assertEqual(proc.returncode, 2, proc.stderr[-1500:])
+        self.assertIn("no history at", proc.stderr.splitlines()[-1])
+        proc, out = self.gate("--add")
         self.assertEqual(proc.returncode, 2, proc.stderr[-1500:])
         self.assertIn("it is empty", proc.stderr.splitlines()[-1])
         batch = next(os.path.join(out, d) for d in os.listdir(out) if d.startswith("batch1"))

@@ -84,7 +84,7 @@ class InterruptTest(unittest.TestCase):
 
     def test_ci_history(self):
         self.check_one_line("ci-history", "heapbench.compare.ci", "--history", os.path.join(self.tmp, "h.sqlite"),
-                            "--allow-unknown", "-o", os.path.join(self.tmp, "cih"))
+                            "--allow-unknown", "--add", "-o", os.path.join(self.tmp, "cih"))
 
 
 if __name__ == "__main__":
