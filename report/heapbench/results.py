@@ -161,6 +161,9 @@ def read_header(path):
     for _, header in iter_csv(path):
         if not header or header[0] != "schema":
             break
+        twice = sorted({name for name in header if header.count(name) > 1})
+        if twice:
+            raise _fail(path, 1, f"column {twice[0]} appears twice in the header")
         return header
     raise ResultsError(f"{path}: no 'schema' header column; not a heapbench results file")
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "columns.h"
 #include "csvrow.h"
@@ -159,12 +160,24 @@ static size_t hb_content_run_rows(const char *dir)
     return lines > 1 ? lines - 1 : 0;
 }
 
+/* Whether DIR/name exists. */
+static int hb_content_has(const char *dir, const char *name)
+{
+    char *path = hb_xasprintf("%s/%s", dir, name);
+    int has = access(path, F_OK) == 0;
+    free(path);
+    return has;
+}
+
 /* The defect of meta.json, or NULL (a new string). */
 static char *hb_content_meta_defect(const char *dir, const char *text, size_t len)
 {
     size_t bad;
     if (!text) {
         size_t rows = hb_content_run_rows(dir);
+        if (!hb_content_has(dir, "runs.csv") && !hb_content_has(dir, ".lock"))
+            return hb_xasprintf("not a heapbench results directory: it holds no meta.json and no runs.csv; give "
+                                "the directory a run wrote (results/<run-id>)");
         if (!rows)
             return hb_xasprintf("meta.json: missing and runs.csv has no rows: the run was cut while creating the "
                                 "directory (a full disk?), nothing was measured; run the same command again with "
@@ -254,6 +267,12 @@ static char *hb_content_csv_defect(const char *name, const char *text, size_t le
     char *defect = NULL;
     if (hb_csv_parse(text, &pos, &header) != 0 || strcmp(header.v[0], "schema") != 0)
         defect = hb_xasprintf("%s: no 'schema' header column; not a heapbench results file", name);
+    for (size_t i = 0; !defect && i < header.n; i++)
+        for (size_t j = i + 1; !defect && j < header.n; j++)
+            if (strcmp(header.v[i], header.v[j]) == 0)
+                defect = hb_xasprintf("%s:1: column %s appears twice in the header (columns %zu and %zu); the file was "
+                                      "altered or not written by heapbench: measure again into a new directory",
+                                      name, header.v[i], i + 1, j + 1);
     while (!defect && hb_csv_parse(text, &pos, &fields) == 0) {
         line++;
         for (size_t i = 0; fields.n == header.n && text[pos - 1] == '\n' && i < fields.n && !defect; i++) {

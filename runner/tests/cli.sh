@@ -62,6 +62,13 @@ HB=$root/build/heapbench rt_usage "a Python subcommand whose script is absent" c
 t_check "the summary table cuts a name between characters (stdout is UTF-8)" /usr/bin/python3 -c \
     'import sys; t = open(sys.argv[1], "rb").read().decode("utf-8"); assert "aaaaé" in t, t' "$RT_TMP/utf8.out"
 
+# The closing table shows each workload name whole: trace cells under one directory differ only
+# at the end of their names (make bench's three read 'trace:results/trac' when cut at 18).
+for n in 1 2; do cp /bin/true "$RT_TMP/a-program-with-a-long-name-number-$n"; done
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/longname" -- "$RT_TMP/a-program-with-a-long-name-number-1" \
+    >"$RT_TMP/longname.out" 2>/dev/null
+t_check "the summary table shows a long workload name whole" grep -q '^a-program-with-a-long-name-number-1 ' "$RT_TMP/longname.out"
+
 # The --latency sampled cost that run --help states is the measured one: every percentage it gives
 # is in the dated record it names (issue 25: "< 1% of the instructions" was measured at +6 to +9%).
 help=$("$HB" run --help | sed -n '/--latency MODE/,/latency.csv/p')

@@ -52,6 +52,7 @@ damage lat-sum 'lat_field buckets "16:1"'
 damage lat-step-nan 'lat_field clock_step_ns nan'
 damage lat-samples-5000 "lat_field samples $(printf '9%.0s' $(seq 5000))"
 damage runs-cut 'truncate -s -40 runs.csv'
+damage header-twice "sed -i '1s/,majflt,/,minflt,/' runs.csv"
 damage wall-1e308 'set_field runs.csv wall_s 1.7e308'
 damage maxrss-1e308 'set_field runs.csv maxrss_kb 1.7e308'
 damage maxrss-2e16 'set_field runs.csv maxrss_kb 20000000000000000'

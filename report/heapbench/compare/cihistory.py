@@ -178,6 +178,9 @@ def gate_history(args, settings, out_dir, matrix):
         store.close()
         return None
     require_testbed(store, testbed, args.history)
+    if args.add and args.label is not None and any(r.label == args.label for r in store.runs(testbed.name)):
+        cli.usage_exit(PROG, f"--label {args.label!r} already names a run of testbed {testbed.name} in {store.where}; "
+                       "give each run its own --label (nothing was gated or added)")
     names = metrics_of(new, settings, store, testbed.name)
     series = store.all_series(testbed.name, names)
     print(f"ci: testbed {testbed.name}: gating against its last {args.window} points after the last change point "

@@ -47,6 +47,11 @@ def _one_point(store, names, metrics, label):
         for p in series:
             if p.label == chosen:
                 points[key] = p
+    if not points:
+        kept = sorted({m for _, m in store.all_series(names[0], None)})
+        asked = f"of metric {', '.join(metrics)}" if metrics else "at all"
+        raise HistoryError(f"point {chosen} of testbed {names[0]} has no value {asked} (nothing to export); the "
+                           f"testbed's metrics: {', '.join(kept) or 'none'}")
     return names[0], chosen, points
 
 

@@ -5,6 +5,7 @@ be opened or is of a newer schema, a label given twice) is one line on stderr an
 nothing written; the store is closed on every path; normal output goes to stdout.
 """
 import math
+import signal
 import sys
 
 from heapbench import cli
@@ -79,7 +80,8 @@ def _parser():
     cli.add_option(ex, "output", "file to write (default stdout)")
     ex.add_argument("--testbed", metavar="T", help="only this testbed")
     _metric_option(ex)
-    ex.add_argument("--label", help="only this label's point (default: every point; bmf: the newest)")
+    ex.add_argument("--label", help="only this label's point (default: csv every point; bmf and github-action-benchmark, "
+                         "which describe one point, the newest)")
     return parser
 
 
@@ -171,6 +173,7 @@ COMMANDS = {"add": cmd_add, "testbeds": cmd_testbeds, "changes": cmd_changes, "r
 
 def main(argv):
     """Entry of `heapbench history`; returns the exit status."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `history changes | head -1` ends quietly
     parser = _parser()
     args = parser.parse_args(argv)
     if not args.command:

@@ -88,6 +88,9 @@ class Store:
                 meta, by_host = points.read(directory)
             except results.ResultsError as err:
                 raise HistoryError(f"{err}; nothing was added") from None
+            if not any(by_host.values()):
+                raise HistoryError(f"{directory}: no cell has an ok rep (every run failed, crashed or was skipped), "
+                                   "so it holds no point; nothing was added: see the reasons in its runs.csv")
             read.append((directory, meta, by_host))
         out = []
         with self.db.write() as cur:
