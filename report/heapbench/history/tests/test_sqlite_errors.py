@@ -98,6 +98,12 @@ class SqliteErrorsTest(unittest.TestCase):
         self.refused(self.cli("testbeds", "--db", self.tmp), "is a directory")
         self.refused(self.cli("add", "--db", self.tmp, self.run_dir(0)), "is a directory")
 
+    def test_add_of_a_missing_directory(self):
+        done = self.cli("add", "--db", os.path.join(self.tmp, "h.sqlite"), os.path.join(self.tmp, "typo-dir"))
+        self.refused(done, "no such directory")
+        self.assertNotIn("resume", done.stderr)
+        self.assertNotIn("cut while", done.stderr)
+
     def test_order_must_be_finite(self):
         db = os.path.join(self.tmp, "h.sqlite")
         for bad in ("nan", "inf", "-inf", "1e999"):
