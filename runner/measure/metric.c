@@ -169,8 +169,10 @@ static enum hb_metric_found hb_metric_match(const struct hb_metric *m, const cha
     hb_metric_quote(digits, strlen(digits), got, gotlen);
     char *end;
     *value = strtod(digits, &end);
-    enum hb_metric_found found = end == digits ? HB_METRIC_NOT_NUMBER : isfinite(*value) ? HB_METRIC_VALUE
-                                                                                         : HB_METRIC_NOT_FINITE;
+    enum hb_metric_found found = end == digits                         ? HB_METRIC_NOT_NUMBER
+                                 : !isfinite(*value)                   ? HB_METRIC_NOT_FINITE
+                                 : fabs(*value) > HB_METRIC_ABS_MAX    ? HB_METRIC_OUT_OF_RANGE
+                                                                       : HB_METRIC_VALUE;
     free(digits);
     return found;
 }
@@ -203,6 +205,9 @@ void hb_metric_reason(const struct hb_metric *m, enum hb_metric_found found, con
     if (found == HB_METRIC_NOT_FINITE)
         snprintf(out, len, "metric %s: '%s' is not a finite number (the program's output, read by '%s')", m->name,
                  got, re);
+    else if (found == HB_METRIC_OUT_OF_RANGE)
+        snprintf(out, len, "metric %s: '%s' is beyond +-%g, a metric's range (docs/DATA.md; read by '%s')", m->name,
+                 got, HB_METRIC_ABS_MAX, re);
     else if (found == HB_METRIC_NOT_NUMBER)
         snprintf(out, len, "metric %s: '%s' is not a number (what '%s' matched; put the figure in its first group)",
                  m->name, got, re);

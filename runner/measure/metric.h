@@ -1,8 +1,9 @@
 /* metric.h - figures read from a run's output: --metric NAME=REGEX[,higher] (heapbench exec).
  *
  * Always holds: a metric's value is the first capture group of the first match (or the whole
- * match when the regex has no group) read as a finite number; no match, no number or a number
- * that is not finite (nan, inf, 1e400) fails the run, with the reason (the column stays empty).
+ * match when the regex has no group) read as a finite number within +-HB_METRIC_ABS_MAX; no match,
+ * no number or a number that is not finite (nan, inf, 1e400) or beyond that range fails the run,
+ * with the reason (the column stays empty).
  * The log is searched line by line ('\n' or '\r' ends a line), in the first HB_METRIC_LINE_MAX
  * bytes of each; a regex with a back-reference, with more than HB_METRIC_ATOMS_MAX atoms once
  * its {m,n} are expanded or with groups nested deeper than HB_METRIC_DEPTH_MAX is refused (each
@@ -14,6 +15,9 @@
 #include <regex.h>
 
 #define HB_METRIC_LINE_MAX 1024
+/* The largest |value| of a metric: metric_*'s physical range in docs/DATA.md (check's table,
+ * runner/cli/content.c, holds the same; test_metric compares them). */
+#define HB_METRIC_ABS_MAX 1e100
 #define HB_METRIC_ATOMS_MAX 200
 #define HB_METRIC_DEPTH_MAX 64
 
@@ -28,7 +32,13 @@ struct hb_metric {
 int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t errlen);
 
 /* What a search of a run's output found. */
-enum hb_metric_found { HB_METRIC_VALUE, HB_METRIC_NO_MATCH, HB_METRIC_NOT_NUMBER, HB_METRIC_NOT_FINITE };
+enum hb_metric_found {
+    HB_METRIC_VALUE,
+    HB_METRIC_NO_MATCH,
+    HB_METRIC_NOT_NUMBER,
+    HB_METRIC_NOT_FINITE,
+    HB_METRIC_OUT_OF_RANGE
+};
 
 /* Searches text (NULL: none) line by line. HB_METRIC_VALUE with *value set when the first match
  * reads as a finite number; otherwise what went wrong, with the match's text (cut, control

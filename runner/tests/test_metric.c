@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "content.h"
 #include "metric.h"
 #include "tcheck.h"
 
@@ -109,6 +110,12 @@ static void test_metric_failures(void)
                                                             strstr(why, "'speed (\\S+)'"));
     TCHECK("a word is not a number", hb_metric_extract(&m, "speed fast\n", &v, got, sizeof got) == HB_METRIC_NOT_NUMBER &&
                                          strcmp(got, "fast") == 0);
+    TCHECK("a figure beyond the metric range is not a value", hb_metric_extract(&m, "speed 1e101\n", &v, got, sizeof got) == HB_METRIC_OUT_OF_RANGE);
+    hb_metric_reason(&m, HB_METRIC_OUT_OF_RANGE, got, "", why, sizeof why);
+    TCHECK("its reason names the range", strstr(why, "'1e101' is beyond +-1e+100") != NULL);
+    TCHECK("the edge of the range is a value", hb_metric_extract(&m, "speed -1e100\n", &v, got, sizeof got) == HB_METRIC_VALUE);
+    const struct hb_content_range *r = hb_content_range_of("metric_speed");
+    TCHECK("check's metric range is the runner's", r->low == -HB_METRIC_ABS_MAX && r->high == HB_METRIC_ABS_MAX);
     TCHECK("a tiny figure is a value", hb_metric_extract(&m, "speed 1e-400\n", &v, got, sizeof got) == HB_METRIC_VALUE);
     TCHECK("no output: no match", hb_metric_extract(&m, NULL, &v, got, sizeof got) == HB_METRIC_NO_MATCH);
     hb_metric_reason(&m, HB_METRIC_NO_MATCH, "", "Throughput =  1454498", why, sizeof why);
