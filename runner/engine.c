@@ -96,12 +96,21 @@ static char *hb_engine_label(const struct hb_group *g, const struct hb_alloc *a,
                         g->env, a->name, repword);
 }
 
-/* Reads the run's log and extracts every metric. */
-static void hb_engine_metrics(const struct hb_engine *e, const char *log, double *val, int *ok)
+/* Reads the run's log and extracts every metric; a metric that is missing or not a finite number
+ * fails an ok run, the reason naming it (the first such metric). */
+static void hb_engine_metrics(const struct hb_engine *e, const char *log, double *val, int *ok, struct hb_result *res)
 {
     char *text = e->nmetrics ? hb_read_file(log, NULL) : NULL;
-    for (size_t i = 0; i < e->nmetrics; i++)
-        ok[i] = hb_metric_extract(&e->metrics[i], text, &val[i]);
+    for (size_t i = 0; i < e->nmetrics; i++) {
+        char got[64], last[120];
+        enum hb_metric_found found = hb_metric_extract(&e->metrics[i], text, &val[i], got, sizeof got);
+        ok[i] = found == HB_METRIC_VALUE;
+        if (ok[i] || res->status != HB_OK)
+            continue;
+        hb_log_last_line(log, last, sizeof last);
+        hb_metric_reason(&e->metrics[i], found, got, last, res->reason, sizeof res->reason);
+        res->status = HB_FAILED;
+    }
     free(text);
 }
 
@@ -185,12 +194,12 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
             hb_phase_judge(&rep_text, hb_registry_expected(a), &res);
         else
             res.status = HB_FAILED;
+        hb_engine_metrics(e, log, mval, mok, &res);
         hb_progress_end(pr, label, hb_status_names[res.status], res.wall_s);
         rec.res = started == 0 ? &res : NULL;
         rec.status = res.status;
         rec.reason = res.reason;
         rec.served_by = rep_text.served_by;
-        hb_engine_metrics(e, log, mval, mok);
         if (hb_log_cap(log, HB_LOG_CAP) != 0)
             hb_progress_note(pr, "heapbench: the log of a run could not be capped (see its logs/ file)");
         rec.phases = &rep_text;

@@ -33,10 +33,35 @@ CELL_KEY = ("host", "workload", "allocator", "threads", "params", "env")
 MATCH_KEY = CELL_KEY[1:]
 
 
-# Numeric columns that may hold a negative value (every other numeric column is a count, a
-# time or a size: >= 0). User metrics (metric_*) may be anything finite. These two sets are
-# heapbench check's too (runner/cli/content.c; runner/tests/judge.sh compares them).
-SIGNED_COLUMNS = {"exit_code", "signal", "value"}
+# The physical range of each numeric column of COUNT_FILES, both ends included (docs/DATA.md
+# "Physical ranges"): times end at 2^64 ns, sizes at 2^64 bytes, counts at 2^64. "metric_*" is
+# every user metric (far enough from a double's limit that sums, squares and ratios stay
+# finite); "*" every other numeric column (a count). heapbench check's table is the same
+# (runner/cli/content.c hb_content_ranges; runner/tests/judge.sh compares them).
+RANGES = {
+    "exit_code": (0, 255),
+    "signal": (1, 64),
+    "value": (-9223372036854775808.0, 18446744073709551616.0),
+    "wall_s": (0, 18446744073.709552),
+    "user_s": (0, 18446744073.709552),
+    "sys_s": (0, 18446744073.709552),
+    "seconds": (0, 18446744073.709552),
+    "t": (0, 18446744073.709552),
+    "task_clock_ms": (0, 18446744073709.552),
+    "maxrss_kb": (0, 18014398509481984.0),
+    "rss_kb": (0, 18014398509481984.0),
+    "anon_huge_kb": (0, 18014398509481984.0),
+    "metric_*": (-1e100, 1e100),
+    "*": (0, 18446744073709551616.0),
+}
+
+
+def range_of(name):
+    """(low, high) of numeric column name: its own, metric_*'s, or the counts'."""
+    if name in RANGES:
+        return RANGES[name]
+    return RANGES["metric_*" if name.startswith("metric_") else "*"]
+
 
 # A number field, as check reads it: [-]digits[.digits][e[+-]digits] (or [-].digits...).
 NUMBER = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
@@ -76,22 +101,21 @@ def _lenient(text):
 
 def _converter(name, counts=True):
     """The conversion of column name: None for text, else a function of (text) -> number or None
-    (counts: a file of COUNT_FILES, whose numbers must be finite, and >= 0 outside SIGNED_COLUMNS
-    and metric_*; else numbers where the text reads as one)."""
+    (counts: a file of COUNT_FILES, whose numbers must be finite and within the column's physical
+    range, range_of; else numbers where the text reads as one)."""
     if name in TEXT_COLUMNS:
         return None
     if not counts:
         return _lenient
-    if name in SIGNED_COLUMNS or name.startswith("metric_"):
-        return _number
+    low, high = range_of(name)
 
-    def count(text):
-        """A number that cannot be negative."""
+    def within(text):
+        """A number within the column's physical range."""
         value = _number(text)
-        if value is not None and value < 0:
-            raise ValueError("negative")
+        if value is not None and not low <= float(value) <= high:
+            raise ValueError(f"outside the column's physical range [{low:.9g}, {high:.9g}] (docs/DATA.md)")
         return value
-    return count
+    return within
 
 
 def _fail(path, line, what):
@@ -137,6 +161,9 @@ def read_header(path):
     for _, header in iter_csv(path):
         if not header or header[0] != "schema":
             break
+        twice = sorted({name for name in header if header.count(name) > 1})
+        if twice:
+            raise _fail(path, 1, f"column {twice[0]} appears twice in the header")
         return header
     raise ResultsError(f"{path}: no 'schema' header column; not a heapbench results file")
 

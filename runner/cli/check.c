@@ -7,9 +7,11 @@
  */
 #include "check.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "content.h"
 #include "integrity.h"
@@ -50,6 +52,10 @@ int hb_cmd_check(int argc, char **argv)
         argc = 0;
     if (argc != 2)
         hb_usage("check takes one results directory: heapbench check [--readable] DIR");
+    struct stat st;
+    if (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode))
+        hb_usage("check %s: %s; give a results directory (results/<run-id>)", argv[1],
+                 errno == ENOENT ? "no such directory" : stat(argv[1], &st) == 0 ? "not a directory" : strerror(errno));
     struct hb_strv problems = {0}, notes = {0}, fatal = {0};
     int content = hb_content_scan(argv[1], &fatal);
     int found = hb_integrity_scan(argv[1], 0, &problems, &notes);

@@ -1,6 +1,6 @@
 /* content.c - the values of a results directory: meta.json and every CSV field (see content.h).
  *
- * Always holds: the rules are results.py's (TEXT_COLUMNS, SIGNED_COLUMNS, the number syntax,
+ * Always holds: the rules are results.py's (TEXT_COLUMNS, RANGES, the number syntax,
  * META_TYPES, the buckets) and nothing else, so check and the Python readers agree; each file
  * gets at most one defect line (its first), which names the file and line.
  */
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "columns.h"
 #include "csvrow.h"
@@ -20,7 +21,25 @@
 const char *const hb_content_text_columns[] = {
     "schema", "run_id", "host", "workload", "allocator", "params", "env", "status", "reason", "served_by", "phase",
     "thp", "api", "stat", "layer", "op", "buckets", "records", NULL};
-const char *const hb_content_signed_columns[] = {"exit_code", "signal", "value", NULL};
+/* Each number's physical range, both ends included (docs/DATA.md "Physical ranges"): times end at
+ * 2^64 ns, sizes at 2^64 bytes, counts at 2^64; a column not named is a count. results.py's
+ * RANGES is the same table (runner/tests/judge.sh compares them). */
+const struct hb_content_range hb_content_ranges[] = {
+    {"exit_code", 0, 255},
+    {"signal", 1, 64},
+    {"value", -9223372036854775808.0, 18446744073709551616.0},
+    {"wall_s", 0, 18446744073.709552},
+    {"user_s", 0, 18446744073.709552},
+    {"sys_s", 0, 18446744073.709552},
+    {"seconds", 0, 18446744073.709552},
+    {"t", 0, 18446744073.709552},
+    {"task_clock_ms", 0, 18446744073709.552},
+    {"maxrss_kb", 0, 18014398509481984.0},
+    {"rss_kb", 0, 18014398509481984.0},
+    {"anon_huge_kb", 0, 18014398509481984.0},
+    {"metric_*", -1e100, 1e100},
+    {"*", 0, 18446744073709551616.0},
+    {NULL, 0, 0}};
 
 /* The types of the meta.json fields the Python side reads (null is accepted for every one). */
 static const struct {
@@ -43,7 +62,7 @@ static int hb_in_list(const char *const *list, const char *name)
 }
 
 /* Is s a number field (content.h)? */
-int hb_content_number(const char *s, int may_be_negative)
+int hb_content_number(const char *s)
 {
     const char *p = s + (*s == '-');
     size_t whole = strspn(p, "0123456789"), frac = 0;
@@ -59,11 +78,17 @@ int hb_content_number(const char *s, int may_be_negative)
             return 0;
         p += exp;
     }
-    if (*p)
-        return 0;
-    errno = 0;
-    double v = strtod(s, NULL);
-    return isfinite(v) && (may_be_negative || v >= 0);
+    return !*p && isfinite(strtod(s, NULL));
+}
+
+/* The range of numeric column name (content.h). */
+const struct hb_content_range *hb_content_range_of(const char *name)
+{
+    const struct hb_content_range *r = hb_content_ranges;
+    for (; strcmp(r->column, "*") != 0; r++)
+        if (strcmp(r->column, name) == 0 || (strcmp(r->column, "metric_*") == 0 && strncmp(name, "metric_", 7) == 0))
+            return r;
+    return r;
 }
 
 /* A whole number of at most 20 digits at *s, ended by stop or '\0'; -1 when not one (or above 2^64-1). */
@@ -135,12 +160,24 @@ static size_t hb_content_run_rows(const char *dir)
     return lines > 1 ? lines - 1 : 0;
 }
 
+/* Whether DIR/name exists. */
+static int hb_content_has(const char *dir, const char *name)
+{
+    char *path = hb_xasprintf("%s/%s", dir, name);
+    int has = access(path, F_OK) == 0;
+    free(path);
+    return has;
+}
+
 /* The defect of meta.json, or NULL (a new string). */
 static char *hb_content_meta_defect(const char *dir, const char *text, size_t len)
 {
     size_t bad;
     if (!text) {
         size_t rows = hb_content_run_rows(dir);
+        if (!hb_content_has(dir, "runs.csv") && !hb_content_has(dir, ".lock"))
+            return hb_xasprintf("not a heapbench results directory: it holds no meta.json and no runs.csv; give "
+                                "the directory a run wrote (results/<run-id>)");
         if (!rows)
             return hb_xasprintf("meta.json: missing and runs.csv has no rows: the run was cut while creating the "
                                 "directory (a full disk?), nothing was measured; run the same command again with "
@@ -176,7 +213,7 @@ static char *hb_content_meta_defect(const char *dir, const char *text, size_t le
 
 /* The defect of one whole row's field (column name, its text), or NULL. */
 static const char *hb_content_field(const char *name, const char *value, const struct hb_strv *header,
-                                    const struct hb_strv *fields)
+                                    const struct hb_strv *fields, char *why, size_t whylen)
 {
     if (strcmp(name, "schema") == 0)
         return strcmp(value, "1") == 0 ? NULL : "schema is not 1 (another heapbench version?)";
@@ -190,10 +227,15 @@ static const char *hb_content_field(const char *name, const char *value, const s
     }
     if (hb_in_list(hb_content_text_columns, name) || !*value)
         return NULL;
-    int may_be_negative = hb_in_list(hb_content_signed_columns, name) || strncmp(name, "metric_", 7) == 0;
-    return hb_content_number(value, may_be_negative) ? NULL
-           : may_be_negative ? "is not a finite number"
-                             : "is not a finite number >= 0";
+    if (!hb_content_number(value))
+        return "is not a finite number";
+    const struct hb_content_range *r = hb_content_range_of(name);
+    double v = strtod(value, NULL);
+    if (v < r->low || v > r->high) {
+        snprintf(why, whylen, "is outside the column's physical range [%.9g, %.9g] (docs/DATA.md)", r->low, r->high);
+        return why;
+    }
+    return NULL;
 }
 
 /* At most 40 bytes of a field for a one-line message: control characters become '?', the cut falls
@@ -225,10 +267,17 @@ static char *hb_content_csv_defect(const char *name, const char *text, size_t le
     char *defect = NULL;
     if (hb_csv_parse(text, &pos, &header) != 0 || strcmp(header.v[0], "schema") != 0)
         defect = hb_xasprintf("%s: no 'schema' header column; not a heapbench results file", name);
+    for (size_t i = 0; !defect && i < header.n; i++)
+        for (size_t j = i + 1; !defect && j < header.n; j++)
+            if (strcmp(header.v[i], header.v[j]) == 0)
+                defect = hb_xasprintf("%s:1: column %s appears twice in the header (columns %zu and %zu); the file was "
+                                      "altered or not written by heapbench: measure again into a new directory",
+                                      name, header.v[i], i + 1, j + 1);
     while (!defect && hb_csv_parse(text, &pos, &fields) == 0) {
         line++;
         for (size_t i = 0; fields.n == header.n && text[pos - 1] == '\n' && i < fields.n && !defect; i++) {
-            const char *why = hb_content_field(header.v[i], fields.v[i], &header, &fields);
+            char range[160];
+            const char *why = hb_content_field(header.v[i], fields.v[i], &header, &fields, range, sizeof range);
             if (why) {
                 char *shown = hb_content_excerpt(fields.v[i]);
                 defect = hb_xasprintf("%s:%zu: column %s is '%s': %s; the file was altered or not written by "

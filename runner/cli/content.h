@@ -15,12 +15,19 @@
 
 /* Columns whose fields are text; every other column of a results CSV is a number or empty. */
 extern const char *const hb_content_text_columns[];
-/* Numeric columns that may be negative (and every metric_* column); the others are >= 0. */
-extern const char *const hb_content_signed_columns[];
+/* The physical range of a numeric column (docs/DATA.md "Physical ranges"), both ends included. */
+struct hb_content_range {
+    const char *column; /* "metric_*": every metric column; "*": every other numeric column */
+    double low, high;
+};
+extern const struct hb_content_range hb_content_ranges[];
+
+/* The range of numeric column name: its own, metric_*'s, or the counts' ("*"). */
+const struct hb_content_range *hb_content_range_of(const char *name);
 
 /* 1 when s is a number field: [-]digits[.digits][e[+-]digits] (or [-].digits...), finite as a
- * double, and >= 0 unless may_be_negative. */
-int hb_content_number(const char *s, int may_be_negative);
+ * double (its range is hb_content_range_of's). */
+int hb_content_number(const char *s);
 
 /* 1 when s is a latency.csv buckets field: "i:c,i:c..." (or empty), every i < WL_HIST_BUCKETS,
  * every c a whole number, the counts adding up to samples without overflow. */

@@ -104,11 +104,14 @@ void hb_summary_print(const struct hb_summary *s, FILE *out)
     for (size_t a = 0; a < m->nalloc; a++)
         if (m->alloc[a]->system)
             glibc = (int)a;
-    int envw = 3;
-    for (size_t g = 0; g < m->ng; g++)
+    int envw = 3, wlw = 18; /* the workload column holds every name whole (trace:DIR/NAME.hbt cells differ at the end) */
+    for (size_t g = 0; g < m->ng; g++) {
         if ((int)hb_summary_chars(m->g[g].env, strlen(m->g[g].env)) > envw)
             envw = (int)hb_summary_chars(m->g[g].env, strlen(m->g[g].env));
-    fprintf(out, "%-18s %-34s %3s %-*s %-16s %3s %10s %9s\n", "workload", "params", "thr", envw, "env",
+        if (hb_matrix_in_shard(m, g) && (int)hb_summary_chars(m->g[g].wl->name, strlen(m->g[g].wl->name)) > wlw)
+            wlw = (int)hb_summary_chars(m->g[g].wl->name, strlen(m->g[g].wl->name));
+    }
+    fprintf(out, "%-*s %-34s %3s %-*s %-16s %3s %10s %9s\n", wlw, "workload", "params", "thr", envw, "env",
             "allocator", "ok", "median_s", "vs_glibc");
     for (size_t g = 0; g < m->ng; g++) {
         if (!hb_matrix_in_shard(m, g))
@@ -123,7 +126,7 @@ void hb_summary_print(const struct hb_summary *s, FILE *out)
             if (med >= 0 && base > 0)
                 snprintf(ratio, sizeof ratio, "%.2fx", med / base);
             char *env = hb_summary_env(gr->env);
-            hb_summary_field(out, gr->wl->name, 18);
+            hb_summary_field(out, gr->wl->name, wlw);
             hb_summary_field(out, gr->params, 34);
             fprintf(out, "%3d ", gr->threads);
             hb_summary_field(out, env, envw);

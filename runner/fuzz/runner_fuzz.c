@@ -149,8 +149,11 @@ static void fz_metric(const char *text)
     struct hb_metric m;
     char err[256];
     double v;
+    char got[64], why[256];
     if (strlen(spec) < 200 && hb_metric_parse(&m, spec, err, sizeof err) == 0) {
-        hb_metric_extract(&m, nl ? nl + 1 : "", &v);
+        enum hb_metric_found found = hb_metric_extract(&m, nl ? nl + 1 : "", &v, got, sizeof got);
+        if (found != HB_METRIC_VALUE)
+            hb_metric_reason(&m, found, got, "last line", why, sizeof why);
         hb_metric_free(&m);
     }
     free(spec);

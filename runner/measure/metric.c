@@ -6,6 +6,7 @@
  */
 #include "metric.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,42 +141,81 @@ int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t err
         free(regex);
         return -1;
     }
-    free(regex);
+    m->regex = regex;
     m->name = hb_xasprintf("%.*s", (int)nlen, spec);
     return 0;
 }
 
-/* The first match in line: 1 with *value set when its first group (or the whole match) reads as
- * a number, 0 when it does not, -1 when the line does not match. */
-static int hb_metric_match(const struct hb_metric *m, const char *line, double *value)
+/* Copies text (n bytes) into out, cut to len - 1 bytes, control characters as '?'. */
+static void hb_metric_quote(const char *text, size_t n, char *out, size_t len)
+{
+    if (!len)
+        return;
+    size_t k = 0;
+    for (; k < n && k + 1 < len; k++)
+        out[k] = (unsigned char)text[k] < 0x20 || text[k] == 0x7f ? '?' : text[k];
+    out[k] = '\0';
+}
+
+/* The first match in line (its value's text in got): what it holds, or HB_METRIC_NO_MATCH. */
+static enum hb_metric_found hb_metric_match(const struct hb_metric *m, const char *line, double *value, char *got,
+                                            size_t gotlen)
 {
     regmatch_t match[2];
     if (regexec(&m->re, line, 2, match, 0) != 0)
-        return -1;
+        return HB_METRIC_NO_MATCH;
     regmatch_t *use = match[1].rm_so >= 0 && m->re.re_nsub >= 1 ? &match[1] : &match[0];
     char *digits = hb_xasprintf("%.*s", (int)(use->rm_eo - use->rm_so), line + use->rm_so);
+    hb_metric_quote(digits, strlen(digits), got, gotlen);
     char *end;
     *value = strtod(digits, &end);
-    int ok = end != digits;
+    enum hb_metric_found found = end == digits                         ? HB_METRIC_NOT_NUMBER
+                                 : !isfinite(*value)                   ? HB_METRIC_NOT_FINITE
+                                 : fabs(*value) > HB_METRIC_ABS_MAX    ? HB_METRIC_OUT_OF_RANGE
+                                                                       : HB_METRIC_VALUE;
     free(digits);
-    return ok;
+    return found;
 }
 
 /* The first matching line, searched in its first HB_METRIC_LINE_MAX bytes: glibc's regexec takes
  * time quadratic in the text it searches, so each search is bounded and the whole is linear. */
-int hb_metric_extract(const struct hb_metric *m, const char *text, double *value)
+enum hb_metric_found hb_metric_extract(const struct hb_metric *m, const char *text, double *value, char *got,
+                                       size_t gotlen)
 {
     char line[HB_METRIC_LINE_MAX + 1];
+    if (gotlen)
+        got[0] = '\0';
     for (const char *p = text; p && *p;) {
         size_t len = strcspn(p, "\n\r"), n = len < HB_METRIC_LINE_MAX ? len : HB_METRIC_LINE_MAX;
         memcpy(line, p, n);
         line[n] = '\0';
-        int got = hb_metric_match(m, line, value);
-        if (got >= 0)
-            return got;
+        enum hb_metric_found found = hb_metric_match(m, line, value, got, gotlen);
+        if (found != HB_METRIC_NO_MATCH)
+            return found;
         p += len + (p[len] != '\0');
     }
-    return 0;
+    return HB_METRIC_NO_MATCH;
+}
+
+void hb_metric_reason(const struct hb_metric *m, enum hb_metric_found found, const char *got, const char *last_line,
+                      char *out, size_t len)
+{
+    char re[80];
+    hb_metric_quote(m->regex, strlen(m->regex), re, sizeof re);
+    if (found == HB_METRIC_NOT_FINITE)
+        snprintf(out, len, "metric %s: '%s' is not a finite number (the program's output, read by '%s')", m->name,
+                 got, re);
+    else if (found == HB_METRIC_OUT_OF_RANGE)
+        snprintf(out, len, "metric %s: '%s' is beyond +-%g, a metric's range (docs/DATA.md; read by '%s')", m->name,
+                 got, HB_METRIC_ABS_MAX, re);
+    else if (found == HB_METRIC_NOT_NUMBER)
+        snprintf(out, len, "metric %s: '%s' is not a number (what '%s' matched; put the figure in its first group)",
+                 m->name, got, re);
+    else if (!last_line[0])
+        snprintf(out, len, "metric %s: '%s' matched no line: the program printed nothing", m->name, re);
+    else
+        snprintf(out, len, "metric %s: '%s' matched no line of the output; its last line: '%s'", m->name, re,
+                 last_line);
 }
 
 /* Frees the compiled regex. */
@@ -184,5 +224,6 @@ void hb_metric_free(struct hb_metric *m)
     if (m->name)
         regfree(&m->re);
     free(m->name);
-    m->name = NULL;
+    free(m->regex);
+    m->name = m->regex = NULL;
 }

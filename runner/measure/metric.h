@@ -1,7 +1,9 @@
 /* metric.h - figures read from a run's output: --metric NAME=REGEX[,higher] (heapbench exec).
  *
  * Always holds: a metric's value is the first capture group of the first match (or the whole
- * match when the regex has no group) read as a number; no match or no number = empty column.
+ * match when the regex has no group) read as a finite number within +-HB_METRIC_ABS_MAX; no match,
+ * no number or a number that is not finite (nan, inf, 1e400) or beyond that range fails the run,
+ * with the reason (the column stays empty).
  * The log is searched line by line ('\n' or '\r' ends a line), in the first HB_METRIC_LINE_MAX
  * bytes of each; a regex with a back-reference, with more than HB_METRIC_ATOMS_MAX atoms once
  * its {m,n} are expanded or with groups nested deeper than HB_METRIC_DEPTH_MAX is refused (each
@@ -13,11 +15,15 @@
 #include <regex.h>
 
 #define HB_METRIC_LINE_MAX 1024
+/* The largest |value| of a metric: metric_*'s physical range in docs/DATA.md (check's table,
+ * runner/cli/content.c, holds the same; test_metric compares them). */
+#define HB_METRIC_ABS_MAX 1e100
 #define HB_METRIC_ATOMS_MAX 200
 #define HB_METRIC_DEPTH_MAX 64
 
 struct hb_metric {
     char *name;
+    char *regex;    /* as given, without its ,higher / ,lower: quoted in a failed run's reason */
     int higher;     /* 1: higher is better; 0: lower is better */
     regex_t re;
 };
@@ -25,8 +31,26 @@ struct hb_metric {
 /* Parses and compiles NAME=REGEX[,higher|,lower] (POSIX extended). Returns 0, or -1 with err. */
 int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t errlen);
 
-/* Searches text line by line; returns 1 with *value set when a number was found, else 0. */
-int hb_metric_extract(const struct hb_metric *m, const char *text, double *value);
+/* What a search of a run's output found. */
+enum hb_metric_found {
+    HB_METRIC_VALUE,
+    HB_METRIC_NO_MATCH,
+    HB_METRIC_NOT_NUMBER,
+    HB_METRIC_NOT_FINITE,
+    HB_METRIC_OUT_OF_RANGE
+};
+
+/* Searches text (NULL: none) line by line. HB_METRIC_VALUE with *value set when the first match
+ * reads as a finite number; otherwise what went wrong, with the match's text (cut, control
+ * characters as '?') in got when there was one. */
+enum hb_metric_found hb_metric_extract(const struct hb_metric *m, const char *text, double *value, char *got,
+                                       size_t gotlen);
+
+/* The failed run's reason for what hb_metric_extract found (not HB_METRIC_VALUE): names the
+ * metric and quotes its regex and the match, or the output's last line (last_line, "" when the
+ * program printed nothing). */
+void hb_metric_reason(const struct hb_metric *m, enum hb_metric_found found, const char *got, const char *last_line,
+                      char *out, size_t len);
 
 void hb_metric_free(struct hb_metric *m);
 

@@ -135,7 +135,10 @@ static void hb_validate_group_params(const struct hb_workload *w, const char *pa
             hb_usage("-p '%s': %s has no parameter --%s; its parameters are --%s (heapbench list)", params, w->name,
                      key, hb_strv_join(&names, ", --"));
         }
-        if (!eq && p->accepts && p->accepts[0]) /* only --quick and --long stand alone */
+        int flag = p->accepts && strcmp(p->accepts, "flag") == 0; /* --long: stands alone (docs/DATA.md) */
+        if (eq && flag)
+            hb_usage("-p '%s': %s's --%s takes no value: give --%s alone", params, w->name, key, key);
+        if (!eq && !flag && p->accepts && p->accepts[0]) /* --quick, and flags, stand alone */
             hb_usage("-p '%s': %s's --%s needs a value: give --%s=VALUE (it accepts %s; heapbench list)", params,
                      w->name, key, key, p->accepts);
         if (eq && !hb_describe_accepts(p, eq + 1))

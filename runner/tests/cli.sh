@@ -62,6 +62,23 @@ HB=$root/build/heapbench rt_usage "a Python subcommand whose script is absent" c
 t_check "the summary table cuts a name between characters (stdout is UTF-8)" /usr/bin/python3 -c \
     'import sys; t = open(sys.argv[1], "rb").read().decode("utf-8"); assert "aaaaé" in t, t' "$RT_TMP/utf8.out"
 
+# check of a path that is no results directory says so (not "cut while creating ... --resume")
+rt_usage "check of a missing directory: exit 2, one line" check "$RT_TMP/no-such-dir"
+err=$("$HB" check "$RT_TMP/no-such-dir" 2>&1)
+grep -q "no such directory" <<<"$err" && ! grep -q "resume\|cut while" <<<"$err" &&
+    t_pass "check of a missing directory says 'no such directory'" || t_fail "check of a missing directory says so" "$err"
+mkdir "$RT_TMP/not-results"
+out=$("$HB" check "$RT_TMP/not-results" 2>&1)
+grep -q "not a heapbench results directory" <<<"$out" && ! grep -q "cut while" <<<"$out" &&
+    t_pass "check of a directory no run wrote says it is not a results directory" || t_fail "check of a foreign directory" "$out"
+
+# The closing table shows each workload name whole: trace cells under one directory differ only
+# at the end of their names (make bench's three read 'trace:results/trac' when cut at 18).
+for n in 1 2; do cp /bin/true "$RT_TMP/a-program-with-a-long-name-number-$n"; done
+"$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/longname" -- "$RT_TMP/a-program-with-a-long-name-number-1" \
+    >"$RT_TMP/longname.out" 2>/dev/null
+t_check "the summary table shows a long workload name whole" grep -q '^a-program-with-a-long-name-number-1 ' "$RT_TMP/longname.out"
+
 # The --latency sampled cost that run --help states is the measured one: every percentage it gives
 # is in the dated record it names (issue 25: "< 1% of the instructions" was measured at +6 to +9%).
 help=$("$HB" run --help | sed -n '/--latency MODE/,/latency.csv/p')

@@ -25,6 +25,32 @@ rt_check "exec --metric: metric_items read from the output, direction in meta.js
 assert all(r["metric_items"] == 50000 for r in runs), [r["metric_items"] for r in runs]
 assert meta["metrics"] == {"items": "higher"}'
 
+for bad in nan inf -inf 1e400 1e101; do
+    "$HB" exec -a glibc -n 2 --warmup 0 --metric 'speed=speed (\S+)' -o "$RT_TMP/nf$bad" -- \
+        sh -c "echo speed $bad" >/dev/null 2>&1
+    rt_check "exec --metric reading '$bad': each rep failed at once, the reason says not a finite number" \
+        "$RT_TMP/nf$bad" '
+assert len(runs) == 2 and all(r["status"] == "failed" for r in runs), [(r["status"], r["reason"]) for r in runs]
+assert all(r["metric_speed"] is None for r in runs), [r["metric_speed"] for r in runs]
+assert all("metric speed" in r["reason"] and ("not a finite number" in r["reason"] or "beyond" in r["reason"])
+           and "'"'$bad'"'" in r["reason"]
+           for r in runs), runs[0]["reason"]'
+    t_check "check accepts the directory of a non-finite metric ('$bad')" "$HB" check "$RT_TMP/nf$bad"
+done
+"$HB" exec -a glibc -n 2 --warmup 0 --metric 'tp=Throughput = ([0-9]+),higher' -o "$RT_TMP/nomatch" -- \
+    sh -c 'echo starting; echo "Throughput =  1454498"' >/dev/null 2>&1
+rt_check "exec --metric matching no line: each rep failed, the reason quotes the regex and the last output line" \
+    "$RT_TMP/nomatch" '
+assert len(runs) == 2 and all(r["status"] == "failed" for r in runs), [(r["status"], r["reason"]) for r in runs]
+why = runs[0]["reason"]
+assert "metric tp" in why and "'"'"'Throughput = ([0-9]+)'"'"'" in why and "'"'"'Throughput =  1454498'"'"'" in why, why'
+"$HB" exec -a glibc -n 1 --warmup 0 --metric 'tp=Throughput = ([0-9]+)' -o "$RT_TMP/silent" -- true >/dev/null 2>&1
+rt_check "exec --metric on a program that printed nothing: failed, the reason says so" "$RT_TMP/silent" '
+assert runs[0]["status"] == "failed" and "printed nothing" in runs[0]["reason"], runs[0]'
+"$HB" exec -a glibc -n 1 --warmup 0 --metric 'tp=Throughput = (\S+)' -o "$RT_TMP/word" -- echo 'Throughput = fast' >/dev/null 2>&1
+rt_check "exec --metric whose match is not a number: failed, quoting the match" "$RT_TMP/word" '
+assert runs[0]["status"] == "failed" and "'"'"'fast'"'"' is not a number" in runs[0]["reason"], runs[0]'
+
 printf '#include <stdlib.h>\nint main(void) { return malloc(16) == 0; }\n' > "$RT_TMP/static.c"
 if gcc -static -o "$RT_TMP/static" "$RT_TMP/static.c" 2>/dev/null; then
     "$HB" exec -a glibc,jemalloc -n 1 --warmup 0 -o "$RT_TMP/st" -- "$RT_TMP/static" >/dev/null 2>&1

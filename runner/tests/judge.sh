@@ -4,7 +4,7 @@
 # each must refuse every one of them (check: exit 1 naming the defect; the readers: exit 2, one
 # line on stderr, no traceback), while the undamaged directory passes all four.
 # Always holds: the C and Python rule sets are spelled once each and compared here (text and
-# signed columns); every directory is a copy under $RT_TMP.
+# physical ranges); every directory is a copy under $RT_TMP.
 source runner/tests/rtlib.bash
 
 good=$RT_TMP/good
@@ -17,15 +17,19 @@ damage() {
     cp -r "$good" "$RT_TMP/c/$1"
     (cd "$RT_TMP/c/$1" && eval "$2")
 }
-# lat_field COLUMN VALUE: sets COLUMN of latency.csv's first row to VALUE.
-lat_field() {
-    /usr/bin/python3 - "$1" "$2" <<'EOF'
+# set_field FILE COLUMN VALUE: sets COLUMN of every data row of FILE to VALUE.
+set_field() {
+    /usr/bin/python3 - "$@" <<'EOF'
 import csv, sys
-rows = list(csv.reader(open("latency.csv", newline="")))
-rows[1][rows[0].index(sys.argv[1])] = sys.argv[2]
-csv.writer(open("latency.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+path, column, value = sys.argv[1:]
+rows = list(csv.reader(open(path, newline="")))
+for row in rows[1:]:
+    row[rows[0].index(column)] = value
+csv.writer(open(path, "w", newline=""), lineterminator="\n").writerows(rows)
 EOF
 }
+# lat_field COLUMN VALUE: sets COLUMN of latency.csv's rows to VALUE.
+lat_field() { set_field latency.csv "$@"; }
 
 damage no-meta 'rm meta.json'
 damage meta-list 'echo "[1, 2]" > meta.json'
@@ -48,6 +52,13 @@ damage lat-sum 'lat_field buckets "16:1"'
 damage lat-step-nan 'lat_field clock_step_ns nan'
 damage lat-samples-5000 "lat_field samples $(printf '9%.0s' $(seq 5000))"
 damage runs-cut 'truncate -s -40 runs.csv'
+damage header-twice "sed -i '1s/,majflt,/,minflt,/' runs.csv"
+damage wall-1e308 'set_field runs.csv wall_s 1.7e308'
+damage maxrss-1e308 'set_field runs.csv maxrss_kb 1.7e308'
+damage maxrss-2e16 'set_field runs.csv maxrss_kb 20000000000000000'
+damage exit-300 'set_field runs.csv exit_code 300'
+damage minflt-2e19 'set_field runs.csv minflt 2e19'
+damage rss-t-1e11 'set_field rss.csv t 1e11'
 
 "$HB" check "$good" >/dev/null 2>&1 && t_pass "judge: check accepts the undamaged directory" ||
     t_fail "judge: check accepts the undamaged directory" "$("$HB" check "$good" 2>&1)"
@@ -100,12 +111,19 @@ ok=""
 [ -z "$ok" ] && t_pass "judge: report, compare and merge accept the directory check accepts" ||
     t_fail "judge: report, compare and merge accept the directory check accepts" "$ok"
 
-# One rule set, two spellings: the text and signed columns of check (cli/content.c) and of results.py.
-c_list() { awk -v s="hb_content_$1_columns" 'index($0, s "[] = {") { on = 1 } on { print } on && /NULL};/ { exit }' \
-    runner/cli/content.c | grep -o '"[^"]*"' | tr -d '"' | sort | tr '\n' ' '; }
-py_list() { PYTHONPATH=report /usr/bin/python3 -c "from heapbench import results; print(' '.join(sorted(results.$1)) + ' ')"; }
-[ "$(c_list text)" = "$(py_list TEXT_COLUMNS)" ] && [ "$(c_list signed)" = "$(py_list SIGNED_COLUMNS)" ] &&
-    t_pass "judge: check and results.py name the same text and signed columns" ||
-    t_fail "judge: check and results.py name the same text and signed columns" \
-        "C: $(c_list text) / $(c_list signed); Python: $(py_list TEXT_COLUMNS) / $(py_list SIGNED_COLUMNS)"
+# One rule set, two spellings: the text columns and the physical ranges of check (cli/content.c)
+# and of results.py.
+c_list() { awk -v s="hb_content_$1" 'index($0, s "[] = {") { on = 1 } on { print } on && /NULL/ { exit }' \
+    runner/cli/content.c | grep -o "$2" | tr -d '"{} ' | sort | tr '\n' ' '; }
+py_text() { PYTHONPATH=report /usr/bin/python3 -c "from heapbench import results; print(' '.join(sorted(results.TEXT_COLUMNS)) + ' ')"; }
+c_ranges=$(c_list ranges '{"[^"]*", [^}]*}' | /usr/bin/python3 -c '
+import sys
+print(sorted((w.split(",")[0], float(w.split(",")[1]), float(w.split(",")[2])) for w in sys.stdin.read().split()))' 2>&1)
+py_ranges=$(PYTHONPATH=report /usr/bin/python3 -c '
+from heapbench import results
+print(sorted((k, float(lo), float(hi)) for k, (lo, hi) in results.RANGES.items()))')
+[ "$(c_list text_columns '"[^"]*"')" = "$(py_text)" ] && [ "$c_ranges" = "$py_ranges" ] && [ "${#c_ranges}" -gt 200 ] &&
+    t_pass "judge: check and results.py name the same text columns and physical ranges" ||
+    t_fail "judge: check and results.py name the same text columns and physical ranges" \
+        "C: $(c_list text_columns '"[^"]*"') / $c_ranges; Python: $(py_text) / $py_ranges"
 t_summary

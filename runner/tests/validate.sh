@@ -53,6 +53,13 @@ rt_refused "--env HEAPBENCH_THP=bogus names the modes" "HEAPBENCH_THP= without o
     run -w sizes --env HEAPBENCH_THP=bogus "${o[@]}"
 rt_refused "-p '--pin' (a parameter that needs a value) is refused before anything runs" "--pin needs a value" \
     run -w frag -p '--pin' "${o[@]}"
+rt_refused "-p '--long=1' (a flag) is refused: it takes no value" "--long takes no value" \
+    run -w server -p '--long=1' "${o[@]}"
+out=$("$HB" run -w server -p '--long' -a glibc --list-shard 1/1 2>&1); rc=$?
+[ "$rc" -eq 0 ] && grep -q -- "--long" <<<"$out" &&
+    t_pass "-p '--long' is accepted for server, which declares a long form (README's long-run example)" ||
+    t_fail "-p '--long' is accepted for server" "exit $rc: $out"
+rt_refused "-p '--long' for a workload without a long form" "sizes has no parameter --long" run -w sizes -p '--long' "${o[@]}"
 rt_refused "-o with a name that is not UTF-8 (it would be run_id in every file)" "is not UTF-8 text" \
     run -w sizes --quick -o "$RT_TMP/run"$'\xfe'
 

@@ -98,6 +98,8 @@ static void wl_describe(const struct wl_prog *prog)
         else
             printf("\t%lld..%lld\n", p->min, p->max);
     }
+    if (prog->long_form) /* a flag: stands alone, takes no value */
+        printf("long\t-\tthe long form: stands for %s\tflag\n", prog->long_form);
     printf("seed\t1\tseed of the random generator (same seed, same run)\t0..%llu\n", ~0ULL);
 }
 

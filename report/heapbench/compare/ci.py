@@ -12,6 +12,7 @@ testbed only (crossing.py). Exit 2 on usage errors, a baseline or history that c
 or a history without this testbed; --update-baseline replaces the baseline with batch 1 (with
 --history: adds it) and exits 0.
 """
+import math
 import os
 import shutil
 import sys
@@ -127,7 +128,9 @@ def ci_verdicts(screen, confirmed):
             row["note"] = "batch 1 only, not corrected for multiple tests"
         if row["verdict"] != "REGRESSION":
             continue
-        first = f"batch 1 {row['change'] * 100:+.1f}% p={row['p']:.3g}"
+        change = row.get("change")
+        first = f"batch 1 {change * 100:+.1f}% p={row['p']:.3g}" if isinstance(change, (int, float)) and \
+            math.isfinite(change) else (row.get("note") or "batch 1: no figure")  # e.g. "head: every run ended failed"
         if again is None:
             row.update(verdict="UNKNOWN", note=f"suspect ({first}) but its re-run produced no result")
             continue
@@ -232,4 +235,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.interruptible("heapbench ci", main, sys.argv[1:],
+                               "no verdict was given; the runs measured so far are in its output directory"))

@@ -40,10 +40,11 @@ WINDOW = 10
 MIN_POINTS = 3
 
 
-def open_history(url):
-    """The Store of --history's URL ('' or None: the default history); exit 2 when it cannot be opened."""
+def open_history(url, readonly):
+    """The Store of --history's URL ('' or None: the default history), read-only unless the run is
+    to be added; exit 2 when it cannot be opened."""
     try:
-        return open_store(url or None)
+        return open_store(url or None, readonly=readonly)
     except HistoryError as err:
         cli.usage_exit(PROG, str(err))
 
@@ -188,7 +189,7 @@ def gate_history(args, settings, out_dir, matrix):
     prints the gate's outcome, adds the run after a pass with --add and returns the exit status;
     None when --update-baseline already added it. A run with a failed cell is a FAIL and is never
     added (--update-baseline included), whatever --allow-unknown."""
-    store = open_history(args.history)
+    store = open_history(args.history, readonly=not (args.add or args.update_baseline))
     batch1 = os.path.join(out_dir, batch_name())
     launch.batch(args, batch1, matrix, args.reps)
     try:
@@ -205,6 +206,9 @@ def gate_history(args, settings, out_dir, matrix):
         store.close()
         return None
     require_testbed(store, testbed)
+    if args.add and args.label is not None and any(r.label == args.label for r in store.runs(testbed.name)):
+        cli.usage_exit(PROG, f"--label {args.label!r} already names a run of testbed {testbed.name} in {store.where}; "
+                       "give each run its own --label (nothing was gated or added)")
     names = metrics_of(new, settings, store, testbed.name)
     series = store.all_series(testbed.name, names)
     print(f"ci: testbed {testbed.name}: gating against its last {args.window} points after the last change point "

@@ -21,6 +21,7 @@ import os
 import sys
 
 from heapbench import cli
+from heapbench import jsontext
 from heapbench import results
 from heapbench.history import testbed
 
@@ -150,7 +151,7 @@ def merge_pass2(inv, out, run_id, offsets, done):
     tmp = os.path.join(out, f".meta.json.tmp{os.getpid()}")
     done.append((tmp, "meta.json"))
     with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(merge_meta(inv, run_id, offsets), indent=2) + "\n")
+        fh.write(jsontext.dumps(merge_meta(inv, run_id, offsets), "the merged meta.json", indent=2) + "\n")
 
 
 def merge_differences(inv):
@@ -198,4 +199,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.interruptible("heapbench merge", main, sys.argv[1:],
+                               "the output may be partial: remove it and merge again"))

@@ -24,5 +24,7 @@ def require_whole(directory):
     if done.returncode == 0:
         return
     first = (done.stdout.strip() or done.stderr.strip() or f"exit {done.returncode}").splitlines()[0]
+    if done.returncode != 1:  # not a directory check could judge (none, a file): check said why
+        raise HistoryError(f"{first.removeprefix('heapbench: ')}; nothing was added")
     raise HistoryError(f"{directory}: not whole ({first}); nothing was added "
                        "(repair it with 'heapbench run --resume DIR' or leave it out)")

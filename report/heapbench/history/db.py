@@ -6,11 +6,17 @@ SQL is written once with '?' placeholders and translated for psycopg2; a write h
 inside write() (one transaction, rolled back whole on any error or interrupt): under SQLite in
 WAL mode with a busy timeout and BEGIN IMMEDIATE, under PostgreSQL under a transaction-scoped
 advisory lock, so concurrent writers queue instead of interleaving; the schema is created or
-migrated to schema.VERSION in such a transaction, and a newer schema is refused.
+migrated to schema.VERSION in such a transaction, and a newer schema is refused. A read-only
+Connection (the reading commands) never writes and never creates: SQLite opens the file with
+mode=ro (immutable on a read-only file system, where WAL's shared memory cannot be made), a
+missing file is refused, and the schema is only checked. Each SQLite failure gets its own
+message (full disk, read-only, a directory, locked, I/O error); only a file SQLite finds
+malformed or not a database is called damaged.
 """
 import contextlib
 import os
 import sqlite3
+import urllib.parse
 
 from heapbench import layout
 from heapbench.history import schema
@@ -42,14 +48,17 @@ def _sqlite_path(url):
 class Connection:
     """One open history database: engine ('sqlite' or 'postgresql'), where (for messages)."""
 
-    def __init__(self, url):
+    def __init__(self, url, readonly=False):
         self.url, self.where = url, secret.mask(url)
+        self.readonly = readonly
         try:
             if is_postgresql(url):
                 self._open_postgresql(url)
+            elif readonly:
+                self._open_sqlite_readonly(_sqlite_path(url))
             else:
                 self._open_sqlite(_sqlite_path(url))
-            self._ensure_schema()
+            self._check_schema() if readonly else self._ensure_schema()
         except HistoryError:
             raise
         except Exception as err:  # the driver's errors: one line, never a traceback
@@ -62,10 +71,37 @@ class Connection:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise HistoryError(f"{path}: directory {parent} does not exist; create it or give --db another path")
+        _not_a_directory(path)
+        if _on_readonly_fs(path if os.path.exists(path) else parent):
+            raise HistoryError(f"history {path}: {_sqlite_cause('read-only', path)}")
         self.conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
+
+    def _open_sqlite_readonly(self, path):
+        """Opens an existing SQLite file for reading only (immutable on a read-only file system)."""
+        self.engine = "sqlite"
+        self.where = path
+        if not os.path.exists(path):
+            raise HistoryError(f"no history at {path} (nothing was created); give the right --db, or seed it with "
+                               f"'heapbench history add --db {path} DIR' or 'heapbench ci --history {path} "
+                               "--update-baseline'")
+        _not_a_directory(path)
+        uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+        try:
+            self.conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            if not _on_readonly_fs(path):
+                raise
+            # WAL needs a -shm file beside the database; on a read-only file system nothing can
+            # change it, so it is read as immutable (a -wal left with pages would then be unread).
+            if os.path.exists(path + "-wal") and os.path.getsize(path + "-wal") > 0:
+                raise HistoryError(f"history {path}: on a read-only file system with an unfinished write-ahead "
+                                   f"log ({path}-wal); open it once where it is writable") from None
+            self.conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def _open_postgresql(self, url):
         """Connects with psycopg2 (transactions: psycopg2 begins one on the first statement)."""
@@ -80,7 +116,7 @@ class Connection:
         """The HistoryError of a driver error: where, what, and what to do."""
         text = " ".join(str(err).split()) or type(err).__name__
         if getattr(self, "engine", None) == "sqlite":
-            hint = "it is not a heapbench history or it is damaged; give --db another file or move it away"
+            return HistoryError(f"history {self.where}: {_sqlite_cause(text, self.where)}")
         else:
             hint = "check the URL, that the server runs and accepts you (--db or HEAPBENCH_HISTORY)"
         return HistoryError(secret.mask(self.url, f"history {self.where}: {text}; {hint}"))
@@ -173,6 +209,24 @@ class Connection:
             if self.engine == "sqlite":
                 self.conn.execute("PRAGMA foreign_keys=ON")
 
+    def _check_schema(self):
+        """A read-only connection's schema check: a history of schema.VERSION, else HistoryError."""
+        if self.engine == "sqlite":
+            tables = self.query("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'hb_schema'")
+        else:
+            tables = self.query("SELECT count(*) FROM information_schema.tables WHERE table_name = 'hb_schema' "
+                                "AND table_schema = current_schema()")
+        found = self.query("SELECT max(version) FROM hb_schema")[0][0] or 0 if tables[0][0] else 0
+        if found == 0:
+            raise HistoryError(f"history {self.where}: holds no heapbench history (no hb_schema table); "
+                               "give --db the history's file, or add runs to it with 'heapbench history add'")
+        if found > schema.VERSION:
+            raise HistoryError(f"history {self.where}: schema {found} was written by a newer heapbench "
+                               f"(this one reads schema {schema.VERSION}); use that heapbench or another --db")
+        if found < schema.VERSION:
+            raise HistoryError(f"history {self.where}: schema {found} is older than this heapbench's "
+                               f"{schema.VERSION}; a 'heapbench history add' with this heapbench migrates it")
+
     def close(self):
         """Closes the connection."""
         with contextlib.suppress(Exception):
@@ -203,4 +257,63 @@ class Cursor:
 
     def fetchall(self):
         return self.cur.fetchall()
+
+
+def _not_a_directory(path):
+    """HistoryError when path is a directory (--db names the history's file)."""
+    if os.path.isdir(path):
+        raise HistoryError(f"--db {path} is a directory; give the history's file (e.g. {path}/history.sqlite)")
+
+
+def _on_readonly_fs(path):
+    """True when path's file system is mounted read-only, or the file cannot be written."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY) or not os.access(path, os.W_OK)
+    except OSError:
+        return False
+
+
+FULL_BELOW = 64 * 1024  # a file system with less free space than this is full to SQLite
+
+# SQLite's messages (sqlite3 carries no error code before Python 3.11) -> what happened and what
+# to do; anything else is quoted as it is, with no guess.
+SQLITE_CAUSES = (
+    (("database or disk is full", "disk is full"),
+     "the disk holding it is full; nothing was written: free some space and run the command again"),
+    (("readonly database", "read-only"),
+     "it (or its directory) cannot be written (a read-only file, directory or mount); the reading commands (testbeds, changes, "
+     "report, export, ci --history without --add) read it as it is, a write needs a writable copy"),
+    (("database is locked",),
+     f"another process held its lock for over {BUSY_TIMEOUT_MS // 1000} s; wait for it to end and run again"),
+    (("disk i/o error",), "the disk reported an I/O error; check the disk (dmesg) before using the history"),
+    (("unable to open database file",),
+     "it cannot be opened (no permission to read it or to create files beside it?); check its permissions"),
+    (("file is not a database", "malformed", "file is encrypted"),
+     "it is not a heapbench history or it is damaged (SQLite cannot read it); give --db another file "
+     "or move it away"),
+)
+
+
+def _free_bytes(path):
+    """The bytes free for an unprivileged writer on path's file system (None when unknown)."""
+    try:
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)))
+        return st.f_bavail * st.f_frsize
+    except OSError:
+        return None
+
+
+def _sqlite_cause(text, path):
+    """SQLite's message text with what it means and what to do (SQLITE_CAUSES). A write SQLite
+    could not make on a disk with (almost) no free block (WAL reports ENOSPC as an I/O error) is a
+    full disk."""
+    low = text.lower()
+    free = _free_bytes(path) if "i/o error" in low else None
+    if free is not None and free < FULL_BELOW:
+        low = "disk is full"
+        text += f" ({free} bytes free)"
+    for needles, cause in SQLITE_CAUSES:
+        if any(n in low for n in needles):
+            return f"{text}: {cause}"
+    return f"{text}; nothing was written ('sqlite3 {path} \"PRAGMA integrity_check\"' tells whether the file is whole)"
 

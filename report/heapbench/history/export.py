@@ -10,9 +10,9 @@ written whole (temporary name, then renamed).
 """
 import csv
 import io
-import json
 import os
 
+from heapbench import jsontext
 from heapbench.history.db import HistoryError
 
 CSV_HEADER = ("schema", "testbed", "label", "order", "run_id", "host", "cell", "metric", "median", "spread",
@@ -47,6 +47,11 @@ def _one_point(store, names, metrics, label):
         for p in series:
             if p.label == chosen:
                 points[key] = p
+    if not points:
+        kept = sorted({m for _, m in store.all_series(names[0], None)})
+        asked = f"of metric {', '.join(metrics)}" if metrics else "at all"
+        raise HistoryError(f"point {chosen} of testbed {names[0]} has no value {asked} (nothing to export); the "
+                           f"testbed's metrics: {', '.join(kept) or 'none'}")
     return names[0], chosen, points
 
 
@@ -57,7 +62,7 @@ def bmf(store, names, metrics, label):
     for (cell, metric), p in sorted(points.items()):
         out.setdefault(cell, {})[metric.replace("_", "-").replace(":", "-").replace(".", "-")] = {
             "value": p.median, "lower_value": p.lo, "upper_value": p.hi}
-    return json.dumps(out, indent=1) + "\n"
+    return _json(out, "the bmf export")
 
 
 def github_action_benchmark(store, names, metrics, label):
@@ -66,7 +71,16 @@ def github_action_benchmark(store, names, metrics, label):
     out = [{"name": f"{cell} {metric}", "unit": unit(metric), "value": p.median, "range": f"± {p.spread / 2:.6g}",
             "extra": f"testbed {testbed}, label {chosen}, {len(p.reps)} reps, library {p.library.get('version') or '-'}"}
            for (cell, metric), p in sorted(points.items())]
-    return json.dumps(out, indent=1) + "\n"
+    return _json(out, "the github-action-benchmark export")
+
+
+def _json(value, what):
+    """value as JSON text; HistoryError when it holds a NaN or an infinity (JSON cannot)."""
+    try:
+        return jsontext.dumps(value, what, indent=1) + "\n"
+    except jsontext.NotFinite as err:
+        raise HistoryError(f"{err}: the history holds such a value (added by a heapbench that did not check "
+                           "its ranges); remove that testbed's history and add its runs again") from None
 
 
 def csv_text(store, names, metrics, label):

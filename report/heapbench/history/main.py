@@ -4,10 +4,12 @@ Always holds: every error (a bad option, a directory that is not whole, a databa
 be opened or is of a newer schema, a label given twice) is one line on stderr and exit 2, with
 nothing written; the store is closed on every path; normal output goes to stdout.
 """
-import json
+import math
+import signal
 import sys
 
 from heapbench import cli
+from heapbench import jsontext
 from heapbench import markdown
 from heapbench.history import changes
 from heapbench.history import scan
@@ -35,6 +37,14 @@ def _metrics(text):
     return None if text.strip() == "all" else cli.split_list(text)
 
 
+def _finite(text):
+    """--order's value: a finite number (argparse says 'invalid ... value' for anything else)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
 def _parser():
     """The argument parser of every subcommand."""
     parser = cli.ArgParser(prog=PROG, allow_abbrev=False,
@@ -45,7 +55,7 @@ def _parser():
     _db_option(add)
     add.add_argument("--label", type=label_arg,
                      help="the version under test of these runs (default: the run's heapbench commit)")
-    add.add_argument("--order", type=float, metavar="N", help="place of the point in its series (default: after the last)")
+    add.add_argument("--order", type=_finite, metavar="N", help="place of the point in its series (default: after the last)")
     add.add_argument("dirs", nargs="+", metavar="DIR", help="results directories (a merged multi-host one adds each host)")
     tb = sub.add_parser("testbeds", help="list the testbeds", prog=f"{PROG} testbeds")
     _db_option(tb)
@@ -72,7 +82,8 @@ def _parser():
     cli.add_option(ex, "output", "file to write (default stdout)")
     ex.add_argument("--testbed", metavar="T", help="only this testbed")
     _metric_option(ex)
-    ex.add_argument("--label", help="only this label's point (default: every point; bmf: the newest)")
+    ex.add_argument("--label", help="only this label's point (default: csv every point; bmf and github-action-benchmark, "
+                         "which describe one point, the newest)")
     return parser
 
 
@@ -92,7 +103,7 @@ def cmd_testbeds(store, args):
                      "last": runs[-1].label if runs else None, "hosts": sorted({r.host for r in runs}),
                      "fields": tb.fields})
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(jsontext.dumps(rows, "history testbeds --json", indent=1))
         return 0
     if not rows:
         print(f"no testbed: the history {store.where} is empty (add runs with 'heapbench history add DIR')")
@@ -132,7 +143,7 @@ def cmd_changes(store, args):
         raise HistoryError(f"--since {args.since!r}: no point has this label; see 'heapbench history testbeds'")
     found = scan.scan(store, names, _metrics(args.metric), args.since, args.alpha, args.min_magnitude)
     if args.json:
-        print(json.dumps([f._asdict() for f in found], indent=1))
+        print(jsontext.dumps([f._asdict() for f in found], "history changes --json", indent=1))
     else:
         for f in found:
             print(format_found(f))
@@ -167,15 +178,16 @@ COMMANDS = {"add": cmd_add, "testbeds": cmd_testbeds, "changes": cmd_changes, "r
 
 def main(argv):
     """Entry of `heapbench history`; returns the exit status."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `history changes | head -1` ends quietly
     parser = _parser()
     args = parser.parse_args(argv)
     if not args.command:
         parser.error("give a subcommand: add, testbeds, changes, report or export")
     store = None
     try:
-        store = open_store(args.db)
+        store = open_store(args.db, readonly=args.command != "add")
         return COMMANDS[args.command](store, args)
-    except HistoryError as err:
+    except (HistoryError, jsontext.NotFinite) as err:
         cli.usage_exit(f"{PROG} {args.command}", str(err))
     except OSError as err:  # a site or export file that cannot be written
         cli.usage_exit(f"{PROG} {args.command}", f"{err.filename or ''}: {err.strerror}; give a writable place")

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 
+from heapbench import jsontext
 from heapbench import results
 from heapbench.history import check
 from heapbench.history import db
@@ -28,14 +29,27 @@ Point = collections.namedtuple("Point", "label order reps median spread library 
 Run = collections.namedtuple("Run", "id label order run_id host added git_commit libraries")
 
 
-def open_store(url=None):
+def _reps_json(entry, directory):
+    """The JSON text of an entry's reps; HistoryError when a figure of it is not finite (JSON
+    and the store's statistics cannot hold one)."""
+    try:
+        jsontext.dumps([entry.median, entry.spread, entry.lo, entry.hi], "the cell's statistics")
+        return jsontext.dumps(entry.reps, "the cell's reps")
+    except jsontext.NotFinite:
+        raise HistoryError(f"{directory}: cell {entry.cell} {entry.metric} has a figure that is not a finite number "
+                           "(its reps, median or spread); nothing was added: check the directory with "
+                           "'heapbench check'") from None
+
+
+def open_store(url=None, readonly=False):
     """The Store of url: None -> $HEAPBENCH_HISTORY, else history.sqlite in the results location;
-    postgresql://... -> PostgreSQL; anything else an SQLite file. HistoryError when it cannot be opened."""
+    postgresql://... -> PostgreSQL; anything else an SQLite file. readonly: for reading only (an
+    existing history, opened read-only, nothing created). HistoryError when it cannot be opened."""
     if not url:
         url = db.default_url()
-        if not db.is_postgresql(url):
+        if not db.is_postgresql(url) and not readonly:
             os.makedirs(os.path.dirname(os.path.abspath(url)), exist_ok=True)
-    return Store(db.Connection(url))
+    return Store(db.Connection(url, readonly=readonly))
 
 
 def label_arg(text):
@@ -98,6 +112,9 @@ class Store:
                 meta, by_host = points.read(directory)
             except results.ResultsError as err:
                 raise HistoryError(f"{err}; nothing was added") from None
+            if not any(by_host.values()):
+                raise HistoryError(f"{directory}: no cell has an ok rep (every run failed, crashed or was skipped), "
+                                   "so it holds no point; nothing was added: see the reasons in its runs.csv")
             read.append((directory, dict(meta, content=_content(directory)), by_host))
         out = []
         with self.db.write() as cur:
@@ -130,7 +147,7 @@ class Store:
                 for a, info in sorted((meta.get("allocators") or {}).items()) if isinstance(info, dict)]
         if libs:
             cur.executemany("INSERT INTO libraries (run, allocator, path, version, sha256) VALUES (?, ?, ?, ?, ?)", libs)
-        rows = [(run, e.cell, e.workload, e.allocator, e.metric, json.dumps(e.reps), e.median, e.spread, e.lo, e.hi)
+        rows = [(run, e.cell, e.workload, e.allocator, e.metric, _reps_json(e, directory), e.median, e.spread, e.lo, e.hi)
                 for e in entries]
         if rows:
             cur.executemany("INSERT INTO points (run, cell, workload, allocator, metric, reps, median, spread, lo, hi) "

@@ -113,6 +113,18 @@ class AbGateTest(unittest.TestCase):
         self.assertGreater(float(bad[0]["change"]), 1.0)
         self.assertTrue(os.path.isdir(os.path.join(self.out, "confirm")))
 
+    def test_failing_head_says_why_not_nan(self):
+        """A head whose every run fails: a confirmed REGRESSION whose note says how the head's runs
+        ended, never a change of 'nan%'."""
+        proc = gate("--ab", "--base", f"{PY} -c pass", "-n", "6", "--metrics", "maxrss_kb",
+                    "-o", self.out, "--", PY, "-c", "raise SystemExit(3)")
+        self.assertEqual(proc.returncode, 1, proc.stderr[-2000:])
+        bad = [r for r in self.rows() if r["verdict"] == "REGRESSION"]
+        self.assertEqual(len(bad), 1, self.rows())
+        self.assertNotIn("nan", bad[0]["note"])
+        self.assertIn("every run ended failed", bad[0]["note"])
+        self.assertNotIn("nan%", proc.stdout + proc.stderr)
+
     def test_usage_errors(self):
         """Each is one line and exit 2, before anything runs."""
         for args in (("--base", "true", "--", "true"),                    # no --ab

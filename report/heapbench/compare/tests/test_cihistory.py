@@ -104,7 +104,10 @@ class HistoryGateTest(unittest.TestCase):
         the library behind the allocator name 'mine' swapped from mimalloc's to tcmalloc's (peak RSS and page
         faults up several times): a confirmed REGRESSION, exit 1, and not added; the same again into the
         same -o directory (a CI job that reuses it): exit 1 again, not a setup error."""
-        proc, out = self.gate()
+        proc, out = self.gate()  # no history file: a gate without --add reads only, and creates none
+        self.assertEqual(proc.returncode, 2, proc.stderr[-1500:])
+        self.assertIn("no history at", proc.stderr.splitlines()[-1])
+        proc, out = self.gate("--add")
         self.assertEqual(proc.returncode, 2, proc.stderr[-1500:])
         self.assertIn("it is empty", proc.stderr.splitlines()[-1])
         batch = next(os.path.join(out, d) for d in os.listdir(out) if d.startswith("batch1"))

@@ -4,6 +4,8 @@ Always holds: the series are drawn from seeded generators here (no hard-coded an
 checked to be found at its index, a flat series to give none, and the magnitude floor and alpha
 to act as documented.
 """
+import os
+import re
 import unittest
 
 import numpy as np
@@ -11,7 +13,33 @@ import numpy as np
 from heapbench.history.changes import change_points
 
 
+HISTORY_MD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "docs", "HISTORY.md")
+
+
+def documented_minimum():
+    """{points after: fewest points before (None: never)} from docs/HISTORY.md's table."""
+    text = open(HISTORY_MD, encoding="utf-8").read()
+    table = text.split("| points after the change | fewest points before it |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| (never|\d+)", table, re.M)
+    return {int(after): None if before == "never" else int(before) for after, before in rows}
+
+
 class ChangesTest(unittest.TestCase):
+    def test_the_documented_minimum_points_hold(self):
+        """The docs' table of how many points a clean +50% step needs is what change_points does: the
+        fewest points before is found, one fewer is not; 'never' is never found with 3 to 10 before."""
+        table = documented_minimum()
+        self.assertEqual(sorted(table), list(range(3, 11)), table)
+
+        def found(before, after):
+            return bool(change_points([1000.0] * before + [1500.0] * after))
+        for after, before in table.items():
+            if before is None:
+                self.assertEqual([b for b in range(3, 11) if found(b, after)], [], after)
+                continue
+            self.assertTrue(found(before, after), (before, after))
+            if before > 3:
+                self.assertFalse(found(before - 1, after), (before - 1, after))
     def test_step_is_found_at_its_index(self):
         rng = np.random.default_rng(7)
         for index in (8, 20, 31):

@@ -8,6 +8,9 @@ import csv
 import json
 import os
 import shutil
+import signal
+import sqlite3
+import subprocess
 import statistics
 import tempfile
 import unittest
@@ -73,6 +76,72 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
         self.assertIn("give --testbed", done.stderr)
+
+    def test_infinite_median_is_refused_not_printed(self):
+        db = os.path.join(self.tmp, "inf.sqlite")
+        shutil.copy(self.db, db)
+        with sqlite3.connect(db) as con:  # as a PostgreSQL history held after an unchecked add
+            con.execute("UPDATE points SET median = ?, spread = ? WHERE metric = 'wall_s'", (float("inf"), float("inf")))
+        for fmt in ("bmf", "github-action-benchmark"):
+            done = histfix.run_cli(["export", "--db", db, "--format", fmt], self.tmp)
+            self.assertEqual(done.returncode, 2, (fmt, done.stdout))
+            self.assertNotIn("Infinity", done.stdout)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertIn("not a finite number", done.stderr)
+        done = histfix.run_cli(["changes", "--db", db, "--json"], self.tmp)
+        self.assertNotIn("Infinity", done.stdout)
+        self.assertNotIn("NaN", done.stdout)
+
+    def test_values_beyond_the_physical_range_are_never_added(self):
+        d = write_run(os.path.join(self.tmp, "huge"), {KEY: {"wall_s": [1.7e308, 1.7e308], "maxrss_kb": [1.7e308] * 2}},
+                      run_id="huge")
+        db = os.path.join(self.tmp, "huge.sqlite")
+        done = histfix.run_cli(["add", "--db", db, d], self.tmp)
+        self.assertEqual(done.returncode, 2, done.stdout)
+        self.assertIn("physical range", done.stderr)
+        self.assertNotIn("damaged", done.stderr)
+
+    def test_a_metric_it_does_not_have_is_refused(self):
+        for fmt in ("bmf", "github-action-benchmark"):
+            done = histfix.run_cli(["export", "--db", self.db, "--format", fmt, "--metric", "typo"], self.tmp)
+            self.assertEqual(done.returncode, 2, (fmt, done.stdout))
+            self.assertEqual(done.stdout, "")
+            self.assertIn("no value of metric typo", done.stderr)
+            self.assertIn("wall_s", done.stderr)
+
+    def test_help_says_which_point_each_format_holds(self):
+        done = histfix.run_cli(["export", "--help"], self.tmp)
+        text = " ".join(done.stdout.split())
+        self.assertNotIn("default: every point;", text)
+        self.assertIn("bmf and github-action-benchmark, which describe one point, the newest", text)
+        doc = json.loads(self.export("--format", "github-action-benchmark"))
+        self.assertTrue(all("label v2" in e["extra"] for e in doc), doc)
+
+    def test_a_run_whose_cells_all_failed_is_not_added(self):
+        d = write_run(os.path.join(self.tmp, "allfail"), {KEY: cell(1.0)}, run_id="allfail")
+        path = os.path.join(d, "runs.csv")
+        rows = list(csv.reader(open(path, newline="")))
+        for row in rows[1:]:
+            row[rows[0].index("status")] = "crashed"
+            row[rows[0].index("reason")] = "killed by signal 11 (SIGSEGV)"
+        csv.writer(open(path, "w", newline=""), lineterminator="\n").writerows(rows)
+        db = os.path.join(self.tmp, "allfail.sqlite")
+        done = histfix.run_cli(["add", "--db", db, d], self.tmp)
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertNotIn("added", done.stdout)
+        self.assertIn("no cell has an ok rep", done.stderr)
+
+    def test_a_closed_pipe_ends_quietly(self):
+        for args in (["changes", "--min-magnitude", "0"], ["export", "--format", "csv"], ["testbeds"]):
+            read, write = os.pipe()
+            os.close(read)  # as `| head -1` once it has its line
+            try:
+                done = subprocess.run([histfix.BIN, "history"] + args + ["--db", self.db], stdout=write,
+                                      stderr=subprocess.PIPE, text=True, timeout=600)
+            finally:
+                os.close(write)
+            self.assertEqual(done.stderr, "", args)
+            self.assertIn(done.returncode, (0, -signal.SIGPIPE), args)
 
 
 if __name__ == "__main__":

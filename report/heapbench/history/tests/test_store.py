@@ -163,7 +163,7 @@ class StoreTest(unittest.TestCase):
 
     def test_newer_schema_is_refused(self):
         (d,) = self.runs(1)
-        self.assertEqual(self.cli("testbeds", "--db", self.db).returncode, 0)
+        self.assertEqual(self.cli("add", "--db", self.db, d).returncode, 0)
         conn = sqlite3.connect(self.db)
         conn.execute("UPDATE hb_schema SET version = 99")
         conn.commit()
