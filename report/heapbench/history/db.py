@@ -10,6 +10,7 @@ migrated to schema.VERSION in such a transaction, and a newer schema is refused.
 """
 import contextlib
 import os
+import re
 import sqlite3
 
 from heapbench import layout
@@ -34,6 +35,18 @@ def is_postgresql(url):
     return url.startswith(("postgresql://", "postgres://"))
 
 
+_KEY_VALUE = re.compile(r"(^|\s)(host|hostaddr|dbname|user|password|passfile|port|sslmode)\s*=")
+
+
+def check_location(url):
+    """HistoryError when url is libpq's key=value connection string ('host=... dbname=...'), which
+    would otherwise name an SQLite file (and write its password into a file name)."""
+    if not is_postgresql(url) and "://" not in url and _KEY_VALUE.search(url):
+        raise HistoryError(secret.mask(url, f"history {url}: this is libpq's key=value form, not a location "
+                                            "heapbench reads; give a URL: postgresql://USER@HOST/DB?OPTION=VALUE "
+                                            "(the password from PGPASSWORD or ~/.pgpass), or an SQLite file"))
+
+
 def _sqlite_path(url):
     """The file of a sqlite:///PATH URL or a plain path."""
     return url[len("sqlite://"):] if url.startswith("sqlite://") else url
@@ -44,6 +57,7 @@ class Connection:
 
     def __init__(self, url):
         self.url, self.where = url, secret.mask(url)
+        check_location(url)
         try:
             if is_postgresql(url):
                 self._open_postgresql(url)
@@ -58,10 +72,11 @@ class Connection:
     def _open_sqlite(self, path):
         """Opens (creates) an SQLite file in WAL mode with a busy timeout, autocommit (write() begins)."""
         self.engine = "sqlite"
-        self.where = path
+        self.where = secret.mask(path)
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
-            raise HistoryError(f"{path}: directory {parent} does not exist; create it or give --db another path")
+            raise HistoryError(secret.mask(path, f"{path}: directory {parent} does not exist; create it or give --db "
+                                                 "another path (a PostgreSQL history is a postgresql:// URL)"))
         self.conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         self.conn.execute("PRAGMA journal_mode=WAL")

@@ -33,6 +33,7 @@ def open_store(url=None):
     postgresql://... -> PostgreSQL; anything else an SQLite file. HistoryError when it cannot be opened."""
     if not url:
         url = db.default_url()
+        db.check_location(url)
         if not db.is_postgresql(url):
             os.makedirs(os.path.dirname(os.path.abspath(url)), exist_ok=True)
     return Store(db.Connection(url))
