@@ -15,6 +15,7 @@ malformed or not a database is called damaged.
 """
 import contextlib
 import os
+import re
 import sqlite3
 import urllib.parse
 
@@ -40,6 +41,18 @@ def is_postgresql(url):
     return url.startswith(("postgresql://", "postgres://"))
 
 
+_KEY_VALUE = re.compile(r"(^|\s)(host|hostaddr|dbname|user|password|passfile|port|sslmode)\s*=")
+
+
+def check_location(url):
+    """HistoryError when url is libpq's key=value connection string ('host=... dbname=...'), which
+    would otherwise name an SQLite file (and write its password into a file name)."""
+    if not is_postgresql(url) and "://" not in url and _KEY_VALUE.search(url):
+        raise HistoryError(secret.mask(url, f"history {url}: this is libpq's key=value form, not a location "
+                                            "heapbench reads; give a URL: postgresql://USER@HOST/DB?OPTION=VALUE "
+                                            "(the password from PGPASSWORD or ~/.pgpass), or an SQLite file"))
+
+
 def _sqlite_path(url):
     """The file of a sqlite:///PATH URL or a plain path."""
     return url[len("sqlite://"):] if url.startswith("sqlite://") else url
@@ -51,6 +64,7 @@ class Connection:
     def __init__(self, url, readonly=False):
         self.url, self.where = url, secret.mask(url)
         self.readonly = readonly
+        check_location(url)
         try:
             if is_postgresql(url):
                 self._open_postgresql(url)
@@ -67,13 +81,14 @@ class Connection:
     def _open_sqlite(self, path):
         """Opens (creates) an SQLite file in WAL mode with a busy timeout, autocommit (write() begins)."""
         self.engine = "sqlite"
-        self.where = path
+        self.where = secret.mask(path)
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
-            raise HistoryError(f"{path}: directory {parent} does not exist; create it or give --db another path")
+            raise HistoryError(secret.mask(path, f"{path}: directory {parent} does not exist; create it or give --db "
+                                                 "another path (a PostgreSQL history is a postgresql:// URL)"))
         _not_a_directory(path)
         if _on_readonly_fs(path if os.path.exists(path) else parent):
-            raise HistoryError(f"history {path}: {_sqlite_cause('read-only', path)}")
+            raise HistoryError(f"history {self.where}: {_sqlite_cause('read-only', self.where)}")
         self.conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         self.conn.execute("PRAGMA journal_mode=WAL")

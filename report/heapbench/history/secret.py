@@ -1,7 +1,8 @@
 """secret.py - the one masking of a history URL's secrets, for every message, log and file that names a history.
 
 Always holds: mask(url) is the URL with the password of its user part, every password= and
-passfile= value of its query string replaced by ***, and nothing else changed; mask(url, text)
+passfile= value of its query string (any case; in a string that is no URL, libpq's key=value
+form, its password= and passfile= words) replaced by ***, and nothing else changed; mask(url, text)
 is text with the URL masked so and every secret of the URL (as written and percent-decoded),
 and $PGPASSWORD's value for a PostgreSQL URL, replaced by *** wherever else it appears (a driver's error that echoes
 a piece of the connection string); every place that prints or writes a history's location
@@ -17,15 +18,21 @@ SECRET_KEYS = ("password", "passfile")
 _USERINFO = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^@/?#]*?:)(?P<pw>[^@/]*)(?P<at>@)")
 
 
+_KEY_VALUE = re.compile(r"(?:^|\s)(?:password|passfile)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
 def _query_secrets(url):
-    """[(start, end)] of the values of SECRET_KEYS in url's query string."""
+    """[(start, end)] of the values of SECRET_KEYS (any case) in url's query string, or, for a string
+    that is no URL (libpq's key=value form given by mistake), of its password= and passfile= words."""
+    if "://" not in url:
+        return [m.span(1) for m in _KEY_VALUE.finditer(url)]
     question = url.find("?")
     if question < 0:
         return []
     spans, pos = [], question + 1
     for part in url[question + 1:].split("&"):
         key, eq, _ = part.partition("=")
-        if eq and urllib.parse.unquote(key).strip() in SECRET_KEYS:
+        if eq and urllib.parse.unquote(key).strip().lower() in SECRET_KEYS:
             spans.append((pos + len(key) + 1, pos + len(part)))
         pos += len(part) + 1
     return spans

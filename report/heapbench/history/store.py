@@ -47,6 +47,7 @@ def open_store(url=None, readonly=False):
     existing history, opened read-only, nothing created). HistoryError when it cannot be opened."""
     if not url:
         url = db.default_url()
+        db.check_location(url)
         if not db.is_postgresql(url) and not readonly:
             os.makedirs(os.path.dirname(os.path.abspath(url)), exist_ok=True)
     return Store(db.Connection(url, readonly=readonly))
