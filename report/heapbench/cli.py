@@ -83,16 +83,6 @@ def usage_exit(prog, message):
     sys.exit(2)
 
 
-def interruptible(prog, main, argv, what):
-    """main(argv)'s exit status; on Ctrl-C (KeyboardInterrupt) one line 'PROG: interrupted; WHAT'
-    on stderr and 130, never a traceback."""
-    try:
-        return main(argv)
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted; {what}", file=sys.stderr)
-        return 130
-
-
 def binary():
     """The heapbench CLI to run: $HEAPBENCH_BIN (set by build/heapbench), else ROOT/build/heapbench."""
     return os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")

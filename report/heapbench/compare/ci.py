@@ -12,10 +12,17 @@ testbed only (crossing.py). Exit 2 on usage errors, a baseline or history that c
 or a history without this testbed; --update-baseline replaces the baseline with batch 1 (with
 --history: adds it) and exits 0.
 """
+import sys
+
+from heapbench import interrupt
+
+INTERRUPTED = "no verdict was given; the runs measured so far are in its output directory"
+if __name__ == "__main__":  # before the imports below: Ctrl-C while they load is one line too
+    interrupt.quiet("heapbench ci", INTERRUPTED)
+
 import math
 import os
 import shutil
-import sys
 import time
 
 from heapbench import cli, latency, layout, results
@@ -235,5 +242,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(cli.interruptible("heapbench ci", main, sys.argv[1:],
-                               "no verdict was given; the runs measured so far are in its output directory"))
+    sys.exit(interrupt.run("heapbench ci", main, sys.argv[1:], INTERRUPTED))

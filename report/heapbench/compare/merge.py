@@ -14,11 +14,18 @@ at a time, runs.csv k-way merged by run number; memory holds small keys, not row
 written through temporary names and renames. Exit 1 when --expect N is given and a shard or a
 (cell, rep) is missing.
 """
+import sys
+
+from heapbench import interrupt
+
+INTERRUPTED = "the output may be partial: remove it and merge again"
+if __name__ == "__main__":  # before the imports below: Ctrl-C while they load is one line too
+    interrupt.quiet("heapbench merge", INTERRUPTED)
+
 import csv
 import heapq
 import json
 import os
-import sys
 
 from heapbench import cli
 from heapbench import jsontext
@@ -199,5 +206,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(cli.interruptible("heapbench merge", main, sys.argv[1:],
-                               "the output may be partial: remove it and merge again"))
+    sys.exit(interrupt.run("heapbench merge", main, sys.argv[1:], INTERRUPTED))

@@ -61,6 +61,9 @@ def pareto_recommend(points, defaults, objective, within, threshold, alpha):
               "p": float("nan"), "why": "no measured point fits"}
     if not any(_finite(p["mem"]) for p in points):
         result["why"] = "no memory figure in this cell (--memory free needs a workload with a free phase)"
+    if not any(_finite(p["time"]) for p in points):
+        result["why"] = ("no speed figure in this cell: every run failed (a --metric that matched nothing?); "
+                         "tune.csv and each phase's runs.csv give the reasons")
     if not fits:
         return result
     # Among the points within threshold of the best ratio, the one that sets the fewest knobs:

@@ -35,9 +35,10 @@ class InterruptTest(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def interrupt(self, name, module, *args):
+    def interrupt(self, name, module, *args, loading=False):
         """Runs python3 -m MODULE ARGS in its own process group, sends SIGINT to the group once the
-        stand-in CLI has started; returns (exit status, stderr)."""
+        stand-in CLI has started (loading: once numpy's C extension is mapped, while the command's
+        modules load); returns (exit status, stderr)."""
         mark = os.path.join(self.tmp, f"mark-{name}")
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "report"), HEAPBENCH_BIN=self.fake, MARK=mark,
                    HEAPBENCH_ROOT=ROOT, HEAPBENCH_RESULTS=os.path.join(self.tmp, "results"))
@@ -45,7 +46,9 @@ class InterruptTest(unittest.TestCase):
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         deadline = time.monotonic() + 120
         while not os.path.exists(mark) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+            if loading and self.numpy_mapped(proc.pid):
+                break
+            time.sleep(0.01 if loading else 0.05)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)
         try:
@@ -53,11 +56,21 @@ class InterruptTest(unittest.TestCase):
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
-        self.assertTrue(os.path.exists(mark), f"{name} ended before it ran the CLI: {err}")
+        if not loading:
+            self.assertTrue(os.path.exists(mark), f"{name} ended before it ran the CLI: {err}")
         return proc.returncode, err
 
-    def check_one_line(self, name, module, *args):
-        rc, err = self.interrupt(name, module, *args)
+    @staticmethod
+    def numpy_mapped(pid):
+        """True once numpy's C extension is mapped into process pid (its modules are loading)."""
+        try:
+            with open(f"/proc/{pid}/maps") as fh:
+                return "_multiarray_umath" in fh.read()
+        except OSError:
+            return False
+
+    def check_one_line(self, name, module, *args, loading=False):
+        rc, err = self.interrupt(name, module, *args, loading=loading)
         self.assertEqual(rc, 130, err)
         self.assertNotIn("Traceback", err)
         self.assertNotIn("KeyboardInterrupt", err)
@@ -70,6 +83,16 @@ class InterruptTest(unittest.TestCase):
 
     def test_report(self):
         self.check_one_line("report", "heapbench.report", self.dir, "-o", os.path.join(self.tmp, "r"))
+
+    def test_while_the_modules_load(self):
+        """SIGINT while numpy (and matplotlib) load, before main runs: the same one line (the
+        handler is in place from the entry's first statements)."""
+        self.check_one_line("report-loading", "heapbench.report", self.dir, "-o", os.path.join(self.tmp, "rl"),
+                            loading=True)
+        self.check_one_line("compare-loading", "heapbench.compare", self.dir, self.dir, "--out",
+                            os.path.join(self.tmp, "cl"), loading=True)
+        self.check_one_line("ci-loading", "heapbench.compare.ci", "--baseline", self.dir, "-o",
+                            os.path.join(self.tmp, "cil"), loading=True)
 
     def test_merge(self):
         self.check_one_line("merge", "heapbench.compare.merge", "-o", os.path.join(self.tmp, "m"), self.dir)

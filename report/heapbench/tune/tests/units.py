@@ -229,6 +229,10 @@ def test_pareto():
     other_run = fixture_point("fast", "F=1", fast["time_samples"], fast["mem_samples"], tag="p2")
     rec = pareto.pareto_recommend([d, other_run], base, "time", 0.10, 0.02, 0.05)
     check("recommend-same-run-only", rec["line"] == pareto.NO_GAIN, repr(rec))
+    nan = float("nan")
+    failed = [fixture_point(label, env, [nan] * 5, [nan] * 5) for label, env in (("default", ""), ("fast", "F=1"))]
+    rec = pareto.pareto_recommend(failed, pareto.pareto_defaults(failed), "time", 0.10, 0.02, 0.05)
+    check("recommend-every-run-failed-says-so", "every run failed" in rec["why"], repr(rec))
     rec = pareto.pareto_recommend(points, base, "time", 0.10, 0.02, 0.05)
     again = fixture_point("fast", "F=1", [0.71, 0.70, 0.73, 0.69, 0.72], fast["mem_samples"], tag="confirm")
     pareto.pareto_confirm(rec, dict(d, tag="confirm"), again, 0.02, 0.05)
