@@ -56,8 +56,8 @@ def ci_parser():
     parser.add_argument("--window", type=int, default=cihistory.WINDOW, metavar="N",
                         help="with --history: compare with the last N points after the last change point (default %(default)s)")
     parser.add_argument("--fixed-thresholds", action="store_true",
-                        help="with --history: gate on the thresholds as given (--threshold, .heapbench.toml, defaults), "
-                             f"not raised to {cihistory.SPREAD_FACTOR} x each series' spread over its window")
+                        help="with --history: gate on the thresholds as given (--threshold, .heapbench.toml, else 10%% "
+                             f"memory, 5%% time), not {cihistory.SPREAD_FACTOR} x each series' spread over its window")
     cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])
     cli.add_option(parser, "reps", "reps of batch 1 (default 5; with --ab: rounds, default 8)", type=int)
     parser.add_argument("--absolute", action="store_true", help="compare raw figures, not ratios to glibc")

@@ -14,7 +14,8 @@ confirmed on a re-run (Holm over the suspects of a metric) fails. Each series' t
 from its own spread: SPREAD_FACTOR times the window's prediction half-width, never below the
 metric's floor (--threshold or .heapbench.toml, else cells.threshold's tight form: 2% for counts
 and peak RSS, 5% for time); so a new run within the window's 95% prediction interval is SAME, and
-a tight series gates a small change (--fixed-thresholds: the floors as given, the older rule). --add adds batch 1 to the
+a tight series gates a small change (--fixed-thresholds, the older rule: the thresholds as given,
+else compare's fixed defaults). --add adds batch 1 to the
 history only when the gate passed; --update-baseline adds it without gating (to seed a testbed).
 """
 import math
@@ -91,10 +92,11 @@ def cell(new_values, points, testbed):
     return figures
 
 
-def floor(metric, thresholds):
+def floor(metric, thresholds, fixed=False):
     """The floor of a metric's threshold: thresholds' (--threshold, .heapbench.toml) for the metric or
-    its bare name, else cells.threshold's tight form (2% for counts and peak RSS, 5% for time)."""
-    return thresholds.get(metric, thresholds.get(metric.split(":", 1)[0], cells.threshold(metric, True)))
+    its bare name, else cells.threshold's tight form (2% for counts and peak RSS, 5% for time); with
+    fixed (the older rule, --fixed-thresholds) compare's fixed defaults (10% memory, 5% time)."""
+    return thresholds.get(metric, thresholds.get(metric.split(":", 1)[0], cells.threshold(metric, not fixed)))
 
 
 def series_threshold(low, figures, fixed=False):
@@ -113,7 +115,7 @@ def judge(new, series, metric_names, settings, testbed, holm, last=WINDOW):
     history_cells = {c for c, _ in series}
     rows = []
     for metric in metric_names:
-        low = floor(metric, settings["thresholds"])
+        low = floor(metric, settings["thresholds"], settings.get("fixed_thresholds", False))
         judged = []
         for key in sorted(grouped):
             label = cells.label(key)
@@ -208,7 +210,8 @@ def gate_history(args, settings, out_dir, matrix):
     series = store.all_series(testbed.name, names)
     print(f"ci: testbed {testbed.name}: gating against its last {args.window} points after the last change point "
           f"of each series ({store.where})", file=sys.stderr)
-    floors = ", ".join(f"{m} {floor(m, settings['thresholds']) * 100:.3g}%" for m in names)
+    floors = ", ".join(f"{m} {floor(m, settings['thresholds'], settings.get('fixed_thresholds')) * 100:.3g}%"
+                       for m in names)
     rule = ("as given" if settings.get("fixed_thresholds") else
             f"{SPREAD_FACTOR} x each series' spread over its window, at least the floor")
     print(f"ci: thresholds {rule}: {floors} (each row's in compare.csv)", file=sys.stderr)

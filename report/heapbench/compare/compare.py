@@ -17,6 +17,7 @@ from heapbench import cli
 from heapbench.compare import cells
 from heapbench.compare import fidelity
 from heapbench.compare import output
+from heapbench.compare import repofile
 from heapbench.compare import verdicts
 from heapbench import results, stats
 
@@ -29,7 +30,8 @@ def compare_options(parser, gate=False):
                              "p99.99, max, mean: one metric per phase and op), to compare (default %(default)s)")
     parser.add_argument("--metric", dest="metrics", help=argparse.SUPPRESS)  # the older spelling
     parser.add_argument("--threshold", help="minimum change that counts: '5%%' for every metric or "
-                        "'wall_s=3%%,maxrss_kb=1%%' (default 5%% time, 10%% memory, 2%% deterministic with --relative)")
+                        "'wall_s=3%%,maxrss_kb=1%%' (over the repository's .heapbench.toml [thresholds]; default "
+                        "5%% time, 10%% memory, 2%% deterministic with --relative)")
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)")
     if not gate:
         parser.add_argument("--relative", action="store_true",
@@ -54,9 +56,17 @@ def compare_settings(parser, args):
     if not 0 < args.alpha < 1:
         parser.error(f"--alpha {args.alpha} is not between 0 and 1; use e.g. 0.05")
     try:
-        thresholds = cli.thresholds(args.threshold, metrics) if args.threshold else {}
+        given = cli.thresholds(args.threshold, metrics) if args.threshold else {}
     except ValueError as err:
         parser.error(f"bad --threshold ({err}); write it as 5% or wall_s=3%,maxrss_kb=1%")
+    path = repofile.find()
+    try:
+        thresholds = dict(repofile.thresholds(path), **given)
+    except repofile.RepoFileError as err:
+        cli.usage_exit(parser.prog, str(err))
+    if path:
+        print(f"{parser.prog}: thresholds of {path} ({', '.join(f'{m} {v * 100:.3g}%' for m, v in thresholds.items())}"
+              f"{'; --threshold overrides them' if given else ''})", file=sys.stderr)
     return {"metrics": metrics, "thresholds": thresholds, "alpha": args.alpha, "relative": args.relative,
             "reference": args.reference, "higher": set(cli.split_list(args.higher)), "seed": args.seed,
             "same_rule": args.same_rule}

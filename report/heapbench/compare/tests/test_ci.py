@@ -86,6 +86,33 @@ class CiTest(unittest.TestCase):
         proc = self.ci("--same-rule", "significance", host="other-host", seed=2, noise=0.05)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
 
+    def test_history_defaults_gate_a_small_memory_regression(self):
+        """ci --history with its defaults, on a tight history (5 runs, peak RSS +-0.1%): a run whose peak RSS
+        rose 9% in one cell is a confirmed REGRESSION (exit 1: the threshold comes from the series' own
+        spread, at least 2%, not a fixed 10%); a run like the history's points passes (exit 0, minflt
+        gated too); with --fixed-thresholds (one fixed 10% for memory) the same +9% is not a regression."""
+        db = os.path.join(self.tmp.name, "h.sqlite")
+        for seed in range(5):
+            proc = self.ci("--history", db, "--update-baseline", "-o", os.path.join(self.tmp.name, f"s{seed}"),
+                           host="h", seed=10 + seed)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = os.path.join(self.tmp.name, "bad")
+        proc = self.ci("--history", db, "-o", out, host="h", seed=20, rss="churn/jemalloc=1.09")
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        with open(os.path.join(out, "compare.csv"), newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        failed = {(r["workload"], r["allocator"], r["metric"]) for r in rows if r["verdict"] == "REGRESSION"}
+        self.assertEqual(failed, {("churn", "jemalloc", "maxrss_kb")}, rows)
+        self.assertEqual({r["metric"] for r in rows}, {"wall_s", "maxrss_kb", "minflt"})
+        self.assertTrue(all(float(r["threshold"]) >= 0.02 for r in rows if r["metric"] != "wall_s"), rows)
+        self.assertRegex(proc.stderr, r"ci: thresholds 3 x each series' spread over its window, at least the floor: "
+                                      r"wall_s 5%, maxrss_kb 2%, minflt 2%")
+        proc = self.ci("--history", db, "-o", os.path.join(self.tmp.name, "good"), host="h", seed=21)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        proc = self.ci("--history", db, "--fixed-thresholds", "-o", os.path.join(self.tmp.name, "old"), host="h",
+                       seed=20, rss="churn/jemalloc=1.09")
+        self.assertNotEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+
     def test_no_cell_in_common_fails(self):
         """A baseline of workload churn, a run of workload batch: nothing compared, exit 1, never PASS."""
         proc = self.ci("--update-baseline", "-w", "churn", seed=1)
