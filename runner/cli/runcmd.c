@@ -178,7 +178,9 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_perf_probe();
     struct hb_runcg cg;
     hb_runcg_open(&cg, c.o.mem_limit);
-    struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0, &cg};
+    struct hb_meta meta = {.opts = &c.o, .matrix = &c.m, .metrics = c.metrics, .nmetrics = c.nmetrics,
+                           .start = start ? start : hb_sys_now_iso(), .cgroup = &cg};
+    hb_mach_snap(&meta.mach0, 1);
     if (hb_meta_write(&c.r, &meta) != 0)
         hb_fatal("cannot write %s/meta.json: %s; %s, then run the same command again with -o %s", c.r.dir,
                  strerror(errno), hb_runcmd_remedy(errno), c.r.dir);
