@@ -120,6 +120,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  exec      benchmark any command: heapbench exec [options] -- CMD ARGS...\n"
                      "  list      show allocators and workloads\n"
                      "  check     is a results directory whole: heapbench check DIR (exit 1 if not; run --resume repairs it)\n"
+                     "  doctor    what would make measurements noisy on this machine, and what to do about each\n"
                      "  record    record a program's malloc calls once into a trace: heapbench record [-o FILE] -- CMD ARGS...\n"
                      "  trace     a trace's statistics: heapbench trace FILE (replay it with heapbench run -w trace:FILE)\n"
                      "  report    draw a results directory: heapbench report DIR   (this and the commands below: Python)\n"
