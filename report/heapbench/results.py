@@ -267,7 +267,7 @@ META_TYPES = {"host": str, "cpu_model": str, "run_id": str, "shard": str, "shard
               "reps": int, "cells": int, "complete": bool, "interrupted": bool, "quick": bool,
               "start": str, "end": str, "command_line": str, "workloads": list, "envs": list,
               "allocators": dict, "counters": dict, "metrics": dict, "argv": list,
-              "machine": dict}
+              "machine": dict, "instrumented": str}
 
 
 def _no_constant(name):

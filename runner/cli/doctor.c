@@ -184,6 +184,12 @@ static void hb_doctor_counters(void)
                       "empty; count instructions with valgrind (heapbench run --count-instructions)", why);
     else
         hb_doctor_say("ok", "counters", "hardware counters readable: runs.csv has cycles and instructions");
+    why = hb_counter_reason[HB_CTR_SYS_MMAP];
+    if (why)
+        hb_doctor_say("warn", "syscalls", "system calls cannot be counted (%s); runs.csv's sys_* columns stay empty", why);
+    else
+        hb_doctor_say("ok", "syscalls", "syscall tracepoints readable: runs.csv counts mmap, munmap, mremap, madvise, "
+                      "brk and mprotect");
     if (access("/usr/bin/valgrind", X_OK) == 0)
         hb_doctor_say("ok", "valgrind", "/usr/bin/valgrind found: --count-instructions works");
     else

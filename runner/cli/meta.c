@@ -263,6 +263,9 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_traces(f, m);
     hb_meta_latency(f, o);
     hb_meta_counters(f, meta);
+    hb_meta_kv(f, "instrumented", o->count == HB_COUNT_ALLOC     ? "valgrind callgrind (--count-alloc-instructions)"
+                                  : o->count == HB_COUNT_PROGRAM ? "valgrind cachegrind (--count-instructions)"
+                                                                 : NULL);
     hb_meta_machine(f, meta);
     fprintf(f, "  \"subcommand\": \"%s\"\n}\n", o->cmd == HB_CMD_EXEC ? "exec" : "run");
     if (fclose(f) != 0) {

@@ -9,7 +9,7 @@ out=$("$HB" doctor --seconds 0.5 2>"$RT_TMP/err"); rc=$?
 took_ms=$((($(date +%s%N) - start) / 1000000))
 t_check "doctor exits 0 and writes nothing on stderr" test "$rc" -eq 0 -a ! -s "$RT_TMP/err"
 t_check "every line starts with ok, warn or note" test -z "$(grep -Ev '^(ok|warn|note) +[a-z]+ ' <<<"$out")"
-for what in load processes steal iowait vm governor thp aslr counters valgrind; do
+for what in load processes steal iowait vm governor thp aslr counters syscalls valgrind; do
     t_check "doctor looks at $what" grep -Eq "^(ok|warn|note) +$what " <<<"$out"
 done
 t_check "the load line gives the load average and the CPUs" grep -Eq '^(ok|warn) +load +load average [0-9.]+ [0-9.]+ [0-9.]+ on [0-9]+ CPUs' <<<"$out"

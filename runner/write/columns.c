@@ -305,6 +305,12 @@ static const struct hb_column hb_runs_cols[] = {
     {"cache_misses", hb_col_counter, HB_CTR_CACHE_MISSES},
     {"branch_misses", hb_col_counter, HB_CTR_BRANCH_MISSES},
     {"dtlb_load_misses", hb_col_counter, HB_CTR_DTLB_LOAD_MISSES},
+    {"sys_mmap", hb_col_counter, HB_CTR_SYS_MMAP},
+    {"sys_munmap", hb_col_counter, HB_CTR_SYS_MUNMAP},
+    {"sys_mremap", hb_col_counter, HB_CTR_SYS_MREMAP},
+    {"sys_madvise", hb_col_counter, HB_CTR_SYS_MADVISE},
+    {"sys_brk", hb_col_counter, HB_CTR_SYS_BRK},
+    {"sys_mprotect", hb_col_counter, HB_CTR_SYS_MPROTECT},
     {"load1", hb_col_machine, 0}, /* the order of hb_col_machine's fields */
     {"steal_pct", hb_col_machine, 1},
     {"iowait_pct", hb_col_machine, 2},

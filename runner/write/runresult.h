@@ -27,10 +27,16 @@ enum hb_counter {
     HB_CTR_CACHE_MISSES,
     HB_CTR_BRANCH_MISSES,
     HB_CTR_DTLB_LOAD_MISSES,
+    HB_CTR_SYS_MMAP, /* system calls: the kernel's syscall tracepoints (sys_enter_*), counted per process tree */
+    HB_CTR_SYS_MUNMAP,
+    HB_CTR_SYS_MREMAP,
+    HB_CTR_SYS_MADVISE,
+    HB_CTR_SYS_BRK,
+    HB_CTR_SYS_MPROTECT,
     HB_CTR_COUNT
 };
 
-/* Column names, "task_clock_ms", "page_faults", ... "dtlb_load_misses". */
+/* Column names, "task_clock_ms", "page_faults", ... "dtlb_load_misses", "sys_mmap", ... "sys_mprotect". */
 extern const char *const hb_counter_names[HB_CTR_COUNT];
 
 enum hb_status { HB_OK, HB_FAILED, HB_TIMEOUT, HB_CRASHED, HB_SKIPPED, HB_OOM };
