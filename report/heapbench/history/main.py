@@ -114,8 +114,9 @@ def format_found(f):
     """One line of history changes."""
     pct = "n/a" if f.pct is None else f"{f.pct:+.2f}%"
     lib = "  [library changed]" if f.library_change else ""
+    load = f"  [load moved {f.load_change}: not counted as a change of the code]" if f.load_change else ""
     return (f"{f.testbed}  {f.cell}  {f.metric}  at {f.label}: {f.before_median:.6g} -> {f.after_median:.6g} "
-            f"({pct}, p={f.p:.4f}, spread ±{f.spread_pct:.1f}%){lib}")
+            f"({pct}, p={f.p:.4f}, spread ±{f.spread_pct:.1f}%){lib}{load}")
 
 
 def cmd_changes(store, args):
@@ -131,6 +132,10 @@ def cmd_changes(store, args):
     else:
         for f in found:
             print(format_found(f))
+        loaded = sum(1 for f in found if f.load_change)
+        if loaded:
+            print(f"{len(found) - loaded} change point(s) of the code; {loaded} more coincide with a change of the "
+                  "machine's load (load1) and are not counted")
         if not found:
             print(f"no change point in {len(names)} testbed(s) at alpha {args.alpha} and magnitude {args.min_magnitude:.1%}")
     return 0
