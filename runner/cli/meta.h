@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "inputs.h"
+#include "machstate.h"
 #include "matrix.h"
 #include "metric.h"
 #include "options.h"
@@ -26,6 +27,7 @@ struct hb_meta {
     int complete, interrupted;
     const struct hb_runcg *cgroup; /* the run's cgroup (runcg.h): how processes are contained and limited */
     const struct hb_inputs *inputs; /* the files the cells read, with their sha256 (inputs.h) */
+    struct hb_mach_snap mach0;     /* the machine when the run started (machstate.h) */
 };
 
 /* Writes meta.json of r; returns 0, or -1 when it could not be written. */

@@ -130,8 +130,9 @@ def format_found(f):
     pct = "n/a" if f.pct is None else f"{f.pct:+.2f}%"
     lib = "  [library changed]" if f.library_change else ""
     text = markdown.one_line
+    load = f"  [load moved {f.load_change}: not counted as a change of the code]" if f.load_change else ""
     return (f"{text(f.testbed)}  {text(f.cell)}  {text(f.metric)}  at {text(f.label)}: {f.before_median:.6g} -> {f.after_median:.6g} "
-            f"({pct}, p={f.p:.4f}, spread ±{f.spread_pct:.1f}%){lib}")
+            f"({pct}, p={f.p:.4f}, spread ±{f.spread_pct:.1f}%){lib}{load}")
 
 
 def cmd_changes(store, args):
@@ -147,6 +148,10 @@ def cmd_changes(store, args):
     else:
         for f in found:
             print(format_found(f))
+        loaded = sum(1 for f in found if f.load_change)
+        if loaded:
+            print(f"{len(found) - loaded} change point(s) of the code; {loaded} more coincide with a change of the "
+                  "machine's load (load1) and are not counted")
         if not found:
             print(f"no change point in {len(names)} testbed(s) at alpha {args.alpha} and magnitude {args.min_magnitude:.1%}")
     return 0

@@ -18,7 +18,11 @@ from heapbench.compare import cells
 # runs.csv columns that are a run's figures (docs/DATA.md), besides metric_* and latency quantiles.
 RUN_METRICS = ("wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw",
                "task_clock_ms", "page_faults", "context_switches", "cpu_migrations", "cycles",
-               "instructions", "cache_misses", "branch_misses", "dtlb_load_misses")
+               "instructions", "cache_misses", "branch_misses", "dtlb_load_misses",
+               "sys_mmap", "sys_munmap", "sys_mremap", "sys_madvise", "sys_brk", "sys_mprotect")
+# The machine's state of each run kept beside its figures (docs/DATA.md): `history changes` tells a
+# change of load from a change of the code with it; never a figure of the allocator.
+MACHINE_METRICS = ("load1",)
 # The latency columns kept in a history (of latency.COLUMNS), per phase and op.
 LATENCY_METRICS = ("p50", "p99", "p99.9")
 
@@ -34,9 +38,9 @@ def quartiles(reps):
 
 
 def metric_names(header, latency_names):
-    """The metrics of a directory: RUN_METRICS present in runs.csv's header, its metric_* columns,
-    and the LATENCY_METRICS of each latency (phase, op)."""
-    names = [m for m in RUN_METRICS if m in header] + sorted(h for h in header if h.startswith("metric_"))
+    """The metrics of a directory: RUN_METRICS and MACHINE_METRICS present in runs.csv's header, its
+    metric_* columns, and the LATENCY_METRICS of each latency (phase, op)."""
+    names = [m for m in RUN_METRICS + MACHINE_METRICS if m in header] + sorted(h for h in header if h.startswith("metric_"))
     return names + [n for n in latency_names if n.split(":", 1)[0] in LATENCY_METRICS]
 
 

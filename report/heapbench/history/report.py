@@ -5,8 +5,9 @@ reference), so the directory can be published as is (gh-pages, a CI artifact); e
 the history is HTML-escaped; the index shows, per testbed, its fields, its change points newest
 first (linking to the cell's page) and small multiples per workload (one plot per cell and
 metric: median, 25-75% band of the reps, change points red, library changes blue); a cell page
-has every metric of the cell (latency quantiles included when sampled) and its points; summary.md
-has the change points as Markdown tables for a pull request. Pages are written under temporary
+has every metric of the cell (latency quantiles included when sampled, and the runs' load1 when
+recorded) and its points; summary.md has the change points as Markdown tables for a pull request;
+a change point that coincides with a change of load says so (scan.load_change) in both tables. Pages are written under temporary
 names and renamed, so a reader never sees half a page.
 """
 import hashlib
@@ -71,19 +72,22 @@ def _changes_table(found, testbed):
     rows = "".join(
         f"<tr><td>{_esc(f.label)}</td><td><a href='{cell_file(testbed, f.cell)}'>{_esc(f.cell)}</a></td><td>{_esc(f.metric)}</td>"
         f"<td>{f.before_median:.6g}</td><td>{f.after_median:.6g}</td><td class='{'up' if (f.pct or 0) > 0 else 'down'}'>{_pct(f)}</td>"
-        f"<td>{f.p:.4f}</td><td>±{f.spread_pct:.1f}%</td><td>{'yes' if f.library_change else ''}</td></tr>"
+        f"<td>{f.p:.4f}</td><td>±{f.spread_pct:.1f}%</td><td>{'yes' if f.library_change else ''}</td>"
+        f"<td>{_esc(f.load_change)}</td></tr>"
         for f in found)
     return ("<table><tr><th>first point after</th><th>cell</th><th>metric</th><th>median before</th><th>after</th>"
-            f"<th>change</th><th>p</th><th>spread</th><th>library changed</th></tr>{rows}</table>")
+            f"<th>change</th><th>p</th><th>spread</th><th>library changed</th><th>load moved</th></tr>{rows}</table>")
 
 
 def _testbed_section(store, tb, metrics, outdir):
     """The index's section of one testbed; writes its cell pages. Returns (html, [Found])."""
-    series = store.all_series(tb.name, metrics, reps=False)
+    every = store.all_series(tb.name, None if metrics is None else list(metrics) + [scan.LOAD], reps=False)
+    series = {k: v for k, v in every.items() if k[1] != scan.LOAD or (metrics is not None and scan.LOAD in metrics)}
     by_series = {}
     found_all = []
     for (cell, metric), points in series.items():
-        found = scan.series_changes(tb.name, cell, metric, points, changes_mod.ALPHA, changes_mod.MIN_MAGNITUDE)
+        found = scan.series_changes(tb.name, cell, metric, points, changes_mod.ALPHA, changes_mod.MIN_MAGNITUDE,
+                                    every.get((cell, scan.LOAD)))
         by_series[(cell, metric)] = found
         found_all += found
     found_all.sort(key=lambda f: (-f.order, f.cell, f.metric))
@@ -147,10 +151,10 @@ def _summary_md(sections):
         if not found:
             out += ["No change point.", ""]
             continue
-        out += ["| first point after | cell | metric | before | after | change | p | library changed |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        out += ["| first point after | cell | metric | before | after | change | p | library changed | load moved |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         out += [f"| {md(f.label)} | {md(f.cell)} | {md(f.metric)} | {f.before_median:.6g} | {f.after_median:.6g} | "
-                f"{_pct(f)} | {f.p:.4f} | {'yes' if f.library_change else ''} |" for f in found]
+                f"{_pct(f)} | {f.p:.4f} | {'yes' if f.library_change else ''} | {md(f.load_change)} |" for f in found]
         out.append("")
     return "\n".join(out)
 

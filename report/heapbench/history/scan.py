@@ -6,7 +6,10 @@ medians before and after, the change in %, p, and the typical rep-to-rep spread 
 points' spread / median, in %) of the segment before it; found changes come back newest first
 (by the order of their first point after the change), then by testbed, cell, metric.
 A library change is a point whose allocator library (sha256, else version, else path) differs
-from the previous point's.
+from the previous point's. A change point coincides with a load change when the same cell's load1
+series (the runs' load average, points.MACHINE_METRICS) has medians before and after it that differ
+by at least LOAD_STEP_ABS and by LOAD_STEP_REL of the larger: Found.load_change then says
+'before->after' ('' otherwise), and such a change is not counted as a change of the code by default.
 """
 import collections
 import statistics
@@ -17,7 +20,10 @@ from heapbench.history import changes
 DEFAULT_METRICS = ("wall_s", "maxrss_kb", "minflt")
 
 Found = collections.namedtuple("Found", "testbed cell metric index label order before_median after_median pct p "
-                                        "spread_pct library_change")
+                                        "spread_pct library_change load_change")
+LOAD = "load1"
+LOAD_STEP_ABS = 1.0    # a load change moves the load average by at least one runnable process...
+LOAD_STEP_REL = 0.5    # ...and by at least half of the larger of the two loads
 
 
 def library_id(library):
@@ -41,15 +47,32 @@ def spread_pct(points):
     return statistics.median(rel) if rel else 0.0
 
 
-def series_changes(testbed, cell, metric, series, alpha, min_magnitude):
-    """[Found] of one series."""
+def load_change(series, load, start, index, end):
+    """'before->after' when the load1 points of the runs of series[start:index] and series[index:end]
+    differ by a load change (see the module's docstring), else ''."""
+    by_run = {p.run_id: p.median for p in load or []}
+    before = [by_run[p.run_id] for p in series[start:index] if p.run_id in by_run]
+    after = [by_run[p.run_id] for p in series[index:end] if p.run_id in by_run]
+    if not before or not after:
+        return ""
+    b, a = statistics.median(before), statistics.median(after)
+    if abs(a - b) >= LOAD_STEP_ABS and abs(a - b) >= LOAD_STEP_REL * max(a, b):
+        return f"{b:.1f}->{a:.1f}"
+    return ""
+
+
+def series_changes(testbed, cell, metric, series, alpha, min_magnitude, load=None):
+    """[Found] of one series; load: the same cell's load1 series (None: not recorded)."""
     moved = {i for i, _, _ in library_changes(series)}
+    found = changes.change_points([p.median for p in series], alpha=alpha, min_magnitude=min_magnitude)
+    bounds = [c.index for c in found] + [len(series)]
     out = []
-    for c in changes.change_points([p.median for p in series], alpha=alpha, min_magnitude=min_magnitude):
+    for k, c in enumerate(found):
         start = max((f.index for f in out), default=0)
         out.append(Found(testbed, cell, metric, c.index, series[c.index].label, series[c.index].order,
                          c.before_median, c.after_median, c.pct, c.p, spread_pct(series[start:c.index]),
-                         c.index in moved or c.index - 1 in moved or c.index + 1 in moved))
+                         c.index in moved or c.index - 1 in moved or c.index + 1 in moved,
+                         load_change(series, load, start, c.index, bounds[k + 1])))
     return out
 
 
@@ -60,8 +83,11 @@ def scan(store, testbeds=None, metrics=DEFAULT_METRICS, since=None, alpha=change
     found = []
     for name in testbeds or [t.name for t in store.testbeds()]:
         start = _order_of(store, name, since)
-        for (cell, metric), series in sorted(store.all_series(name, metrics, reps=False).items()):
-            found += [f for f in series_changes(name, cell, metric, series, alpha, min_magnitude)
+        every = store.all_series(name, None if metrics is None else list(metrics) + [LOAD], reps=False)
+        for (cell, metric), series in sorted(every.items()):
+            if metric == LOAD and (metrics is None or LOAD not in metrics):
+                continue
+            found += [f for f in series_changes(name, cell, metric, series, alpha, min_magnitude, every.get((cell, LOAD)))
                       if start is None or f.order >= start]
     return sorted(found, key=lambda f: (-f.order, f.testbed, f.cell, f.metric))
 

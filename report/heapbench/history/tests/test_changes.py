@@ -10,7 +10,14 @@ import unittest
 
 import numpy as np
 
+from heapbench.history import main, scan
 from heapbench.history.changes import change_points
+from heapbench.history.store import Point
+
+
+def points(medians, prefix="r"):
+    """Points of a series, one run per point (run ids r0, r1, ...)."""
+    return [Point(f"l{i}", i, None, float(m), 0.01 * m, {}, f"{prefix}{i}", "h", m, m) for i, m in enumerate(medians)]
 
 
 HISTORY_MD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "docs", "HISTORY.md")
@@ -84,6 +91,37 @@ class ChangesTest(unittest.TestCase):
         found = change_points([0.0] * 15 + [4.0] * 15)
         self.assertEqual([c.index for c in found], [15])
         self.assertIsNone(found[0].pct)
+
+
+class LoadChangeTest(unittest.TestCase):
+    """A change point of a figure that coincides with a change of the runs' load is marked, not counted."""
+
+    def setUp(self):
+        """A wall_s series that steps +30% at point 15 of 30."""
+        rng = np.random.default_rng(5)
+        self.wall = points(np.r_[rng.normal(1.0, 0.01, 15), rng.normal(1.3, 0.01, 15)])
+
+    def test_step_with_the_load_is_marked(self):
+        """The load moves from ~15 to ~37 with the step: load_change '15.x->37.x' and the line says so."""
+        rng = np.random.default_rng(6)
+        load = points(np.r_[rng.normal(15, 1, 15), rng.normal(37, 2, 15)])
+        found = scan.series_changes("tb", "c", "wall_s", self.wall, 0.005, 0.01, load)
+        self.assertEqual([f.index for f in found], [15])
+        self.assertRegex(found[0].load_change, r"^1[45]\.\d->3[5-9]\.\d$")
+        self.assertIn("[load moved", main.format_found(found[0]))
+
+    def test_step_under_a_steady_load_is_not_marked(self):
+        """A load that stays at ~15 (or is not recorded): the step is a change of the code."""
+        rng = np.random.default_rng(7)
+        load = points(rng.normal(15, 1, 30))
+        for series in (load, None):
+            found = scan.series_changes("tb", "c", "wall_s", self.wall, 0.005, 0.01, series)
+            self.assertEqual([(f.index, f.load_change) for f in found], [(15, "")])
+            self.assertNotIn("load moved", main.format_found(found[0]))
+
+    def test_small_load_moves_are_not_changes(self):
+        """0.2 -> 0.9 (an idle machine) is below one runnable process: not a load change."""
+        self.assertEqual(scan.load_change(self.wall, points([0.2] * 15 + [0.9] * 15), 0, 15, 30), "")
 
 
 if __name__ == "__main__":
