@@ -5,7 +5,7 @@ head's value of one round, measured next to each other, so the machine's drift b
 cancels out of each pair's difference. The test is Wilcoxon's signed-rank test, two-sided, on the
 log ratios head/base (on the differences when a value is not positive), zero differences left out
 (exact below 50 pairs without ties); p is 1 when every pair is equal. The change is the median of
-the pairs' ratios minus 1, with a percentile bootstrap 95% interval over resampled pairs. The
+the pairs' ratios minus 1, with a percentile bootstrap interval (95% unless asked) over resampled pairs. The
 smallest p of n pairs is 2 / 2^n (every pair moved the same way), which decides UNKNOWN.
 """
 import warnings
@@ -16,6 +16,7 @@ from scipy import stats as scipy_stats
 from heapbench import stats
 
 BOOT_RESAMPLES = 2000
+CI_LEVEL = 0.95
 
 
 def min_p(n):
@@ -55,9 +56,9 @@ def _ratios(base, head):
     return np.array([h / b for b, h in zip(base, head) if b], float)
 
 
-def change_ci(base, head, seed=0):
+def change_ci(base, head, seed=0, level=CI_LEVEL):
     """(change, ci_low, ci_high): the median of the pairs' ratios minus 1 and its percentile
-    bootstrap interval (pairs resampled together); NaN where it does not exist."""
+    bootstrap interval at level (pairs resampled together); NaN where it does not exist."""
     r = _ratios(base, head)
     if not len(r):
         change = stats.stats_change(stats.stats_median(base), stats.stats_median(head))
@@ -67,14 +68,16 @@ def change_ci(base, head, seed=0):
         return change, float("nan"), float("nan")
     rng = np.random.default_rng(seed)
     medians = np.median(r[rng.integers(0, len(r), size=(BOOT_RESAMPLES, len(r)))], axis=1)
-    low, high = np.percentile(medians, [2.5, 97.5])
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(medians, [tail, 100 - tail])
     return change, float(low) - 1.0, float(high) - 1.0
 
 
-def cell(base, head, seed=0):
+def cell(base, head, seed=0, level=CI_LEVEL):
     """Every figure of one paired cell that does not depend on the threshold or on other cells:
-    the fields of stats.stats_cell (n_base = n_new = pairs), so that stats.stats_verdict applies."""
-    change, low, high = change_ci(base, head, seed)
+    the fields of stats.stats_cell (n_base = n_new = pairs), so that stats.stats_verdict applies;
+    the interval at level."""
+    change, low, high = change_ci(base, head, seed, level)
     return {"n_base": len(base), "n_new": len(head), "base_median": stats.stats_median(base),
             "new_median": stats.stats_median(head), "change": change, "ci_low": low, "ci_high": high,
             "p": p_value(base, head), "min_p": min_p(len(base))}
