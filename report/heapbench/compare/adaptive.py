@@ -30,22 +30,18 @@ def budget(parser, args):
         parser.error(str(err))
 
 
-def _cells(args):
-    """The allocators of the gate, and the cells each round measures per side (allocators x env sets)."""
-    allocators = [a for text in (args.allocators or ["glibc"]) for a in text.split(",") if a]
-    return allocators, len(allocators) * max(1, len(args.env))
-
-
 def _plan(parser, args, alpha):
-    """(budget, first look's rounds, runs per round, allocators); exit 2 when the budget cannot pay for look 1."""
+    """(budget, first look's rounds, allocators); exit 2 when the budget cannot pay for look 1. A
+    round measures allocators x env sets cells per side."""
     spend = budget(parser, args)
-    allocators, cells = _cells(args)
+    allocators = [a for text in (args.allocators or ["glibc"]) for a in text.split(",") if a]
+    cells = len(allocators) * max(1, len(args.env))
     first = sequential.first_look(alpha, cells, paired.min_p)
     try:
         sequential.check(spend, first, 2 * cells)
     except ValueError as err:
         parser.error(str(err))
-    return spend, first, 2 * cells, allocators
+    return spend, first, allocators
 
 
 def _look(rows, pair, settings, look, alpha, done, state):
@@ -75,12 +71,11 @@ def _open_allocators(latest, allocators):
     return [a for a in allocators if a in names] if names else allocators
 
 
-def gate(parser, args, head_words, settings, default_metrics, out_dir):
-    """Runs the adaptive A/B gate; returns the final {rows, missing, extra} (no confirmation step)."""
-    pair = ab.sides(parser, args.base, head_words)
-    settings = dict(settings, metrics=ab.metrics(parser, args, default_metrics), duet=ab.duet_cpus(parser, args))
-    spend, first, per_round, allocators = _plan(parser, args, settings["alpha"])
+def rounds_until_decided(measure, pair, settings, spend, first, allocators):
+    """The sequential rule's loop: measure(first_round, count, allocators) -> runs.csv rows of
+    those rounds (each with 'round' and 'side'); returns the final {rows, missing, extra}."""
     alphas = sequential.look_alphas(settings["alpha"])
+    per_round = 2 * len(allocators) * max(1, settings.get("env_sets", 1))
     rows, state = [], {"decided": {}, "latest": {}, "order": {}}
     done, started = 0, time.monotonic()
     for look, alpha in enumerate(alphas, start=1):
@@ -88,9 +83,7 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
         target = sequential.next_look(first, last, done, len(alphas) - look + 1)
         if target is None or target <= done:
             break
-        names = ",".join(_open_allocators(state["latest"], allocators))
-        rows += ab.run_rounds(args, pair, os.path.join(out_dir, "rounds"), done + 1, target - done, names,
-                              args.env, settings["duet"])
+        rows += measure(done + 1, target - done, _open_allocators(state["latest"], allocators))
         done = target
         still = _look(rows, pair, settings, look, alpha, done, state)
         print(f"ci --ab: look {look} of {len(alphas)} after {done} rounds (alpha {alpha:.3g}): "
@@ -104,3 +97,16 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
     final = sorted(list(state["decided"].values()) + list(state["latest"].values()),
                    key=lambda r: state["order"][(r["label"], r["metric"])])
     return {"rows": final, "missing": [], "extra": []}
+
+
+def gate(parser, args, head_words, settings, default_metrics, out_dir):
+    """Runs the adaptive A/B gate; returns the final {rows, missing, extra} (no confirmation step)."""
+    pair = ab.sides(parser, args.base, head_words)
+    settings = dict(settings, metrics=ab.metrics(parser, args, default_metrics), duet=ab.duet_cpus(parser, args),
+                    env_sets=len(args.env))
+    spend, first, allocators = _plan(parser, args, settings["alpha"])
+
+    def measure(start, count, names):
+        return ab.run_rounds(args, pair, os.path.join(out_dir, "rounds"), start, count, ",".join(names),
+                             args.env, settings["duet"])
+    return rounds_until_decided(measure, pair, settings, spend, first, allocators)
