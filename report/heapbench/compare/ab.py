@@ -2,7 +2,8 @@
 
 Always holds: the base and the head of the user's program (two commands, run by `heapbench
 exec`, or two program definitions prog:NAME, run by `heapbench run`) are measured in rounds, each
-round one rep of each side under every allocator asked for, the sides alternating A B, B A, A B ...
+round one rep (--round-reps: that many, back to back, their median the side's value) of each side
+under every allocator asked for, the sides alternating A B, B A, A B ...
 so that a drift of the machine hits both equally; with --duet both sides of a round run at the
 same time, each pinned to its own half of the CPUs, the halves swapping every round, so that both
 share the same moment's interference; a pair is the two sides' values in one round
@@ -16,6 +17,7 @@ import collections
 import os
 import shlex
 import sys
+import time
 
 from heapbench import latency
 from heapbench import results
@@ -81,7 +83,7 @@ def duet_cpus(parser, args):
 def _words(args, side, out_dir, warmup, allocators, envs, cpus=None):
     """The runner words of one rep of one side into out_dir (pinned to cpus when given)."""
     sub = ["run", "-w", side.program] if side.program else ["exec", "-w", side.name]
-    words = sub + ["-n", "1", "--warmup", str(warmup), "-o", out_dir, "-a", allocators]
+    words = sub + ["-n", str(args.round_reps), "--warmup", str(warmup), "-o", out_dir, "-a", allocators]
     words += ["--pin", ",".join(map(str, cpus))] if cpus else []
     for env in envs:
         words += ["--env", env]
@@ -89,12 +91,14 @@ def _words(args, side, out_dir, warmup, allocators, envs, cpus=None):
     return words + (["--"] + side.command if side.command else [])
 
 
-def run_rounds(args, pair, out_dir, first, count, allocators, envs, duet=None):
+def run_rounds(args, pair, out_dir, first, count, allocators, envs, duet=None, deadline=None):
     """Runs rounds first..first+count-1 (each: both sides, alternating which goes first; with duet,
-    two CPU sets, both sides at once, swapping sets every round) and returns their runs.csv rows,
-    each with 'round' and 'side' set."""
+    two CPU sets, both sides at once, swapping sets every round), none started after deadline
+    (time.monotonic()), and returns their runs.csv rows, each with 'round' and 'side' set."""
     rows = []
     for k in range(first, first + count):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
         order = pair if k % 2 else pair[::-1]
         warmup = (int(args.warmup[-1]) if args.warmup else 1) if k == 1 else 0
         jobs = []
@@ -114,16 +118,20 @@ def run_rounds(args, pair, out_dir, first, count, allocators, envs, duet=None):
 
 
 def _values(rows, metric):
-    """{pair key: {side: {round: value}}} of the ok rows with a number for metric."""
+    """{pair key: {side: {round: value}}} of the ok rows with a number for metric (the median of a
+    side's reps in a round, --round-reps)."""
     out = {}
     for row in rows:
         value = row.get(metric)
         key = tuple(row.get(k) for k in KEY)
         by_side = out.setdefault(key, {"base": {}, "head": {}, "broken": set()})
         if row.get("status") == "ok" and isinstance(value, (int, float)):
-            by_side[row["side"]][row["round"]] = float(value)
+            by_side[row["side"]].setdefault(row["round"], []).append(float(value))
         elif row.get("status") != "skipped":
             by_side["broken"].add((row["side"], row.get("status")))
+    for by_side in out.values():
+        for side in ("base", "head"):
+            by_side[side] = {k: stats.stats_median(v) for k, v in by_side[side].items()}
     return out
 
 

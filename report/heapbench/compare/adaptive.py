@@ -6,7 +6,8 @@ alpha spent over them, Holm over a metric's cells at each look): a cell x metric
 first look that gives it REGRESSION, IMPROVEMENT or SAME, and keeps that row (its note says at
 which look and after how many rounds); later rounds run only the allocators with a cell still
 undecided; the gate stops when every cell is decided, no look is left, or the budget is spent
-(the last look's row of a cell still undecided says so). A budget that cannot pay for the first
+(the last look's row of a cell still undecided says so); with a seconds budget no round starts
+after the budget's end (a look then judges the rounds it has). A budget that cannot pay for the first
 look, or that is 0 or not a number, is one line and exit 2 before anything runs. Every round's
 output is kept under out_dir/rounds, as without a budget.
 """
@@ -44,7 +45,7 @@ def _plan(parser, args, alpha):
     cells = len(allocators) * max(1, len(args.env))
     first = sequential.first_look(alpha, cells, paired.min_p)
     try:
-        sequential.check(spend, first, 2 * cells)
+        sequential.check(spend, first, 2 * cells * args.round_reps)
     except ValueError as err:
         parser.error(str(err))
     return spend, first, allocators
@@ -78,19 +79,24 @@ def _open_allocators(latest, allocators):
 
 
 def rounds_until_decided(measure, pair, settings, spend, first, allocators):
-    """The sequential rule's loop: measure(first_round, count, allocators) -> runs.csv rows of
-    those rounds (each with 'round' and 'side'); returns the final {rows, missing, extra}."""
+    """The sequential rule's loop: measure(first_round, count, allocators, deadline) -> runs.csv
+    rows of those rounds (each with 'round' and 'side'; none started after deadline, a
+    time.monotonic() or None); returns the final {rows, missing, extra}."""
     alphas = sequential.look_alphas(settings["alpha"])
-    per_round = 2 * len(allocators) * max(1, settings.get("env_sets", 1))
+    per_round = 2 * len(allocators) * max(1, settings.get("env_sets", 1)) * settings.get("round_reps", 1)
     rows, state = [], {"decided": {}, "latest": {}, "order": {}}
     done, started = 0, time.monotonic()
+    deadline = started + spend.seconds if spend.seconds is not None else None
     for look, alpha in enumerate(alphas, start=1):
         last = sequential.last_round(spend, per_round, done, time.monotonic() - started)
         target = sequential.next_look(first, last, done, len(alphas) - look + 1)
         if target is None or target <= done:
             break
-        rows += measure(done + 1, target - done, _open_allocators(state["latest"], allocators))
-        done = target
+        new = measure(done + 1, target - done, _open_allocators(state["latest"], allocators), deadline)
+        if not new:
+            break
+        rows += new
+        done = max(row["round"] for row in new)
         still = _look(rows, pair, settings, look, alpha, done, state)
         print(f"ci --ab: look {look} of {len(alphas)} after {done} rounds (alpha {alpha:.3g}): "
               f"{len(state['decided'])} cell x metric decided, {still} open", file=sys.stderr, flush=True)
@@ -109,10 +115,10 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
     """Runs the adaptive A/B gate; returns the final {rows, missing, extra} (no confirmation step)."""
     pair = ab.sides(parser, args.base, head_words)
     settings = dict(settings, metrics=ab.metrics(parser, args, default_metrics), duet=ab.duet_cpus(parser, args),
-                    env_sets=len(args.env))
+                    env_sets=len(args.env), round_reps=args.round_reps)
     spend, first, allocators = _plan(parser, args, settings["alpha"])
 
-    def measure(start, count, names):
+    def measure(start, count, names, deadline):
         return ab.run_rounds(args, pair, os.path.join(out_dir, "rounds"), start, count, ",".join(names),
-                             args.env, settings["duet"])
+                             args.env, settings["duet"], deadline)
     return rounds_until_decided(measure, pair, settings, spend, first, allocators)

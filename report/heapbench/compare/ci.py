@@ -76,6 +76,9 @@ def ci_parser():
                         help="with --ab: adapt the rounds to the noise: add rounds until every comparison is "
                              "decided or the budget is spent, runs (400) or seconds of measuring (60s, 2m); a "
                              "sequential rule keeps false alarms at --alpha, no confirmation step")
+    parser.add_argument("--round-reps", type=int, default=1, metavar="K",
+                        help="with --ab: runs of each side in a round, back to back, their median the side's value "
+                             "(default 1; more pairs less noise where starting the runner costs more than the program)")
     parser.add_argument("--duet", action="store_true",
                         help="with --ab: run base and head at the same time, each on its own half of the CPUs "
                              "(swapping every round), so that both share the same interference")
@@ -176,8 +179,10 @@ def ci_check_modes(parser, args):
     """Usage errors of options that belong to one mode only (exit 2)."""
     if args.history is None and (args.add or args.label or args.window != cihistory.WINDOW):
         parser.error("--add, --label and --window belong to --history (the gate against a history)")
-    if not args.ab and (args.budget is not None or args.duet):
-        parser.error("--budget and --duet belong to --ab (the A/B gate); add --ab")
+    if not args.ab and (args.budget is not None or args.duet or args.round_reps != 1):
+        parser.error("--budget, --duet and --round-reps belong to --ab (the A/B gate); add --ab")
+    if args.round_reps < 1:
+        parser.error(f"--round-reps {args.round_reps}: a round needs at least 1 run of each side")
     if args.history is not None and args.ab:
         parser.error("--history and --ab are two different gates; pick one")
     if args.window < cihistory.MIN_POINTS:

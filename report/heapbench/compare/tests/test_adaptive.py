@@ -35,7 +35,7 @@ def gate(*args, taskset=None):
 def fake(rng, change, noise, calls):
     """A measure() of synthetic rounds: wall_s drifts by +-30% between rounds, the head is
     (1 + change) times the base, each run with noise (a relative sd); calls records each call."""
-    def measure(start, count, allocators):
+    def measure(start, count, allocators, deadline=None):
         calls.append((start, count, tuple(allocators)))
         rows = []
         for k in range(start, start + count):
@@ -136,7 +136,7 @@ class RuleTest(unittest.TestCase):
         rng, calls = random.Random(5), []
         plain = fake(rng, 0.0, 0.3, calls)
 
-        def measure(start, count, allocators):
+        def measure(start, count, allocators, deadline=None):
             rows = plain(start, count, allocators)
             for row in rows:  # jemalloc's head is 50% slower with no noise: decided at once
                 if row["allocator"] == "jemalloc":
