@@ -20,13 +20,7 @@ from heapbench.compare import ab
 from heapbench.compare import paired
 from heapbench.compare import sequential
 
-CHANGES = (stats.REGRESSION, stats.IMPROVEMENT)
-
-
-def is_decided(row):
-    """True when a row's verdict is a change, or SAME with its interval within +-threshold."""
-    within = row["ci_low"] >= -row["threshold"] and row["ci_high"] <= row["threshold"]  # NaN: False
-    return row["verdict"] in CHANGES or (row["verdict"] == stats.SAME and within)
+DECIDED = (stats.REGRESSION, stats.IMPROVEMENT, stats.SAME)  # stats.stats_verdict's: SAME only within +-threshold
 
 
 def budget(parser, args):
@@ -62,7 +56,7 @@ def _look(rows, pair, settings, look, alpha, done, state):
         state["order"].setdefault(key, len(state["order"]))
         if key in decided:
             continue
-        if is_decided(row):
+        if row["verdict"] in DECIDED:
             row["note"] = "; ".join(filter(None, (row["note"], f"decided at look {look} of {sequential.LOOKS}, "
                                                   f"after {done} rounds (alpha {alpha:.3g})")))
             decided[key] = row

@@ -33,9 +33,9 @@ def matrix(seed, reps=6, slow=None, factor=1.0, machine=1.0, params="--ops=1"):
     return cells
 
 
-def run_compare(*args):
-    """Runs compare.py with args; returns the CompletedProcess (text)."""
-    return subprocess.run(["/usr/bin/python3"] + COMPARE + list(args), capture_output=True, text=True)
+def run_compare(*args, cwd=None):
+    """Runs compare.py with args (in cwd, default the test's own); returns the CompletedProcess (text)."""
+    return subprocess.run(["/usr/bin/python3"] + COMPARE + list(args), capture_output=True, text=True, cwd=cwd)
 
 
 def verdicts(directory):
@@ -101,11 +101,50 @@ class CompareTest(unittest.TestCase):
             self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
             self.assertIn("wall_s", proc.stderr)
 
-    def test_usage_errors_exit_2_one_line(self):
-        """A bad threshold, a missing argument, a non-results directory: exit 2, one line each."""
+    def test_repository_file_sets_thresholds(self):
+        """A .heapbench.toml above the current directory (below the repository's top) sets per-metric
+        thresholds, written into compare.csv; --threshold overrides it; a bad file is exit 2, one line
+        naming it; a file beyond the repository's top (.git) is not read."""
         fixture.fixture_write(self.base, matrix(1))
-        for args in ((self.base, self.base, "--threshold", "five"), (self.base,), (self.base, self.tmp.name),
-                     (self.base, self.base, "--metric", "no_such_column")):
+        fixture.fixture_write(self.new, matrix(2))
+        top = os.path.join(self.tmp.name, "repo")
+        work = os.path.join(top, "sub", "dir")
+        os.makedirs(work)
+        os.makedirs(os.path.join(top, ".git"))
+        conf = os.path.join(top, ".heapbench.toml")
+
+        def thresholds():
+            with open(os.path.join(self.new, "compare.csv"), newline="") as fh:
+                return {r["metric"]: float(r["threshold"]) for r in csv.DictReader(fh)}
+        with open(conf, "w") as fh:
+            fh.write('[thresholds]\nwall_s = "3%"\nmaxrss_kb = 0.2\n')
+        proc = run_compare(self.base, self.new, cwd=work)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(conf, proc.stderr)
+        self.assertEqual(thresholds(), {"wall_s": 0.03, "maxrss_kb": 0.2})
+        proc = run_compare(self.base, self.new, "--threshold", "wall_s=7%", cwd=work)
+        self.assertEqual(thresholds(), {"wall_s": 0.07, "maxrss_kb": 0.2})
+        for text in ('[thresholds]\nwall_s = "0%"\n', '[thresholds]\nwall_s = "nan"\n', '[thresholds]\nwall_s = -1\n',
+                     '[thresholds\n', '[limits]\nwall_s = "3%"\n', 'thresholds = 3\n', '[thresholds]\nwall_s = true\n'):
+            with open(conf, "w") as fh:
+                fh.write(text)
+            proc = run_compare(self.base, self.new, cwd=work)
+            self.assertEqual(proc.returncode, 2, (text, proc.stderr))
+            self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+            self.assertIn(conf, proc.stderr)
+        os.rename(conf, os.path.join(self.tmp.name, ".heapbench.toml"))   # above the repository: not read
+        proc = run_compare(self.base, self.new, cwd=work)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(thresholds(), {"wall_s": 0.05, "maxrss_kb": 0.10})
+
+    def test_usage_errors_exit_2_one_line(self):
+        """A bad threshold (0, NaN, negative, infinite, not a number, no metric name), a missing argument,
+        a non-results directory, an unknown --same-rule: exit 2, one line each."""
+        fixture.fixture_write(self.base, matrix(1))
+        bad_thresholds = ("five", "0", "0%", "nan", "-5%", "inf", "wall_s=0%", "=5%", "wall_s=nan")
+        for args in tuple((self.base, self.base, "--threshold", t) for t in bad_thresholds) + (
+                (self.base,), (self.base, self.tmp.name), (self.base, self.base, "--metric", "no_such_column"),
+                (self.base, self.base, "--same-rule", "maybe")):
             proc = run_compare(*args)
             self.assertEqual(proc.returncode, 2, args)
             self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
@@ -190,12 +229,12 @@ class CompareTest(unittest.TestCase):
         self.assertIn("no glibc runs", proc.stderr)
 
     def test_two_reps_unknown(self):
-        """2 reps per side: every verdict UNKNOWN, exit 0, stderr says how many reps are needed."""
+        """2 reps per side: every verdict UNDECIDED, exit 0, stderr says how many reps are needed."""
         fixture.fixture_write(self.base, matrix(1, reps=2))
         fixture.fixture_write(self.new, matrix(2, reps=2, slow=("churn", "glibc"), factor=2.0))
         proc = run_compare(self.base, self.new)
         self.assertEqual(proc.returncode, 0)
-        self.assertEqual(set(verdicts(self.new).values()), {"UNKNOWN"})
+        self.assertEqual(set(verdicts(self.new).values()), {"UNDECIDED"})
         self.assertRegex(proc.stderr, r"run with -n \d+")
 
     def test_missing_and_extra_cells_listed(self):
