@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cellenv.h"
+#include "cgalloc.h"
 #include "elfcheck.h"
 #include "launch.h"
 #include "logtail.h"
@@ -96,12 +97,25 @@ static char *hb_engine_label(const struct hb_group *g, const struct hb_alloc *a,
                         g->env, a->name, repword);
 }
 
-/* Reads the run's log and extracts every metric. */
+/* Reads the run's log (and its valgrind output file, removed then) and extracts every metric. */
 static void hb_engine_metrics(const struct hb_engine *e, const char *log, double *val, int *ok)
 {
     char *text = e->nmetrics ? hb_read_file(log, NULL) : NULL;
-    for (size_t i = 0; i < e->nmetrics; i++)
-        ok[i] = hb_metric_extract(&e->metrics[i], text, &val[i]);
+    char *vgpath = e->o->count ? hb_xasprintf("%s.vg", log) : NULL;
+    FILE *vg = vgpath ? fopen(vgpath, "r") : NULL;
+    double vgval[3] = {0};
+    int vgok = vg && hb_cgalloc_read(vg, &vgval[HB_METRIC_VG_ALLOC], &vgval[HB_METRIC_VG_TOTAL]) == 0;
+    for (size_t i = 0; i < e->nmetrics; i++) {
+        int w = e->metrics[i].valgrind;
+        ok[i] = w ? vgok : hb_metric_extract(&e->metrics[i], text, &val[i]);
+        if (w)
+            val[i] = vgval[w];
+    }
+    if (vg)
+        fclose(vg);
+    if (vgpath) /* read once: the file is the count's source, not a result */
+        unlink(vgpath);
+    free(vgpath);
     free(text);
 }
 
@@ -153,16 +167,18 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         return 0;
     }
     struct hb_strv argv = {0}, envp = {0}, driver = {0}, ready = {0}, denv = {0};
+    char *log = rep > 0 ? hb_xasprintf("%s/logs/%zu.log", e->r->dir, run)
+                        : hb_xasprintf("%s/logs/warmup-%zu.log", e->r->dir, run);
     if (e->o->wrap) /* the wrapper first (--wrap, --count-instructions), then the cell's own argv */
         hb_strv_split(&argv, e->o->wrap, " \t", 0);
+    if (e->o->count) /* valgrind's output file, read into the metrics after the run */
+        hb_strv_pushf(&argv, "--%s-out-file=%s.vg", e->o->count == HB_COUNT_ALLOC ? "callgrind" : "cachegrind", log);
     hb_cell_argv(g, e->m->quick, &argv);
     int binary = g->wl->kind == HB_WL_BINARY;
     struct hb_cell_extra extra = {binary ? NULL : e->probe, binary ? e->stats : NULL, thp};
     hb_cell_envp(g, a, &extra, &envp);
     if (binary) /* the workloads' latency sampler (docs/DATA.md) */
         hb_strv_pushf(&envp, "HEAPBENCH_LATENCY=%s", e->o->latency);
-    char *log = rep > 0 ? hb_xasprintf("%s/logs/%zu.log", e->r->dir, run)
-                        : hb_xasprintf("%s/logs/warmup-%zu.log", e->r->dir, run);
     struct hb_launch_spec spec = {
         .argv = argv.v, .envp = envp.v, .timeout_s = e->o->timeout_s, .interval_ms = e->o->interval_ms,
         .pin = e->o->have_pin ? &e->o->pin : NULL, .thp = thp >= 0 ? &thp : NULL,

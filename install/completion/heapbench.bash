@@ -8,7 +8,7 @@
 # Always holds: the completion never runs a benchmark: it only runs `heapbench SUB --help` and
 # `heapbench list`, each at most once per shell and heapbench binary (the answers are cached).
 
-_HEAPBENCH_SUBCOMMANDS="run exec list check record trace report compare ci merge tune history advise"
+_HEAPBENCH_SUBCOMMANDS="run exec list check doctor record trace report compare ci merge tune history advise"
 _HEAPBENCH_HISTORY_SUBCOMMANDS="add testbeds changes report export"
 
 # The options that `$1 $2 [$3] --help` prints: every -x / --name at the start of an option line.

@@ -266,7 +266,8 @@ def _finite_float(text):
 META_TYPES = {"host": str, "cpu_model": str, "run_id": str, "shard": str, "shard_cells": int,
               "reps": int, "cells": int, "complete": bool, "interrupted": bool, "quick": bool,
               "start": str, "end": str, "command_line": str, "workloads": list, "envs": list,
-              "allocators": dict, "counters": dict, "metrics": dict, "argv": list}
+              "allocators": dict, "counters": dict, "metrics": dict, "argv": list,
+              "machine": dict, "instrumented": str}
 
 
 def _no_constant(name):

@@ -32,6 +32,7 @@ static const struct {
     {"interrupted", cJSON_True}, {"quick", cJSON_True},     {"start", cJSON_String},       {"end", cJSON_String},
     {"command_line", cJSON_String}, {"workloads", cJSON_Array}, {"envs", cJSON_Array},    {"allocators", cJSON_Object},
     {"counters", cJSON_Object}, {"metrics", cJSON_Object},  {"argv", cJSON_Array},
+    {"machine", cJSON_Object}, {"instrumented", cJSON_String},
 };
 
 static int hb_in_list(const char *const *list, const char *name)

@@ -1,4 +1,4 @@
-/* main.c - build/heapbench: dispatches the subcommands (run, exec, list, record, trace in C; report, compare,
+/* main.c - build/heapbench: dispatches the subcommands (run, exec, list, check, doctor, record, trace in C; report, compare,
  * ci, merge, tune, history, advise in Python under /usr/bin/python3, through python.c's table).
  *
  * Always holds: an unknown subcommand or a missing one exits 2 with one line; the Python
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "doctor.h"
 #include "list.h"
 #include "options.h"
 #include "python.h"
@@ -48,8 +49,10 @@ int main(int argc, char **argv)
         return hb_cmd_trace(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return hb_cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "doctor") == 0)
+        return hb_cmd_doctor(argc - 1, argv + 1);
     if (hb_python_is_subcommand(cmd))
         hb_python_exec(argc - 1, argv + 1);
-    hb_usage("unknown command '%s'; valid: run, exec, list, check, record, trace, report, compare, ci, merge, tune, history, advise (see heapbench --help)",
+    hb_usage("unknown command '%s'; valid: run, exec, list, check, doctor, record, trace, report, compare, ci, merge, tune, history, advise (see heapbench --help)",
              cmd);
 }

@@ -175,6 +175,48 @@ static void hb_meta_limits(FILE *f, const struct hb_options *o, const struct hb_
     free(how);
 }
 
+/* A number of the machine object, or null when unavailable. */
+static void hb_meta_num(FILE *f, const char *key, int ok, double v)
+{
+    if (ok)
+        fprintf(f, "\"%s\": %.6g", key, v);
+    else
+        fprintf(f, "\"%s\": null", key);
+}
+
+/* "machine": the load averages, other runnable tasks and CPU frequency at the start (and at the
+ * end), steal and iowait over the whole run once it has ended (machstate.h). */
+static void hb_meta_machine(FILE *f, const struct hb_meta *meta)
+{
+    const struct hb_mach_snap *a = &meta->mach0;
+    struct hb_mach_snap b;
+    struct hb_mach_state st;
+    if (meta->end)
+        hb_mach_snap(&b, 1);
+    hb_mach_between(a, meta->end ? &b : a, &st);
+    fprintf(f, "  \"machine\": {\"load_start\": ");
+    if (a->load_ok)
+        fprintf(f, "[%.2f, %.2f, %.2f]", a->load[0], a->load[1], a->load[2]);
+    else
+        fprintf(f, "null");
+    fprintf(f, ", \"load_end\": ");
+    if (meta->end && b.load_ok)
+        fprintf(f, "[%.2f, %.2f, %.2f]", b.load[0], b.load[1], b.load[2]);
+    else
+        fprintf(f, "null");
+    fprintf(f, ", ");
+    hb_meta_num(f, "others_runnable_start", a->procs_running > 0, (double)(a->procs_running - 1));
+    fprintf(f, ", ");
+    hb_meta_num(f, "steal_pct", meta->end && st.steal_ok, st.steal_pct);
+    fprintf(f, ", ");
+    hb_meta_num(f, "iowait_pct", meta->end && st.iowait_ok, st.iowait_pct);
+    fprintf(f, ", ");
+    hb_meta_num(f, "cpu_mhz", a->mhz_ok, a->mhz);
+    fprintf(f, ", \"cpu_mhz_source\": ");
+    hb_json_str(f, a->mhz_source);
+    fprintf(f, "},\n");
+}
+
 /* Builds the document in memory and replaces meta.json with it. */
 int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
 {
@@ -221,6 +263,10 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_traces(f, m);
     hb_meta_latency(f, o);
     hb_meta_counters(f, meta);
+    hb_meta_kv(f, "instrumented", o->count == HB_COUNT_ALLOC     ? "valgrind callgrind (--count-alloc-instructions)"
+                                  : o->count == HB_COUNT_PROGRAM ? "valgrind cachegrind (--count-instructions)"
+                                                                 : NULL);
+    hb_meta_machine(f, meta);
     fprintf(f, "  \"subcommand\": \"%s\"\n}\n", o->cmd == HB_CMD_EXEC ? "exec" : "run");
     if (fclose(f) != 0) {
         free(doc);

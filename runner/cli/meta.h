@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "machstate.h"
 #include "matrix.h"
 #include "metric.h"
 #include "options.h"
@@ -24,6 +25,7 @@ struct hb_meta {
     char *end;         /* NULL while running */
     int complete, interrupted;
     const struct hb_runcg *cgroup; /* the run's cgroup (runcg.h): how processes are contained and limited */
+    struct hb_mach_snap mach0;     /* the machine when the run started (machstate.h) */
 };
 
 /* Writes meta.json of r; returns 0, or -1 when it could not be written. */

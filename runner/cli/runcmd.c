@@ -82,6 +82,25 @@ static void hb_runctx_metric(struct hb_runctx *c, const char *spec)
     c->metrics[c->nmetrics++] = mt;
 }
 
+/* The counts of the runs' valgrind output files, after any --metric of the same name (which they replace). */
+static void hb_runctx_valgrind(struct hb_runctx *c)
+{
+    static const struct { const char *name; int which, count; } vg[] = {
+        {"instructions", HB_METRIC_VG_TOTAL, HB_COUNT_PROGRAM}, {"alloc_instructions", HB_METRIC_VG_ALLOC, HB_COUNT_ALLOC}};
+    for (size_t k = 0; k < sizeof vg / sizeof *vg; k++) {
+        if (c->o.count < vg[k].count)
+            continue;
+        size_t i = 0;
+        while (i < c->nmetrics && strcmp(c->metrics[i].name, vg[k].name) != 0)
+            i++;
+        if (i == c->nmetrics)
+            c->metrics = hb_xappend(c->metrics, c->nmetrics++, sizeof *c->metrics);
+        else
+            hb_metric_free(&c->metrics[i]);
+        hb_metric_valgrind(&c->metrics[i], vg[k].name, vg[k].which);
+    }
+}
+
 /* Loads registries, applies user additions and builds the matrix and metrics. */
 static void hb_runctx_matrix(struct hb_runctx *c)
 {
@@ -106,6 +125,8 @@ static void hb_runctx_matrix(struct hb_runctx *c)
         hb_validate_params(&c->m);
     for (size_t i = 0; i < c->o.metrics.n; i++)
         hb_runctx_metric(c, c->o.metrics.v[i]);
+    if (c->o.count) /* --count-instructions, --count-alloc-instructions */
+        hb_runctx_valgrind(c);
     for (size_t g = 0; g < c->m.ng; g++)
         if (c->m.g[g].wl->kind == HB_WL_PROGRAM && c->m.g[g].wl->prog->metric)
             hb_runctx_metric(c, c->m.g[g].wl->prog->metric);
@@ -178,7 +199,9 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_perf_probe();
     struct hb_runcg cg;
     hb_runcg_open(&cg, c.o.mem_limit);
-    struct hb_meta meta = {&c.o, &c.m, c.metrics, c.nmetrics, start ? start : hb_sys_now_iso(), NULL, 0, 0, &cg};
+    struct hb_meta meta = {.opts = &c.o, .matrix = &c.m, .metrics = c.metrics, .nmetrics = c.nmetrics,
+                           .start = start ? start : hb_sys_now_iso(), .cgroup = &cg};
+    hb_mach_snap(&meta.mach0, 1);
     if (hb_meta_write(&c.r, &meta) != 0)
         hb_fatal("cannot write %s/meta.json: %s; %s, then run the same command again with -o %s", c.r.dir,
                  strerror(errno), hb_runcmd_remedy(errno), c.r.dir);

@@ -28,6 +28,7 @@
 
 #include "launch.h"
 #include "launch_driver.h"
+#include "machstate.h"
 #include "logtail.h"
 #include "perf.h"
 #include "phases.h"
@@ -68,6 +69,7 @@ struct hb_run {
     int child_in_fd; /* /dev/null when the runner's stdin is a terminal (the child is not in its group) */
     struct hb_perf perf;
     double t0, deadline, next_sample;
+    struct hb_mach_snap mach0;   /* the machine just before the release (machstate.h) */
     size_t rss_cap, phase_cap;
     size_t scanned;  /* bytes of phase_text already looked at for phase records */
     size_t periodic; /* periodic RSS samples recorded (every HB_HUGE_EVERY-th also reads smaps) */
@@ -345,6 +347,9 @@ static void hb_run_loop(struct hb_run *r)
     while (wait4(r->pid, &r->wstatus, 0, &r->ru) < 0 && errno == EINTR)
         ;
     r->res->wall_s = hb_now() - r->t0;
+    struct hb_mach_snap end;
+    hb_mach_snap(&end, 1);
+    hb_mach_between(&r->mach0, &end, &r->res->machine);
 }
 
 /* Kills what is left of the child's group, waits (bounded) for the phase pipe's EOF and reads
@@ -479,6 +484,7 @@ static int hb_run_release(struct hb_run *r)
     r->oom_kills = hb_runcg_oom_kills(r->spec->cgroup);
     if (hb_launch_before_release)
         hb_launch_before_release(r->pid);
+    hb_mach_snap(&r->mach0, 0);
     r->t0 = hb_now();
     /* EPIPE: the child failed before its release (affinity, redirect, chdir) and has exited;
      * its reason is on the error pipe, which the loop reads like any other outcome. */

@@ -179,9 +179,16 @@ int hb_metric_extract(const struct hb_metric *m, const char *text, double *value
 }
 
 /* Frees the compiled regex. */
+void hb_metric_valgrind(struct hb_metric *m, const char *name, int which)
+{
+    memset(m, 0, sizeof *m);
+    m->name = hb_xstrdup(name);
+    m->valgrind = which;
+}
+
 void hb_metric_free(struct hb_metric *m)
 {
-    if (m->name)
+    if (m->name && !m->valgrind)
         regfree(&m->re);
     free(m->name);
     m->name = NULL;

@@ -19,8 +19,14 @@
 struct hb_metric {
     char *name;
     int higher;     /* 1: higher is better; 0: lower is better */
-    regex_t re;
+    int valgrind;   /* 0: read from the log by re; HB_METRIC_VG_*: a count of the run's valgrind output file */
+    regex_t re;     /* compiled only when valgrind == 0 */
 };
+
+enum { HB_METRIC_VG_TOTAL = 1, HB_METRIC_VG_ALLOC }; /* the program's instructions, the allocator's (cgalloc.h) */
+
+/* A metric read from the run's valgrind output file (no regex): which is HB_METRIC_VG_*. */
+void hb_metric_valgrind(struct hb_metric *m, const char *name, int which);
 
 /* Parses and compiles NAME=REGEX[,higher|,lower] (POSIX extended). Returns 0, or -1 with err. */
 int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t errlen);

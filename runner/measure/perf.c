@@ -1,4 +1,7 @@
-/* perf.c - opens, reads and probes the perf counters of runs.csv with perf_event_open(2).
+/* perf.c - opens, reads and probes the perf counters of runs.csv with perf_event_open(2): software
+ * and hardware counters, and the system calls an allocator makes (mmap, munmap, mremap, madvise,
+ * brk, mprotect) counted by the kernel's syscall tracepoints, without ptrace and without touching
+ * the process (a libc wrapper would miss glibc malloc's own internal calls).
  *
  * Always holds: hb_counter_reason[i] is NULL exactly while counter i has never failed to open;
  * a value leaves this file only with counter_ok=1 after the counter really counted (see perf.h).
@@ -15,6 +18,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util.h"
 
 const char *hb_counter_reason[HB_CTR_COUNT];
 
@@ -33,7 +38,26 @@ static const struct {
     {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
     {PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_DTLB | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
                              (PERF_COUNT_HW_CACHE_RESULT_MISS << 16)},
+    /* the system calls: config is the tracepoint's id, read from tracefs (hb_perf_tracepoint) */
+    {PERF_TYPE_TRACEPOINT, 0}, {PERF_TYPE_TRACEPOINT, 0}, {PERF_TYPE_TRACEPOINT, 0},
+    {PERF_TYPE_TRACEPOINT, 0}, {PERF_TYPE_TRACEPOINT, 0}, {PERF_TYPE_TRACEPOINT, 0},
 };
+
+/* Where tracefs is mounted: its own mount point, or under debugfs. */
+static const char *const hb_perf_tracefs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+
+/* The id of counter i's syscall tracepoint (sys_enter_<name without "sys_">), or -1 when no
+ * tracefs has it (not mounted, or a kernel without syscall tracepoints). */
+static long hb_perf_tracepoint(int i)
+{
+    for (size_t k = 0; k < sizeof hb_perf_tracefs / sizeof *hb_perf_tracefs; k++) {
+        char path[160], buf[32];
+        snprintf(path, sizeof path, "%s/events/syscalls/sys_enter_%s/id", hb_perf_tracefs[k], hb_counter_names[i] + 4);
+        if (hb_read_small(path, buf, sizeof buf) > 0)
+            return strtol(buf, NULL, 10);
+    }
+    return -1;
+}
 
 static char hb_perf_reason_buf[HB_CTR_COUNT][160];
 static int hb_perf_user_only; /* 1 once the kernel refused kernel-mode counting */
@@ -87,6 +111,15 @@ static int hb_perf_open_one(int i, pid_t pid, int on_exec)
     a.size = sizeof a;
     a.type = hb_perf_events[i].type;
     a.config = hb_perf_events[i].config;
+    if (a.type == PERF_TYPE_TRACEPOINT) {
+        long id = hb_perf_tracepoint(i);
+        if (id < 0) {
+            hb_perf_set_reason(i, "unavailable: no syscall tracepoints in tracefs (as root: mount -t tracefs nodev "
+                                  "/sys/kernel/tracing)");
+            return -1;
+        }
+        a.config = (uint64_t)id;
+    }
     a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     a.disabled = on_exec;
     a.enable_on_exec = on_exec;

@@ -41,6 +41,8 @@ struct hb_options {
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
+    int count;                   /* HB_COUNT_*: --count-instructions (cachegrind) or --count-alloc-instructions
+                                  * (callgrind): o->wrap is then valgrind, whose output file the engine names */
     int allocstats;              /* run --allocstats: preload build/lib/libhbstats.so in workload cells */
     int thp;                     /* --thp: a mode of thp.h; -1 when not given or given as a list */
     struct hb_strv thp_axis;     /* --thp M1,M2,...: two or more modes, an axis (each env set x each mode) */
@@ -50,6 +52,9 @@ struct hb_options {
     int mem_limit_set;           /* 1: given on the command line */
     struct hb_strv command;      /* exec and record: CMD ARGS...; trace: FILE */
 };
+
+/* What valgrind counts in every measured process (options.count). */
+enum { HB_COUNT_NONE, HB_COUNT_PROGRAM, HB_COUNT_ALLOC };
 
 /* Parses argv (argv[0] is the subcommand name, e.g. "run") for cmd into o. Prints the
  * subcommand's usage and exits 0 on --help; exits 2 with one line on any error. */

@@ -51,6 +51,17 @@ for name, why in meta["counters"].items():
         assert None not in vals, name
     else:
         assert vals == {None}, (name, vals)'
+rt_check "every run has the machine state over it: load, runnable tasks, frequency; steal and iowait percentages" "$q" '
+import os
+for r in runs:
+    assert r["load1"] is not None and r["others_runnable"] is not None and r["others_runnable"] >= 0, r
+    assert r["cpu_mhz"] is None or r["cpu_mhz"] > 0, r
+    for c in ("steal_pct", "iowait_pct"):
+        assert r[c] is None or 0 <= r[c] <= 100, (c, r[c])
+m = meta["machine"]
+assert len(m["load_start"]) == 3 and len(m["load_end"]) == 3 and m["others_runnable_start"] >= 0, m
+assert 0 <= m["steal_pct"] <= 100 and 0 <= m["iowait_pct"] <= 100 and m["cpu_mhz_source"], m
+assert (m["cpu_mhz"] is None) == m["cpu_mhz_source"].startswith("unavailable"), m'
 rt_check "every run has its phases and an RSS timeline" "$q" '
 assert {p["run"] for p in d["phases"]} == {r["run"] for r in runs}
 assert all(p["seconds"] >= 0 and p["rss_kb"] > 0 for p in d["phases"])

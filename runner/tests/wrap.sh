@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # wrap.sh - --wrap runs every measured process under a wrapper command, and --count-instructions
-# (callgrind) fills metric_instructions with counts that repeat to within a few instructions, while
-# served_by still names the allocator asked for (the preload reaches the program under valgrind).
+# (cachegrind) fills metric_instructions with counts that repeat to within a few instructions, while
+# served_by still names the allocator asked for (the preload reaches the program under valgrind);
+# --count-alloc-instructions (callgrind) adds metric_alloc_instructions, the allocator's share, and
+# leaves no valgrind file behind; the wrap and the counts are one at a time.
 source runner/tests/rtlib.bash
 
 printf '#!/bin/sh\necho "wrapped: $*" >> "$(dirname "$0")/wrapped.txt"\nshift\nexec "$@"\n' > "$RT_TMP/wrapper"
@@ -37,7 +39,22 @@ for alloc, lib in (("glibc", "libc.so.6"), ("jemalloc", "libjemalloc.so.2")):
 g = [r["metric_instructions"] for r in runs if r["allocator"] == "glibc"][0]
 j = [r["metric_instructions"] for r in runs if r["allocator"] == "jemalloc"][0]
 assert g != j, "two allocators gave the same count: the preload did not reach the program"'
+    "$HB" run -w thread-churn -a glibc,jemalloc -t 1 -p '--mode=loop --size=64 --check=no --ops=20000' -n 1 \
+        --warmup 0 --env 'MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1' \
+        --count-alloc-instructions -o "$RT_TMP/a" >/dev/null 2>&1
+    rt_check "--count-alloc-instructions: the program's and the allocator's instructions, the allocator a share" "$RT_TMP/a" '
+assert meta["metrics"] == {"instructions": "lower", "alloc_instructions": "lower"}, meta["metrics"]
+for r in runs:
+    assert r["status"] == "ok", r
+    total, own = r["metric_instructions"], r["metric_alloc_instructions"]
+    # 20000 malloc/free pairs of 64 bytes: tens of instructions each, and less than the whole program
+    assert 20000 * 20 < own < total, (r["allocator"], own, total)
+g, j = [r["metric_alloc_instructions"] for r in runs]
+assert g != j, (g, j)'
+    t_check "--count-alloc-instructions leaves no valgrind output file in logs/" test -z "$(ls "$RT_TMP/a/logs" | grep -v '\.log$')"
 else
     t_fail "--count-instructions" "valgrind is not installed (make deps installs it)"
 fi
+rt_usage "--wrap then --count-instructions is a usage error" run --wrap 'taskset -c 0' --count-instructions
+rt_usage "--count-alloc-instructions then --wrap is a usage error" run --count-alloc-instructions --wrap 'taskset -c 0'
 t_summary

@@ -121,6 +121,20 @@ static void hb_col_counter(struct hb_csv *row, const struct hb_row_ctx *x, size_
         hb_csv_empty(row);
 }
 
+/* The machine's state over the run (machstate.h), field arg of the runs.csv names below: empty
+ * when not measured or unavailable. */
+static void hb_col_machine(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
+{
+    const struct hb_mach_state *m = x->rec->res ? &x->rec->res->machine : NULL;
+    const double val[] = {m ? m->load1 : 0, m ? m->steal_pct : 0, m ? m->iowait_pct : 0, m ? m->cpu_mhz : 0,
+                          m ? m->others_runnable : 0};
+    const int ok[] = {m && m->load1_ok, m && m->steal_ok, m && m->iowait_ok, m && m->mhz_ok, m && m->runnable_ok};
+    if (ok[arg])
+        hb_csv_num(row, val[arg]);
+    else
+        hb_csv_empty(row);
+}
+
 /* A field of phase record i (arg: its offset in struct hb_phase). */
 static void hb_col_phase(struct hb_csv *row, const struct hb_row_ctx *x, size_t arg)
 {
@@ -291,6 +305,17 @@ static const struct hb_column hb_runs_cols[] = {
     {"cache_misses", hb_col_counter, HB_CTR_CACHE_MISSES},
     {"branch_misses", hb_col_counter, HB_CTR_BRANCH_MISSES},
     {"dtlb_load_misses", hb_col_counter, HB_CTR_DTLB_LOAD_MISSES},
+    {"sys_mmap", hb_col_counter, HB_CTR_SYS_MMAP},
+    {"sys_munmap", hb_col_counter, HB_CTR_SYS_MUNMAP},
+    {"sys_mremap", hb_col_counter, HB_CTR_SYS_MREMAP},
+    {"sys_madvise", hb_col_counter, HB_CTR_SYS_MADVISE},
+    {"sys_brk", hb_col_counter, HB_CTR_SYS_BRK},
+    {"sys_mprotect", hb_col_counter, HB_CTR_SYS_MPROTECT},
+    {"load1", hb_col_machine, 0}, /* the order of hb_col_machine's fields */
+    {"steal_pct", hb_col_machine, 1},
+    {"iowait_pct", hb_col_machine, 2},
+    {"cpu_mhz", hb_col_machine, 3},
+    {"others_runnable", hb_col_machine, 4},
     {"records", hb_col_records, 0},
 };
 

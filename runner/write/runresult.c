@@ -11,7 +11,8 @@ const char *const hb_status_names[] = {"ok", "failed", "timeout", "crashed", "sk
 
 const char *const hb_counter_names[HB_CTR_COUNT] = {
     "task_clock_ms", "page_faults",  "context_switches", "cpu_migrations",   "cycles",
-    "instructions",  "cache_misses", "branch_misses",    "dtlb_load_misses",
+    "instructions",  "cache_misses", "branch_misses",    "dtlb_load_misses", "sys_mmap",
+    "sys_munmap",    "sys_mremap",   "sys_madvise",      "sys_brk",          "sys_mprotect",
 };
 
 const double hb_lat_q[HB_LAT_NQ] = {0.5, 0.9, 0.99, 0.999, 0.9999};

@@ -3,7 +3,7 @@
  *
  * Always holds: the counter order is the runs.csv column order (docs/DATA.md) and
  * hb_counter_names[] are those column names; hb_status_names[] are the status column's words;
- * this header depends on nothing of the runner but util.h (and the floor's wl_allocstat.h), so the writing stage (write/) can
+ * this header depends on nothing of the runner but util.h and machstate.h (and the floor's wl_allocstat.h), so the writing stage (write/) can
  * format a run without knowing how it was measured (measure/) or planned (plan/).
  */
 #ifndef HEAPBENCH_RUNRESULT_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "machstate.h"
 #include "util.h"
 #include "wl_allocstat.h"
 
@@ -26,10 +27,16 @@ enum hb_counter {
     HB_CTR_CACHE_MISSES,
     HB_CTR_BRANCH_MISSES,
     HB_CTR_DTLB_LOAD_MISSES,
+    HB_CTR_SYS_MMAP, /* system calls: the kernel's syscall tracepoints (sys_enter_*), counted per process tree */
+    HB_CTR_SYS_MUNMAP,
+    HB_CTR_SYS_MREMAP,
+    HB_CTR_SYS_MADVISE,
+    HB_CTR_SYS_BRK,
+    HB_CTR_SYS_MPROTECT,
     HB_CTR_COUNT
 };
 
-/* Column names, "task_clock_ms", "page_faults", ... "dtlb_load_misses". */
+/* Column names, "task_clock_ms", "page_faults", ... "dtlb_load_misses", "sys_mmap", ... "sys_mprotect". */
 extern const char *const hb_counter_names[HB_CTR_COUNT];
 
 enum hb_status { HB_OK, HB_FAILED, HB_TIMEOUT, HB_CRASHED, HB_SKIPPED, HB_OOM };
@@ -56,6 +63,7 @@ struct hb_result {
     char *phase_text;                 /* everything the child wrote on the phase pipe, NUL-terminated */
     size_t phase_len;
     char leaked[256];                 /* "" or "left N processes behind, killed: ..." (reaper.h) */
+    struct hb_mach_state machine;     /* the machine's load, steal, iowait, frequency over the run */
 };
 
 /* Frees the timeline and phase text of res; safe to call twice. */

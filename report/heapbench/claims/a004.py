@@ -246,7 +246,7 @@ CLAIMS = [
           CHURN_SETUP, "`steady` seconds / steps (information); RSS at the end of `free-all` over `steady`'s",
           CHURN_DIFF, [CHURN], judge_glibc),
     claim("churn-random/tcache0-time", "004", "glibc.malloc.tcache_count=0: 0.121 us per step, 1.5x slower",
-          CHURN_SETUP, "instructions of the whole process (`--count-instructions`, callgrind; the steady phase is "
+          CHURN_SETUP, "instructions of the whole process (`--count-instructions`, valgrind; the steady phase is "
           "nearly all of them) with and without the tunable; the time per step beside them", CHURN_DIFF
           + "; instructions do not weigh the arena lock's atomic operations as time does",
           [CHURN, CHURN_INSTR], judge_tcache_time),

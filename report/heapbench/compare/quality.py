@@ -92,7 +92,7 @@ def main(argv):
     parser.add_argument("--metrics", default=None, metavar="M1,M2",
                         help="metrics to judge (default wall_s,task_clock_ms; metric_instructions with --instructions)")
     parser.add_argument("--instructions", action="store_true",
-                        help="run the cells under --count-instructions (callgrind) and judge metric_instructions")
+                        help="run the cells under --count-instructions (valgrind) and judge metric_instructions")
     parser.add_argument("--alpha", type=float, default=0.05)
     cli.add_option(parser, "output", "where the rounds' results go (default /tmp/hb-quality-PID)",
                    default=os.path.join("/tmp", f"hb-quality-{os.getpid()}"), aliases=["--out"])

@@ -18,7 +18,8 @@ from heapbench.compare import cells
 # runs.csv columns that are a run's figures (docs/DATA.md), besides metric_* and latency quantiles.
 RUN_METRICS = ("wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw",
                "task_clock_ms", "page_faults", "context_switches", "cpu_migrations", "cycles",
-               "instructions", "cache_misses", "branch_misses", "dtlb_load_misses")
+               "instructions", "cache_misses", "branch_misses", "dtlb_load_misses",
+               "sys_mmap", "sys_munmap", "sys_mremap", "sys_madvise", "sys_brk", "sys_mprotect")
 # The latency columns kept in a history (of latency.COLUMNS), per phase and op.
 LATENCY_METRICS = ("p50", "p99", "p99.9")
 

@@ -17,7 +17,8 @@ BAD_STATUSES = ("failed", "timeout", "crashed", "oom")
 VARIANT_KEY = ("host", "workload", "threads", "params", "env")  # a cell without its allocator
 # Counters of runs.csv shown in the counters section, in this order.
 COUNTER_COLUMNS = ("minflt", "majflt", "page_faults", "task_clock_ms", "nvcsw", "nivcsw", "context_switches",
-                   "cpu_migrations", "cycles", "instructions", "cache_misses", "branch_misses", "dtlb_load_misses")
+                   "cpu_migrations", "cycles", "instructions", "cache_misses", "branch_misses", "dtlb_load_misses",
+                   "sys_mmap", "sys_munmap", "sys_mremap", "sys_madvise", "sys_brk", "sys_mprotect")
 
 
 @dataclass
