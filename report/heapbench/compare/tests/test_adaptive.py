@@ -164,6 +164,24 @@ class RuleTest(unittest.TestCase):
         self.assertLessEqual(alarms, 18)
 
 
+class RoundRepsTest(unittest.TestCase):
+    """--round-reps: a side's value in a round is the median of its runs there."""
+
+    def test_median_of_a_rounds_runs(self):
+        """Three runs per side per round, one of them 5x off: the pairs are the medians, so the
+        change is the head's +10% exactly, not the outliers'."""
+        rows = []
+        for k in range(1, 10):
+            for side, value in (("base", 1.0), ("head", 1.1)):
+                for v in (value, value, value * 5 if k % 2 else value / 5):
+                    rows.append({"allocator": "glibc", "threads": 1, "env": "", "status": "ok", "host": "h",
+                                 "wall_s": v, "round": k, "side": side})
+        row = ab.judge(rows, PAIR, ["wall_s"], settings(), holm=True)["rows"][0]
+        self.assertAlmostEqual(row["change"], 0.10)
+        self.assertEqual(row["n_base"], 9)
+        self.assertEqual(row["verdict"], stats.REGRESSION)
+
+
 @unittest.skipUnless(os.access(HB, os.X_OK), "build/heapbench is not built")
 class AdaptiveGateTest(unittest.TestCase):
     """`heapbench ci --ab --budget` and `--duet` end to end on real runs."""
@@ -213,7 +231,8 @@ class AdaptiveGateTest(unittest.TestCase):
     def test_usage_errors(self):
         """Each is one line and exit 2, before anything runs."""
         cases = [(("--ab", "--base", "true", "--budget", b, "--", "true"), None) for b in ("0", "nan", "NaN", "-1", "10", "x")]
-        cases += [(("--budget", "60s"), None), (("--duet",), None),
+        cases += [(("--budget", "60s"), None), (("--duet",), None), (("--round-reps", "3"), None),
+                  (("--ab", "--round-reps", "0", "--base", "true", "--", "true"), None),
                   (("--ab", "--duet", "--pin", "0", "--base", "true", "--", "true"), None),
                   (("--ab", "--duet", "--base", "true", "--", "true"), "0")]
         for args, cpus in cases:
