@@ -2,9 +2,13 @@
 
 Always holds: the base and the head of the user's program (two commands, run by `heapbench
 exec`, or two program definitions prog:NAME, run by `heapbench run`) are measured in rounds, each
-round one rep of each side under every allocator asked for, the sides alternating A B, B A, A B ...
-so that a drift of the machine hits both equally; a pair is the two sides' values in one round
-(heapbench.compare.paired judges the pairs). Like the other modes, round set 1 screens without
+round one rep (--round-reps: that many, back to back, their median the side's value) of each side
+under every allocator asked for, the sides alternating A B, B A, A B ...
+so that a drift of the machine hits both equally; with --duet both sides of a round run at the
+same time, each pinned to its own half of the CPUs, the halves swapping every round, so that both
+share the same moment's interference; a pair is the two sides' values in one round
+(heapbench.compare.paired judges the pairs). With --budget, adaptive.py runs the rounds (its
+sequential rule replaces the screening and the confirmation). Like the other modes, round set 1 screens without
 multiple-test correction and names suspects; only a REGRESSION of a fresh round set of the suspect
 cells (Holm over the suspects of each metric) fails the gate. Every round's runner output is kept
 in its own directory (round-NNN-base, round-NNN-head) under the gate's output.
@@ -13,6 +17,7 @@ import collections
 import os
 import shlex
 import sys
+import time
 
 from heapbench import latency
 from heapbench import results
@@ -60,59 +65,93 @@ def metrics(parser, args, default_metrics):
     return names
 
 
-def _words(args, side, out_dir, warmup, allocators, envs):
-    """The runner words of one rep of one side into out_dir."""
+def duet_cpus(parser, args):
+    """The two CPU sets of --duet (this process's CPUs, halved: on 2 CPUs one each), or None
+    without --duet; exit 2 on fewer than 2 CPUs or with --pin."""
+    if not args.duet:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        parser.error(f"--duet runs base and head at the same time, each on CPUs of its own, and this gate may "
+                     f"use {len(cpus)} CPU; drop --duet (rounds then alternate the sides) or run on 2 CPUs or more")
+    if args.pin:
+        parser.error("--duet pins each side to its own half of the CPUs itself; drop --pin")
+    half = len(cpus) // 2
+    return [cpus[:half], cpus[half:2 * half]]
+
+
+def _words(args, side, out_dir, warmup, allocators, envs, cpus=None):
+    """The runner words of one rep of one side into out_dir (pinned to cpus when given)."""
     sub = ["run", "-w", side.program] if side.program else ["exec", "-w", side.name]
-    words = sub + ["-n", "1", "--warmup", str(warmup), "-o", out_dir, "-a", allocators]
+    words = sub + ["-n", str(args.round_reps), "--warmup", str(warmup), "-o", out_dir, "-a", allocators]
+    words += ["--pin", ",".join(map(str, cpus))] if cpus else []
     for env in envs:
         words += ["--env", env]
     words += launch.passed(args, launch.BOTH_BATCHES) + launch.measure_words(args)
     return words + (["--"] + side.command if side.command else [])
 
 
-def run_rounds(args, pair, out_dir, first, count, allocators, envs):
-    """Runs rounds first..first+count-1 (each: both sides, alternating which goes first) and
-    returns their runs.csv rows, each with 'round' and 'side' set."""
+def run_rounds(args, pair, out_dir, first, count, allocators, envs, duet=None, deadline=None):
+    """Runs rounds first..first+count-1 (each: both sides, alternating which goes first; with duet,
+    two CPU sets, both sides at once, swapping sets every round), none started after deadline
+    (time.monotonic()), and returns their runs.csv rows, each with 'round' and 'side' set."""
     rows = []
     for k in range(first, first + count):
-        for side in (pair if k % 2 else pair[::-1]):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        order = pair if k % 2 else pair[::-1]
+        warmup = (int(args.warmup[-1]) if args.warmup else 1) if k == 1 else 0
+        jobs = []
+        for i, side in enumerate(order):
             directory = os.path.join(out_dir, f"round-{k:03d}-{side.name}")
-            warmup = (int(args.warmup[-1]) if args.warmup else 1) if k == 1 else 0
-            launch.runner("heapbench ci", _words(args, side, directory, warmup, allocators, envs), directory)
+            cpus = duet[i] if duet else None
+            jobs.append((_words(args, side, directory, warmup, allocators, envs, cpus), directory, cpus))
+        if duet:
+            launch.together("heapbench ci", jobs)
+        else:
+            for words, directory, _ in jobs:
+                launch.runner("heapbench ci", words, directory)
+        for side, (_, directory, _) in zip(order, jobs):
             for row in results.load(directory)["runs"]:
                 rows.append(dict(row, round=k, side=side.name))
     return rows
 
 
 def _values(rows, metric):
-    """{pair key: {side: {round: value}}} of the ok rows with a number for metric."""
+    """{pair key: {side: {round: value}}} of the ok rows with a number for metric (the median of a
+    side's reps in a round, --round-reps)."""
     out = {}
     for row in rows:
         value = row.get(metric)
         key = tuple(row.get(k) for k in KEY)
         by_side = out.setdefault(key, {"base": {}, "head": {}, "broken": set()})
         if row.get("status") == "ok" and isinstance(value, (int, float)):
-            by_side[row["side"]][row["round"]] = float(value)
+            by_side[row["side"]].setdefault(row["round"], []).append(float(value))
         elif row.get("status") != "skipped":
             by_side["broken"].add((row["side"], row.get("status")))
+    for by_side in out.values():
+        for side in ("base", "head"):
+            by_side[side] = {k: stats.stats_median(v) for k, v in by_side[side].items()}
     return out
 
 
-def _row(key, metric, figures, host, pair, threshold):
+def _row(key, metric, figures, host, pair, threshold, duet=False):
     """The output row of one paired cell (the fields of verdicts.COLUMNS), verdict not yet set."""
     allocator, threads, env = key
     name = f"{pair[1].program or 'head'} vs {pair[0].program or 'base'}"
     row = {"workload": name, "allocator": allocator, "threads": threads, "params": "", "env": env or "",
-           "host_base": host, "host_new": host, "metric": metric, "value": "paired (head/base per round)",
+           "host_base": host, "host_new": host, "metric": metric, "value": "paired (head/base per duet round)" if duet else "paired (head/base per round)",
            "threshold": threshold, "note": "", "label": cells.label((name, allocator, threads, "", env or ""))}
     row.update(figures)
     return row
 
 
-def judge(rows, pair, metric_names, settings, holm):
+def judge(rows, pair, metric_names, settings, holm, alpha=None):
     """The paired comparison of the rounds' rows: {rows, missing, extra} like verdicts.run()
-    (holm=False: batch 1's screening, every cell its own family)."""
+    (holm=False: batch 1's screening, every cell its own family); alpha: the level of this
+    judgement (default settings' alpha; the intervals at the level its SAME test needs)."""
     host = next((r.get("host") for r in rows), "")
+    alpha = settings["alpha"] if alpha is None else alpha
     out = []
     for metric in metric_names:
         threshold = settings["thresholds"].get(metric, cells.threshold(metric, False))
@@ -122,15 +161,15 @@ def judge(rows, pair, metric_names, settings, holm):
             base = [by_side["base"][k] for k in common]
             head = [by_side["head"][k] for k in common]
             judged.append((key, by_side, paired.cell(base, head, settings["seed"],
-                                                     stats.stats_interval_level(settings["alpha"]))))
+                                                     stats.stats_interval_level(alpha))))
         tested = [i for i, (_, _, c) in enumerate(judged) if c["n_base"]]
         raw = [judged[i][2]["p"] for i in tested]
         adjusted = dict(zip(tested, stats.stats_holm(raw) if holm else raw))
         family = len(tested) if holm else 1
         for i, (key, by_side, figures) in enumerate(judged):
-            row = _row(key, metric, figures, host, pair, threshold)
+            row = _row(key, metric, figures, host, pair, threshold, settings.get("duet"))
             p_adj = adjusted.get(i, 1.0)
-            verdict, needed = paired.verdict(figures, p_adj, threshold, settings["alpha"], family,
+            verdict, needed = paired.verdict(figures, p_adj, threshold, alpha, family,
                                              lower_is_better=metric not in settings["higher"],
                                              same_rule=settings.get("same_rule", stats.SAME_EQUIVALENCE))
             broken = sorted(status for side, status in by_side["broken"] if side == "head")
@@ -149,7 +188,8 @@ def confirm(args, pair, settings, metric_names, suspects, out_dir, first):
     per_metric = collections.Counter(r["metric"] for r in suspects)
     count = max([args.reps] + [paired.needed_pairs(settings["alpha"], m) for m in per_metric.values()])
     allocators = ",".join(sorted({r["allocator"] for r in suspects}))
-    rows = run_rounds(args, pair, os.path.join(out_dir, "confirm"), first, count, allocators, args.env)
+    rows = run_rounds(args, pair, os.path.join(out_dir, "confirm"), first, count, allocators, args.env,
+                      settings.get("duet"))
     result = judge(rows, pair, metric_names, settings, holm=True)
     wanted = {(r["label"], r["metric"]) for r in suspects}
     return {(r["label"], r["metric"]): r for r in result["rows"] if (r["label"], r["metric"]) in wanted}
@@ -168,10 +208,11 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
     out_dir/confirm; returns (screening result, {(label, metric): confirmed row}) for ci_verdicts."""
     pair = sides(parser, args.base, head_words)
     names = metrics(parser, args, default_metrics)
-    settings = dict(settings, metrics=names)
+    settings = dict(settings, metrics=names, duet=duet_cpus(parser, args))
     check_rounds(parser, args, settings["alpha"])
     allocators = ",".join(args.allocators) or "glibc"
-    rows = run_rounds(args, pair, os.path.join(out_dir, "rounds"), 1, args.reps, allocators, args.env)
+    rows = run_rounds(args, pair, os.path.join(out_dir, "rounds"), 1, args.reps, allocators, args.env,
+                      settings["duet"])
     screen = judge(rows, pair, names, settings, holm=False)
     suspects = [r for r in screen["rows"] if r["verdict"] == stats.REGRESSION]
     print(f"ci --ab: round set 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)

@@ -27,6 +27,7 @@ import time
 
 from heapbench import cli, latency, layout, results
 from heapbench.compare import ab
+from heapbench.compare import adaptive
 from heapbench.compare import cells
 from heapbench.compare import cihistory
 from heapbench.history.store import label_arg
@@ -83,6 +84,16 @@ def ci_parser():
     parser.add_argument("--ab", action="store_true",
                         help="A/B gate of a pull request: run --base and the command after '--' (or two "
                              "prog:NAME definitions) interleaved, rounds of -n, and gate on the paired differences")
+    parser.add_argument("--budget", metavar="RUNS|SECONDS",
+                        help="with --ab: adapt the rounds to the noise: add rounds until every comparison is "
+                             "decided or the budget is spent, runs (400) or seconds of measuring (60s, 2m); a "
+                             "sequential rule keeps false alarms at --alpha, no confirmation step")
+    parser.add_argument("--round-reps", type=int, default=1, metavar="K",
+                        help="with --ab: runs of each side in a round, back to back, their median the side's value "
+                             "(default 1; more pairs less noise where starting the runner costs more than the program)")
+    parser.add_argument("--duet", action="store_true",
+                        help="with --ab: run base and head at the same time, each on its own half of the CPUs "
+                             "(swapping every round), so that both share the same interference")
     parser.add_argument("--base", metavar="'CMD ARGS'",
                         help="with --ab: the base build's command line (one shell word), or prog:NAME")
     parser.add_argument("--allow-unknown", action="store_true",
@@ -171,9 +182,12 @@ def ci_check_reps(parser, args, baseline):
 
 
 def ci_ab(parser, args, head, settings, out_dir):
-    """`heapbench ci --ab`: the A/B gate (ab.py), reported like the other modes; returns the exit status."""
-    screen, confirmed = ab.gate(parser, args, head, settings, cells.DEFAULT_METRICS, out_dir)
-    result = ci_verdicts(screen, confirmed)
+    """`heapbench ci --ab`: the A/B gate (ab.py; with --budget adaptive.py), reported like the other
+    modes; returns the exit status."""
+    if args.budget is not None:
+        result = adaptive.gate(parser, args, head, settings, cells.DEFAULT_METRICS, out_dir)
+    else:
+        result = ci_verdicts(*ab.gate(parser, args, head, settings, cells.DEFAULT_METRICS, out_dir))
     compare.compare_write(args, result, out_dir, title="heapbench ci --ab", itemize=False)
     return gate.outcome(result, args.allow_unknown, out_dir, prog="ci --ab")
 
@@ -182,6 +196,10 @@ def ci_check_modes(parser, args):
     """Usage errors of options that belong to one mode only (exit 2)."""
     if args.history is None and (args.add or args.label or args.window != cihistory.WINDOW or args.fixed_thresholds):
         parser.error("--add, --label, --window and --fixed-thresholds belong to --history (the gate against a history)")
+    if not args.ab and (args.budget is not None or args.duet or args.round_reps != 1):
+        parser.error("--budget, --duet and --round-reps belong to --ab (the A/B gate); add --ab")
+    if args.round_reps < 1:
+        parser.error(f"--round-reps {args.round_reps}: a round needs at least 1 run of each side")
     if args.history is not None and args.ab:
         parser.error("--history and --ab are two different gates; pick one")
     if args.window < cihistory.MIN_POINTS:

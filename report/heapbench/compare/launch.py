@@ -3,7 +3,8 @@
 Always holds: the runner is build/heapbench (or $HEAPBENCH_BIN), started without the shard
 variables (a gate measures all of its own matrix), its progress on stderr; a runner that cannot
 start, exits 2 (usage) or leaves no runs.csv is one line and exit 2 from the gate (exit 1 of the
-runner, a failed cell, is data: the comparison judges it). The pass-through options keep run's
+runner, a failed cell, is data: the comparison judges it). Runners started together (a duet) each
+run on their own CPUs, and all of them have ended before the gate goes on or stops. The pass-through options keep run's
 spelling (cli.VOCABULARY).
 """
 import os
@@ -33,18 +34,42 @@ def measure_words(args):
     return words + (["--latency", args.latency] if args.latency else [])
 
 
-def runner(prog, words, out_dir):
-    """Runs `heapbench WORDS` (WORDS holds -o out_dir); exits 2 if it could not run."""
+def _start(prog, words, out_dir, cpus=None):
+    """Starts `heapbench WORDS` (WORDS holds -o out_dir), on the CPUs cpus (it and every process it
+    starts) when given; exits 2 if it could not start."""
     binary = cli.binary()
     cmd = [binary] + words
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # the runner creates out_dir, not its parent
     print("ci: " + " ".join(cmd), file=sys.stderr, flush=True)
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     try:
-        proc = subprocess.run(cmd, stdout=sys.stderr, env=cli.run_env())
+        return subprocess.Popen(cmd, stdout=sys.stderr, env=cli.run_env(), preexec_fn=pin)
     except OSError as err:
         cli.usage_exit(prog, f"cannot run {binary} ({err}); build it with 'make'")
-    if proc.returncode == 2 or not os.path.exists(os.path.join(out_dir, "runs.csv")):
-        cli.usage_exit(prog, f"'heapbench {words[0]}' failed (exit {proc.returncode}); see its message above")
+
+
+def _check(prog, status, words, out_dir):
+    """Exits 2 when a finished runner exited 2 (usage) or left no runs.csv."""
+    if status == 2 or not os.path.exists(os.path.join(out_dir, "runs.csv")):
+        cli.usage_exit(prog, f"'heapbench {words[0]}' failed (exit {status}); see its message above")
+
+
+def runner(prog, words, out_dir):
+    """Runs `heapbench WORDS` (WORDS holds -o out_dir); exits 2 if it could not run."""
+    _check(prog, _start(prog, words, out_dir).wait(), words, out_dir)
+
+
+def together(prog, jobs):
+    """Runs several `heapbench WORDS` at the same time, each (words, out_dir, cpus) on its own CPUs;
+    waits for all of them, then exits 2 if any could not run."""
+    procs = []
+    try:
+        for words, out_dir, cpus in jobs:
+            procs.append(_start(prog, words, out_dir, cpus))
+    finally:
+        statuses = [proc.wait() for proc in procs]
+    for (words, out_dir, _), status in zip(jobs, statuses):
+        _check(prog, status, words, out_dir)
 
 
 def batch(args, out_dir, matrix_words, reps):
