@@ -8,6 +8,8 @@ the first K keeps the most telling ones; a screened row without figures is never
 from heapbench.tune import pareto
 
 SCREEN_FIGURE = {"time": "time", "memory": "peak_kb", "latency": "p99", "balanced": "time"}
+# A screen by runs of the program has no malloc p99: latency is ranked by the program's speed.
+PROGRAM_FIGURE = dict(SCREEN_FIGURE, latency="time")
 
 
 def choose_figure(row, key):
@@ -16,15 +18,16 @@ def choose_figure(row, key):
     return value if value is not None else float("inf")
 
 
-def choose(rows, goal):
+def choose(rows, goal, program=False):
     """The screened candidates worth confirming, in order: the best for the goal, the rest of the
     time/RSS Pareto front by the goal's figure, the best for each other goal, then each allocator's
-    best for the goal (baseline excluded); the budget keeps the first K."""
+    best for the goal (baseline excluded); the budget keeps the first K. program: the screen ran the
+    program itself (PROGRAM_FIGURE ranks it)."""
     usable = [dict(r, mem=r["peak_kb"]) for r in rows
               if r.get("time") is not None and r.get("peak_kb") is not None and not r["baseline"]]
     if not usable:
         return []
-    key = SCREEN_FIGURE[goal]
+    key = (PROGRAM_FIGURE if program else SCREEN_FIGURE)[goal]
 
     def goal_order(r):
         return r.get(key) if r.get(key) is not None else float("inf")

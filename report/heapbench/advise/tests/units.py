@@ -1,15 +1,20 @@
 """units.py - advise's unit checks (no runner needed): the trace statistics reader, the relevant knobs,
-the candidates, the verdicts with Holm, the budget plan and its clock, the snippets.
+the candidates, the verdicts with Holm (keep only when decided, else undecided), the budget plan and
+its clock, the speed figure's choice, the stop on SIGTERM, the snippets.
 
 Always holds: prints one `PASS name` or `FAIL name: why` line per check and nothing else on stdout;
 every expected value is worked out by hand from the fixture.
 """
-from heapbench import registry
 import io
+import os
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 
-from heapbench.advise import budget, candidates, choose, profile, progress, recommend, snippets
+from heapbench import registry
+from heapbench.advise import advise, budget, candidates, choose, profile, progress, recommend, snippets, stop
 
 TRACE_TEXT = """trace: /tmp/x.hbt
 format version: 2
@@ -89,7 +94,18 @@ def test_recommend():
     check("recommend-keep-text", recommend.recommend_text(keep).startswith("keep what you have: ")
           and "could have seen a difference of about" in recommend.recommend_text(keep), recommend.recommend_text(keep))
     few = recommend.recommend("memory", _rec([1, 1.1], [100, 101]), {"a": _rec([1, 1.1], [50, 51])}, 0.05, 0.05)
-    check("recommend-too-few-reps", few["verdict"] == recommend.KEEP and "need 5 per side" in few["why"], few.get("why"))
+    check("recommend-too-few-reps-undecided", few["verdict"] == recommend.UNDECIDED and "need 5 per side" in few["why"],
+          few.get("why"))
+    # A candidate whose interval still reaches an improvement beyond the threshold: undecided, not keep.
+    wide = _rec([1.0, 0.7, 1.3, 0.8, 1.2, 0.9], [100.0] * 6)
+    und = recommend.recommend("time", base, {"w": wide}, 0.05, 0.05)
+    check("recommend-wide-interval-undecided", und["verdict"] == recommend.UNDECIDED and und["open"] == ["w"]
+          and recommend.recommend_text(und).startswith("undecided: "), und.get("why"))
+    none = recommend.recommend("time", base, {}, 0.05, 0.05)
+    check("recommend-nothing-measured-undecided", none["verdict"] == recommend.UNDECIDED, none.get("verdict"))
+    slower = _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6)
+    kept = recommend.recommend("time", base, {"s": slower, "b": noise}, 0.05, 0.05)
+    check("recommend-keep-when-tested", kept["verdict"] == recommend.KEEP, kept.get("why"))
 
 
 def test_budget():
@@ -100,6 +116,58 @@ def test_budget():
     check("budget-k6", plan is not None and plan[0] == 6 and plan[1] == 10, plan)
     check("budget-none", budget.budget_confirm_plan(20, 19, 1.0, lambda k: k + 1, 0.05, 3) is None)
     check("budget-too-small", budget.budget_too_small(5, 1.0) > 5 and budget.budget_too_small(300, 1.0) == 0.0)
+    # The smallest budget counts the screen of every allocator: 7 allocators need more than 2.
+    check("budget-smallest-counts-allocators", budget.budget_too_small(1, 1.0, 7) > budget.budget_too_small(1, 1.0, 2) + 9,
+          (budget.budget_too_small(1, 1.0, 7), budget.budget_too_small(1, 1.0, 2)))
+    # The screen stops before the confirmation's reserve: what is left after it still fits K=1 or 2.
+    end = budget.budget_screen_end(100, 10, 1.0, 0.05, 7)
+    left_after = 100 * (1 - budget.RESERVE) - end
+    check("budget-screen-leaves-confirm", left_after >= budget.budget_confirm_min(1.0, 0.05, 2) - 1e-9
+          and end > 10, (end, left_after))
+    check("budget-screen-none-when-tight", budget.budget_screen_end(30, 10, 1.0, 0.05, 7) == 10,
+          budget.budget_screen_end(30, 10, 1.0, 0.05, 7))
+    check("budget-replay-cost", abs(budget.budget_replay_cost(2_000_000) - (budget.REPLAY_FIXED_S + 1.0)) < 1e-9)
+    grown = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: 2, 0.05, 1, max_reps=20)
+    check("budget-grown-reps", grown is not None and grown[1] == 20, grown)
+
+
+def test_speed():
+    """--speed auto: the metric when read, else the steadier of wall and CPU time in the baseline."""
+    steady = {"time_samples": [1.0, 1.01, 0.99], "cpu_samples": [0.5, 0.6, 0.4], "reps_ok": 3}
+    check("speed-wall-when-steady", advise.advise_speed("auto", steady, 0.05)[0] == "wall")
+    noisy = {"time_samples": [1.0, 1.45, 0.6], "cpu_samples": [0.5, 0.51, 0.49], "reps_ok": 3}
+    axis, why = advise.advise_speed("auto", noisy, 0.05)
+    check("speed-cpu-when-wall-noisy", axis == "cpu" and "±42% in wall time" in why, why)
+    check("speed-metric-first", advise.advise_speed("auto", dict(noisy, metric_name="ops"), 0.05)[0] == "metric")
+    check("speed-asked", advise.advise_speed("wall", noisy, 0.05)[0] == "wall")
+
+
+def test_stop():
+    """SIGTERM to a process with a child and a grandchild in its own session: stop_all ends both within the grace."""
+    code = ("import os, subprocess, sys, time\n"
+            "sys.path.insert(0, sys.argv[1])\n"
+            "from heapbench.advise import stop\n"
+            "stop.stop_install()\n"
+            "p = subprocess.Popen(['sh', '-c', 'trap \"\" TERM; setsid sleep 60 & echo $! >' + sys.argv[2] + '; wait'],"
+            " start_new_session=True)\n"
+            "try:\n    p.wait()\nexcept KeyboardInterrupt:\n    print('stopped', flush=True)\n    sys.exit(130)\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        pidfile = os.path.join(tmp, "pid")
+        proc = subprocess.Popen([sys.executable, "-c", code, os.path.join(os.path.dirname(__file__), "..", "..", ".."),
+                                 pidfile], stdout=subprocess.PIPE, text=True)
+        for _ in range(300):
+            if os.path.exists(pidfile) and open(pidfile).read().strip():
+                break
+            time.sleep(0.05)
+        grandchild = int(open(pidfile).read())
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+        took = time.monotonic() - start
+        time.sleep(0.2)
+        check("stop-exit-130", proc.returncode == 130 and "stopped" in out, (proc.returncode, out))
+        check("stop-within-grace", took < 2.0 + 1.0, took)
+        check("stop-grandchild-gone", not stop.stop_alive(grandchild), grandchild)
 
 
 def test_clock():
@@ -150,5 +218,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_recommend, test_budget, test_clock, test_choose, test_snippets):
+    for test in (test_profile, test_candidates, test_recommend, test_budget, test_speed, test_stop, test_clock, test_choose,
+                 test_snippets):
         test()
