@@ -201,7 +201,8 @@ class Advise:
     def screen_run(self, tag, mode, allocators, envs, reps):
         """{key: record} of one screen invocation (the speed axis applied to a program's records) and the
         measured seconds per run."""
-        argv = self.replay_argv(allocators) if mode == "replay" else self.program_argv(allocators, reps, 0)
+        argv = self.replay_argv(allocators) if mode == "replay" else self.program_argv(allocators, reps, 0,
+                                                                                         self.run_timeout())
         start = self.clock.elapsed()
         records = self.measure(tag, argv, envs)
         per_run = (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD) / max(1, reps * len(allocators) * len(envs))
@@ -265,6 +266,11 @@ class Advise:
                 screened.append(advise_candidate_row(c, "screen", rec))
         self.save("screen", {"dirs": dirs, "candidates": screened, "mode": mode})
 
+    def run_timeout(self):
+        """Wall seconds one run of the program may take in the screen and the confirmation: ten times the
+        baseline's, at least 10 s (a candidate that hangs fails its run instead of holding the budget)."""
+        return max(10.0, 10 * self.st["done"]["baseline"]["wall"])
+
     def cut(self, stage, what):
         """Names what the budget left out of stage (printed, in advice.json; --resume with a larger budget runs it)."""
         self.st["dropped"].append(what)
@@ -305,7 +311,7 @@ class Advise:
                         self.clock.elapsed() + cost)
         allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
         envs = sorted({self.opts.get("user_env", "")} | {c["env"] for c in chosen})
-        self.measure("confirm", self.program_argv(allocators, reps, 1), envs)
+        self.measure("confirm", self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
         self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps, "untested": untested})
 
     def records(self):
