@@ -49,7 +49,7 @@ def answer(adv):
                    "verdict": (answer["tests"][answer.get("figure", "time")].get(label) or {}).get("verdict", "baseline")}
             cand_rows.append(row)
         note = (note + " " + answer_agreement(cand_rows, goal)).strip()
-        if answer["verdict"] != recommend.KEEP:
+        if answer["verdict"] == recommend.RECOMMEND:
             snips = answer_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
     elif conf.get("skipped", "").startswith("the program made"):  # no malloc-API call: nothing can matter
         answer = {"verdict": recommend.KEEP, "why": conf["skipped"], "detectable": float("nan"), "label": "", "goal": goal}
@@ -63,7 +63,7 @@ def answer(adv):
     speed_why = done["baseline"].get("speed_why")
     rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis,
                "speed_why": speed_why}
-    if answer["verdict"] != recommend.KEEP:
+    if answer["verdict"] == recommend.RECOMMEND:
         cand = next(c for c in conf["chosen"] if c["label"] == answer["label"])
         rec_out.update(allocator=cand["allocator"], env=dict(w.split("=", 1) for w in cand["env"].split()),
                        label=answer["label"], confidence={"ci_low": answer["test"]["ci_low"],

@@ -16,18 +16,18 @@ RUNNER_OVERHEAD = 0.6   # s per runner invocation besides its runs (start, probe
 VERIFY_COST = 0.3       # s per setting verified (tune's verify_point runs a small program)
 BASELINE_REPS = 3
 SCREEN_REPS = 3         # replays per screened candidate
-PROGRAM_SCREEN_REPS = 2  # runs of the program per screened candidate (a screen by the program itself)
+PROGRAM_SCREEN_REPS = 3  # runs of the program per screened candidate (a screen by the program itself)
 SCREEN_SHARE = 0.5      # the screen's largest share of what is left after the baseline and the profile
 RESERVE = 0.05          # of the budget, kept for the recommendation and the output files
-MAX_K = 6
+MAX_K = 4               # candidates confirmed at most: fewer, with more reps each, decide more often on a loaded machine
 RESERVE_K = 2           # the confirmation reserved before the screen: this many candidates (fewer if fewer exist)
 CONFIRM_WARMUP = 1      # the confirmation's warm-up round (the runner's --warmup 1): one more run per cell
 SLACK = 1.15            # runs of several allocators under a loaded machine take longer than the baseline's median
 # The confirmation's reps can reach alpha / POWER_MARGIN after Holm, not just alpha: with the bare
 # minimum (5 + 5 for K <= 3) one overlapping pair of runs is enough to lose a real difference.
 POWER_MARGIN = 2
-MAX_REPS = 10   # beyond this the confirmation stops growing: the budget is a cap, not a target
-MAX_REPS_GROWN = 20  # the cap of a confirmation run again (--resume --budget N) after an undecided answer
+MAX_REPS = 20   # beyond this the confirmation stops growing: the budget is a cap, not a target
+MAX_REPS_GROWN = 40  # the cap of a confirmation run again (--resume --budget N) after an undecided answer
 # The replay's cost per malloc-API event of the trace, before one was measured: 1.05 M events of a
 # 4-thread trace replayed in 0.25-0.32 CPU s on this 2-core machine (docs/measurements/advise.md), doubled.
 REPLAY_S_PER_EVENT = 0.5e-6

@@ -16,6 +16,7 @@ from heapbench import stats
 
 KEEP = "keep what you have"
 UNDECIDED = "undecided"
+RECOMMEND = "recommend"
 # The figure each goal is judged on in the confirm stage (the keys of tune.measure's records).
 GOAL_FIGURE = {"time": "time", "memory": "peak", "latency": "time", "balanced": "time"}
 FIGURE_NAME = {"time": "time", "peak": "peak RSS", "cpu": "CPU time", "wall": "wall time"}

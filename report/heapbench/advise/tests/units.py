@@ -111,9 +111,9 @@ def test_recommend():
 def test_budget():
     """The confirmation's size: reps enough for Holm over K, K as large as fits."""
     plan = budget.budget_confirm_plan(300, 100, 1.0, lambda k: k + 1, 0.05, 6)
-    # left = 285 - 100 - 0.6 = 184.4; K=6 needs 7 reps (min p 4/3432 <= 0.05/2/6) + 1 warm-up, x 7 cells
-    # x 1.15 = 64.4 s: fits, and the reps then fill what is left: 184.4 // 8.05 - 1 = 21, capped at MAX_REPS = 10.
-    check("budget-k6", plan is not None and plan[0] == 6 and plan[1] == 10, plan)
+    # left = 285 - 100 - 0.6 = 184.4; K = MAX_K = 4 needs 6 reps (min p 2 x 2/924 = 0.0043 <= 0.05/2/4) + 1 warm-up,
+    # x 5 cells x 1.15 = 40.25 s: fits, and the reps then fill what is left: 184.4 // 5.75 - 1 = 31, capped at MAX_REPS = 20.
+    check("budget-k4", plan is not None and plan[0] == 4 and plan[1] == 20, plan)
     check("budget-none", budget.budget_confirm_plan(20, 19, 1.0, lambda k: k + 1, 0.05, 3) is None)
     check("budget-too-small", budget.budget_too_small(5, 1.0) > 5 and budget.budget_too_small(300, 1.0) == 0.0)
     # The smallest budget counts the screen of every allocator: 7 allocators need more than 2.
@@ -127,8 +127,8 @@ def test_budget():
     check("budget-screen-none-when-tight", budget.budget_screen_end(30, 10, 1.0, 0.05, 7) == 10,
           budget.budget_screen_end(30, 10, 1.0, 0.05, 7))
     check("budget-replay-cost", abs(budget.budget_replay_cost(2_000_000) - (budget.REPLAY_FIXED_S + 1.0)) < 1e-9)
-    grown = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: 2, 0.05, 1, max_reps=20)
-    check("budget-grown-reps", grown is not None and grown[1] == 20, grown)
+    grown = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: 2, 0.05, 1, max_reps=budget.MAX_REPS_GROWN)
+    check("budget-grown-reps", grown is not None and grown[1] == 40, grown)
 
 
 def test_speed():
