@@ -22,7 +22,8 @@ import sys
 import termios
 
 from heapbench import cli, latency, layout, results
-from heapbench.advise import answer, budget, candidates, choose, output, profile, progress, recommend, state, stop
+from heapbench.advise import (answer, budget, candidates, choose, output, profile, progress, recommend, state, stop,
+                              watchdog)
 from heapbench.tune import measure, speed, verify
 
 GOALS = ("time", "memory", "latency", "balanced")
@@ -98,8 +99,16 @@ class Advise:
         path = os.path.join(self.out, tag)
         shutil.rmtree(path, ignore_errors=True)  # an interrupted attempt of this stage
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        dog = watchdog.Watchdog(self.clock, watchdog.watchdog_limit(self.opts["budget"]))
         try:
-            data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log, isolated=True)
+            try:
+                with dog:
+                    data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log, isolated=True)
+            except KeyboardInterrupt:
+                if not dog.fired():
+                    raise
+                self.cut(tag.split(os.sep)[0], f"the runs of {tag} not done when the budget ran out")
+                data = results.load(path)
         except measure.MeasureUsageError as err:
             raise AdviseStop(f"the runner refused the options ({err}); see {self.log.name}", 2) from err
         except results.ResultsError as err:
@@ -311,7 +320,12 @@ class Advise:
                         self.clock.elapsed() + cost)
         allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
         envs = sorted({self.opts.get("user_env", "")} | {c["env"] for c in chosen})
-        self.measure("confirm", self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
+        records = self.measure("confirm", self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
+        base = records.get(("glibc",) + measure.measure_env_key(user))
+        if not base or base["reps_ok"] < 2:  # the watchdog stopped it before the baseline had two runs
+            self.save("confirm", {"skipped": "the budget ran out during the confirmation", "chosen": [],
+                                  "untested": untested + chosen})
+            return
         self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps, "untested": untested})
 
     def records(self):

@@ -1,6 +1,7 @@
 """units.py - advise's unit checks (no runner needed): the trace statistics reader, the relevant knobs,
 the candidates, the verdicts with Holm (keep only when decided, else undecided), the budget plan and
-its clock, the speed figure's choice, the stop on SIGTERM, the snippets.
+its clock (live: the running children's CPU counted), the watchdog at the budget, the speed figure's
+choice, the stop on SIGTERM, the snippets.
 
 Always holds: prints one `PASS name` or `FAIL name: why` line per check and nothing else on stdout;
 every expected value is worked out by hand from the fixture.
@@ -14,7 +15,7 @@ import tempfile
 import time
 
 from heapbench import registry
-from heapbench.advise import advise, budget, candidates, choose, profile, progress, recommend, snippets, stop
+from heapbench.advise import advise, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
 
 TRACE_TEXT = """trace: /tmp/x.hbt
 format version: 2
@@ -170,6 +171,36 @@ def test_stop():
         check("stop-grandchild-gone", not stop.stop_alive(grandchild), grandchild)
 
 
+def test_watchdog():
+    """A runner still running at the limit gets SIGINT (here: sleep 30 ends at once); below it, nothing happens."""
+    class Clock:
+        def __init__(self, value):
+            self.value = value
+
+        def elapsed_live(self):
+            return self.value
+    start = time.monotonic()
+    with watchdog.Watchdog(Clock(10.0), 5.0) as dog:
+        rc = subprocess.run(["sleep", "30"]).returncode
+    check("watchdog-stops-runner", dog.fired() and rc == -signal.SIGINT and time.monotonic() - start < 5,
+          (dog.fired(), rc, time.monotonic() - start))
+    with watchdog.Watchdog(Clock(1.0), 5.0) as calm:
+        rc = subprocess.run(["sleep", "0.6"]).returncode
+    check("watchdog-quiet-below-limit", not calm.fired() and rc == 0, (calm.fired(), rc))
+    live = progress.Progress(100, clock="cpu")
+    spinner = subprocess.Popen([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                                "while time.process_time() - t < 0.5: pass\ntime.sleep(30)"])
+    time.sleep(0.2)
+    for _ in range(100):
+        if live.elapsed_live() - live.elapsed() >= 0.4:
+            break
+        time.sleep(0.1)
+    seen = live.elapsed_live() - live.elapsed()
+    spinner.kill()
+    spinner.wait()
+    check("clock-live-counts-running-children", seen >= 0.4, seen)
+
+
 def test_clock():
     """--budget-clock: the cpu clock counts the CPU of the children advise waits for, not their waiting;
     the wall clock counts the waiting. A child that sleeps 0.6 s, then one that spins 0.3 s of CPU."""
@@ -218,6 +249,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_recommend, test_budget, test_speed, test_stop, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
