@@ -149,9 +149,10 @@ def test_stop():
             "sys.path.insert(0, sys.argv[1])\n"
             "from heapbench.advise import stop\n"
             "stop.stop_install()\n"
-            "p = subprocess.Popen(['sh', '-c', 'trap \"\" TERM; setsid sleep 60 & echo $! >' + sys.argv[2] + '; wait'],"
+            "try:\n"
+            "    p = subprocess.Popen(['sh', '-c', 'trap \"\" TERM; setsid sleep 60 & echo $! >' + sys.argv[2] + '; wait'],"
             " start_new_session=True)\n"
-            "try:\n    p.wait()\nexcept KeyboardInterrupt:\n    print('stopped', flush=True)\n    sys.exit(130)\n")
+            "    p.wait()\nexcept KeyboardInterrupt:\n    print('stopped', flush=True)\n    sys.exit(130)\n")
     with tempfile.TemporaryDirectory() as tmp:
         pidfile = os.path.join(tmp, "pid")
         proc = subprocess.Popen([sys.executable, "-c", code, os.path.join(os.path.dirname(__file__), "..", "..", ".."),
