@@ -3,11 +3,14 @@ screen, the snippets, and the advice dict that output.py writes.
 
 Always holds: the answer is recommend.py's (compare's statistics with Holm) on the confirm run's
 records with tune's speed axis; when wall time is the speed and it stays flat while CPU time
-moves (tune.speed), a time goal gets "keep what you have" with that reason; snippets are made
+moves (tune.speed), a time goal is undecided with that reason when a candidate was faster in
+wall or in CPU time (a fixed-time program ranks on neither), and keeps its answer with the
+reason as a note when nothing was faster in either; snippets are made
 only for a recommended candidate, from its registry entry and its measured setting.
 """
 import os
 
+from heapbench import stats
 from heapbench.advise import budget, candidates, choose, profile, recommend, snippets
 from heapbench.tune import speed
 
@@ -36,9 +39,9 @@ def answer(adv):
         flat = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base},
                                         adv.opts["threshold"] / 100, adv.opts["alpha"]) if axis == "wall" else None
         answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
-        if flat and answer["figure"] == "time":
+        if flat and answer["figure"] == "time" and answer_cpu_improves(answer) or flat and answer["verdict"] == recommend.RECOMMEND:
             answer.update(verdict=recommend.UNDECIDED, label="", why=flat)
-        elif flat:
+        elif flat:  # wall time flat, and CPU time moved only for the worse: nothing is faster in either
             note = flat
         for label, rec in [("glibc (baseline)", base)] + list(records.items()):
             test_t, test_m = answer["tests"]["time"].get(label), answer["tests"]["peak"].get(label)
@@ -86,6 +89,11 @@ def answer(adv):
             "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
             "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
                            + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
+
+
+def answer_cpu_improves(answer):
+    """Whether a candidate's CPU time improved significantly (stats' IMPROVEMENT in the cpu figure)."""
+    return any(t.get("verdict") == stats.IMPROVEMENT for t in answer["tests"]["cpu"].values())
 
 
 def answer_to_decide(adv, answer, refused):
