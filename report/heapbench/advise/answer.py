@@ -36,8 +36,9 @@ def answer(adv):
     if conf.get("dir"):
         base, records, axis, confirm_refused = adv.records()
         refused.update(confirm_refused)
-        flat = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base},
-                                        adv.opts["threshold"] / 100, adv.opts["alpha"]) if axis == "wall" else None
+        flat = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base}, adv.opts["threshold"] / 100,
+                                     adv.opts["alpha"]) if axis == "wall" and adv.opts.get("speed", "auto") == "auto" else None
+        flat = flat and flat.replace("--wall-anyway", "--speed wall")  # tune's option; advise's is --speed wall
         answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
         if flat and answer["figure"] == "time" and answer_cpu_improves(answer) or flat and answer["verdict"] == recommend.RECOMMEND:
             answer.update(verdict=recommend.UNDECIDED, label="", why=flat)
@@ -51,7 +52,7 @@ def answer(adv):
                    "time_change": test_t["change"] if test_t else None, "peak_change": test_m["change"] if test_m else None,
                    "verdict": (answer["tests"][answer.get("figure", "time")].get(label) or {}).get("verdict", "baseline")}
             cand_rows.append(row)
-        note = (note + " " + answer_agreement(cand_rows, goal)).strip()
+        note = (note + " " + answer_agreement(cand_rows, goal, done.get("screen", {}).get("mode"))).strip()
         if answer["verdict"] == recommend.RECOMMEND:
             snips = answer_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
     elif conf.get("skipped", "").startswith("the program made"):  # no malloc-API call: nothing can matter
@@ -132,7 +133,7 @@ def answer_screen_changes(rows):
                 row[key] = row[figure] / base[figure] - 1.0
 
 
-def answer_agreement(rows, goal):
+def answer_agreement(rows, goal, mode=None):
     """One sentence: how the screen's order of the confirmed candidates matched the program's."""
     key = {"memory": "peak_kb"}.get(goal, "time")
     screen = {r["label"]: r[key] for r in rows if r["stage"] == "screen" and r.get(key) is not None}
@@ -143,7 +144,8 @@ def answer_agreement(rows, goal):
     if tau != tau:
         return "Screen and confirmation: too few candidates in common to compare their order."
     verdict = "agreed" if tau >= 0.5 else "disagreed; the real program's figures decide"
-    return f"Screen (replay) and confirmation (the program) {verdict} on the order (Kendall tau {tau:+.2f})."
+    how = "short runs of the program" if mode == "program" else "replay"
+    return f"Screen ({how}) and confirmation (the program) {verdict} on the order (Kendall tau {tau:+.2f})."
 
 
 def answer_profile_notes(done):
