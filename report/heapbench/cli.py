@@ -109,15 +109,26 @@ def fraction(text):
 
 
 def thresholds(text, metrics):
-    """Parses --threshold: '5%' (every metric) or 'wall_s=3%,maxrss_kb=1%'. Returns {metric: fraction}."""
+    """Parses --threshold: '5%' (every metric) or 'wall_s=3%,maxrss_kb=1%'. Returns {metric: fraction};
+    raises ValueError on a threshold of 0 (no interval lies within +-0: nothing could be SAME), a
+    value that is not a fraction, or an item without a metric name."""
     if "=" not in text:
-        value = fraction(text)
-        return {m: value for m in metrics}
+        return {m: threshold_value(text) for m in metrics}
     out = {}
     for item in text.split(","):
         name, _, value = item.partition("=")
-        out[name.strip()] = fraction(value)
+        if not name.strip():
+            raise ValueError(f"{item.strip()!r} names no metric")
+        out[name.strip()] = threshold_value(value)
     return out
+
+
+def threshold_value(text):
+    """One threshold: fraction(text), which must be above 0."""
+    value = fraction(text)
+    if value == 0:
+        raise ValueError(f"threshold {text.strip()!r} is 0: no interval lies within +-0, so nothing could be SAME")
+    return value
 
 
 def split_list(text):

@@ -2,13 +2,24 @@
 
 Always holds: every function is pure and deterministic (the bootstrap is seeded), takes plain
 lists of floats, and never raises on degenerate data (constant samples, zero medians, tiny n):
-it returns NaN where a figure does not exist and the UNKNOWN verdict where no test can decide.
+it returns NaN where a figure does not exist and the UNDECIDED verdict where no test can decide.
 
 The test of one cell: p = min(Mann-Whitney U two-sided, Kolmogorov-Smirnov two-sample), and
 because the smaller of two p-values is not itself a p-value (it fires more often than alpha
 under the null), it is multiplied by 2 (Bonferroni over the two tests): P_TESTS below.
 Across cells, Holm's step-down correction (holm()) keeps the family-wise error at alpha.
-A change is REGRESSION/IMPROVEMENT only when it is significant AND beyond the threshold.
+
+The four verdicts (VERDICTS), one rule for every caller (stats_verdict):
+- REGRESSION / IMPROVEMENT: significant (after Holm) AND the change beyond the threshold;
+- SAME: the interval of the change lies wholly within +-threshold, so a change of the threshold's
+  size is ruled out (an equivalence test: the interval at level max(95%, 1 - 2 alpha) is TOST at
+  alpha or stricter; a family needs no correction for it, since every cell must pass its own test,
+  the intersection-union principle);
+- UNDECIDED: neither, or too few reps for the test to reach alpha at all. The interval's
+  half-width (stats_resolution) is the smallest change these reps could have seen, and
+  stats_reps_to_decide estimates the reps that would likely decide (half-width ~ 1/sqrt(reps)).
+SAME_SIGNIFICANCE is the older, lenient rule (SAME whenever no significant change beyond the
+threshold was found, however wide the interval), kept for users who depend on it.
 """
 import math
 import warnings
@@ -19,7 +30,13 @@ from scipy import stats
 REGRESSION = "REGRESSION"
 IMPROVEMENT = "IMPROVEMENT"
 SAME = "SAME"
-UNKNOWN = "UNKNOWN"
+UNDECIDED = "UNDECIDED"
+UNKNOWN = UNDECIDED   # the older name of UNDECIDED (the verdict prints UNDECIDED either way)
+VERDICTS = (REGRESSION, IMPROVEMENT, SAME, UNDECIDED)
+
+SAME_EQUIVALENCE = "equivalence"    # SAME only when the interval lies within +-threshold (default)
+SAME_SIGNIFICANCE = "significance"  # SAME whenever no significant change beyond the threshold (older rule)
+SAME_RULES = (SAME_EQUIVALENCE, SAME_SIGNIFICANCE)
 
 P_TESTS = 2          # Bonferroni factor for taking the smaller of the two tests' p-values
 BOOT_RESAMPLES = 2000
@@ -51,7 +68,8 @@ def stats_min_p(n1, n2):
     """
     if n1 < 1 or n2 < 1:
         return 1.0
-    return min(1.0, P_TESTS * 2.0 / math.comb(n1 + n2, n1))
+    ways = math.comb(n1 + n2, n1)
+    return min(1.0, P_TESTS * 2.0 / ways) if ways < 1e300 else 0.0  # beyond a float: as good as 0
 
 
 def stats_needed_reps(alpha, family=1):
@@ -112,20 +130,27 @@ def stats_median_ci(values, seed=0, level=CI_LEVEL, resamples=BOOT_RESAMPLES):
     return (float(res.confidence_interval.low), float(res.confidence_interval.high))
 
 
-def stats_cell(base, new, seed=0):
+def stats_interval_level(alpha):
+    """The level of the interval of a change judged at alpha: 95%, or 1 - 2 alpha when that is
+    higher (the SAME test, TOST at alpha, needs the 1 - 2 alpha interval; 95% is stricter above
+    alpha 0.025)."""
+    return max(CI_LEVEL, 1 - 2 * alpha)
+
+
+def stats_cell(base, new, seed=0, level=CI_LEVEL):
     """Every figure of one cell that does not depend on the threshold or on the other cells.
 
-    Returns dict(n_base, n_new, base_median, new_median, change, ci_low, ci_high, p, min_p);
-    ci_low/ci_high are the bootstrap interval of the ratio of medians minus 1 (a relative change,
-    like change).
+    Returns dict(n_base, n_new, base_median, new_median, change, ci_low, ci_high, ci_level, p,
+    min_p); ci_low/ci_high are the bootstrap interval (at level) of the ratio of medians minus 1
+    (a relative change, like change).
     """
     base = [float(v) for v in base]
     new = [float(v) for v in new]
     bm, nm = stats_median(base), stats_median(new)
-    low, high = stats_ratio_ci(base, new, seed)
+    low, high = stats_ratio_ci(base, new, seed, level)
     return {"n_base": len(base), "n_new": len(new), "base_median": bm, "new_median": nm,
             "change": stats_change(bm, nm), "ci_low": low - 1.0, "ci_high": high - 1.0,
-            "p": stats_p_value(base, new), "min_p": stats_min_p(len(base), len(new))}
+            "ci_level": level, "p": stats_p_value(base, new), "min_p": stats_min_p(len(base), len(new))}
 
 
 def stats_holm(pvalues):
@@ -145,34 +170,81 @@ def stats_holm(pvalues):
     return adjusted
 
 
-def stats_verdict(cell, p_adjusted, threshold, alpha, family=1, lower_is_better=True):
-    """Verdict of one cell from stats_cell() figures and its (Holm-)adjusted p-value.
+def _interval(cell):
+    """(ci_low, ci_high) of a cell as floats, NaN where missing."""
+    def value(key):
+        v = cell.get(key)
+        return float("nan") if v is None else float(v)
+    return value("ci_low"), value("ci_high")
 
-    UNKNOWN when the sample sizes cannot reach alpha/family at all (no data could be significant);
+
+def stats_resolution(cell):
+    """The half-width of a cell's interval of the change: the smallest change its reps could have
+    seen (a relative change; NaN when the cell has no interval)."""
+    low, high = _interval(cell)
+    return (high - low) / 2
+
+
+def stats_within(cell, threshold):
+    """True when the cell's interval of the change lies wholly within +-threshold (SAME's test;
+    False when there is no interval)."""
+    low, high = _interval(cell)
+    return -threshold <= low and high <= threshold
+
+
+def stats_reps_to_clear(reps, half, gap):
+    """The reps that would likely shrink an interval of half-width half, measured on reps, below
+    gap (the half-width falls as 1/sqrt(reps)); more than reps, at most MAX_NEEDED_REPS (also when
+    gap <= 0: the figure sits on the bound, or when nothing is known)."""
+    if reps < 2 or math.isnan(half) or math.isnan(gap) or gap <= 0:
+        return MAX_NEEDED_REPS
+    return min(MAX_NEEDED_REPS, max(reps + 1, math.ceil(reps * (half / gap) ** 2)))
+
+
+def stats_reps_to_decide(cell, threshold):
+    """The reps per side that would likely decide an UNDECIDED cell: shrink its interval into
+    +-threshold when its middle lies inside (SAME), or away from 0 when beyond (a change)."""
+    low, high = _interval(cell)
+    middle = abs(low + high) / 2
+    gap = threshold - middle if middle < threshold else middle
+    return stats_reps_to_clear(min(cell["n_base"], cell["n_new"]), stats_resolution(cell), gap)
+
+
+def stats_verdict(cell, p_adjusted, threshold, alpha, family=1, lower_is_better=True,
+                  same_rule=SAME_EQUIVALENCE, reachable=None):
+    """Verdict of one cell from stats_cell()-like figures and its (Holm-)adjusted p-value: the one
+    rule of every heapbench verdict (see the module's docstring).
+
+    UNDECIDED when a side is empty or the sample sizes cannot reach alpha/family at all;
     REGRESSION / IMPROVEMENT when p_adjusted <= alpha and |change| > threshold, the direction
-    given by lower_is_better; SAME otherwise. Returns (verdict, needed_reps) where needed_reps
-    is the reps per side that would make the test able to decide (0 when it already can).
+    given by lower_is_better; SAME when the interval lies within +-threshold (same_rule
+    SAME_SIGNIFICANCE: whenever no change was found); UNDECIDED otherwise. reachable: the fewest
+    reps per side with which the test can reach alpha/family (default stats_needed_reps').
+    Returns (verdict, needed_reps): the reps per side that would likely decide an UNDECIDED
+    cell (0 for the other verdicts).
     """
-    needed = stats_needed_reps(alpha, family)
+    needed = stats_needed_reps(alpha, family) if reachable is None else reachable
     if cell["n_base"] < 1 or cell["n_new"] < 1 or cell["min_p"] > alpha / max(1, family):
-        return UNKNOWN, needed
+        return UNDECIDED, needed
     change = cell["change"]
-    if math.isnan(change) or p_adjusted > alpha or abs(change) <= threshold:
+    if not math.isnan(change) and p_adjusted <= alpha and abs(change) > threshold:
+        worse = change > 0 if lower_is_better else change < 0
+        return (REGRESSION if worse else IMPROVEMENT), 0
+    if same_rule == SAME_SIGNIFICANCE or stats_within(cell, threshold):
         return SAME, 0
-    worse = change > 0 if lower_is_better else change < 0
-    return (REGRESSION if worse else IMPROVEMENT), 0
+    return UNDECIDED, max(needed, stats_reps_to_decide(cell, threshold))
 
 
-def compare_samples(base, new, threshold, alpha, lower_is_better=True, seed=0):
-    """One comparison of two samples (a family of one): the stable entry point for tune.
+def compare_samples(base, new, threshold, alpha, lower_is_better=True, seed=0, same_rule=SAME_EQUIVALENCE):
+    """One comparison of two samples (a family of one): the stable entry point for tune and advise.
 
-    Returns dict(verdict, base_median, new_median, change, ci_low, ci_high, p, needed_reps,
-    n_base, n_new, min_p). threshold is a fraction (0.05 = 5%); change, ci_low and ci_high are
-    relative changes of new against base.
+    Returns dict(verdict, base_median, new_median, change, ci_low, ci_high, ci_level, p,
+    needed_reps, resolution, n_base, n_new, min_p). threshold is a fraction (0.05 = 5%); change,
+    ci_low and ci_high are relative changes of new against base.
     """
-    cell = stats_cell(base, new, seed)
-    verdict, needed = stats_verdict(cell, cell["p"], threshold, alpha, 1, lower_is_better)
-    cell.update(verdict=verdict, needed_reps=needed)
+    cell = stats_cell(base, new, seed, stats_interval_level(alpha))
+    verdict, needed = stats_verdict(cell, cell["p"], threshold, alpha, 1, lower_is_better, same_rule)
+    cell.update(verdict=verdict, needed_reps=needed, resolution=stats_resolution(cell))
     return cell
 
 

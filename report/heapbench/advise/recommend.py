@@ -26,15 +26,17 @@ def recommend_tests(base, records, figure, threshold, alpha):
     """{label: test} of each candidate record against base for figure, Holm-adjusted across them.
 
     test: stats_cell's figures plus p_adjusted, verdict and needed_reps (stats_verdict with the
-    family of every candidate).
+    family of every candidate), and reachable (whether these reps can reach significance at all).
     """
     labels = [label for label, rec in records.items() if rec.get(figure + "_samples")]
-    cells = {label: stats.stats_cell(base.get(figure + "_samples") or [], records[label][figure + "_samples"])
+    cells = {label: stats.stats_cell(base.get(figure + "_samples") or [], records[label][figure + "_samples"],
+                                     level=stats.stats_interval_level(alpha))
              for label in labels}
     adjusted = stats.stats_holm([cells[label]["p"] for label in labels])
     for label, p_adj in zip(labels, adjusted):
         verdict, needed = stats.stats_verdict(cells[label], p_adj, threshold, alpha, family=len(labels))
-        cells[label].update(p_adjusted=p_adj, verdict=verdict, needed_reps=needed)
+        cells[label].update(p_adjusted=p_adj, verdict=verdict, needed_reps=needed,
+                            reachable=cells[label]["min_p"] <= alpha / max(1, len(labels)))
     return cells
 
 
@@ -105,8 +107,7 @@ def _why_open(tests, still):
 def recommend_detectable(tests):
     """The smallest relative change these reps could have declared, from the candidates' intervals:
     half the width of the narrowest 95% interval of the change (NaN when none has one)."""
-    widths = [(t["ci_high"] - t["ci_low"]) / 2 for t in tests.values()
-              if not math.isnan(t["ci_low"]) and not math.isnan(t["ci_high"])]
+    widths = [w for w in map(stats.stats_resolution, tests.values()) if not math.isnan(w)]
     return min(widths) if widths else float("nan")
 
 
@@ -114,7 +115,7 @@ def _why_keep(tests):
     """Why nothing was recommended, in one sentence."""
     if not tests:
         return "no candidate was confirmed on the program"
-    needed = max((t["needed_reps"] for t in tests.values()), default=0)
+    needed = max((t["needed_reps"] for t in tests.values() if not t.get("reachable", True)), default=0)
     if needed:
         return f"these reps cannot reach significance after Holm's correction (need {needed} per side)"
     best = min(tests.items(), key=lambda kv: kv[1]["change"] if not math.isnan(kv[1]["change"]) else math.inf)

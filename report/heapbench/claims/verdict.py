@@ -72,11 +72,8 @@ def half_effect(k):
 def needed_reps(iv, bound):
     """Reps that would shrink iv away from bound (its half-width falls as 1/sqrt(reps));
     stats.MAX_NEEDED_REPS when the point sits on the bound."""
-    gap = abs(iv.point - bound)
     half = (iv.hi - iv.point) if bound > iv.point else (iv.point - iv.lo)
-    if gap == 0 or iv.reps < 2:
-        return stats.MAX_NEEDED_REPS
-    return min(stats.MAX_NEEDED_REPS, max(iv.reps + 1, math.ceil(iv.reps * (half / gap) ** 2)))
+    return stats.stats_reps_to_clear(iv.reps, half, abs(iv.point - bound))
 
 
 def decide(iv, lo=None, hi=None, note=""):

@@ -121,7 +121,8 @@ def judge(rows, pair, metric_names, settings, holm):
             common = sorted(set(by_side["base"]) & set(by_side["head"]))
             base = [by_side["base"][k] for k in common]
             head = [by_side["head"][k] for k in common]
-            judged.append((key, by_side, paired.cell(base, head, settings["seed"])))
+            judged.append((key, by_side, paired.cell(base, head, settings["seed"],
+                                                     stats.stats_interval_level(settings["alpha"]))))
         tested = [i for i, (_, _, c) in enumerate(judged) if c["n_base"]]
         raw = [judged[i][2]["p"] for i in tested]
         adjusted = dict(zip(tested, stats.stats_holm(raw) if holm else raw))
@@ -130,12 +131,13 @@ def judge(rows, pair, metric_names, settings, holm):
             row = _row(key, metric, figures, host, pair, threshold)
             p_adj = adjusted.get(i, 1.0)
             verdict, needed = paired.verdict(figures, p_adj, threshold, settings["alpha"], family,
-                                             lower_is_better=metric not in settings["higher"])
+                                             lower_is_better=metric not in settings["higher"],
+                                             same_rule=settings.get("same_rule", stats.SAME_EQUIVALENCE))
             broken = sorted(status for side, status in by_side["broken"] if side == "head")
             if not figures["n_base"]:
                 row["note"] = ("head: every run ended " + ",".join(broken)) if broken and by_side["base"] \
                     else "no round with an ok run of both sides"
-                verdict = stats.REGRESSION if broken and by_side["base"] else stats.UNKNOWN
+                verdict = stats.REGRESSION if broken and by_side["base"] else stats.UNDECIDED
             row.update(p_holm=p_adj, verdict=verdict, needed_reps=needed)
             out.append(row)
     return {"rows": out, "missing": [], "extra": []}

@@ -43,7 +43,7 @@ def ci_parser():
                            epilog="A/B gate: heapbench ci --ab --base 'CMD ARGS' [options] -- CMD ARGS "
                                   "(or --base prog:OLD -- prog:NEW). Exit: 0 pass, 1 a regression confirmed "
                                   "on a re-run, 2 usage error or no history for this testbed, 3 undecided "
-                                  "(a comparison was UNKNOWN; --allow-unknown passes it).")
+                                  "(a comparison was UNDECIDED; --allow-unknown passes it).")
     parser.add_argument("--baseline", default=os.path.join(layout.results_dir(), "baseline"),
                         help="baseline results directory (default results/baseline)")
     parser.add_argument("--update-baseline", action="store_true",
@@ -55,6 +55,9 @@ def ci_parser():
     parser.add_argument("--label", help="with --history: the label of the added run (default its commit)")
     parser.add_argument("--window", type=int, default=cihistory.WINDOW, metavar="N",
                         help="with --history: compare with the last N points after the last change point (default %(default)s)")
+    parser.add_argument("--fixed-thresholds", action="store_true",
+                        help="with --history: gate on the thresholds as given (--threshold, .heapbench.toml, defaults), "
+                             f"not raised to {cihistory.SPREAD_FACTOR} x each series' spread over its window")
     cli.add_option(parser, "output", "where the batches go (default results/ci-<time>)", aliases=["--out"])
     cli.add_option(parser, "reps", "reps of batch 1 (default 5; with --ab: rounds, default 8)", type=int)
     parser.add_argument("--absolute", action="store_true", help="compare raw figures, not ratios to glibc")
@@ -74,8 +77,9 @@ def ci_parser():
     parser.add_argument("--base", metavar="'CMD ARGS'",
                         help="with --ab: the base build's command line (one shell word), or prog:NAME")
     parser.add_argument("--allow-unknown", action="store_true",
-                        help="pass when no regression is confirmed even if some comparisons are UNKNOWN "
-                             "(too few reps or points); without it such a gate is UNDECIDED, exit 3")
+                        help="pass when no regression is confirmed even if some comparisons are UNDECIDED "
+                             "(intervals wider than the threshold, too few reps or points); without it such "
+                             "a gate is UNDECIDED, exit 3")
     compare.compare_options(parser, gate=True)
     return parser
 
@@ -119,7 +123,8 @@ def ci_confirm(args, settings, baseline, suspects, out_dir):
 
 def ci_verdicts(screen, confirmed):
     """Final rows: screening rows, each suspect replaced by its batch-2 row (REGRESSION only if
-    confirmed, SAME noted 'not confirmed' if not, UNKNOWN if the re-run gave no figure)."""
+    confirmed; else the re-run's own SAME, IMPROVEMENT or UNDECIDED noted 'not confirmed';
+    UNDECIDED if the re-run gave no figure)."""
     for row in screen["rows"]:
         again = confirmed.get((row["label"], row["metric"]))
         if row["verdict"] == "IMPROVEMENT":
@@ -128,12 +133,13 @@ def ci_verdicts(screen, confirmed):
             continue
         first = f"batch 1 {row['change'] * 100:+.1f}% p={row['p']:.3g}"
         if again is None:
-            row.update(verdict="UNKNOWN", note=f"suspect ({first}) but its re-run produced no result")
+            row.update(verdict=stats.UNDECIDED, note=f"suspect ({first}) but its re-run produced no result")
             continue
         row.update(again)
         if again["verdict"] != "REGRESSION":
-            row["verdict"] = "SAME"
             row["note"] = f"not confirmed on re-run ({first})"
+            if again["verdict"] == stats.UNDECIDED and again.get("note"):
+                row["note"] += f"; {again['note']}"
         else:
             row["note"] = f"confirmed on re-run ({first})"
     return screen
@@ -141,7 +147,7 @@ def ci_verdicts(screen, confirmed):
 
 def ci_check_reps(parser, args, baseline):
     """Exit 2 before measuring when -n is too small for batch 1 to decide any cell against the
-    baseline's reps at alpha (every comparison would be UNKNOWN), unless --allow-unknown."""
+    baseline's reps at alpha (every comparison would be UNDECIDED), unless --allow-unknown."""
     n_base = baseline["meta"].get("reps")
     if args.allow_unknown or not isinstance(n_base, int) or n_base < 1:
         return
@@ -163,8 +169,8 @@ def ci_ab(parser, args, head, settings, out_dir):
 
 def ci_check_modes(parser, args):
     """Usage errors of options that belong to one mode only (exit 2)."""
-    if args.history is None and (args.add or args.label or args.window != cihistory.WINDOW):
-        parser.error("--add, --label and --window belong to --history (the gate against a history)")
+    if args.history is None and (args.add or args.label or args.window != cihistory.WINDOW or args.fixed_thresholds):
+        parser.error("--add, --label, --window and --fixed-thresholds belong to --history (the gate against a history)")
     if args.history is not None and args.ab:
         parser.error("--history and --ab are two different gates; pick one")
     if args.window < cihistory.MIN_POINTS:
@@ -174,6 +180,9 @@ def ci_check_modes(parser, args):
 def ci_history(args, settings, out_dir):
     """`heapbench ci --history`: the gate against the testbed's past (cihistory.py); returns the exit status."""
     matrix = launch.passed(args, ("-w", "-a", "-t", "-p", "--env"))
+    if args.metrics == ",".join(cells.DEFAULT_METRICS):
+        settings = dict(settings, metrics=list(cihistory.METRICS))
+    settings = dict(settings, fixed_thresholds=args.fixed_thresholds)
     done = cihistory.gate_history(args, settings, out_dir, matrix)
     if done is None:
         return 0

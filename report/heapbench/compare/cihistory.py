@@ -7,9 +7,14 @@ the series: its last WINDOW points (default 10) after its last change point (his
 a change that was accepted earlier is the new normal. The test is a prediction test on medians:
 the new run's median against the window's point medians, t = (x - mean) / (sd * sqrt(1 + 1/N))
 with N - 1 degrees of freedom, two-sided; it carries the run-to-run spread of the machine, which
-the reps of one run do not. Fewer than MIN_POINTS points is UNKNOWN (the gate is then UNDECIDED
-unless --allow-unknown). Like the baseline mode, batch 1 screens uncorrected and only a suspect
-confirmed on a re-run (Holm over the suspects of a metric) fails. --add adds batch 1 to the
+the reps of one run do not; its prediction interval is the interval of the change that the
+verdict (stats.stats_verdict) holds within +-threshold for SAME. Fewer than MIN_POINTS points is
+UNDECIDED (the gate is then UNDECIDED unless --allow-unknown). Like the baseline mode, batch 1 screens uncorrected and only a suspect
+confirmed on a re-run (Holm over the suspects of a metric) fails. Each series' threshold comes
+from its own spread: SPREAD_FACTOR times the window's prediction half-width, never below the
+metric's floor (--threshold or .heapbench.toml, else cells.threshold's tight form: 2% for counts
+and peak RSS, 5% for time); so a new run within the window's 95% prediction interval is SAME, and
+a tight series gates a small change (--fixed-thresholds: the floors as given, the older rule). --add adds batch 1 to the
 history only when the gate passed; --update-baseline adds it without gating (to seed a testbed).
 """
 import math
@@ -35,6 +40,8 @@ from heapbench.history.testbed import testbed_of
 PROG = "heapbench ci"
 WINDOW = 10
 MIN_POINTS = 3
+SPREAD_FACTOR = 3    # a series' threshold: this many times its window's 95% prediction half-width, at least the floor
+METRICS = ("wall_s", "maxrss_kb", "minflt", "p99", "p99.9")   # the default --metrics of ci --history
 
 
 def open_history(url):
@@ -84,6 +91,21 @@ def cell(new_values, points, testbed):
     return figures
 
 
+def floor(metric, thresholds):
+    """The floor of a metric's threshold: thresholds' (--threshold, .heapbench.toml) for the metric or
+    its bare name, else cells.threshold's tight form (2% for counts and peak RSS, 5% for time)."""
+    return thresholds.get(metric, thresholds.get(metric.split(":", 1)[0], cells.threshold(metric, True)))
+
+
+def series_threshold(low, figures, fixed=False):
+    """The threshold of one series: SPREAD_FACTOR x its window's prediction half-width (relative),
+    never below low; low itself when fixed or when the window is too short for a spread."""
+    half = stats.stats_resolution(figures)
+    if fixed or math.isnan(half):
+        return low
+    return max(low, SPREAD_FACTOR * half)
+
+
 def judge(new, series, metric_names, settings, testbed, holm, last=WINDOW):
     """The comparison of a loaded run with the history's series {(cell label, metric): [Point]}:
     {rows, missing, extra} like verdicts.run() (holm=False: batch 1's screening)."""
@@ -91,8 +113,7 @@ def judge(new, series, metric_names, settings, testbed, holm, last=WINDOW):
     history_cells = {c for c, _ in series}
     rows = []
     for metric in metric_names:
-        threshold = settings["thresholds"].get(metric, settings["thresholds"].get(
-            metric.split(":", 1)[0], cells.threshold(metric, False)))
+        low = floor(metric, settings["thresholds"])
         judged = []
         for key in sorted(grouped):
             label = cells.label(key)
@@ -107,8 +128,14 @@ def judge(new, series, metric_names, settings, testbed, holm, last=WINDOW):
         family = len(tested) if holm else 1
         for i, (key, host, figures) in enumerate(judged):
             p_adj = adjusted.get(i, 1.0)
+            threshold = series_threshold(low, figures, settings.get("fixed_thresholds", False))
             verdict, _ = stats.stats_verdict(figures, p_adj, threshold, settings["alpha"], family,
-                                             lower_is_better=metric not in settings["higher"])
+                                             lower_is_better=metric not in settings["higher"],
+                                             same_rule=settings.get("same_rule", stats.SAME_EQUIVALENCE))
+            if verdict == stats.UNDECIDED and not figures["note"] and figures["n_new"]:
+                figures = dict(figures, note=f"its interval (+-{stats.stats_resolution(figures) * 100:.1f}%, the "
+                               f"window's spread) reaches beyond +-{threshold * 100:.3g}%: more reps of this run "
+                               "do not narrow it")
             row = dict(zip(cells.MATCH_KEY, key))
             row.update(figures, host_base=f"history:{testbed}", host_new=host, metric=metric,
                        value="absolute vs history", threshold=threshold, p_holm=p_adj, verdict=verdict,
@@ -181,6 +208,10 @@ def gate_history(args, settings, out_dir, matrix):
     series = store.all_series(testbed.name, names)
     print(f"ci: testbed {testbed.name}: gating against its last {args.window} points after the last change point "
           f"of each series ({store.where})", file=sys.stderr)
+    floors = ", ".join(f"{m} {floor(m, settings['thresholds']) * 100:.3g}%" for m in names)
+    rule = ("as given" if settings.get("fixed_thresholds") else
+            f"{SPREAD_FACTOR} x each series' spread over its window, at least the floor")
+    print(f"ci: thresholds {rule}: {floors} (each row's in compare.csv)", file=sys.stderr)
     screen = judge(new, series, names, settings, testbed.name, holm=False, last=args.window)
     gate.check_shared(screen, batch1, f"the history of testbed {testbed.name}",
                       "run the matrix the history holds, or seed this matrix with --update-baseline")

@@ -2,7 +2,8 @@
 """compare.py - `heapbench compare BASE NEW`: verdicts per cell and metric, as a table, CSV, Markdown, JUnit.
 
 Always holds: exit 0 when no cell regressed, 1 on at least one REGRESSION (significant after
-Holm's correction and beyond the threshold), 2 on a usage error or results that cannot be
+Holm's correction and beyond the threshold; SAME only when the interval lies within +-threshold,
+UNDECIDED when it cannot tell: stats.stats_verdict), 2 on a usage error or results that cannot be
 compared (another schema, not a results directory, absolute times of different hosts);
 compare.csv is written to NEW (or --out) on every comparison that ran. --fidelity sets a program's
 run (BASE) beside its replay's (NEW) instead (fidelity.py: a table on stdout, no file; exit 1 when
@@ -17,7 +18,7 @@ from heapbench.compare import cells
 from heapbench.compare import fidelity
 from heapbench.compare import output
 from heapbench.compare import verdicts
-from heapbench import results
+from heapbench import results, stats
 
 
 def compare_options(parser, gate=False):
@@ -39,6 +40,10 @@ def compare_options(parser, gate=False):
     parser.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per cell and metric")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--same-rule", choices=stats.SAME_RULES, default=stats.SAME_EQUIVALENCE,
+                        help="when a cell is SAME: 'equivalence' (default) only when its interval lies within "
+                             "+-threshold, else UNDECIDED; 'significance' (the older rule) whenever no significant "
+                             "change beyond the threshold was found, however wide the interval")
 
 
 def compare_settings(parser, args):
@@ -53,7 +58,8 @@ def compare_settings(parser, args):
     except ValueError as err:
         parser.error(f"bad --threshold ({err}); write it as 5% or wall_s=3%,maxrss_kb=1%")
     return {"metrics": metrics, "thresholds": thresholds, "alpha": args.alpha, "relative": args.relative,
-            "reference": args.reference, "higher": set(cli.split_list(args.higher)), "seed": args.seed}
+            "reference": args.reference, "higher": set(cli.split_list(args.higher)), "seed": args.seed,
+            "same_rule": args.same_rule}
 
 
 def compare_write(args, result, csv_dir, title="heapbench compare", itemize=True):
@@ -65,11 +71,13 @@ def compare_write(args, result, csv_dir, title="heapbench compare", itemize=True
         output.markdown(result, args.markdown, title)
     if args.junit:
         output.junit(result, args.junit, title)
-    unknown = [r for r in result["rows"] if r["verdict"] == "UNKNOWN" and not r["note"]]
+    unknown = [r for r in result["rows"] if r["verdict"] == stats.UNDECIDED and not r["note"]]
     if unknown:
         need = max(r["needed_reps"] for r in unknown)
-        print(f"note: {len(unknown)} comparisons are UNKNOWN: too few repetitions for alpha={args.alpha} "
-              f"after Holm's correction; run with -n {need} or more", file=sys.stderr)
+        more = (f"run with -n {need} or more" if need < stats.MAX_NEEDED_REPS else
+                f"a change sits on its threshold (no -n up to {stats.MAX_NEEDED_REPS - 1} would likely decide it)")
+        print(f"note: {len(unknown)} comparisons are UNDECIDED: their reps cannot tell a change of the threshold's "
+              f"size from none at alpha={args.alpha}; {more}", file=sys.stderr)
 
 
 def compare_load(parser, directory):

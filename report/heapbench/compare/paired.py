@@ -6,7 +6,8 @@ cancels out of each pair's difference. The test is Wilcoxon's signed-rank test, 
 log ratios head/base (on the differences when a value is not positive), zero differences left out
 (exact below 50 pairs without ties); p is 1 when every pair is equal. The change is the median of
 the pairs' ratios minus 1, with a percentile bootstrap 95% interval over resampled pairs. The
-smallest p of n pairs is 2 / 2^n (every pair moved the same way), which decides UNKNOWN.
+smallest p of n pairs is 2 / 2^n (every pair moved the same way): fewer pairs than reach alpha
+are UNDECIDED. The verdict is stats.stats_verdict's, the one rule of every heapbench verdict.
 """
 import warnings
 
@@ -55,9 +56,9 @@ def _ratios(base, head):
     return np.array([h / b for b, h in zip(base, head) if b], float)
 
 
-def change_ci(base, head, seed=0):
+def change_ci(base, head, seed=0, level=stats.CI_LEVEL):
     """(change, ci_low, ci_high): the median of the pairs' ratios minus 1 and its percentile
-    bootstrap interval (pairs resampled together); NaN where it does not exist."""
+    bootstrap interval at level (pairs resampled together); NaN where it does not exist."""
     r = _ratios(base, head)
     if not len(r):
         change = stats.stats_change(stats.stats_median(base), stats.stats_median(head))
@@ -67,21 +68,21 @@ def change_ci(base, head, seed=0):
         return change, float("nan"), float("nan")
     rng = np.random.default_rng(seed)
     medians = np.median(r[rng.integers(0, len(r), size=(BOOT_RESAMPLES, len(r)))], axis=1)
-    low, high = np.percentile(medians, [2.5, 97.5])
+    low, high = np.percentile(medians, [50 * (1 - level), 50 * (1 + level)])
     return change, float(low) - 1.0, float(high) - 1.0
 
 
-def cell(base, head, seed=0):
+def cell(base, head, seed=0, level=stats.CI_LEVEL):
     """Every figure of one paired cell that does not depend on the threshold or on other cells:
     the fields of stats.stats_cell (n_base = n_new = pairs), so that stats.stats_verdict applies."""
-    change, low, high = change_ci(base, head, seed)
+    change, low, high = change_ci(base, head, seed, level)
     return {"n_base": len(base), "n_new": len(head), "base_median": stats.stats_median(base),
             "new_median": stats.stats_median(head), "change": change, "ci_low": low, "ci_high": high,
-            "p": p_value(base, head), "min_p": min_p(len(base))}
+            "ci_level": level, "p": p_value(base, head), "min_p": min_p(len(base))}
 
 
-def verdict(figures, p_adjusted, threshold, alpha, family=1, lower_is_better=True):
-    """(verdict, pairs needed) of one paired cell: stats.stats_verdict's rule, with the pairs the
-    signed-rank test needs when the verdict is UNKNOWN (0 otherwise)."""
-    result, _ = stats.stats_verdict(figures, p_adjusted, threshold, alpha, family, lower_is_better)
-    return result, (needed_pairs(alpha, family) if result == stats.UNKNOWN else 0)
+def verdict(figures, p_adjusted, threshold, alpha, family=1, lower_is_better=True, same_rule=stats.SAME_EQUIVALENCE):
+    """(verdict, pairs needed) of one paired cell: stats.stats_verdict, with the pairs the
+    signed-rank test needs to reach alpha / family at all."""
+    return stats.stats_verdict(figures, p_adjusted, threshold, alpha, family, lower_is_better, same_rule,
+                               reachable=needed_pairs(alpha, family))

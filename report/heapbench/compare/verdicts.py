@@ -3,8 +3,9 @@
 Always holds: cells are matched by heapbench.compare.cells (absolute figures never across hosts or
 testbeds, heapbench.compare.crossing: that raises CompareError unless relative); within one metric the p-values of all
 compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
-whose suspects must then be confirmed on fresh data); a verdict other than SAME needs both
-significance and a change beyond the metric's threshold (stats.stats_verdict); latency quantiles
+whose suspects must then be confirmed on fresh data); every verdict is stats.stats_verdict's
+(REGRESSION/IMPROVEMENT: significant and beyond the metric's threshold; SAME: the interval within
++-threshold; UNDECIDED otherwise, with the interval's half-width as resolution); latency quantiles
 of two --latency modes are never compared (CompareError), and every verdict of runs of which one
 timed every call (--latency all) says so in its note. Latency
 quantiles (latency.csv) are metrics like any runs.csv column: p99 stands for one metric per
@@ -102,13 +103,14 @@ def _note(cell, reference):
 
 
 def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
-                  relative=False, reference="glibc", holm=True, higher=(), seed=0,
-        crossing_fix="add --relative (ratios to glibc in the same run)"):
+        relative=False, reference="glibc", holm=True, higher=(), seed=0,
+        crossing_fix="add --relative (ratios to glibc in the same run)", same_rule=stats.SAME_EQUIVALENCE):
     """Compares two results.load() dicts.
 
     thresholds: {metric: fraction} overriding cells.threshold(). higher: metrics where higher
-    is better. crossing_fix: what the refusal of an absolute comparison across hosts or testbeds
-    tells the user to do. Returns dict(rows, missing, extra): rows are one dict per (cell, metric) with the
+    is better. same_rule: one of stats.SAME_RULES (SAME_SIGNIFICANCE: the older, lenient SAME).
+    crossing_fix: what the refusal of an absolute comparison across hosts or testbeds tells the
+    user to do. Returns dict(rows, missing, extra): rows are one dict per (cell, metric) with the
     fields of COLUMNS; missing/extra are cell labels only in base/new. A cell that had ok runs in
     base and whose every run in new failed, crashed or timed out is a REGRESSION (note says so).
     """
@@ -138,7 +140,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
         for key, bhost, nhost in pairs:
             b = cells.sample(base_cells, key, bhost, metric, ref)
             n = cells.sample(new_cells, key, nhost, metric, ref)
-            judged.append((key, bhost, nhost, stats.stats_cell(b, n, seed)))
+            judged.append((key, bhost, nhost, stats.stats_cell(b, n, seed, stats.stats_interval_level(alpha))))
         tested = [i for i, c in enumerate(judged) if c[3]["n_base"] and c[3]["n_new"]]
         adjusted = [1.0] * len(judged)
         raw = [judged[i][3]["p"] for i in tested]
@@ -147,11 +149,11 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
         family = len(tested) if holm else 1
         for (key, bhost, nhost, cell), p_adj in zip(judged, adjusted):
             verdict, needed = stats.stats_verdict(cell, p_adj, threshold, alpha, family,
-                                                      lower_is_better=metric not in higher)
+                                                  lower_is_better=metric not in higher, same_rule=same_rule)
             note = "; ".join(filter(None, (_note(cell, ref), mode_note)))
             broken = cells.broken(new_cells, key, nhost)
             if broken and cell["n_base"]:
-                verdict, note = "REGRESSION", f"NEW: every run ended {broken}"
+                verdict, needed, note = stats.REGRESSION, 0, f"NEW: every run ended {broken}"
             row = dict(zip(cells.MATCH_KEY, key))
             row.update(cell, host_base=bhost, host_new=nhost, metric=metric_name(key[0], metric), note=note,
                        value="ratio to " + reference if relative else "absolute",
@@ -163,9 +165,10 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
             "extra": [cells.label(k) + f" @{h}" for k, h in extra]}
 
 
+# resolution: the interval's half-width (stats.stats_resolution), computed by the writer from ci_low, ci_high
 COLUMNS = ("workload", "allocator", "threads", "params", "env", "host_base", "host_new", "metric",
            "value", "n_base", "n_new", "base_median", "new_median", "change", "ci_low", "ci_high",
-           "p", "p_holm", "threshold", "verdict", "needed_reps", "note")
+           "p", "p_holm", "threshold", "verdict", "needed_reps", "resolution", "note")
 
 
 def count(result, verdict):

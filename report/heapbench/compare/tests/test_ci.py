@@ -35,7 +35,10 @@ class CiTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def ci(self, *args, **fake):
-        """Runs ci.py with fakebench as the runner and FAKE_* settings; returns the process."""
+        """Runs ci.py with fakebench as the runner and FAKE_* settings; returns the process. The fake
+        machine is quiet (0.5% noise per rep) unless noise= says otherwise: with fakebench's 2%, 5 reps
+        cannot rule out a 5% change (intervals of about +-6%), so a gate of them is UNDECIDED."""
+        fake.setdefault("noise", 0.005)
         env = dict(os.environ, HEAPBENCH_BIN=os.path.join(HERE, "fakebench"), FAKE_STATE=self.tmp.name)
         for name in [k for k in env if k.startswith("FAKE_") and k != "FAKE_STATE"]:
             del env[name]
@@ -64,6 +67,24 @@ class CiTest(unittest.TestCase):
         proc = self.ci(host="other-host", seed=2)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertNotIn("REGRESSION", {r["verdict"] for r in self.rows()})
+
+    def test_noisy_machine_is_undecided_not_same(self):
+        """The same build on a noisy machine (5% per rep): 5 reps cannot rule out a 5% change, so the
+        gate is UNDECIDED (exit 3), never a PASS on SAME; each such row prints what its reps could see;
+        --same-rule significance (the older rule) passes it."""
+        self.make_baseline()
+        proc = self.ci(host="other-host", seed=2, noise=0.05)
+        self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
+        self.assertRegex(proc.stderr, r"ci: UNDECIDED: \d+ of \d+ comparisons are UNDECIDED.*widest interval of a change is \+-")
+        undecided = [r for r in self.rows() if r["verdict"] == "UNDECIDED"]
+        self.assertTrue(undecided)
+        for row in self.rows():
+            if row["verdict"] == "SAME":
+                self.assertLessEqual(max(abs(float(row["ci_low"])), abs(float(row["ci_high"]))),
+                                     float(row["threshold"]), row)
+        self.assertRegex(proc.stdout, r"UNDECIDED \(could see \+-\d+\.\d% at threshold 5%; ~\d+ reps per side")
+        proc = self.ci("--same-rule", "significance", host="other-host", seed=2, noise=0.05)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
 
     def test_no_cell_in_common_fails(self):
         """A baseline of workload churn, a run of workload batch: nothing compared, exit 1, never PASS."""
@@ -143,7 +164,7 @@ class CiTest(unittest.TestCase):
 
     def test_too_few_reps_is_refused_before_measuring(self):
         """-n 2 against a 5-rep baseline cannot decide anything (issue 25 F: it printed PASS with every
-        comparison UNKNOWN): exit 2 before any run, one line naming the reps needed (-n 4)."""
+        comparison UNDECIDED): exit 2 before any run, one line naming the reps needed (-n 4)."""
         self.make_baseline()
         shutil.rmtree(self.out)
         proc = self.ci("--absolute", "-n", "2", host="base-host", seed=2)
@@ -154,22 +175,24 @@ class CiTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.out, "batch1")))
 
     def test_allow_unknown_passes_an_undecided_gate_and_says_so(self):
-        """--allow-unknown with -n 2: every comparison UNKNOWN, exit 0, and the PASS line counts them."""
+        """--allow-unknown with -n 2: every comparison UNDECIDED, exit 0, and the PASS line counts them."""
         self.make_baseline()
         proc = self.ci("--absolute", "-n", "2", "--allow-unknown", host="base-host", seed=2)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        self.assertEqual({r["verdict"] for r in self.rows()}, {"UNKNOWN"})
-        self.assertRegex(proc.stderr, r"ci: PASS: .*\((\d+) of \1 comparisons UNKNOWN, allowed by --allow-unknown\)")
+        self.assertEqual({r["verdict"] for r in self.rows()}, {"UNDECIDED"})
+        self.assertRegex(proc.stderr, r"ci: PASS: .*\((\d+) of \1 comparisons UNDECIDED, allowed by --allow-unknown\)")
 
     def test_outcome_of_a_gate(self):
-        """gate.outcome: a REGRESSION fails (1); an UNKNOWN without --allow-unknown is UNDECIDED (3)
-        naming the reps it needs and the reasons of rows without data; with it, a PASS (0)."""
-        def row(verdict, needed=0, note=""):
-            return {"verdict": verdict, "needed_reps": needed, "note": note}
-        cases = (([row("SAME"), row("REGRESSION"), row("UNKNOWN", 6)], False, 1, "FAIL"),
-                 ([row("SAME"), row("UNKNOWN", 6), row("UNKNOWN", 7), row("UNKNOWN", 0, "BASE: no ok run")],
-                  False, 3, "UNDECIDED: 3 of 4 comparisons are UNKNOWN"),
-                 ([row("SAME"), row("UNKNOWN", 6)], True, 0, "PASS"),
+        """gate.outcome: a REGRESSION fails (1); an UNDECIDED row without --allow-unknown leaves the gate
+        UNDECIDED (3) naming the reps it needs, the widest interval and the reasons of rows without
+        data; with it, a PASS (0)."""
+        def row(verdict, needed=0, note="", half=float("nan")):
+            return {"verdict": verdict, "needed_reps": needed, "note": note, "ci_low": -half, "ci_high": half}
+        cases = (([row("SAME"), row("REGRESSION"), row("UNDECIDED", 6)], False, 1, "FAIL"),
+                 ([row("SAME"), row("UNDECIDED", 6), row("UNDECIDED", 7, half=0.123),
+                   row("UNDECIDED", 0, "BASE: no ok run")],
+                  False, 3, "UNDECIDED: 3 of 4 comparisons are UNDECIDED"),
+                 ([row("SAME"), row("UNDECIDED", 6)], True, 0, "PASS"),
                  ([row("SAME"), row("IMPROVEMENT")], False, 0, "PASS: 0 confirmed"))
         for rows, allow, status, text in cases:
             err = io.StringIO()
@@ -179,7 +202,7 @@ class CiTest(unittest.TestCase):
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             gate.outcome({"rows": cases[1][0]}, False, "DIR")
-        self.assertIn("run with -n 7 or more; BASE: no ok run", err.getvalue())
+        self.assertIn("the widest interval of a change is +-12.3%; run with -n 7 or more; BASE: no ok run", err.getvalue())
 
     def test_missing_baseline_exits_2(self):
         """No baseline directory: exit 2 with one line saying so."""

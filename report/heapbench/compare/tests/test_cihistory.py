@@ -124,7 +124,7 @@ class HistoryGateTest(unittest.TestCase):
         proc, _ = self.gate("--add")
         self.assertEqual(proc.returncode, 0, proc.stdout[-1500:] + proc.stderr[-1500:])
         self.assertRegex(proc.stderr, r"ci: testbed \S+: gating against its last 10 points")
-        self.assertRegex(proc.stdout.splitlines()[-1], r"^0 REGRESSION, \d+ IMPROVEMENT, [1-9]\d* SAME, 0 UNKNOWN")
+        self.assertRegex(proc.stdout.splitlines()[-1], r"^0 REGRESSION, \d+ IMPROVEMENT, [1-9]\d* SAME, 0 UNDECIDED")
         self.assertEqual(self.runs(), 5)
         proc, out = self.gate("--add", library=TCMALLOC)
         self.assertEqual(proc.returncode, 1, proc.stdout[-1500:] + proc.stderr[-1500:])

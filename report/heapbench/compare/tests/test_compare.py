@@ -102,10 +102,13 @@ class CompareTest(unittest.TestCase):
             self.assertIn("wall_s", proc.stderr)
 
     def test_usage_errors_exit_2_one_line(self):
-        """A bad threshold, a missing argument, a non-results directory: exit 2, one line each."""
+        """A bad threshold (0, NaN, negative, infinite, not a number, no metric name), a missing argument,
+        a non-results directory, an unknown --same-rule: exit 2, one line each."""
         fixture.fixture_write(self.base, matrix(1))
-        for args in ((self.base, self.base, "--threshold", "five"), (self.base,), (self.base, self.tmp.name),
-                     (self.base, self.base, "--metric", "no_such_column")):
+        bad_thresholds = ("five", "0", "0%", "nan", "-5%", "inf", "wall_s=0%", "=5%", "wall_s=nan")
+        for args in tuple((self.base, self.base, "--threshold", t) for t in bad_thresholds) + (
+                (self.base,), (self.base, self.tmp.name), (self.base, self.base, "--metric", "no_such_column"),
+                (self.base, self.base, "--same-rule", "maybe")):
             proc = run_compare(*args)
             self.assertEqual(proc.returncode, 2, args)
             self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
@@ -190,12 +193,12 @@ class CompareTest(unittest.TestCase):
         self.assertIn("no glibc runs", proc.stderr)
 
     def test_two_reps_unknown(self):
-        """2 reps per side: every verdict UNKNOWN, exit 0, stderr says how many reps are needed."""
+        """2 reps per side: every verdict UNDECIDED, exit 0, stderr says how many reps are needed."""
         fixture.fixture_write(self.base, matrix(1, reps=2))
         fixture.fixture_write(self.new, matrix(2, reps=2, slow=("churn", "glibc"), factor=2.0))
         proc = run_compare(self.base, self.new)
         self.assertEqual(proc.returncode, 0)
-        self.assertEqual(set(verdicts(self.new).values()), {"UNKNOWN"})
+        self.assertEqual(set(verdicts(self.new).values()), {"UNDECIDED"})
         self.assertRegex(proc.stderr, r"run with -n \d+")
 
     def test_missing_and_extra_cells_listed(self):

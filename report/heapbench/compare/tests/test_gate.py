@@ -22,7 +22,7 @@ class GateTest(unittest.TestCase):
     @unittest.skipUnless(os.access(os.path.join(ROOT, "build", "heapbench"), os.X_OK), "build/heapbench is not built")
     def test_gate_passes_on_repo_baseline(self):
         """The self-gate exits 0 against a baseline made here a moment before, and every gated cell was
-        compared (none missing, none UNKNOWN)."""
+        compared (none missing, none UNDECIDED)."""
         with tempfile.TemporaryDirectory() as tmp:
             baseline = os.path.join(tmp, "baseline")
             made = subprocess.run([GATE, "--baseline", baseline, "--update-baseline", "--out", os.path.join(tmp, "b")],
@@ -32,7 +32,7 @@ class GateTest(unittest.TestCase):
                                   capture_output=True, text=True)
             self.assertEqual(proc.returncode, 0, proc.stdout[-1500:] + proc.stderr[-500:])
             summary = proc.stdout.strip().splitlines()[-1]
-            self.assertRegex(summary, r"^0 REGRESSION, \d+ IMPROVEMENT, [1-9]\d* SAME, 0 UNKNOWN; 0 missing")
+            self.assertRegex(summary, r"^0 REGRESSION, \d+ IMPROVEMENT, [1-9]\d* SAME, 0 UNDECIDED; 0 missing")
             self.assertIn("ci: PASS", proc.stderr)
 
 

@@ -8,6 +8,7 @@ import math
 import random
 import unittest
 
+from hypothesis import HealthCheck, given, settings, strategies as st
 from scipy import stats as scipy_stats
 
 from heapbench import stats
@@ -71,9 +72,9 @@ class StatsTest(unittest.TestCase):
         self.assertEqual(res["verdict"], stats.SAME)
 
     def test_two_reps_are_unknown_with_needed_count(self):
-        """2 reps per side cannot reach alpha: UNKNOWN, and needed_reps is the smallest n that can."""
+        """2 reps per side cannot reach alpha: UNDECIDED, and needed_reps is the smallest n that can."""
         res = stats.compare_samples([1.0, 1.01], [1.5, 1.52], 0.05, ALPHA)
-        self.assertEqual(res["verdict"], stats.UNKNOWN)
+        self.assertEqual(res["verdict"], stats.UNDECIDED)
         n = res["needed_reps"]
         self.assertLessEqual(stats.stats_min_p(n, n), ALPHA)
         self.assertGreater(stats.stats_min_p(n - 1, n - 1), ALPHA)
@@ -120,6 +121,92 @@ class StatsTest(unittest.TestCase):
         res = stats.compare_samples([0] * 5, [3] * 5, 0.10, ALPHA)
         self.assertTrue(math.isinf(res["change"]) and math.isnan(res["ci_low"]))
         self.assertEqual(res["verdict"], stats.REGRESSION)
+
+
+SAMPLES = st.lists(st.floats(0.5, 2.0, allow_nan=False), min_size=2, max_size=12)
+
+
+class VerdictRuleTest(unittest.TestCase):
+    """SAME only when the interval of the change lies within +-threshold; UNDECIDED says what it needs."""
+
+    @settings(max_examples=300, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(base=SAMPLES, scale=st.floats(0.7, 1.4), noise=SAMPLES, threshold=st.floats(0.005, 0.5))
+    def test_same_never_wider_than_threshold(self, base, scale, noise, threshold):
+        """On any samples, a SAME has its interval within +-threshold; an UNDECIDED has either an
+        interval reaching beyond it or too few reps, and names the reps that would decide."""
+        new = [v * scale for v in noise]
+        res = stats.compare_samples(base, new, threshold, ALPHA)
+        if res["verdict"] == stats.SAME:
+            self.assertGreaterEqual(res["ci_low"], -threshold, res)
+            self.assertLessEqual(res["ci_high"], threshold, res)
+        if res["verdict"] == stats.UNDECIDED:
+            self.assertTrue(res["min_p"] > ALPHA or not stats.stats_within(res, threshold), res)
+            self.assertGreater(res["needed_reps"], 0, res)
+            if not math.isnan(res["resolution"]):
+                self.assertGreater(res["needed_reps"], min(len(base), len(new)), res)
+
+    def test_wide_interval_is_undecided(self):
+        """10 reps with 30% noise and a 30% slowdown that the test misses: the interval reaches far
+        beyond 5%, so UNDECIDED (never SAME), with its half-width and more reps named; the older rule
+        (SAME_SIGNIFICANCE) still says SAME."""
+        missed = 0
+        for seed in range(20):
+            rng = random.Random(11 + seed)
+            base, new = draw(rng, 10, cv=0.3), draw(rng, 10, 1.3, cv=0.3)
+            res = stats.compare_samples(base, new, 0.05, ALPHA)
+            if res["p"] <= ALPHA:
+                continue
+            missed += 1
+            self.assertEqual(res["verdict"], stats.UNDECIDED, res)
+            self.assertGreater(res["resolution"], 0.05)
+            self.assertGreater(res["needed_reps"], 10)
+            old = stats.compare_samples(base, new, 0.05, ALPHA, same_rule=stats.SAME_SIGNIFICANCE)
+            self.assertEqual(old["verdict"], stats.SAME)
+        self.assertGreater(missed, 3)
+
+    def test_tight_equal_samples_are_same(self):
+        """10 reps with 0.5% noise and no change: the interval lies within +-5%, SAME."""
+        rng = random.Random(12)
+        res = stats.compare_samples(draw(rng, 10, cv=0.005), draw(rng, 10, cv=0.005), 0.05, ALPHA)
+        self.assertEqual(res["verdict"], stats.SAME, res)
+
+    def test_change_of_threshold_size_is_rarely_same(self):
+        """The true change equals the threshold (5%, 20 reps, 3% noise): SAME claims it is within the
+        threshold, which is false; it may happen at most at the binomial tail of alpha."""
+        same = 0
+        for seed in range(200):
+            rng = random.Random(9000 + seed)
+            res = stats.compare_samples(draw(rng, 20), draw(rng, 20, 1.05), 0.05, ALPHA, seed=seed)
+            same += res["verdict"] == stats.SAME
+        self.assertLessEqual(same, binomial_ceiling(200, ALPHA))
+
+    def test_more_reps_as_estimated_decide(self):
+        """An UNDECIDED cell of no change (8 reps, 4% noise, threshold 5%) rerun with the estimated
+        reps is decided (SAME) on most seeds: the estimate is not a guess off by a factor."""
+        decided = tried = 0
+        for seed in range(20):
+            rng = random.Random(300 + seed)
+            res = stats.compare_samples(draw(rng, 8, cv=0.04), draw(rng, 8, cv=0.04), 0.05, ALPHA)
+            if res["verdict"] != stats.UNDECIDED or res["needed_reps"] >= stats.MAX_NEEDED_REPS:
+                continue
+            n = res["needed_reps"]
+            again = stats.compare_samples(draw(rng, n, cv=0.04), draw(rng, n, cv=0.04), 0.05, ALPHA)
+            tried += 1
+            decided += again["verdict"] == stats.SAME
+        self.assertGreater(tried, 5)
+        self.assertGreaterEqual(decided, tried // 2, (decided, tried))
+
+    def test_reps_to_clear(self):
+        """Half-width 0.1 on 10 reps, to fall below 0.05: 40 reps (1/sqrt(n)); a gap of 0 cannot be cleared."""
+        self.assertEqual(stats.stats_reps_to_clear(10, 0.1, 0.05), 40)
+        self.assertEqual(stats.stats_reps_to_clear(10, 0.01, 0.05), 11)
+        self.assertEqual(stats.stats_reps_to_clear(10, 0.1, 0.0), stats.MAX_NEEDED_REPS)
+
+    def test_interval_level_follows_alpha(self):
+        """95% for alpha >= 0.025 (TOST at alpha needs 1 - 2 alpha), wider below."""
+        self.assertEqual(stats.stats_interval_level(0.05), 0.95)
+        self.assertAlmostEqual(stats.stats_interval_level(0.01), 0.98)
 
 
 if __name__ == "__main__":
