@@ -512,7 +512,7 @@ def advise_resume_budget(st, new_budget):
     cut = st.get("cut", [])
     again = ("screen", "confirm") if "screen" in cut else ("confirm",) if cut or st.get("verdict") == UNDECIDED else ()
     if st.get("verdict") == UNDECIDED and "confirm" in st["done"]:
-        st["max_reps"] = min(budget.MAX_REPS_GROWN, 2 * st["done"]["confirm"].get("reps", budget.MAX_REPS))
+        st["max_reps"] = budget.MAX_REPS_GROWN  # the plan takes what the new budget holds, up to this
     for stage in again:
         st["done"].pop(stage, None)
     if again:

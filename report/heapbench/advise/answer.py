@@ -114,7 +114,9 @@ def answer_to_decide(adv, answer, refused):
     k = max(1, min(budget.MAX_K, len(answer.get("open") or []) + len(untested)))
     cells = choose.choose_cells([c for c in conf.get("chosen", []) + conf.get("untested", [])][:k] or
                                 [{"allocator": "x", "env": ""}], adv.opts.get("user_env", ""))
-    reps = min(budget.MAX_REPS_GROWN, 2 * conf["reps"]) if conf.get("reps") else budget.MAX_REPS
+    tests = (answer.get("tests") or {}).get(answer.get("figure", "time"), {})
+    needed = max((tests[label].get("needed_reps") or 0 for label in answer.get("open") or [] if label in tests), default=0)
+    reps = min(budget.MAX_REPS_GROWN, max(needed, 2 * conf["reps"])) if conf.get("reps") else budget.MAX_REPS
     need = budget.budget_to_decide(adv.clock.elapsed(), done["baseline"]["run_s"], cells, adv.opts["alpha"], k, reps)
     if "screen" in adv.st.get("cut", []):
         need += budget.budget_screen_cost(budget.PROGRAM_SCREEN_REPS * 8, done["baseline"]["run_s"])

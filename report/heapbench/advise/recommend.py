@@ -7,8 +7,8 @@ candidate is recommended only with verdict IMPROVEMENT in the goal's figure (for
 one figure, with no REGRESSION in the other), never when its setting was not verified (it is
 never measured then); with none, the answer is "keep what you have" only when candidates were
 measured on the program and none of them can hide an improvement beyond the threshold (each is
-a REGRESSION, or its 95% interval stays above -threshold), else "undecided" naming the
-candidates whose test could not decide.
+SAME, a REGRESSION, or UNDECIDED with its interval above -threshold), else "undecided" naming
+the candidates whose test could not decide.
 """
 import math
 
@@ -76,14 +76,14 @@ def recommend(goal, base, records, threshold, alpha):
 
 
 def recommend_open(tests, threshold):
-    """The labels whose test leaves an improvement beyond threshold possible: not a REGRESSION, and
-    undecidable at these reps or with a 95% interval reaching below -threshold."""
+    """The labels whose test leaves an improvement beyond threshold possible: neither SAME (the
+    interval within +-threshold) nor a REGRESSION, and unreachable at these reps, or with an
+    interval reaching below -threshold."""
     still = []
     for label, t in tests.items():
-        if t["verdict"] == stats.REGRESSION:
+        if t["verdict"] in (stats.SAME, stats.REGRESSION):
             continue
-        if t["verdict"] not in (stats.SAME, stats.REGRESSION) or t["needed_reps"] or math.isnan(t["ci_low"]) \
-                or t["ci_low"] < -threshold:
+        if not t.get("reachable", True) or math.isnan(t["ci_low"]) or t["ci_low"] < -threshold:
             still.append(label)
     return still
 
@@ -95,10 +95,11 @@ def _why_open(tests, still):
     parts = []
     for label in still:
         t = tests[label]
-        if t["needed_reps"]:
+        if not t.get("reachable", True):
             parts.append(f"{label} (these reps cannot reach significance after Holm: need {t['needed_reps']} per side)")
         elif not math.isnan(t["ci_low"]):
-            parts.append(f"{label} {t['change'] * 100:+.1f}% [{t['ci_low'] * 100:+.0f}, {t['ci_high'] * 100:+.0f}]")
+            more = f", ~{t['needed_reps']} reps per side would likely decide" if t["needed_reps"] else ""
+            parts.append(f"{label} {t['change'] * 100:+.1f}% [{t['ci_low'] * 100:+.0f}, {t['ci_high'] * 100:+.0f}]{more}")
         else:
             parts.append(label)
     return "not decided on the program: " + ", ".join(parts)
