@@ -48,7 +48,7 @@ PROGRAMS = {
               "keep what you have (the allocator is < 5% of its time)"),
     "python3": ("prog:python3-alloc", [], "memory", [],
                 lambda r: r.get("verdict") in ("recommend", "keep what you have"),
-                "a decided answer (recommend or keep) agreeing with the interleaved exec figures"),
+                "a decided answer: glibc is the smallest at its defaults; trim_threshold=0 cuts 8.7% (exec)"),
 }
 
 
