@@ -102,6 +102,9 @@ def test_recommend():
     und = recommend.recommend("time", base, {"w": wide}, 0.05, 0.05)
     check("recommend-wide-interval-undecided", und["verdict"] == recommend.UNDECIDED and und["open"] == ["w"]
           and recommend.recommend_text(und).startswith("undecided: "), und.get("why"))
+    check("recommend-needs-interval-below-0", not recommend.recommend_better(
+        {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": 0.13}) and recommend.recommend_better(
+        {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": -0.2}))
     none = recommend.recommend("time", base, {}, 0.05, 0.05)
     check("recommend-nothing-measured-undecided", none["verdict"] == recommend.UNDECIDED, none.get("verdict"))
     slower = _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6)
