@@ -155,7 +155,7 @@ class Advise:
             raise AdviseStop(f"--metric {self.opts['metric']}: the pattern matched no line of the program's output "
                              f"(its last line: {advise_last_line(path)!r}); give a REGEX that matches the line "
                              "with the figure", 1)
-        axis, why = advise_speed(self.opts.get("speed", "auto"), rec, self.opts["threshold"] / 100)
+        axis, why = advise_speed(self.opts.get("speed", "auto"), rec)
         # The median (one run slowed by the machine's load does not size the plan), in the clock's unit.
         run_s = rec["cpu"] if self.opts.get("budget_clock") == "cpu" and rec["cpu"] else rec["time"]
         allocators = len(advise_installed(self.opts["allocators"]))
@@ -420,16 +420,16 @@ def advise_spread(samples):
     return (max(samples) - min(samples)) / 2 / mid if mid > 0 else 0.0
 
 
-def advise_speed(asked, rec, threshold):
-    """(axis, why) of the time goal's figure: asked, or for auto the metric when the runs read one, else wall
-    time when its spread over the baseline's runs is within threshold or below CPU time's, else CPU time."""
+def advise_speed(asked, rec):
+    """(axis, why) of the time goal's figure: asked, or for auto the metric when the runs read one, else the
+    steadier of wall and CPU time over the baseline's runs (wall on a tie)."""
     wall, cpu = advise_spread(rec["time_samples"]), advise_spread(rec["cpu_samples"])
     seen = f"the baseline's {rec['reps_ok']} runs varied ±{wall * 100:.0f}% in wall time, ±{cpu * 100:.0f}% in CPU time"
     if asked != "auto":
         return asked, f"speed: {speed.speed_name(asked, [rec])} (--speed {asked}; {seen})"
     if rec.get("metric_name"):
         return "metric", f"speed: the program's figure {rec['metric_name']} (--metric)"
-    if wall <= threshold or wall <= cpu or not rec["cpu_samples"]:
+    if wall <= cpu or not rec["cpu_samples"]:
         return "wall", f"speed: wall time, chosen as {seen}"
     return "cpu", f"speed: CPU time (user+sys), chosen as {seen}; --speed wall to rank on wall time"
 
