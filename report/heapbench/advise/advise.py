@@ -10,17 +10,25 @@ a recommendation needs compare's test with Holm over the confirmed candidates (r
 Prints the profile, the answer and the snippets on stdout, progress on stderr; the last line is
 `results: DIR`.
 """
+import array
 import datetime
+import fcntl
 import os
+import select
 import shutil
 import signal
+import stat
 import sys
+import termios
 
 from heapbench import cli, latency, layout, results
-from heapbench.advise import answer, budget, candidates, choose, output, profile, progress, state
+from heapbench.advise import (answer, budget, candidates, choose, output, profile, progress, recommend, state, stop,
+                              watchdog)
 from heapbench.tune import measure, speed, verify
 
 GOALS = ("time", "memory", "latency", "balanced")
+SPEEDS = ("auto", "wall", "cpu", "metric")
+UNDECIDED = recommend.UNDECIDED
 
 
 def advise_args(argv):
@@ -39,6 +47,10 @@ def advise_args(argv):
     cli.add_option(parser, "workloads", "a program definition, prog:NAME (exec/programs), instead of -- CMD")
     cli.add_option(parser, "allocators", "allocators to consider (default: every installed one of the default matrix)")
     cli.add_option(parser, "metric", "the program's own speed figure, as exec reads it: the speed of goal time")
+    parser.add_argument("--speed", choices=SPEEDS, default="auto",
+                        help="the time goal's figure: wall time, CPU time (user+sys), or the --metric figure; "
+                        "auto (default): the metric when given, else the steadier of wall and CPU time in the "
+                        "baseline's runs (the advice says which and why)")
     parser.add_argument("--threshold", type=float, default=5.0, help="smallest change that counts, %% (5)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
     opts, command = cli.parse_command_line(parser, argv, "give the command to advise on (heapbench advise -- CMD ARGS)")
@@ -50,6 +62,8 @@ def advise_args(argv):
         parser.error(f"-w {opts.workloads}: give one program definition, prog:NAME (heapbench list shows them)")
     if opts.budget <= 0 or not 0 < opts.alpha < 1 or opts.threshold < 0:
         parser.error("--budget must be > 0, --alpha in (0,1), --threshold >= 0")
+    if opts.speed == "metric" and not opts.metric and not opts.workloads:
+        parser.error("--speed metric ranks on the program's printed figure: give --metric NAME=REGEX[,higher]")
     return opts, command
 
 
@@ -85,8 +99,16 @@ class Advise:
         path = os.path.join(self.out, tag)
         shutil.rmtree(path, ignore_errors=True)  # an interrupted attempt of this stage
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        dog = watchdog.Watchdog(self.clock, watchdog.watchdog_limit(self.opts["budget"]))
         try:
-            data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log)
+            try:
+                with dog:
+                    data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log, isolated=True)
+            except KeyboardInterrupt:
+                if not dog.fired():
+                    raise
+                self.cut(tag.split(os.sep)[0], f"the runs of {tag} not done when the budget ran out")
+                data = results.load(path)
         except measure.MeasureUsageError as err:
             raise AdviseStop(f"the runner refused the options ({err}); see {self.log.name}", 2) from err
         except results.ResultsError as err:
@@ -105,29 +127,47 @@ class Advise:
 
     # --- stages -------------------------------------------------------------------------------
     def baseline(self):
-        """The program as it is (the system's glibc, defaults), a few reps: its run time sizes the plan."""
+        """The program as it is (the system's glibc, defaults), a few reps: its run time sizes the plan,
+        its noise chooses the speed figure; a crash, a process left behind or a --metric that never
+        matched ends the advice here (exit 1), a budget that cannot give an answer too (exit 2)."""
         self.clock.show("baseline", "the program as it is", self.opts["budget"])
         reps = budget.BASELINE_REPS
-        argv = self.program_argv(["glibc"], reps, 0, timeout=self.opts["budget"] * 0.3)
+        timeout = self.opts["budget"] * 0.3
+        argv = self.program_argv(["glibc"], reps, 0, timeout=timeout)
         user = self.opts.get("user_env", "")
         if user:
             self.notes.append(f"the baseline keeps the allocator variables of your environment ({user}); "
                               "the candidates run without them")
         records = self.measure("baseline", argv, [user])
+        path = os.path.join(self.out, "baseline")
         rec = records.get(("glibc",) + measure.measure_env_key(user))
-        if rec is None or not rec["reps_ok"]:
+        if rec is None or not rec["reps_ok"] or rec["failed"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
-            raise AdviseStop(advise_failure_line(why, self.opts["budget"] * 0.3), 1)
+            runs = (rec["reps_ok"] + len(rec["failed"])) if rec else reps
+            failed = len(rec["failed"]) if rec else reps
+            raise AdviseStop(advise_failure_line(why, timeout, failed, runs, advise_last_line(path)), 1)
+        behind = advise_left_behind(path)
+        if behind:
+            raise AdviseStop(f"the program leaves processes running after it exits ({behind}; the runner "
+                             "killed them): advise measures one process tree per run; run the service in the "
+                             "foreground (its --foreground or --no-daemon option) and advise on that", 1)
+        if self.opts["metric"] and not rec["metric_samples"]:
+            raise AdviseStop(f"--metric {self.opts['metric']}: the pattern matched no line of the program's output "
+                             f"(its last line: {advise_last_line(path)!r}); give a REGEX that matches the line "
+                             "with the figure", 1)
+        axis, why = advise_speed(self.opts.get("speed", "auto"), rec)
         # The median (one run slowed by the machine's load does not size the plan), in the clock's unit.
         run_s = rec["cpu"] if self.opts.get("budget_clock") == "cpu" and rec["cpu"] else rec["time"]
-        need = budget.budget_too_small(self.opts["budget"], run_s)
+        allocators = len(advise_installed(self.opts["allocators"]))
+        need = budget.budget_too_small(self.opts["budget"], run_s, allocators, self.opts["alpha"])
         result = {"dir": "baseline", "run_s": run_s, "wall": rec["time"], "peak_kb": rec["peak"], "cpu": rec["cpu"],
-                  "metric": rec["metric"], "metric_name": rec["metric_name"]}
+                  "metric": rec["metric"], "metric_name": rec["metric_name"], "speed": axis, "speed_why": why}
         self.save("baseline", result)
         if need:
             unit = self.clock.unit
             raise AdviseStop(f"--budget {self.opts['budget']:g} {unit} is too small: one run takes {run_s:.2f} {unit}, and "
-                             f"the stages need about {need:.0f} {unit}; give --budget {need:.0f} or more "
+                             f"an answer (the profile, a screen of {allocators} allocators, one candidate confirmed "
+                             f"with the reps Holm needs) needs about {need:.0f} {unit}; give --budget {need:.0f} or more "
                              f"(heapbench advise --resume {self.out} --budget {need:.0f})", 2)
 
     def profile(self):
@@ -144,60 +184,107 @@ class Advise:
                 stats = {"ops": 0, "sizes": [], "lifetimes": []}
             else:
                 self.save("profile", {"error": str(err)})
-                self.notes.append(f"profile: {err}; the replay screen is skipped, the allocators are confirmed "
-                                  "at their defaults")
+                self.notes.append(f"profile: {err}; the screen runs the program itself")
                 return
         traits = profile.profile_traits(stats)
         self.save("profile", {"trace": "profile/trace.hbt", "stats": stats, "traits": traits})
 
-    def screen(self):
-        """The trace replayed under every installed allocator at its defaults (one interleaved run), then at
-        its key settings (verified first), the most promising allocators first, as far as the budget goes."""
-        prof = self.st["done"]["profile"]
+    def screen_mode(self):
+        """(mode, seconds per run, reps, why): 'program' (short runs of the program itself) or 'replay'."""
+        prof, base = self.st["done"]["profile"], self.st["done"]["baseline"]
+        run_s = base["run_s"]
         if "error" in prof:
-            self.save("screen", {"skipped": prof["error"], "candidates": []})
-            return
-        hints = [h for _, _, hs in prof["traits"] for h in hs]
-        installed = advise_installed(self.opts["allocators"])
-        share_end = self.clock.elapsed() + budget.budget_screen_share(self.opts["budget"], self.clock.elapsed())
-        self.clock.show("screen", f"replaying under {len(installed)} allocators at their defaults",
-                        share_end + 0.5 * (self.opts["budget"] - share_end))
+            return "program", run_s, budget.PROGRAM_SCREEN_REPS, "no trace: screened by runs of the program"
+        if self.opts["goal"] in ("time", "balanced"):
+            return ("program", run_s, budget.PROGRAM_SCREEN_REPS, "screened by runs of the program itself: a "
+                    "replay does not predict the program's speed (locality, contention, its own work)")
+        replay_s = budget.budget_replay_cost(prof["stats"].get("ops", 0))
+        if self.opts.get("budget_clock") != "cpu" and base.get("cpu"):
+            replay_s *= max(1.0, base["wall"] / base["cpu"])  # the machine's load, as the baseline saw it
+        if replay_s > run_s:
+            return ("program", run_s, budget.PROGRAM_SCREEN_REPS, f"screened by runs of the program itself: a replay "
+                    f"of its {prof['stats'].get('ops', 0)} events would cost ~{replay_s:.2f} {self.clock.unit}, a run "
+                    f"{run_s:.2f}")
+        return "replay", replay_s, budget.SCREEN_REPS, "screened by replays of the profile's trace"
+
+    def screen_run(self, tag, mode, allocators, envs, reps):
+        """{key: record} of one screen invocation (the speed axis applied to a program's records) and the
+        measured seconds per run."""
+        argv = self.replay_argv(allocators) if mode == "replay" else self.program_argv(allocators, reps, 0,
+                                                                                         self.run_timeout())
         start = self.clock.elapsed()
-        records = self.measure(os.path.join("screen", "defaults"), self.replay_argv([e.name for e, _ in installed]), [""])
-        run_s = max(0.05, (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD)
-                    / max(1, budget.SCREEN_REPS * len(installed)))
+        records = self.measure(tag, argv, envs)
+        per_run = (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD) / max(1, reps * len(allocators) * len(envs))
+        if mode == "program":
+            for rec in records.values():
+                if rec["reps_ok"]:
+                    speed.speed_apply(rec, self.st["done"]["baseline"].get("speed", "wall"))
+        return records, max(0.02, per_run)
+
+    def screen(self):
+        """Every installed allocator at its defaults (one interleaved invocation), then the key settings
+        (verified first) of the most promising allocators, each invocation started only when its
+        estimated cost fits the screen's share; the rest is named in the dropped list."""
+        prof = self.st["done"]["profile"]
+        hints = [h for _, _, hs in prof.get("traits", []) for h in hs]
+        installed = advise_installed(self.opts["allocators"])
+        installed = sorted(installed, key=lambda ef: ef[0].name != "glibc")  # glibc first: the screen's own baseline
+        mode, unit_s, reps, why = self.screen_mode()
+        self.notes.append(why)
+        end = budget.budget_screen_end(self.opts["budget"], self.clock.elapsed(), self.st["done"]["baseline"]["run_s"],
+                                       self.opts["alpha"], len(installed))
+        fits = int((end - self.clock.elapsed() - budget.RUNNER_OVERHEAD) / (reps * unit_s * budget.SLACK))
+        if fits < 2 or len(installed) < 2:
+            self.cut("screen", "the screen (no room left in the budget after the confirmation's share)")
+            self.save("screen", {"skipped": "no room in the budget", "candidates": [], "mode": mode})
+            return
+        if fits < len(installed):
+            self.cut("screen", "screen of " + ", ".join(e.name for e, _ in installed[fits:]))
+            installed = installed[:fits]
+        self.clock.show("screen", f"{len(installed)} allocators at their defaults ({mode})", end)
+        records, unit_s = self.screen_run(os.path.join("screen", "defaults"), mode, [e.name for e, _ in installed],
+                                          [""], reps)
         screened, dirs = [], {"defaults": os.path.join("screen", "defaults")}
         for entry, family in installed:
             screened.append(advise_candidate_row(candidates.Candidate(entry, family, ()), "screen",
                                                  records.get((entry.name,))))
             if not family:
                 self.notes.append(f"{entry.name} has no tunables catalogued: screened at its defaults only")
-        key = choose.SCREEN_FIGURE[self.opts["goal"]]
+        key = choose.SCREEN_FIGURE[self.opts["goal"]] if mode == "replay" else choose.PROGRAM_FIGURE[self.opts["goal"]]
         by_name = {r["allocator"]: r for r in screened}
         for entry, family in sorted(installed, key=lambda ef: choose.choose_figure(by_name[ef[0].name], key)):
             cands = candidates.candidates_for(entry, family, hints)[1:]
-            if not cands:
+            if not cands or "refused" in by_name[entry.name]:
                 continue
-            fits = int((share_end - self.clock.elapsed() - budget.RUNNER_OVERHEAD)
-                       / (budget.SCREEN_REPS * run_s + budget.VERIFY_COST))
+            fits = int((end - self.clock.elapsed() - budget.RUNNER_OVERHEAD)
+                       / (reps * unit_s * budget.SLACK + budget.VERIFY_COST))
             if fits < len(cands):
-                self.st["dropped"].append(f"screen of {entry.name} at " + ", ".join(c.label() for c in cands[max(0, fits):]))
+                self.cut("screen", f"screen of {entry.name} at " + ", ".join(c.label() for c in cands[max(0, fits):]))
             cands = cands[:max(0, fits)]
             if not cands:
                 continue
-            self.clock.show("screen", f"replaying under {entry.name} at {len(cands)} settings")
+            self.clock.show("screen", f"{entry.name} at {len(cands)} settings ({mode})")
             applied = [c for c in cands if candidates.candidates_verify(c)]
             tag = os.path.join("screen", entry.name)
-            start = self.clock.elapsed()
-            records = self.measure(tag, self.replay_argv([entry.name]), [c.env_text() for c in applied]) if applied else {}
+            records = {}
             if applied:
-                run_s = max(0.05, (self.clock.elapsed() - start - budget.RUNNER_OVERHEAD)
-                            / (budget.SCREEN_REPS * len(applied)))
+                records, unit_s = self.screen_run(tag, mode, [entry.name], [c.env_text() for c in applied], reps)
                 dirs[entry.name] = tag
             for c in cands:
                 rec = records.get((entry.name,) + measure.measure_env_key(c.env_text())) if c.applied else None
                 screened.append(advise_candidate_row(c, "screen", rec))
-        self.save("screen", {"dirs": dirs, "candidates": screened})
+        self.save("screen", {"dirs": dirs, "candidates": screened, "mode": mode})
+
+    def run_timeout(self):
+        """Wall seconds one run of the program may take in the screen and the confirmation: ten times the
+        baseline's, at least 10 s (a candidate that hangs fails its run instead of holding the budget)."""
+        return max(10.0, 10 * self.st["done"]["baseline"]["wall"])
+
+    def cut(self, stage, what):
+        """Names what the budget left out of stage (printed, in advice.json; --resume with a larger budget runs it)."""
+        self.st["dropped"].append(what)
+        if stage not in self.st.setdefault("cut", []):
+            self.st["cut"].append(stage)
 
     def replay_argv(self, allocators):
         """The runner command line that replays the profile's trace under allocators (without --env/-o)."""
@@ -208,51 +295,67 @@ class Advise:
     def confirm(self):
         """The best screened candidates (front + best per goal) on the real program, interleaved with the baseline."""
         scr = self.st["done"]["screen"]
-        chosen = choose.choose(scr["candidates"], self.opts["goal"])
-        if not chosen:  # no screen: every installed allocator at its defaults
+        chosen = choose.choose(scr["candidates"], self.opts["goal"],
+                               program=scr.get("mode") == "program")
+        if not chosen and not scr["candidates"]:  # no screen: every installed allocator at its defaults
             chosen = [{"allocator": e.name, "settings": [], "label": e.name, "env": ""}
                       for e, _ in advise_installed(self.opts["allocators"]) if e.name != "glibc"]
+        if not chosen:
+            self.save("confirm", {"skipped": "no screened candidate ran without failing", "chosen": []})
+            return
         run_s = self.st["done"]["baseline"]["run_s"]
         user = self.opts.get("user_env", "")
         plan = budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), run_s,
-                                          lambda k: choose.choose_cells(chosen[:k], user), self.opts["alpha"], len(chosen))
+                                          lambda k: choose.choose_cells(chosen[:k], user), self.opts["alpha"],
+                                          len(chosen), self.st.get("max_reps", budget.MAX_REPS))
         if plan is None:
-            self.st["dropped"].append("the confirmation on the program (no room left in the budget)")
-            self.save("confirm", {"skipped": "no room left in the budget", "chosen": []})
+            self.cut("confirm", "the confirmation on the program (no room left in the budget)")
+            self.save("confirm", {"skipped": "no room left in the budget", "chosen": [], "untested": chosen})
             return
         k, reps, cost = plan
         if k < len(chosen):
-            self.st["dropped"].append("confirmation of " + ", ".join(c["label"] for c in chosen[k:]))
-        chosen = chosen[:k]
+            self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in chosen[k:]))
+        untested, chosen = chosen[k:], chosen[:k]
         self.clock.show("confirm", f"{k} candidate(s) and the baseline, {reps} reps each",
                         self.clock.elapsed() + cost)
         allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
         envs = sorted({self.opts.get("user_env", "")} | {c["env"] for c in chosen})
-        self.measure("confirm", self.program_argv(allocators, reps, 1), envs)
-        self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps})
+        records = self.measure("confirm", self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
+        base = records.get(("glibc",) + measure.measure_env_key(user))
+        if not base or base["reps_ok"] < 2:  # the watchdog stopped it before the baseline had two runs
+            self.save("confirm", {"skipped": "the budget ran out during the confirmation", "chosen": [],
+                                  "untested": untested + chosen})
+            return
+        self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps, "untested": untested})
 
     def records(self):
-        """(baseline record, {label: record}) of the confirm run, the speed axis applied (tune.speed)."""
+        """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run, the speed axis applied
+        (tune.speed); a candidate with a failed run is refused with the count, a failed baseline run ends advise."""
         conf = self.st["done"]["confirm"]
-        data = results.load(os.path.join(self.out, conf["dir"]))
+        path = os.path.join(self.out, conf["dir"])
+        data = results.load(path)
         by_key = {}
         for recs in measure.measure_cells(data, "confirm", by_allocator=True).values():
             by_key.update(recs)
         base = by_key.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
-        out = {}
+        out, refused = {}, {}
         for c in conf["chosen"]:
             rec = by_key.get((c["allocator"],) + measure.measure_env_key(c["env"]))
-            if rec and rec["reps_ok"]:
+            if rec and rec["failed"]:
+                refused[c["label"]] = advise_refusal(rec)
+            elif rec and rec["reps_ok"]:
                 rec.update(label=c["label"], env=c["label"], tag="confirm")
                 out[c["label"]] = rec
-        if base is None or not base["reps_ok"]:
-            raise AdviseStop(f"the baseline failed in the confirmation run; see {os.path.join(self.out, conf['dir'])}", 1)
+        if base is None or not base["reps_ok"] or base["failed"]:
+            why = advise_refusal(base) if base else "no run"
+            raise AdviseStop(f"the program as it is (the baseline) failed in the confirmation run ({why}); "
+                             f"see {path}", 1)
         base.update(label="glibc (baseline)", env="", tag="confirm")
-        axis = speed.speed_resolve("auto", [base] + list(out.values()))
+        axis = self.st["done"]["baseline"].get("speed") or speed.speed_resolve("auto", [base] + list(out.values()))
         for rec in [base] + list(out.values()):
             rec["mem"] = rec["peak"]
             speed.speed_apply(rec, axis)
-        return base, out, axis
+        return base, out, axis, refused
 
 
 def advise_user_env():
@@ -264,15 +367,96 @@ def advise_user_env():
     return " ".join(pairs)
 
 
-def advise_failure_line(why, timeout):
-    """One line for a baseline that did not run: what happened and what to do."""
+def advise_failure_line(why, timeout, failed=1, runs=1, last=""):
+    """One line for a baseline that did not run, or failed in some runs: what happened and what to do."""
     if "preload had no effect" in why:
         return ("the program ignores LD_PRELOAD (statically linked or setuid): no other allocator can be put under "
                 "it, and its allocations cannot be recorded; nothing to advise")
     if why.startswith("timeout"):
         return (f"one run of the program took longer than {timeout:.0f} s (30% of --budget): the budget is too "
                 "small for even the baseline; give a larger --budget")
-    return f"the program failed under its own allocator ({why}); fix the command and run advise again"
+    said = f"; its last line: {last!r}" if last else ""
+    if any(w in last.lower() for w in ("tty", "terminal", "/dev/tty", "not a typewriter")):
+        return (f"the program needs a terminal{said}: advise runs it without one, with no input (as a service runs); "
+                "give it options that make it run without a terminal (a batch or non-interactive mode)")
+    return (f"the program failed under its own allocator in {failed} of {runs} runs ({why}{said}); "
+            "fix the command and run advise again")
+
+
+def advise_last_line(path):
+    """The last non-empty output line of the program in a runner directory's logs (the newest run's), '' without one."""
+    logs = os.path.join(path, "logs")
+    try:
+        names = sorted((n for n in os.listdir(logs) if n.endswith(".log")), key=lambda n: int(n.split(".")[0])
+                       if n.split(".")[0].isdigit() else 0, reverse=True)
+    except OSError:
+        return ""
+    for name in names:
+        try:
+            with open(os.path.join(logs, name), encoding="utf-8", errors="replace") as f:
+                lines = [line.strip() for line in f if line.strip()]
+        except OSError:
+            continue
+        if lines:
+            return lines[-1][:200]
+    return ""
+
+
+def advise_left_behind(path):
+    """The runner's 'left N process(es) behind' reason of any run of a directory ('' when none)."""
+    data = results.load(path)
+    for row in data["runs"]:
+        reason = row.get("reason") or ""
+        if "behind" in reason and reason.startswith("left"):
+            return reason
+    return ""
+
+
+def advise_spread(samples):
+    """Half the range of samples relative to their median (0 with fewer than 2)."""
+    if len(samples) < 2:
+        return 0.0
+    mid = sorted(samples)[len(samples) // 2]
+    return (max(samples) - min(samples)) / 2 / mid if mid > 0 else 0.0
+
+
+def advise_speed(asked, rec):
+    """(axis, why) of the time goal's figure: asked, or for auto the metric when the runs read one, else the
+    steadier of wall and CPU time over the baseline's runs (wall on a tie)."""
+    wall, cpu = advise_spread(rec["time_samples"]), advise_spread(rec["cpu_samples"])
+    seen = f"the baseline's {rec['reps_ok']} runs varied ±{wall * 100:.0f}% in wall time, ±{cpu * 100:.0f}% in CPU time"
+    if asked != "auto":
+        return asked, f"speed: {speed.speed_name(asked, [rec])} (--speed {asked}; {seen})"
+    if rec.get("metric_name"):
+        return "metric", f"speed: the program's figure {rec['metric_name']} (--metric)"
+    if wall <= cpu or not rec["cpu_samples"]:
+        return "wall", f"speed: wall time, chosen as {seen}"
+    return "cpu", f"speed: CPU time (user+sys), chosen as {seen}; --speed wall to rank on wall time"
+
+
+def advise_refusal(rec):
+    """'failed in N of M runs (first reason)' of a measured record."""
+    runs = rec["reps_ok"] + len(rec["failed"])
+    return f"failed in {len(rec['failed'])} of {runs} runs ({rec['failed'][0] if rec['failed'] else 'no run'})"
+
+
+def advise_stdin_fed():
+    """Whether advise's standard input carries data (a pipe with bytes waiting, a non-empty file):
+    the program would read it once, in its first run only."""
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    if stat.S_ISREG(mode):
+        return os.fstat(0).st_size > os.lseek(0, 0, os.SEEK_CUR)
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        ready, _, _ = select.select([0], [], [], 0)
+        if not ready:
+            return False
+        buf = array.array("i", [0])
+        fcntl.ioctl(0, termios.FIONREAD, buf)
+        return buf[0] > 0
+    return False
 
 
 def advise_installed(names):
@@ -288,11 +472,14 @@ def advise_candidate_row(cand, stage, rec):
     row = {"stage": stage, "allocator": cand.allocator, "label": cand.label(), "env": cand.env_text(),
            "settings": [[k.name, v] for k, v in cand.point], "verified": "yes" if cand.applied else
            f"no: {cand.reason}", "baseline": cand.is_baseline()}
-    if rec and rec["reps_ok"]:
+    if rec and rec["failed"]:
+        row["refused"] = advise_refusal(rec)
+        row["verdict"] = "refused: " + row["refused"]
+    elif rec and rec["reps_ok"]:
         row.update(time=rec["time"], peak_kb=rec["peak"], p99=rec["p99"], cpu=rec["cpu"], reps=rec["reps_ok"],
                    time_samples=rec["time_samples"], peak_samples=rec["peak_samples"])
     elif rec:
-        row["verdict"] = f"failed: {rec['failed'][0] if rec['failed'] else 'no run'}"
+        row["verdict"] = "failed: no run"
     return row
 
 
@@ -307,11 +494,29 @@ def advise_write(adv, advice):
         print(f"  {advice['recommendation']['note']}")
     for name, snippet in advice["snippets"].items():
         print(f"{name}:\n" + "\n".join("  " + line for line in snippet.splitlines()))
+    for label, why in advice.get("refused", {}).items():
+        print(f"refused: {label} {why}")
     for item in advice["dropped"]:
         print(f"dropped to fit the budget: {item}")
     unit = output.output_unit(advice)
     print(f"took {advice['elapsed_s']:.0f} {unit} of a {advice['budget_s']:.0f} {unit} budget "
           f"({output.output_stage_ends(advice)})")
+
+
+def advise_resume_budget(st, new_budget):
+    """--resume DIR --budget N: the new budget, and the stages the old one cut (or left undecided) run again."""
+    grown = new_budget > st["opts"]["budget"]
+    st["opts"]["budget"] = new_budget
+    if not grown:
+        return
+    cut = st.get("cut", [])
+    again = ("screen", "confirm") if "screen" in cut else ("confirm",) if cut or st.get("verdict") == UNDECIDED else ()
+    if st.get("verdict") == UNDECIDED and "confirm" in st["done"]:
+        st["max_reps"] = budget.MAX_REPS_GROWN  # the plan takes what the new budget holds, up to this
+    for stage in again:
+        st["done"].pop(stage, None)
+    if again:
+        st["dropped"], st["cut"] = [], []
 
 
 def advise_setup(argv):
@@ -326,8 +531,8 @@ def advise_setup(argv):
             st = state.state_load(opts.resume)
         except state.StateError as err:
             cli.usage_exit("heapbench advise", str(err))
-        if "--budget" in argv:
-            st["opts"]["budget"] = opts.budget
+        if "--budget" in argv or any(a.startswith("--budget=") for a in argv):
+            advise_resume_budget(st, opts.budget)
         out, command = opts.resume, st["command"]
     else:
         out = opts.output or os.path.join(layout.results_dir(), "advise-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -338,7 +543,11 @@ def advise_setup(argv):
             os.makedirs(out, exist_ok=True)
         except OSError as err:
             cli.usage_exit("heapbench advise", f"cannot create {out} ({err.strerror}); give a writable -o DIR")
-        keep = ("goal", "budget", "budget_clock", "workloads", "allocators", "metric", "threshold", "alpha")
+        if advise_stdin_fed():
+            cli.usage_exit("heapbench advise", "the standard input carries data, but advise runs the program many "
+                           "times with no input (as a service runs); give the input as a file the command opens "
+                           "(-- sh -c 'CMD < FILE')")
+        keep = ("goal", "budget", "budget_clock", "workloads", "allocators", "metric", "threshold", "alpha", "speed")
         st = state.state_new(dict({k: getattr(opts, k) for k in keep}, user_env=advise_user_env()), command)
         state.state_save(out, st)
     if not os.access(cli.binary(), os.X_OK):
@@ -350,6 +559,7 @@ def advise_setup(argv):
 def main(argv):
     """Entry point of `heapbench advise`; returns the exit code (130 on Ctrl-C, the directory resumable)."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    stop.stop_install()
     try:
         adv = advise_setup(argv)
     except KeyboardInterrupt:
@@ -375,6 +585,7 @@ def main(argv):
         advice = answer.answer(adv)
         adv.clock.done()
         advise_write(adv, advice)
+        adv.st["verdict"] = advice["recommendation"]["verdict"]
         adv.st["spent"] = adv.clock.elapsed()
         state.state_save(adv.out, adv.st)
     except AdviseStop as err:

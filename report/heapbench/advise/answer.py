@@ -3,12 +3,15 @@ screen, the snippets, and the advice dict that output.py writes.
 
 Always holds: the answer is recommend.py's (compare's statistics with Holm) on the confirm run's
 records with tune's speed axis; when wall time is the speed and it stays flat while CPU time
-moves (tune.speed), a time goal gets "keep what you have" with that reason; snippets are made
+moves (tune.speed), a time goal is undecided with that reason when a candidate was faster in
+wall or in CPU time (a fixed-time program ranks on neither), and keeps its answer with the
+reason as a note when nothing was faster in either; snippets are made
 only for a recommended candidate, from its registry entry and its measured setting.
 """
 import os
 
-from heapbench.advise import candidates, profile, recommend, snippets
+from heapbench import stats
+from heapbench.advise import budget, candidates, choose, profile, recommend, snippets
 from heapbench.tune import speed
 
 def answer_snippets(label, conf, command, workload):
@@ -28,16 +31,19 @@ def answer(adv):
     cand_rows = list(done.get("screen", {}).get("candidates", []))
     conf = done.get("confirm", {})
     answer_screen_changes(cand_rows)
-    answer, axis, snips, note = None, "wall", {}, ""
+    answer, axis, snips, note, refused = None, "wall", {}, "", {}
+    refused.update({r["label"]: r["refused"] for r in cand_rows if r.get("refused")})
     if conf.get("dir"):
-        base, records, axis = adv.records()
-        refused = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base},
-                                        adv.opts["threshold"] / 100, adv.opts["alpha"]) if axis == "wall" else None
+        base, records, axis, confirm_refused = adv.records()
+        refused.update(confirm_refused)
+        flat = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base}, adv.opts["threshold"] / 100,
+                                     adv.opts["alpha"]) if axis == "wall" and adv.opts.get("speed", "auto") == "auto" else None
+        flat = flat and flat.replace("--wall-anyway", "--speed wall")  # tune's option; advise's is --speed wall
         answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
-        if refused and answer["figure"] == "time":
-            answer.update(verdict=recommend.KEEP, label="", why=refused)
-        elif refused:
-            note = refused
+        if flat and answer["figure"] == "time" and answer_cpu_improves(answer) or flat and answer["verdict"] == recommend.RECOMMEND:
+            answer.update(verdict=recommend.UNDECIDED, label="", why=flat)
+        elif flat:  # wall time flat, and CPU time moved only for the worse: nothing is faster in either
+            note = flat
         for label, rec in [("glibc (baseline)", base)] + list(records.items()):
             test_t, test_m = answer["tests"]["time"].get(label), answer["tests"]["peak"].get(label)
             row = {"stage": "confirm", "label": label, "verified": "yes", "baseline": rec is base,
@@ -46,16 +52,22 @@ def answer(adv):
                    "time_change": test_t["change"] if test_t else None, "peak_change": test_m["change"] if test_m else None,
                    "verdict": (answer["tests"][answer.get("figure", "time")].get(label) or {}).get("verdict", "baseline")}
             cand_rows.append(row)
-        note = (note + " " + answer_agreement(cand_rows, goal)).strip()
-        if answer["verdict"] != recommend.KEEP:
+        note = (note + " " + answer_agreement(cand_rows, goal, done.get("screen", {}).get("mode"))).strip()
+        if answer["verdict"] == recommend.RECOMMEND:
             snips = answer_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
+    elif conf.get("skipped", "").startswith("the program made"):  # no malloc-API call: nothing can matter
+        answer = {"verdict": recommend.KEEP, "why": conf["skipped"], "detectable": float("nan"), "label": "", "goal": goal}
     else:
-        why = conf.get("skipped") or "no candidate was confirmed"
-        answer = {"verdict": recommend.KEEP, "why": why, "detectable": float("nan"), "label": "", "goal": goal}
+        why = f"nothing was measured on the program ({conf.get('skipped') or 'no candidate was confirmed'})"
+        answer = {"verdict": recommend.UNDECIDED, "why": why, "detectable": float("nan"), "label": "", "goal": goal}
+    if answer["verdict"] == recommend.UNDECIDED:
+        answer["why"] += answer_to_decide(adv, answer, refused)
     metric_name = done["baseline"].get("metric_name")
     text = recommend.recommend_text(answer, metric_name if axis == "metric" else None)
-    rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis}
-    if answer["verdict"] != recommend.KEEP:
+    speed_why = done["baseline"].get("speed_why")
+    rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis,
+               "speed_why": speed_why}
+    if answer["verdict"] == recommend.RECOMMEND:
         cand = next(c for c in conf["chosen"] if c["label"] == answer["label"])
         rec_out.update(allocator=cand["allocator"], env=dict(w.split("=", 1) for w in cand["env"].split()),
                        label=answer["label"], confidence={"ci_low": answer["test"]["ci_low"],
@@ -63,19 +75,55 @@ def answer(adv):
                        "level": 0.95}, figures={"change": answer["test"]["change"], "figure": answer["figure"],
                        "tradeoffs": {f: (t or {}).get("change") for f, t in answer["tradeoffs"].items()}})
     else:
-        rec_out.update(allocator="glibc", env={}, detectable=answer["detectable"])
+        rec_out.update(allocator="glibc" if answer["verdict"] == recommend.KEEP else None, env={},
+                       detectable=answer["detectable"])
     for row in cand_rows:
         row.pop("time_samples", None)
         row.pop("peak_samples", None)
     return {"command": adv.command, "workload": adv.opts["workloads"],
             "command_text": " ".join(adv.command) if adv.command else adv.opts["workloads"],
-            "recommendation": rec_out, "candidates": cand_rows, "snippets": snips,
-            "notes": adv.notes + answer_profile_notes(done), "dropped": adv.st["dropped"],
+            "recommendation": rec_out, "candidates": cand_rows, "snippets": snips, "refused": refused,
+            "notes": adv.notes + ([speed_why] if speed_why else []) + answer_profile_notes(done),
+            "dropped": adv.st["dropped"], "screen_mode": done.get("screen", {}).get("mode"),
             "budget_s": adv.opts["budget"], "budget_clock": adv.opts.get("budget_clock", "wall"),
             "elapsed_s": adv.clock.elapsed(),
             "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
             "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
                            + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
+
+
+def answer_cpu_improves(answer):
+    """Whether a candidate's CPU time improved significantly (stats' IMPROVEMENT in the cpu figure)."""
+    return any(t.get("verdict") == stats.IMPROVEMENT for t in answer["tests"]["cpu"].values())
+
+
+def answer_to_decide(adv, answer, refused):
+    """'; tested on the program: ...; not tested: ...; a budget of N would decide (the resume command)'."""
+    done = adv.st["done"]
+    conf = done.get("confirm", {})
+    tested = [c["label"] for c in conf.get("chosen", [])]
+    untested = [c["label"] for c in conf.get("untested", [])]
+    if not tested and not untested:
+        untested = [r["label"] for r in choose.choose(done.get("screen", {}).get("candidates", []), adv.opts["goal"],
+                                                      program=done.get("screen", {}).get("mode") == "program")]
+    parts = [f"tested on the program: {', '.join(tested) if tested else 'nothing'}"]
+    if refused:
+        parts.append(f"refused: {', '.join(refused)}")
+    if untested:
+        parts.append(f"not tested on the program: {', '.join(untested[:6])}")
+    k = max(1, min(budget.MAX_K, len(answer.get("open") or []) + len(untested)))
+    cells = choose.choose_cells([c for c in conf.get("chosen", []) + conf.get("untested", [])][:k] or
+                                [{"allocator": "x", "env": ""}], adv.opts.get("user_env", ""))
+    tests = (answer.get("tests") or {}).get(answer.get("figure", "time"), {})
+    needed = max((tests[label].get("needed_reps") or 0 for label in answer.get("open") or [] if label in tests), default=0)
+    reps = min(budget.MAX_REPS_GROWN, max(needed, 2 * conf["reps"])) if conf.get("reps") else budget.MAX_REPS
+    need = budget.budget_to_decide(adv.clock.elapsed(), done["baseline"]["run_s"], cells, adv.opts["alpha"], k, reps)
+    if "screen" in adv.st.get("cut", []):
+        need += budget.budget_screen_cost(budget.PROGRAM_SCREEN_REPS * 8, done["baseline"]["run_s"])
+    unit = adv.clock.unit
+    parts.append(f"a budget of about {need:.0f} {unit} would decide (heapbench advise --resume {adv.out} "
+                 f"--budget {need:.0f})")
+    return "; " + "; ".join(parts)
 
 
 def answer_screen_changes(rows):
@@ -87,7 +135,7 @@ def answer_screen_changes(rows):
                 row[key] = row[figure] / base[figure] - 1.0
 
 
-def answer_agreement(rows, goal):
+def answer_agreement(rows, goal, mode=None):
     """One sentence: how the screen's order of the confirmed candidates matched the program's."""
     key = {"memory": "peak_kb"}.get(goal, "time")
     screen = {r["label"]: r[key] for r in rows if r["stage"] == "screen" and r.get(key) is not None}
@@ -98,7 +146,8 @@ def answer_agreement(rows, goal):
     if tau != tau:
         return "Screen and confirmation: too few candidates in common to compare their order."
     verdict = "agreed" if tau >= 0.5 else "disagreed; the real program's figures decide"
-    return f"Screen (replay) and confirmation (the program) {verdict} on the order (Kendall tau {tau:+.2f})."
+    how = "short runs of the program" if mode == "program" else "replay"
+    return f"Screen ({how}) and confirmation (the program) {verdict} on the order (Kendall tau {tau:+.2f})."
 
 
 def answer_profile_notes(done):

@@ -1,26 +1,37 @@
-"""budget.py - how advise spends --budget seconds: the shares of the stages and the size of the confirmation.
+"""budget.py - how advise spends --budget seconds: the plan of every stage, made before the stage runs, and the smallest budget that answers.
 
-Always holds: the plan is made from measured times only (the baseline's runs, then each
-screen invocation as it ends), so it adapts to the program and the machine's load; the
-confirmation's reps are at least what heapbench.stats' test needs to reach alpha / POWER_MARGIN
-after Holm's correction over its K candidates (stats_needed_reps); whatever the plan leaves out is named
-in the dropped list that the advice prints.
+Always holds: each stage's cost is estimated before it runs, from what is known then (the
+baseline's run time, the profile's event count with the replay's CPU per event, then each
+screen invocation's measured cost); the confirmation on the program (the baseline and the best
+candidates, with the reps Holm's correction over them needs: stats_needed_reps at alpha /
+POWER_MARGIN) is reserved first and the screen gets only what is left, so that a screen can
+never eat the program's test; an invocation whose estimate does not fit what is left is not
+started (it is named in the dropped list that the advice prints); budget_smallest is the budget
+that fits the baseline, the profile, one screen round at the allocators' defaults and the
+confirmation of one candidate, computed from the same costs.
 """
 from heapbench import stats
 
 RUNNER_OVERHEAD = 0.6   # s per runner invocation besides its runs (start, probe, metadata), measured ~0.3-0.6 s
 VERIFY_COST = 0.3       # s per setting verified (tune's verify_point runs a small program)
 BASELINE_REPS = 3
-SCREEN_REPS = 3
-SCREEN_SHARE = 0.35     # of what is left after the baseline and the profile
+SCREEN_REPS = 3         # replays per screened candidate
+PROGRAM_SCREEN_REPS = 3  # runs of the program per screened candidate (a screen by the program itself)
+SCREEN_SHARE = 0.5      # the screen's largest share of what is left after the baseline and the profile
 RESERVE = 0.05          # of the budget, kept for the recommendation and the output files
-MAX_K = 6
+MAX_K = 4               # candidates confirmed at most: fewer, with more reps each, decide more often on a loaded machine
+RESERVE_K = 2           # the confirmation reserved before the screen: this many candidates (fewer if fewer exist)
 CONFIRM_WARMUP = 1      # the confirmation's warm-up round (the runner's --warmup 1): one more run per cell
 SLACK = 1.15            # runs of several allocators under a loaded machine take longer than the baseline's median
 # The confirmation's reps can reach alpha / POWER_MARGIN after Holm, not just alpha: with the bare
 # minimum (5 + 5 for K <= 3) one overlapping pair of runs is enough to lose a real difference.
 POWER_MARGIN = 2
-MAX_REPS = 10   # beyond this the confirmation stops growing: the budget is a cap, not a target
+MAX_REPS = 20   # beyond this the confirmation stops growing: the budget is a cap, not a target
+MAX_REPS_GROWN = 40  # the cap of a confirmation run again (--resume --budget N) after an undecided answer
+# The replay's cost per malloc-API event of the trace, before one was measured: 1.05 M events of a
+# 4-thread trace replayed in 0.25-0.32 CPU s on this 2-core machine (docs/measurements/advise.md), doubled.
+REPLAY_S_PER_EVENT = 0.5e-6
+REPLAY_FIXED_S = 0.15   # s per replay besides its events (the replayer's start, the trace's mapping)
 
 
 def budget_record_cost(run_s):
@@ -28,20 +39,51 @@ def budget_record_cost(run_s):
     return 2.5 * run_s + 2 * RUNNER_OVERHEAD
 
 
-def budget_too_small(budget, run_s):
-    """The smallest budget that fits the baseline, the profile, a screen and the smallest confirmation
-    of a program whose run takes run_s seconds."""
-    needed = (BASELINE_REPS * run_s + RUNNER_OVERHEAD + budget_record_cost(run_s)
-              + 4 * SCREEN_REPS * run_s + RUNNER_OVERHEAD + 2 * stats.stats_needed_reps(0.05) * run_s + RUNNER_OVERHEAD)
-    return needed / (1 - RESERVE) if budget < needed / (1 - RESERVE) else 0.0
+def budget_replay_cost(ops, per_event=REPLAY_S_PER_EVENT):
+    """Expected seconds of one replay of a trace of ops malloc-API events."""
+    return REPLAY_FIXED_S + ops * per_event
 
 
-def budget_screen_share(budget, elapsed):
-    """Seconds the screen stage may use."""
-    return max(0.0, (budget * (1 - RESERVE) - elapsed) * SCREEN_SHARE)
+def budget_screen_cost(runs, unit_s, verified=0):
+    """Seconds of one screen invocation of runs runs of unit_s each, after verifying `verified` settings."""
+    return runs * unit_s * SLACK + RUNNER_OVERHEAD + verified * VERIFY_COST
 
 
-def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available):
+def budget_confirm_cost(reps, cells, run_s):
+    """Seconds of a confirmation of cells matrix cells with reps reps each (and the warm-up round)."""
+    return (reps + CONFIRM_WARMUP) * cells * run_s * SLACK + RUNNER_OVERHEAD
+
+
+def budget_confirm_min(run_s, alpha, k=1):
+    """Seconds of the smallest confirmation of k candidates at their defaults (k + 1 cells): the reps Holm needs."""
+    return budget_confirm_cost(stats.stats_needed_reps(alpha / POWER_MARGIN, k), k + 1, run_s)
+
+
+def budget_smallest(run_s, screen_unit_s, allocators, alpha, spent=None):
+    """The smallest budget that gives an answer on this program: the baseline and the profile (or what
+    they took: spent), one screen round of the allocators at their defaults (screen_unit_s a run) and
+    the confirmation of one candidate, with the reserve."""
+    before = spent if spent is not None else BASELINE_REPS * run_s + RUNNER_OVERHEAD + budget_record_cost(run_s)
+    screen = budget_screen_cost(allocators * PROGRAM_SCREEN_REPS, screen_unit_s) if allocators > 1 else 0.0
+    return (before + screen + budget_confirm_min(run_s, alpha)) / (1 - RESERVE)
+
+
+def budget_too_small(budget, run_s, allocators=2, alpha=0.05):
+    """budget_smallest() of a program whose run takes run_s when budget is below it, else 0."""
+    need = budget_smallest(run_s, run_s, allocators, alpha)
+    return need if budget < need else 0.0
+
+
+def budget_screen_end(budget, elapsed, run_s, alpha, allocators):
+    """The clock reading at which the screen must stop: what is left less the confirmation's reserve
+    (RESERVE_K candidates at the reps Holm needs), at most SCREEN_SHARE of what is left."""
+    left = budget * (1 - RESERVE) - elapsed
+    k = max(1, min(RESERVE_K, allocators - 1))
+    reserve = budget_confirm_min(run_s, alpha, k)
+    return elapsed + max(0.0, min(left - reserve, left * SCREEN_SHARE))
+
+
+def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available, max_reps=MAX_REPS):
     """(K, reps, cost) of the largest confirmation that fits what is left, or None when not even one candidate fits.
 
     cells_of(k): the number of matrix cells the confirmation of the best k candidates runs (the
@@ -52,6 +94,13 @@ def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available):
         reps = stats.stats_needed_reps(alpha / POWER_MARGIN, k)
         per_rep = cells_of(k) * run_s * SLACK
         if (reps + CONFIRM_WARMUP) * per_rep <= left:
-            reps = max(reps, min(MAX_REPS, int(left // per_rep) - CONFIRM_WARMUP))
+            reps = max(reps, min(max_reps, int(left // per_rep) - CONFIRM_WARMUP))
             return k, reps, (reps + CONFIRM_WARMUP) * per_rep + RUNNER_OVERHEAD
     return None
+
+
+def budget_to_decide(spent, run_s, cells, alpha, k, reps=MAX_REPS):
+    """The total budget that would confirm k candidates (cells matrix cells) at reps reps (at least what
+    Holm needs), after what was spent: the budget an undecided answer names."""
+    reps = max(reps, stats.stats_needed_reps(alpha / POWER_MARGIN, max(1, k)))
+    return (spent + budget_confirm_cost(reps, cells, run_s)) / (1 - RESERVE)

@@ -1,7 +1,7 @@
 """output.py - advise's files: advice.json, advice.md, advice.html and the Pareto plot they show.
 
 Always holds: the three files say the same thing in the same order: the answer first (the
-recommendation with its interval and trade-off, or "keep what you have"), then the snippets,
+recommendation with its interval and trade-off, "keep what you have" or "undecided"), then the candidates refused because a run failed, then the snippets,
 then the plot of speed against peak RSS of every candidate measured, then the evidence
 (each candidate's stage, figures and verdict, what was dropped); the plot is tune's
 pareto_plot; the HTML embeds it, so the file stands alone.
@@ -58,6 +58,8 @@ def output_markdown(advice):
              f"**{rec['text']}**", ""]
     if rec.get("note"):
         lines += [rec["note"], ""]
+    if advice.get("refused"):
+        lines += ["Refused (a run failed):", ""] + [f"- {label}: {why}" for label, why in advice["refused"].items()] + [""]
     if advice["snippets"]:
         lines += ["## Ready to paste", ""]
         for name, text in advice["snippets"].items():
@@ -119,6 +121,9 @@ def output_html(directory, advice, markdown_text):
              f"<p class='answer'>{html.escape(rec['text'])}</p>"]
     if rec.get("note"):
         parts.append(f"<p>{html.escape(rec['note'])}</p>")
+    if advice.get("refused"):
+        parts.append("<p>Refused (a run failed):</p><ul>" + "".join(
+            f"<li>{html.escape(label)}: {html.escape(why)}</li>" for label, why in advice["refused"].items()) + "</ul>")
     if advice["snippets"]:
         parts.append("<h2>Ready to paste</h2>")
         for name, text in advice["snippets"].items():

@@ -23,7 +23,8 @@ def profile_record(command, workload, trace, log):
     """Records one trace of the command (or of -w prog:NAME) into trace; raises ProfileError."""
     argv = [cli.binary(), "record", "-o", trace]
     argv += ["-w", workload] if workload else ["--"] + list(command)
-    proc = subprocess.run(argv, stdout=log, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(argv, stdout=log, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                          start_new_session=True)  # no terminal: advise's stop.py forwards its signals
     if proc.returncode == 130:
         raise KeyboardInterrupt
     if proc.returncode != 0:

@@ -9,6 +9,8 @@ import os
 import sys
 import time
 
+from heapbench.advise import stop
+
 STAGES = ("baseline", "profile", "screen", "confirm", "recommend")
 
 
@@ -16,6 +18,20 @@ def progress_cpu_seconds():
     """CPU seconds (user + system) of this process and of its waited-for children and their descendants."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
+
+
+def progress_live_cpu_seconds():
+    """CPU seconds of advise's live descendants (each one's own and its reaped children's, from
+    /proc/PID/stat): what the cpu clock will count once they are waited for."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for pid in stop.stop_descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(int(v) for v in fields[11:15]) / tick  # utime stime cutime cstime
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
 
 
 # --budget-clock: its reading function and the unit the messages give.
@@ -36,6 +52,10 @@ class Progress:
     def elapsed(self):
         """Seconds used so far, the interrupted runs' included."""
         return self.spent0 + self.read() - self.start
+
+    def elapsed_live(self):
+        """elapsed(), with the CPU of the processes still running counted too (cpu clock): the watchdog's reading."""
+        return self.elapsed() + (progress_live_cpu_seconds() if self.read is progress_cpu_seconds else 0.0)
 
     def left(self):
         """Seconds of the budget left (may be negative)."""

@@ -3,16 +3,20 @@
 Always holds: every verdict is heapbench.stats' (compare's) test of the candidate's samples
 against the baseline's from the same interleaved run, its p-value Holm-adjusted over every
 candidate confirmed (stats_holm), the verdict stats_verdict's with that family size; a
-candidate is recommended only with verdict IMPROVEMENT in the goal's figure (for balanced: in
-one figure, with no REGRESSION in the other), never when its setting was not verified (it is
-never measured then); with none, the answer is "keep what you have" with the smallest
-difference these reps could have shown.
+candidate is recommended only with verdict IMPROVEMENT in the goal's figure and its whole
+interval of the change below 0 (for balanced: in one figure, with no REGRESSION in the other),
+never when its setting was not verified (it is never measured then); with none, the answer is "keep what you have" only when candidates were
+measured on the program and none of them can hide an improvement beyond the threshold (each is
+SAME, a REGRESSION, or UNDECIDED with its interval above -threshold), else "undecided" naming
+the candidates whose test could not decide.
 """
 import math
 
 from heapbench import stats
 
 KEEP = "keep what you have"
+UNDECIDED = "undecided"
+RECOMMEND = "recommend"
 # The figure each goal is judged on in the confirm stage (the keys of tune.measure's records).
 GOAL_FIGURE = {"time": "time", "memory": "peak", "latency": "time", "balanced": "time"}
 FIGURE_NAME = {"time": "time", "peak": "peak RSS", "cpu": "CPU time", "wall": "wall time"}
@@ -37,7 +41,8 @@ def recommend_tests(base, records, figure, threshold, alpha):
 
 
 def recommend(goal, base, records, threshold, alpha):
-    """The answer as a dict: verdict ('recommend' or KEEP), label, figure, test, tradeoffs, detectable, why.
+    """The answer as a dict: verdict ('recommend', KEEP or UNDECIDED), label, figure, test, tradeoffs,
+    detectable, why, open (the labels whose test could not decide).
 
     base: the baseline's measured record; records: {label: measured record} of the confirmed
     candidates (tune.measure records with the speed axis applied: time = the speed figure).
@@ -48,22 +53,64 @@ def recommend(goal, base, records, threshold, alpha):
     for label in records:
         test = tests[primary].get(label)
         if goal == "balanced":
-            improves = [f for f in ("time", "peak") if tests[f].get(label, {}).get("verdict") == stats.IMPROVEMENT]
+            improves = [f for f in ("time", "peak") if recommend_better(tests[f].get(label))]
             worse = [f for f in ("time", "peak") if tests[f].get(label, {}).get("verdict") == stats.REGRESSION]
             if improves and not worse:
                 score = sum(math.log1p(tests[f][label]["change"]) for f in ("time", "peak"))
                 winners.append((score, label, improves[0]))
-        elif test and test["verdict"] == stats.IMPROVEMENT:
+        elif recommend_better(test):
             winners.append((test["change"], label, primary))
     answer = {"goal": goal, "tests": tests, "detectable": recommend_detectable(tests[primary]),
               "figure": primary}
     if not winners:
-        answer.update(verdict=KEEP, label="", why=_why_keep(tests[primary]))
+        still = recommend_open(tests[primary], threshold)
+        if not records or still:
+            answer.update(verdict=UNDECIDED, label="", open=still, why=_why_open(tests[primary], still))
+        else:
+            answer.update(verdict=KEEP, label="", open=[], why=_why_keep(tests[primary]))
         return answer
     _, label, figure = min(winners)
     answer.update(verdict="recommend", label=label, figure=figure, test=tests[figure][label],
                   tradeoffs={f: tests[f].get(label) for f in ("time", "peak", "cpu", "wall") if f != figure})
     return answer
+
+
+def recommend_better(test):
+    """Whether a candidate's test makes it a recommendation: IMPROVEMENT, and its whole interval of the
+    change below 0 (the rank test and the bootstrap interval agree: at load ~22 a test gave
+    p=0.045 after Holm with the interval [-62%, +13%], which is no answer to deploy)."""
+    return bool(test) and test["verdict"] == stats.IMPROVEMENT and not math.isnan(test["ci_high"]) \
+        and test["ci_high"] < 0
+
+
+def recommend_open(tests, threshold):
+    """The labels whose test leaves an improvement beyond threshold possible: neither SAME (the
+    interval within +-threshold) nor a REGRESSION, and unreachable at these reps, or with an
+    interval reaching below -threshold."""
+    still = []
+    for label, t in tests.items():
+        if t["verdict"] in (stats.SAME, stats.REGRESSION):
+            continue
+        if not t.get("reachable", True) or math.isnan(t["ci_low"]) or t["ci_low"] < -threshold:
+            still.append(label)
+    return still
+
+
+def _why_open(tests, still):
+    """Why the answer is undecided, in one clause."""
+    if not tests:
+        return "no candidate was measured on the program"
+    parts = []
+    for label in still:
+        t = tests[label]
+        if not t.get("reachable", True):
+            parts.append(f"{label} (these reps cannot reach significance after Holm: need {t['needed_reps']} per side)")
+        elif not math.isnan(t["ci_low"]):
+            more = f", ~{t['needed_reps']} reps per side would likely decide" if t["needed_reps"] else ""
+            parts.append(f"{label} {t['change'] * 100:+.1f}% [{t['ci_low'] * 100:+.0f}, {t['ci_high'] * 100:+.0f}]{more}")
+        else:
+            parts.append(label)
+    return "not decided on the program: " + ", ".join(parts)
 
 
 def recommend_detectable(tests):
@@ -98,6 +145,8 @@ def recommend_agreement(screen_rank, confirm_rank):
 
 def recommend_text(answer, metric_name=None):
     """One line: the answer with its interval and its trade-off, or KEEP with the detectable difference."""
+    if answer["verdict"] == UNDECIDED:
+        return f"{UNDECIDED}: {answer['why']}"
     if answer["verdict"] == KEEP:
         detect = answer["detectable"]
         seen = f"; these reps could have seen a difference of about ±{detect * 100:.0f}%" if not math.isnan(detect) else ""

@@ -1,15 +1,21 @@
 """units.py - advise's unit checks (no runner needed): the trace statistics reader, the relevant knobs,
-the candidates, the verdicts with Holm, the budget plan and its clock, the snippets.
+the candidates, the verdicts with Holm (keep only when decided, else undecided), the budget plan and
+its clock (live: the running children's CPU counted), the watchdog at the budget, the speed figure's
+choice, the stop on SIGTERM, the snippets.
 
 Always holds: prints one `PASS name` or `FAIL name: why` line per check and nothing else on stdout;
 every expected value is worked out by hand from the fixture.
 """
-from heapbench import registry
 import io
+import os
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 
-from heapbench.advise import budget, candidates, choose, profile, progress, recommend, snippets
+from heapbench import registry
+from heapbench.advise import advise, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
 
 TRACE_TEXT = """trace: /tmp/x.hbt
 format version: 2
@@ -89,17 +95,114 @@ def test_recommend():
     check("recommend-keep-text", recommend.recommend_text(keep).startswith("keep what you have: ")
           and "could have seen a difference of about" in recommend.recommend_text(keep), recommend.recommend_text(keep))
     few = recommend.recommend("memory", _rec([1, 1.1], [100, 101]), {"a": _rec([1, 1.1], [50, 51])}, 0.05, 0.05)
-    check("recommend-too-few-reps", few["verdict"] == recommend.KEEP and "need 5 per side" in few["why"], few.get("why"))
+    check("recommend-too-few-reps-undecided", few["verdict"] == recommend.UNDECIDED and "need 5 per side" in few["why"],
+          few.get("why"))
+    # A candidate whose interval still reaches an improvement beyond the threshold: undecided, not keep.
+    wide = _rec([1.0, 0.7, 1.3, 0.8, 1.2, 0.9], [100.0] * 6)
+    und = recommend.recommend("time", base, {"w": wide}, 0.05, 0.05)
+    check("recommend-wide-interval-undecided", und["verdict"] == recommend.UNDECIDED and und["open"] == ["w"]
+          and recommend.recommend_text(und).startswith("undecided: "), und.get("why"))
+    check("recommend-needs-interval-below-0", not recommend.recommend_better(
+        {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": 0.13}) and recommend.recommend_better(
+        {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": -0.2}))
+    none = recommend.recommend("time", base, {}, 0.05, 0.05)
+    check("recommend-nothing-measured-undecided", none["verdict"] == recommend.UNDECIDED, none.get("verdict"))
+    slower = _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6)
+    kept = recommend.recommend("time", base, {"s": slower, "b": noise}, 0.05, 0.05)
+    check("recommend-keep-when-tested", kept["verdict"] == recommend.KEEP, kept.get("why"))
 
 
 def test_budget():
     """The confirmation's size: reps enough for Holm over K, K as large as fits."""
     plan = budget.budget_confirm_plan(300, 100, 1.0, lambda k: k + 1, 0.05, 6)
-    # left = 285 - 100 - 0.6 = 184.4; K=6 needs 7 reps (min p 4/3432 <= 0.05/2/6) + 1 warm-up, x 7 cells
-    # x 1.15 = 64.4 s: fits, and the reps then fill what is left: 184.4 // 8.05 - 1 = 21, capped at MAX_REPS = 10.
-    check("budget-k6", plan is not None and plan[0] == 6 and plan[1] == 10, plan)
+    # left = 285 - 100 - 0.6 = 184.4; K = MAX_K = 4 needs 6 reps (min p 2 x 2/924 = 0.0043 <= 0.05/2/4) + 1 warm-up,
+    # x 5 cells x 1.15 = 40.25 s: fits, and the reps then fill what is left: 184.4 // 5.75 - 1 = 31, capped at MAX_REPS = 20.
+    check("budget-k4", plan is not None and plan[0] == 4 and plan[1] == 20, plan)
     check("budget-none", budget.budget_confirm_plan(20, 19, 1.0, lambda k: k + 1, 0.05, 3) is None)
     check("budget-too-small", budget.budget_too_small(5, 1.0) > 5 and budget.budget_too_small(300, 1.0) == 0.0)
+    # The smallest budget counts the screen of every allocator: 7 allocators need more than 2.
+    check("budget-smallest-counts-allocators", budget.budget_too_small(1, 1.0, 7) > budget.budget_too_small(1, 1.0, 2) + 9,
+          (budget.budget_too_small(1, 1.0, 7), budget.budget_too_small(1, 1.0, 2)))
+    # The screen stops before the confirmation's reserve: what is left after it still fits K=1 or 2.
+    end = budget.budget_screen_end(100, 10, 1.0, 0.05, 7)
+    left_after = 100 * (1 - budget.RESERVE) - end
+    check("budget-screen-leaves-confirm", left_after >= budget.budget_confirm_min(1.0, 0.05, 2) - 1e-9
+          and end > 10, (end, left_after))
+    check("budget-screen-none-when-tight", budget.budget_screen_end(30, 10, 1.0, 0.05, 7) == 10,
+          budget.budget_screen_end(30, 10, 1.0, 0.05, 7))
+    check("budget-replay-cost", abs(budget.budget_replay_cost(2_000_000) - (budget.REPLAY_FIXED_S + 1.0)) < 1e-9)
+    grown = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: 2, 0.05, 1, max_reps=budget.MAX_REPS_GROWN)
+    check("budget-grown-reps", grown is not None and grown[1] == 40, grown)
+
+
+def test_speed():
+    """--speed auto: the metric when read, else the steadier of wall and CPU time in the baseline."""
+    steady = {"time_samples": [1.0, 1.01, 0.99], "cpu_samples": [0.5, 0.6, 0.4], "reps_ok": 3}
+    check("speed-wall-when-steady", advise.advise_speed("auto", steady)[0] == "wall")
+    noisy = {"time_samples": [1.0, 1.45, 0.6], "cpu_samples": [0.5, 0.51, 0.49], "reps_ok": 3}
+    axis, why = advise.advise_speed("auto", noisy)
+    check("speed-cpu-when-wall-noisy", axis == "cpu" and "±42% in wall time" in why, why)
+    check("speed-metric-first", advise.advise_speed("auto", dict(noisy, metric_name="ops"))[0] == "metric")
+    check("speed-asked", advise.advise_speed("wall", noisy)[0] == "wall")
+
+
+def test_stop():
+    """SIGTERM to a process with a child and a grandchild in its own session: stop_all ends both within the grace."""
+    code = ("import os, subprocess, sys, time\n"
+            "sys.path.insert(0, sys.argv[1])\n"
+            "from heapbench.advise import stop\n"
+            "stop.stop_install()\n"
+            "try:\n"
+            "    p = subprocess.Popen(['sh', '-c', 'trap \"\" TERM; setsid sleep 60 & echo $! >' + sys.argv[2] + '; wait'],"
+            " start_new_session=True)\n"
+            "    p.wait()\nexcept KeyboardInterrupt:\n    print('stopped', flush=True)\n    sys.exit(130)\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        pidfile = os.path.join(tmp, "pid")
+        proc = subprocess.Popen([sys.executable, "-c", code, os.path.join(os.path.dirname(__file__), "..", "..", ".."),
+                                 pidfile], stdout=subprocess.PIPE, text=True)
+        for _ in range(300):
+            if os.path.exists(pidfile) and open(pidfile).read().strip():
+                break
+            time.sleep(0.05)
+        grandchild = int(open(pidfile).read())
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+        took = time.monotonic() - start
+        time.sleep(0.2)
+        check("stop-exit-130", proc.returncode == 130 and "stopped" in out, (proc.returncode, out))
+        check("stop-within-grace", took < 2.0 + 1.0, took)
+        check("stop-grandchild-gone", not stop.stop_alive(grandchild), grandchild)
+
+
+def test_watchdog():
+    """A runner still running at the limit gets SIGINT (here: sleep 30 ends at once); below it, nothing happens."""
+    class Clock:
+        def __init__(self, value):
+            self.value = value
+
+        def elapsed_live(self):
+            return self.value
+    start = time.monotonic()
+    with watchdog.Watchdog(Clock(10.0), 5.0) as dog:
+        rc = subprocess.run(["sleep", "30"]).returncode
+    check("watchdog-stops-runner", dog.fired() and rc == -signal.SIGINT and time.monotonic() - start < 5,
+          (dog.fired(), rc, time.monotonic() - start))
+    with watchdog.Watchdog(Clock(1.0), 5.0) as calm:
+        rc = subprocess.run(["sleep", "0.6"]).returncode
+    check("watchdog-quiet-below-limit", not calm.fired() and rc == 0, (calm.fired(), rc))
+    live = progress.Progress(100, clock="cpu")
+    spinner = subprocess.Popen([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                                "while time.process_time() - t < 0.5: pass\ntime.sleep(30)"])
+    time.sleep(0.2)
+    for _ in range(100):
+        if live.elapsed_live() - live.elapsed() >= 0.4:
+            break
+        time.sleep(0.1)
+    seen = live.elapsed_live() - live.elapsed()
+    spinner.kill()
+    spinner.wait()
+    check("clock-live-counts-running-children", seen >= 0.4, seen)
 
 
 def test_clock():
@@ -129,7 +232,8 @@ def test_choose():
             {"allocator": "jemalloc", "label": "jemalloc narenas=1", "env": "M=1", "settings": [], "baseline": False,
              "time": 0.9, "peak_kb": 130.0}]
     chosen = [c["label"] for c in choose.choose(rows, "memory")]
-    check("choose-memory", chosen == ["glibc arena_max=1", "jemalloc"], chosen)
+    # each allocator's best by peak first, then the rest: jemalloc narenas=1 (dominated) comes last, never before another allocator
+    check("choose-memory", chosen == ["glibc arena_max=1", "jemalloc", "jemalloc narenas=1"], chosen)
     check("choose-cells", choose.choose_cells([{"allocator": "jemalloc", "env": "M=1"}]) == 4)
 
 
@@ -150,5 +254,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_recommend, test_budget, test_clock, test_choose, test_snippets):
+    for test in (test_profile, test_candidates, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+                 test_snippets):
         test()

@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""knownanswer.py - advise's known-answer suite: programs whose right answer is built in, each advised on N times, the answers scored.
+
+Always holds: every program is one of this folder's C files (built here with cc) or a program
+definition of exec/programs; each has its goal, its advise options and a `right` predicate
+over advice.json's recommendation, stated beside it with the interleaved `heapbench exec`
+figures it rests on (docs/measurements/advise.md); every advise run uses --budget-clock cpu
+and the budget given (default advise's own, 300); one line per run goes to DIR/runs.tsv
+(program, run, load average before and after, verdict, answer, change, elapsed and budget,
+within +10%, right, the screen's Kendall tau, the screen's mode, wall seconds) and the per-program
+counts to DIR/summary.md, with the commit and the load average; nothing outside DIR is written.
+
+Use: report/heapbench/advise/bench/knownanswer.py [-n RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+THROUGHPUT = "ops=throughput: ([0-9]+),higher"
+FAST_ALLOCATORS = ("mimalloc", "tcmalloc", "tcmalloc-minimal")
+SLOW_SETTINGS = ("glibc arena_max=1", "glibc arena_max=2")
+
+
+def _is(verdict):
+    """A predicate: the recommendation's verdict is verdict."""
+    return lambda r: r.get("verdict") == verdict
+
+
+# name: (program source or prog:NAME, its arguments, goal, extra advise options, right(recommendation), the right answer in words)
+PROGRAMS = {
+    "crossfree": ("crossfree.c", ["0.5"], "time", ["--metric", THROUGHPUT],
+                  lambda r: r.get("verdict") == "recommend" and r.get("allocator") in FAST_ALLOCATORS,
+                  "recommend mimalloc or tcmalloc(-minimal): 1.5-2.2x the throughput at load ~15"),
+    "arenas": ("arenas.c", ["0.5"], "time", ["--metric", THROUGHPUT],
+               lambda r: r.get("verdict") == "recommend" and r.get("allocator") in FAST_ALLOCATORS
+               and r.get("label") not in SLOW_SETTINGS,
+               "recommend tcmalloc(-minimal) or mimalloc (5-15x the throughput); never arena_max=1/2 (-22%)"),
+    "fragment": ("fragment.c", [], "memory", [],
+                 lambda r: r.get("verdict") == "recommend" and (r.get("figures") or {}).get("change", 0) <= -0.30,
+                 "recommend a setting or allocator that cuts peak RSS by 30% or more (arena_max=1, jemalloc)"),
+    "small": ("small.c", [], "time", [], _is("keep what you have"),
+              "keep what you have (the allocator is < 5% of its time)"),
+    "python3": ("prog:python3-alloc", [], "memory", [],
+                lambda r: r.get("verdict") in ("recommend", "keep what you have"),
+                "a decided answer: glibc is the smallest at its defaults; trim_threshold=0 cuts 8.7% (exec)"),
+}
+
+
+def build(name, source, out):
+    """The command of a program: its binary built from source into out, or -w prog:NAME."""
+    if source.startswith("prog:"):
+        return ["-w", source]
+    binary = os.path.join(out, "bin", name)
+    os.makedirs(os.path.dirname(binary), exist_ok=True)
+    subprocess.run(["cc", "-O2", "-pthread", "-o", binary, os.path.join(HERE, source)], check=True)
+    return ["--", binary] + PROGRAMS[name][1]
+
+
+def load1():
+    """The 1-minute load average."""
+    return os.getloadavg()[0]
+
+
+def one_run(name, command, budget, out):
+    """Advises on one program once; returns the row of runs.tsv as a dict."""
+    _, _, goal, extra, right, _ = PROGRAMS[name]
+    directory = os.path.join(out, "runs", f"{name}-{time.strftime('%H%M%S')}-{os.getpid()}")
+    argv = [os.path.join(ROOT, "build", "heapbench"), "advise", "--goal", goal, "--budget-clock", "cpu",
+            "-o", directory] + (["--budget", str(budget)] if budget else []) + extra
+    argv += command if command[0] == "-w" else command
+    before, start = load1(), time.monotonic()
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    row = {"program": name, "exit": proc.returncode, "load_before": f"{before:.1f}", "load_after": f"{load1():.1f}",
+           "wall_s": f"{wall:.0f}", "dir": directory}
+    try:
+        with open(os.path.join(directory, "advice.json"), encoding="utf-8") as f:
+            advice = json.load(f)
+    except (OSError, ValueError):
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        return dict(row, verdict="error", answer=last[:120], right=False, within=False)
+    rec = advice["recommendation"]
+    tau = re.search(r"Kendall tau ([+-][0-9.]+)", rec.get("note") or "")
+    change = (rec.get("figures") or {}).get("change")
+    return dict(row, verdict=rec["verdict"], answer=rec.get("label") or rec["verdict"],
+                change="" if change is None else f"{change * 100:+.1f}%", elapsed=f"{advice['elapsed_s']:.0f}",
+                budget=f"{advice['budget_s']:.0f}", within=advice["elapsed_s"] <= 1.1 * advice["budget_s"],
+                right=bool(right(rec)), tau=tau.group(1) if tau else "", mode=advice.get("screen_mode") or "")
+
+
+COLUMNS = ("program", "load_before", "load_after", "exit", "verdict", "answer", "change", "elapsed", "budget",
+           "within", "right", "tau", "mode", "wall_s", "dir")
+
+
+def summary(rows, out, budget):
+    """DIR/summary.md: per program, right answers, runs within budget, taus, load range."""
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    lines = [f"known-answer suite, commit {commit}, budget {budget or 300} CPU s (--budget-clock cpu)", "",
+             "| program | right answer | n | right | within budget +10% | load (1 min) | screen tau | answers |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in PROGRAMS:
+        mine = [r for r in rows if r["program"] == name]
+        if not mine:
+            continue
+        loads = [float(r["load_before"]) for r in mine] + [float(r["load_after"]) for r in mine]
+        answers = {}
+        for r in mine:
+            answers[r["answer"]] = answers.get(r["answer"], 0) + 1
+        lines.append(f"| {name} | {PROGRAMS[name][5]} | {len(mine)} | {sum(r['right'] for r in mine)} | "
+                     f"{sum(bool(r['within']) for r in mine)} | {min(loads):.1f}-{max(loads):.1f} | "
+                     f"{', '.join(r.get('tau') or '-' for r in mine)} | "
+                     f"{'; '.join(f'{a} x{n}' for a, n in answers.items())} |")
+    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return lines
+
+
+def main():
+    """Runs the suite; prints the summary; exits 0 (the scores are the output, not a pass/fail)."""
+    parser = argparse.ArgumentParser(description="advise's known-answer suite")
+    parser.add_argument("-n", type=int, default=1, help="advise runs per program (1)")
+    parser.add_argument("--budget", type=float, default=0, help="CPU s per advise run (advise's default: 300)")
+    parser.add_argument("-p", "--programs", default=",".join(PROGRAMS), help="programs, comma-separated")
+    parser.add_argument("-o", "--output", required=True, help="output directory")
+    opts = parser.parse_args()
+    names = opts.programs.split(",")
+    unknown = [n for n in names if n not in PROGRAMS]
+    if unknown or opts.n < 1:
+        parser.error(f"unknown program(s) {', '.join(unknown)}; valid: {', '.join(PROGRAMS)}" if unknown else "-n >= 1")
+    os.makedirs(opts.output, exist_ok=True)
+    commands = {n: build(n, PROGRAMS[n][0], opts.output) for n in names}
+    rows, tsv = [], os.path.join(opts.output, "runs.tsv")
+    with open(tsv, "a", encoding="utf-8") as f:
+        f.write("\t".join(COLUMNS) + "\n")
+        for _ in range(opts.n):
+            for name in names:  # one run of each program per round: the load falls on all of them alike
+                row = one_run(name, commands[name], opts.budget, opts.output)
+                rows.append(row)
+                f.write("\t".join(str(row.get(c, "")) for c in COLUMNS) + "\n")
+                f.flush()
+                print("\t".join(str(row.get(c, "")) for c in COLUMNS[:-1]), flush=True)
+    print("\n".join(summary(rows, opts.output, opts.budget)))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("knownanswer: interrupted; the runs so far are in runs.tsv", file=sys.stderr)
+        sys.exit(130)
