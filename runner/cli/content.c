@@ -19,7 +19,7 @@
 
 const char *const hb_content_text_columns[] = {
     "schema", "run_id", "host", "workload", "allocator", "params", "env", "status", "reason", "served_by", "phase",
-    "thp", "api", "stat", "layer", "op", "buckets", "records", NULL};
+    "thp", "own_allocator", "api", "stat", "layer", "op", "buckets", "records", NULL};
 const char *const hb_content_signed_columns[] = {"exit_code", "signal", "value", NULL};
 
 /* The types of the meta.json fields the Python side reads (null is accepted for every one). */
@@ -31,7 +31,7 @@ static const struct {
     {"shard_cells", cJSON_Number}, {"reps", cJSON_Number},  {"cells", cJSON_Number},       {"complete", cJSON_True},
     {"interrupted", cJSON_True}, {"quick", cJSON_True},     {"start", cJSON_String},       {"end", cJSON_String},
     {"command_line", cJSON_String}, {"workloads", cJSON_Array}, {"envs", cJSON_Array},    {"allocators", cJSON_Object},
-    {"counters", cJSON_Object}, {"metrics", cJSON_Object},  {"argv", cJSON_Array},
+    {"counters", cJSON_Object}, {"metrics", cJSON_Object},  {"argv", cJSON_Array},        {"own_allocator", cJSON_Object},
 };
 
 static int hb_in_list(const char *const *list, const char *name)
