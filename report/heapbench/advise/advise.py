@@ -16,7 +16,7 @@ import shutil
 import signal
 import sys
 
-from heapbench import cli, latency, layout, results
+from heapbench import cli, latency, layout, ownalloc, results
 from heapbench.advise import answer, budget, candidates, choose, output, profile, progress, state
 from heapbench.tune import measure, speed, verify
 
@@ -41,6 +41,7 @@ def advise_args(argv):
     cli.add_option(parser, "metric", "the program's own speed figure, as exec reads it: the speed of goal time")
     parser.add_argument("--threshold", type=float, default=5.0, help="smallest change that counts, %% (5)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    parser.add_argument(ownalloc.ALLOW_FLAG, action="store_true", help=ownalloc.ALLOW_HELP)
     opts, command = cli.parse_command_line(parser, argv, "give the command to advise on (heapbench advise -- CMD ARGS)")
     if opts.resume:
         return opts, command
@@ -91,6 +92,9 @@ class Advise:
             raise AdviseStop(f"the runner refused the options ({err}); see {self.log.name}", 2) from err
         except results.ResultsError as err:
             raise AdviseStop(f"{err} (runner output: {self.log.name})", 1) from err
+        refusal = ownalloc.own_refusal(data["runs"])
+        if refusal and not self.opts.get("allow_own_allocator"):
+            raise AdviseStop(refusal, 2)
         out = {}
         for records in measure.measure_cells(data, tag, by_allocator=True).values():
             out.update(records)
@@ -338,7 +342,8 @@ def advise_setup(argv):
             os.makedirs(out, exist_ok=True)
         except OSError as err:
             cli.usage_exit("heapbench advise", f"cannot create {out} ({err.strerror}); give a writable -o DIR")
-        keep = ("goal", "budget", "budget_clock", "workloads", "allocators", "metric", "threshold", "alpha")
+        keep = ("goal", "budget", "budget_clock", "workloads", "allocators", "metric", "threshold", "alpha",
+                "allow_own_allocator")
         st = state.state_new(dict({k: getattr(opts, k) for k in keep}, user_env=advise_user_env()), command)
         state.state_save(out, st)
     if not os.access(cli.binary(), os.X_OK):

@@ -17,6 +17,7 @@ from heapbench.compare import cells
 from heapbench.compare import fidelity
 from heapbench.compare import output
 from heapbench.compare import verdicts
+from heapbench import ownalloc
 from heapbench import results
 
 
@@ -39,6 +40,14 @@ def compare_options(parser, gate=False):
     parser.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per cell and metric")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument(ownalloc.ALLOW_FLAG, action="store_true", help=ownalloc.ALLOW_HELP)
+
+
+def compare_own_check(parser, args, *datasets):
+    """Exit 2 with the reason when a program of the datasets brings its own allocator, unless allowed."""
+    refusal = ownalloc.own_refusal([row for data in datasets for row in data["runs"]])
+    if refusal and not args.allow_own_allocator:
+        cli.usage_exit(parser.prog, refusal)
 
 
 def compare_settings(parser, args):
@@ -95,6 +104,7 @@ def main(argv):
     args = parser.parse_args(argv)
     settings = compare_settings(parser, args)
     base, new = compare_load(parser, args.base), compare_load(parser, args.new)
+    compare_own_check(parser, args, base, new)
     if args.fidelity:
         fidelity.fidelity_check(parser, base, new)
         return fidelity.fidelity_main(base, new, args.base, args.new)
