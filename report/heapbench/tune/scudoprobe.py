@@ -5,8 +5,9 @@ Scudo's own __scudo_print_stats output (which ends with "Quarantine limits: glob
 local: NK" and counts each size class's "releases"); its own lines are
 `scudoprobe: batch MS REUSED DIRTY` (MS since the process started; REUSED blocks handed out again
 at an address freed before, DIRTY of those not zero: they kept the bytes written before the free)
-and `scudoprobe: mismatch survived`. Arguments: --after MS (a second batch once MS have passed
-since exec), --mismatch (operator new, then free: Scudo aborts when dealloc_type_mismatch is on).
+and `scudoprobe: mismatch survived`. Arguments: --after MS (a second batch MS after the first
+ended, so that MS have passed since any release of the first), --mismatch (operator new, then
+free: Scudo aborts when dealloc_type_mismatch is on).
 """
 import ctypes
 import os
@@ -59,8 +60,7 @@ def main(argv):
     lib.free.argtypes = [ctypes.c_void_p]
     report(lib)
     if "--after" in argv:
-        after = int(argv[argv.index("--after") + 1])
-        time.sleep(max(0, after - since_exec_ms()) / 1000 + 0.05)
+        time.sleep(int(argv[argv.index("--after") + 1]) / 1000 + 0.05)
         report(lib)
     if "--mismatch" in argv:
         lib._Znwm.restype, lib._Znwm.argtypes = ctypes.c_void_p, [ctypes.c_size_t]

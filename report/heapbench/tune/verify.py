@@ -253,7 +253,8 @@ def _verify_scudo(point, env):
         actual["zero_contents"] = "true" if zeroed else "false" if dirty else None
     if "release_to_os_interval_ms" in values:
         actual["release_to_os_interval_ms"], note = _scudo_interval(interval, batches)
-        notes += [note] if note else []
+        if note:
+            (notes if actual["release_to_os_interval_ms"] is not None else problems).append(note)
     if "dealloc_type_mismatch" in values:
         code, _, err = verify_run(["/usr/bin/python3", SCUDO_PROBE, "--mismatch"], env, timeout=60)
         survived = "scudoprobe: mismatch survived" in err
@@ -268,7 +269,8 @@ def _scudo_interval(interval, batches):
     """(the release interval the batches show, as text, or None; a note) for the one set.
 
     0 releases at once; a positive interval not before it has passed (and, below Scudo's default,
-    after it has: the probe's second batch); a negative one never (not even after the default's).
+    after it has: the probe's second batch, which must end before the default's first release
+    could, else the two cannot be told apart); a negative one never (not even after the default's).
     """
     first_ms, _, _, first = batches[0]
     later = batches[1][3] - first if len(batches) > 1 else None
@@ -279,6 +281,10 @@ def _scudo_interval(interval, batches):
     if interval < 0:
         return (str(interval) if later == 0 else None), None
     if interval < SCUDO_DEFAULT_INTERVAL_MS:
+        if len(batches) > 1 and batches[1][0] >= SCUDO_DEFAULT_INTERVAL_MS:
+            return None, (f"release_to_os_interval_ms={interval}: the probe's second batch ended "
+                          f"{batches[1][0]} ms after start, past the default's {SCUDO_DEFAULT_INTERVAL_MS} ms "
+                          "(a loaded machine): not told apart from the default; verify again")
         return (str(interval) if later else None), None
     return str(interval), (f"release_to_os_interval_ms={interval}: only 'no release before it' was checked "
                            f"(not told apart from other values >= {SCUDO_DEFAULT_INTERVAL_MS})")
