@@ -179,7 +179,6 @@ static int hbprobe_needed_by(const struct link_map *owner, const struct link_map
 
 /* The own allocator found at start-up, read again at exit (NULL: none). */
 static const struct link_map *hbprobe_own_object;
-static const char *hbprobe_own_name;
 
 /* Bytes the own allocator holds now, from its statistics API; 0 when it has none the probe reads. */
 static double hbprobe_own_bytes(void)
@@ -251,7 +250,7 @@ static void hbprobe_own(int fd, const struct link_map *malloc_obj)
             continue;
         hbprobe_write(fd, line);
         if (!hbprobe_own_object) {
-            hbprobe_own_object = m, hbprobe_own_name = hb_own_entries[i].allocator;
+            hbprobe_own_object = m;
             atexit(hbprobe_share);
         }
     }
