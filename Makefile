@@ -15,12 +15,13 @@ B       := build
 ROOT    := $(CURDIR)
 PYTHON  := /usr/bin/python3
 
-# Debian packages the project needs: the allocators and tools of the runner issue, then what the tests and benchmark scripts use.
-DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 \
+# Debian packages the project needs: the allocators (Scudo: libclang-rt-dev, the default LLVM's runtime) and tools, then what the tests and benchmark scripts use.
+DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 libclang-rt-dev \
              hyperfine python3-matplotlib python3-scipy linux-perf libcjson1 python3-psycopg2
 # What building needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume; zlib: the traces' CRC-32).
 BUILD_PKGS := libcjson-dev zlib1g-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time glibc-source \
+             libmimalloc-dev libjemalloc-dev \
              slurm-wlm munge yamllint python3-yaml python3-hypothesis bc postgresql strace xz-utils zstd pigz pbzip2 cmark-gfm
 
 # What the binary says it is (runner/base/version.h): the version of debian/changelog's first entry;

@@ -3,5 +3,5 @@
 
 ALL += $(B)/lib/libhbprobe.so
 
-$(B)/lib/libhbprobe.so: exec/probe.c | $(B)/.dir
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $<
+$(B)/lib/libhbprobe.so: exec/probe.c contract/ownalloc.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Icontract -fPIC -fvisibility=hidden -shared -o $@ $<

@@ -18,6 +18,7 @@
 #include "elfcheck.h"
 #include "launch.h"
 #include "logtail.h"
+#include "ownscan.h"
 #include "phases.h"
 #include "progress.h"
 #include "resolve.h"
@@ -152,6 +153,36 @@ static void hb_engine_driver(const struct hb_group *g, struct hb_strv *driver, s
     spec->driver_envp = denv->v;
 }
 
+/* The allocators of its own the run's program brings: the probe's findings in rep (libraries
+ * loaded at start-up) and the program file's static symbols (argv[0] looked up in envp's PATH).
+ * Fills rec's own_allocator and preloaded_share, keeps the names for meta.json, and warns once
+ * per cell (at its first measured rep). */
+static void hb_engine_own(struct hb_progress *pr, const struct hb_group *g, const struct hb_alloc *a, int rep,
+                          char *const *argv, char *const *envp, struct hb_phase_report *found,
+                          struct hb_run_record *rec)
+{
+    char path[4096], statics[128] = "";
+    if (argv && argv[0] && hb_resolve_program(argv[0], hb_env_path(envp), path, sizeof path) == 0)
+        hb_own_static(path, statics, sizeof statics);
+    hb_own_merge(found->own_allocator, sizeof found->own_allocator, statics);
+    rec->own_allocator = found->own_allocator;
+    rec->preloaded_share = found->own_share;
+    if (!found->own_allocator[0])
+        return;
+    hb_own_merge(g->wl->own_allocator, sizeof g->wl->own_allocator, found->own_allocator);
+    if (rep != 1)
+        return;
+    char *share = found->own_share ? hb_xasprintf("%.0f%%", 100 * atof(found->own_share))
+                                   : hb_xstrdup("an unknown share");
+    char *msg = hb_xasprintf("heapbench: warning: %s brings its own allocator (%s in %s): the preloaded %s had %s of "
+                             "its anonymous memory, so its figures are not %s's alone; compare, advise and tune refuse "
+                             "to rank allocators for it unless given --allow-own-allocator",
+                             g->wl->name, found->own_allocator, found->own_where ? found->own_where : "the program file",
+                             a->name, share, a->name);
+    hb_progress_note(pr, msg);
+    free(msg), free(share);
+}
+
 /* Launches one visit of cell (g, a); records it when rep > 0. Returns -1 when interrupted. */
 static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t gi, size_t ai, int rep)
 {
@@ -185,6 +216,7 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         hb_strv_split(&argv, e->o->wrap, " \t", 0);
     if (e->o->count) /* valgrind's output file, read into the metrics after the run */
         hb_strv_pushf(&argv, "--%s-out-file=%s.vg", e->o->count == HB_COUNT_ALLOC ? "callgrind" : "cachegrind", log);
+    size_t program_at = argv.n;
     hb_cell_argv(g, e->m->quick, &argv);
     int binary = g->wl->kind == HB_WL_BINARY;
     struct hb_cell_extra extra = {binary ? NULL : e->probe, binary ? e->stats : NULL, thp};
@@ -219,6 +251,8 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         rec.status = res.status;
         rec.reason = res.reason;
         rec.served_by = rep_text.served_by;
+        if (started == 0)
+            hb_engine_own(pr, g, a, rep, argv.v + program_at, envp.v, &rep_text, &rec);
         if (hb_log_cap(log, HB_LOG_CAP) != 0)
             hb_progress_note(pr, "heapbench: the log of a run could not be capped (see its logs/ file)");
         rec.phases = &rep_text;

@@ -5,8 +5,9 @@
  * that serves malloc, read through that allocator's own public API, and the kernel's count of
  * anonymous huge pages. Without this library the workload runs as before.
  * Always holds: the API is chosen once, before main, as the first of mallctl (jemalloc),
- * MallocExtension_GetNumericProperty (gperftools), mi_process_info (mimalloc) and mallinfo2
- * (glibc, refmalloc) that is defined in the same object as the malloc the process uses, so a
+ * MallocExtension_GetNumericProperty (gperftools), mi_process_info (mimalloc), Scudo's mallinfo2
+ * (told by __scudo_print_stats beside it: its fields mean other things) and mallinfo2 (glibc,
+ * refmalloc) that is defined in the same object as the malloc the process uses, so a
  * glibc mallinfo2 never stands in for another allocator's; with none, every layer is emitted
  * empty with the reason. Nothing runs between two phase ends; nothing here calls malloc; each
  * record is one write(2) of at most 512 bytes, by the floor's allocstat writer (contract/wl_allocstat.c
@@ -19,16 +20,19 @@
 #include <string.h>
 #define HBS_EXPORT __attribute__((visibility("default")))
 
+/* One API: its name in the records, the function read, and a marker: a symbol the same object
+ * must also define (NULL: none), which tells an allocator whose function has another meaning. */
 struct hbs_api {
-    const char *api, *symbol;
+    const char *api, *symbol, *marker;
     void (*read)(const struct hbs_out *, void *);
 };
 
 static const struct hbs_api hbs_apis[] = {
-    {"mallctl", "mallctl", hbs_read_mallctl},
-    {"MallocExtension", "MallocExtension_GetNumericProperty", hbs_read_malloc_extension},
-    {"mi_process_info", "mi_process_info", hbs_read_mi_process_info},
-    {"mallinfo2", "mallinfo2", hbs_read_mallinfo2},
+    {"mallctl", "mallctl", NULL, hbs_read_mallctl},
+    {"MallocExtension", "MallocExtension_GetNumericProperty", NULL, hbs_read_malloc_extension},
+    {"mi_process_info", "mi_process_info", NULL, hbs_read_mi_process_info},
+    {"mallinfo2-scudo", "mallinfo2", "__scudo_print_stats", hbs_read_scudo_mallinfo2},
+    {"mallinfo2", "mallinfo2", NULL, hbs_read_mallinfo2},
 };
 
 static const struct hbs_api *hbs_chosen; /* NULL: the allocator has none of the APIs */
@@ -62,7 +66,8 @@ __attribute__((constructor)) static void hbs_choose(void)
     void *base = hbs_object_of(malloc_fn);
     for (size_t i = 0; base && i < sizeof hbs_apis / sizeof hbs_apis[0]; i++) {
         void *fn = dlsym(RTLD_DEFAULT, hbs_apis[i].symbol);
-        if (fn && hbs_object_of(fn) == base) {
+        void *marker = hbs_apis[i].marker ? dlsym(RTLD_DEFAULT, hbs_apis[i].marker) : fn;
+        if (fn && hbs_object_of(fn) == base && hbs_object_of(marker) == base) {
             hbs_chosen = &hbs_apis[i];
             hbs_fn = fn;
             hbs_prepare_mallctl();

@@ -24,6 +24,7 @@ void hbs_read_mallctl(const struct hbs_out *o, void *fn);
 void hbs_read_malloc_extension(const struct hbs_out *o, void *fn);
 void hbs_read_mi_process_info(const struct hbs_out *o, void *fn);
 void hbs_read_mallinfo2(const struct hbs_out *o, void *fn);
+void hbs_read_scudo_mallinfo2(const struct hbs_out *o, void *fn);
 
 /* Emits AnonHugePages of /proc/self/smaps_rollup (api smaps_rollup, layer hugepages). */
 void hbs_read_smaps(const struct hbs_out *o);

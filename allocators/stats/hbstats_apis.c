@@ -1,4 +1,4 @@
-/* hbstats_apis.c - the readers of the four allocator statistics APIs (see hbstats.h).
+/* hbstats_apis.c - the readers of the allocator statistics APIs (see hbstats.h).
  * Always holds: every statistic is emitted, with its value or an empty value and the reason;
  * a `layer` column places it in the breakdown live < allocated < active < resident < mapped
  * (plus retained, metadata, free, peak, other), so the report needs no allocator knowledge;
@@ -101,4 +101,14 @@ void hbs_read_mallinfo2(const struct hbs_out *o, void *fn)
     hbs_emit(o, "keepcost", "other", m.keepcost, why);
     hbs_emit(o, "arena", "other", m.arena, why);
     hbs_emit(o, "hblkhd", "other", m.hblkhd, why);
+}
+
+/* Scudo: its mallinfo2 fills uordblks with the bytes allocated, hblkhd with all it has mapped
+ * (primary and secondary) and fordblks with its free count (LLVM 14 wrappers_c.inc); arena is 0. */
+void hbs_read_scudo_mallinfo2(const struct hbs_out *o, void *fn)
+{
+    struct mallinfo2 m = ((hbs_mallinfo2_fn)fn)();
+    hbs_emit(o, "uordblks", "allocated", m.uordblks, NULL);
+    hbs_emit(o, "hblkhd", "mapped", m.hblkhd, NULL);
+    hbs_emit(o, "fordblks", "free", m.fordblks, NULL);
 }

@@ -2,10 +2,13 @@
 
 Always holds: entries come back in file order; `library` is the first candidate path that exists
 (root-relative candidates such as build/lib/... resolved against the project root), "" for the
-system allocator (libraries `-`), None when no candidate exists (not installed or not built).
-The runner (C) has its own reader; both follow docs/DATA.md.
+system allocator (libraries `-`), None when no candidate exists (not installed or not built);
+a candidate with glob characters stands for its matches, the highest version first (version_key,
+the order of the runner's strverscmp). The runner (C) has its own reader; both follow docs/DATA.md.
 """
+import glob
 import os
+import re
 from dataclasses import dataclass
 
 from heapbench import layout
@@ -35,14 +38,21 @@ def registry_path(root=None):
     return found[0] if found else candidates[0]
 
 
+def version_key(path):
+    """Sort key ordering paths as versions (llvm-9 < llvm-14): digit runs compared as numbers."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", path)]
+
+
 def resolve(libraries, root=None):
     """The first existing candidate of a libraries field; "" for '-'; None when none exists."""
     if libraries == "-":
         return ""
     for lib in libraries.split(":"):
         path = os.path.join(root, lib) if root else layout.path(lib)
-        if os.path.exists(path):
-            return path
+        matches = sorted(glob.glob(path), key=version_key, reverse=True) if glob.has_magic(path) else [path]
+        for match in matches:
+            if os.path.exists(match):
+                return match
     return None
 
 

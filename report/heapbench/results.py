@@ -25,8 +25,8 @@ SCHEMA = 1
 
 # Columns that are not numbers; every other column of a results CSV is numeric or empty.
 TEXT_COLUMNS = {"schema", "run_id", "host", "workload", "allocator", "params", "env",
-                "status", "reason", "served_by", "phase", "thp", "api", "stat", "layer", "op", "buckets",
-                "records"}
+                "status", "reason", "served_by", "phase", "thp", "own_allocator", "api", "stat", "layer", "op",
+                "buckets", "records"}
 
 # A matrix cell; MATCH_KEY pairs cells of two runs (the host is kept as an axis beside it).
 CELL_KEY = ("host", "workload", "allocator", "threads", "params", "env")
@@ -294,7 +294,7 @@ META_TYPES = {"host": str, "cpu_model": str, "run_id": str, "shard": str, "shard
               "reps": int, "cells": int, "complete": bool, "interrupted": bool, "quick": bool,
               "start": str, "end": str, "command_line": str, "workloads": list, "envs": list,
               "allocators": dict, "counters": dict, "metrics": dict, "argv": list,
-              "machine": dict, "instrumented": str}
+              "machine": dict, "instrumented": str, "own_allocator": dict}
 
 
 def _no_constant(name):

@@ -20,7 +20,7 @@
 
 const char *const hb_content_text_columns[] = {
     "schema", "run_id", "host", "workload", "allocator", "params", "env", "status", "reason", "served_by", "phase",
-    "thp", "api", "stat", "layer", "op", "buckets", "records", NULL};
+    "thp", "own_allocator", "api", "stat", "layer", "op", "buckets", "records", NULL};
 /* Each number's physical range, both ends included (docs/DATA.md "Physical ranges"): times end at
  * 2^64 ns, sizes at 2^64 bytes, counts at 2^64; a column not named is a count. results.py's
  * RANGES is the same table (runner/tests/judge.sh compares them). */
@@ -51,7 +51,7 @@ static const struct {
     {"interrupted", cJSON_True}, {"quick", cJSON_True},     {"start", cJSON_String},       {"end", cJSON_String},
     {"command_line", cJSON_String}, {"workloads", cJSON_Array}, {"envs", cJSON_Array},    {"allocators", cJSON_Object},
     {"counters", cJSON_Object}, {"metrics", cJSON_Object},  {"argv", cJSON_Array},
-    {"machine", cJSON_Object}, {"instrumented", cJSON_String},
+    {"machine", cJSON_Object}, {"instrumented", cJSON_String}, {"own_allocator", cJSON_Object},
 };
 
 static int hb_in_list(const char *const *list, const char *name)

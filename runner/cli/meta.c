@@ -217,6 +217,28 @@ static void hb_meta_machine(FILE *f, const struct hb_meta *meta)
     fprintf(f, "},\n");
 }
 
+/* "own_allocator": {workload: the allocators of its own found in its runs ('+'-separated)}, the
+ * workloads with none left out (an empty object when no run found one). */
+static void hb_meta_own(FILE *f, const struct hb_matrix *m)
+{
+    fprintf(f, "  \"own_allocator\": {");
+    const char *sep = "";
+    for (size_t g = 0; g < m->ng; g++) {
+        const struct hb_workload *w = m->g[g].wl;
+        int first = 1;
+        for (size_t k = 0; k < g && first; k++)
+            first = m->g[k].wl != w;
+        if (!first || !w->own_allocator[0])
+            continue;
+        fprintf(f, "%s", sep);
+        hb_json_str(f, w->name);
+        fprintf(f, ": ");
+        hb_json_str(f, w->own_allocator);
+        sep = ", ";
+    }
+    fprintf(f, "},\n");
+}
+
 /* Builds the document in memory and replaces meta.json with it. */
 int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
 {
@@ -260,6 +282,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_list(f, "envs", &m->envs);
     fprintf(f, "  \"cells\": %zu,\n  \"hyperfine\": %s,\n", m->ng * m->nalloc, o->hyperfine ? "true" : "false");
     hb_meta_allocators(f, m);
+    hb_meta_own(f, m);
     hb_meta_traces(f, m);
     hb_inputs_write(f, meta->inputs);
     hb_meta_latency(f, o);

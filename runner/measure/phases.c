@@ -4,6 +4,8 @@
  */
 #include "phases.h"
 #include "latency.h"
+#include "ownalloc.h"
+#include "ownscan.h"
 #include "wl_phase.h"
 
 #include <limits.h>
@@ -22,6 +24,13 @@ void hb_phase_parse(const char *text, struct hb_phase_report *rep)
         hb_strv_split(&f, lines.v[i], "\t", 1);
         if (strcmp(f.v[0], WL_TAG_SERVED_BY) == 0 && f.n >= 2 && !rep->served_by) {
             rep->served_by = hb_xstrdup(f.v[1]);
+        } else if (strcmp(f.v[0], HB_TAG_OWN_ALLOCATOR) == 0 && f.n >= 3) {
+            hb_own_merge(rep->own_allocator, sizeof rep->own_allocator, f.v[1]);
+            if (!rep->own_where)
+                rep->own_where = hb_xstrdup(f.v[2]);
+        } else if (strcmp(f.v[0], HB_TAG_OWN_SHARE) == 0 && f.n >= 2 && !rep->own_share &&
+                   strspn(f.v[1], "0123456789.") == strlen(f.v[1]) && *f.v[1]) {
+            rep->own_share = hb_xstrdup(f.v[1]);
         } else if (strcmp(f.v[0], WL_TAG_PHASE) == 0 && f.n >= 1 + WL_PHASE_FIELDS) {
             rep->ph = hb_xappend(rep->ph, rep->nph, sizeof *rep->ph);
             rep->ph[rep->nph++] = (struct hb_phase){hb_xstrdup(f.v[1]), hb_xstrdup(f.v[2]), hb_xstrdup(f.v[3]),
@@ -109,6 +118,8 @@ void hb_phase_report_free(struct hb_phase_report *rep)
     }
     free(rep->ph);
     free(rep->served_by);
+    free(rep->own_where);
+    free(rep->own_share);
     free(rep->verify_detail);
     hb_strv_free(&rep->sizes);
     hb_strv_free(&rep->allocstats);

@@ -1,10 +1,13 @@
 /* registry.c - parses allocators/registry.txt, resolves libraries, reads versions and hashes.
  *
  * Always holds: a non-system allocator is found only when its library path exists; the
- * path stored is the realpath, so served_by (also realpath'd) can be compared with strcmp.
+ * path stored is the realpath, so served_by (also realpath'd) can be compared with strcmp; a
+ * candidate with glob characters stands for its matches, the highest version first (strverscmp:
+ * llvm-15 before llvm-14), which report/heapbench/registry.py's version_key orders alike.
  */
 #include "registry.h"
 
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +20,39 @@
 #include "util.h"
 #include "version.h"
 
-/* Picks the first existing candidate of a (':'-separated, root-relative) and sets found/lib. */
+/* Newest version first: strverscmp reversed, for qsort over glob's matches. */
+static int hb_registry_newest_first(const void *x, const void *y)
+{
+    return strverscmp(*(char *const *)y, *(char *const *)x);
+}
+
+/* Sets a->lib to the realpath of full, or of its newest existing match when it is a glob
+ * pattern; returns 1 when found. */
+static int hb_registry_try(struct hb_alloc *a, const char *full)
+{
+    char real[PATH_MAX];
+    if (!strpbrk(full, "*?[")) {
+        if (!realpath(full, real))
+            return 0;
+        a->lib = hb_xstrdup(real);
+        return 1;
+    }
+    glob_t g;
+    int found = 0;
+    if (glob(full, GLOB_NOSORT, NULL, &g) == 0) {
+        qsort(g.gl_pathv, g.gl_pathc, sizeof *g.gl_pathv, hb_registry_newest_first);
+        for (size_t i = 0; i < g.gl_pathc && !found; i++)
+            if (realpath(g.gl_pathv[i], real)) {
+                a->lib = hb_xstrdup(real);
+                found = 1;
+            }
+    }
+    globfree(&g);
+    return found;
+}
+
+/* Picks the first existing candidate of a (':'-separated, root-relative, glob patterns allowed)
+ * and sets found/lib. */
 static void hb_registry_resolve(struct hb_alloc *a)
 {
     a->system = strcmp(a->candidates, "-") == 0;
@@ -28,11 +63,7 @@ static void hb_registry_resolve(struct hb_alloc *a)
     hb_strv_split(&paths, a->candidates, ":", 0);
     for (size_t i = 0; i < paths.n && !a->found; i++) {
         char *full = hb_root_path(paths.v[i]);
-        char real[PATH_MAX];
-        if (realpath(full, real)) {
-            a->lib = hb_xstrdup(real);
-            a->found = 1;
-        }
+        a->found = hb_registry_try(a, full);
         free(full);
     }
     hb_strv_free(&paths);
@@ -132,6 +163,31 @@ char *hb_registry_names(const struct hb_registry *reg)
     return s;
 }
 
+/* The version of the Debian package that ships path ("" when dpkg knows no owner). dpkg
+ * records the path as the package installed it, which may differ from the realpath by a
+ * merged /usr, so both spellings are asked. */
+static char *hb_registry_owner_version(const char *path)
+{
+    char *usr = strncmp(path, "/usr/", 5) == 0 ? hb_xstrdup(path + 4) : hb_xasprintf("/usr%s", path);
+    char *owners = hb_xstrdup("");
+    for (const char *p = path; p && !*owners; p = p == path ? usr : NULL) {
+        char *argv[] = {"dpkg-query", "-S", (char *)p, NULL};
+        free(owners);
+        owners = hb_capture(argv);
+    }
+    char *colon = strstr(owners, ": ");
+    char *version = NULL;
+    if (colon) {
+        *colon = '\0';
+        owners[strcspn(owners, ",")] = '\0';
+        char *argv[] = {"dpkg-query", "-W", "-f=${Version}", owners, NULL};
+        version = hb_capture(argv);
+    }
+    free(owners);
+    free(usr);
+    return version ? version : hb_xstrdup("");
+}
+
 /* Reads the version the registry says how to read, and the library's sha256. */
 void hb_registry_identify(struct hb_alloc *a)
 {
@@ -140,6 +196,8 @@ void hb_registry_identify(struct hb_alloc *a)
     if (strncmp(a->version_how, "dpkg:", 5) == 0) {
         char *argv[] = {"dpkg-query", "-W", "-f=${Version}", a->version_how + 5, NULL};
         a->version = hb_capture(argv);
+    } else if (strcmp(a->version_how, "dpkg") == 0) {
+        a->version = a->found ? hb_registry_owner_version(a->lib) : hb_xstrdup("");
     } else if (strcmp(a->version_how, "glibc") == 0) {
         a->version = hb_sys_glibc();
     } else if (strcmp(a->version_how, "git") == 0) {

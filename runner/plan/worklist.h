@@ -33,6 +33,7 @@ struct hb_workload {
     char *description;
     struct hb_program *prog;     /* PROGRAM */
     struct hb_strv command;      /* COMMAND: argv */
+    char own_allocator[128];     /* allocators of its own found in a run ('+'-separated; meta.json) */
 };
 
 struct hb_worklist {

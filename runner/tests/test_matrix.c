@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "matrix.h"
 #include "options.h"
 #include "registry.h"
 #include "tcheck.h"
+#include "util.h"
 #include "worklist.h"
 
 static const char registry_text[] =
@@ -42,6 +44,35 @@ static void test_registry(struct hb_registry *reg)
     TCHECK("registry error names the line", strstr(err, "line 1") != NULL);
     TCHECK("registry bad matrix word rejected", hb_registry_parse(&bad, "x | - | p | v | t | maybe\n", err, sizeof err) != 0);
     hb_registry_free(&bad);
+}
+
+/* A glob candidate resolves to its highest-version match (llvm-14 before llvm-9), and one that
+ * matches nothing is not found. */
+static void test_registry_glob(void)
+{
+    char dir[] = "/tmp/hb-registry-glob-XXXXXX", err[256];
+    TCHECK("glob: temp dir", mkdtemp(dir) != NULL);
+    const char *versions[] = {"llvm-9", "llvm-14", "llvm-13"};
+    for (size_t i = 0; i < 3; i++) {
+        char *sub = hb_xasprintf("%s/%s", dir, versions[i]), *lib = hb_xasprintf("%s/libx.so", sub);
+        mkdir(sub, 0700);
+        fclose(fopen(lib, "w"));
+        free(sub), free(lib);
+    }
+    char *text = hb_xasprintf("x | %s/llvm-*/libx.so | p | dpkg | none | default\n"
+                              "y | %s/llvm-*/liby.so | p | dpkg | none | default\n", dir, dir);
+    struct hb_registry reg = {0};
+    TCHECK("glob: registry parses", hb_registry_parse(&reg, text, err, sizeof err) == 0);
+    struct hb_alloc *x = hb_registry_find(&reg, "x"), *y = hb_registry_find(&reg, "y");
+    TCHECK("glob: the highest version is chosen", x && x->found && x->lib && strstr(x->lib, "/llvm-14/libx.so"));
+    TCHECK("glob: no match is not found", y && !y->found && !y->lib);
+    hb_registry_identify(x);
+    TCHECK("glob: version of a file no package owns is empty", x && strcmp(x->version, "") == 0);
+    hb_registry_free(&reg);
+    free(text);
+    char *rm = hb_xasprintf("rm -rf '%s'", dir);
+    TCHECK("glob: temp dir removed", system(rm) == 0);
+    free(rm);
 }
 
 /* LIST lines: threads, param sets. */
@@ -176,6 +207,7 @@ int main(void)
     struct hb_registry reg = {0};
     struct hb_worklist wl = {0};
     test_registry(&reg);
+    test_registry_glob();
     test_worklist(&wl);
     test_long_tables();
     test_options();

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ownscan.h"
 #include "phases.h"
 #include "registry.h"
 #include "sysinfo.h"
@@ -132,8 +133,29 @@ static void test_allocstat_roundtrip(void)
     hb_phase_report_free(&rep);
 }
 
+/* The probe's own_allocator and own_share records: names merged once each in order, the first
+ * record's object kept, a share that is not a plain fraction dropped. */
+static void test_own_records(void)
+{
+    struct hb_phase_report rep;
+    hb_phase_parse("served_by\t/x/lib.so\nown_allocator\tmimalloc\t/l/libmimalloc.so.2\n"
+                   "own_allocator\tjemalloc\t/l/libj.so\nown_allocator\tmimalloc\t/l/other.so\nown_share\t0.25\n", &rep);
+    TCHECK("own: names merged once each", strcmp(rep.own_allocator, "mimalloc+jemalloc") == 0);
+    TCHECK("own: the first record's object", rep.own_where && strcmp(rep.own_where, "/l/libmimalloc.so.2") == 0);
+    TCHECK("own: the share", rep.own_share && strcmp(rep.own_share, "0.25") == 0);
+    hb_phase_report_free(&rep);
+    hb_phase_parse("served_by\t/x/lib.so\nown_share\t-1e9\n", &rep);
+    TCHECK("own: none without records, a share that is no fraction dropped", !rep.own_allocator[0] && !rep.own_where &&
+                                                                             !rep.own_share);
+    hb_phase_report_free(&rep);
+    char list[16] = "a";
+    hb_own_merge(list, sizeof list, "b+a+cccccccccccccccc");
+    TCHECK("own: merge keeps order and drops what does not fit", strcmp(list, "a+b") == 0);
+}
+
 int main(void)
 {
+    test_own_records();
     test_allocstat_roundtrip();
     test_name_of();
     test_parse();

@@ -296,6 +296,8 @@ static const struct hb_column hb_runs_cols[] = {
     {"nivcsw", hb_col_res_long, RES(nivcsw)},
     {"served_by", hb_col_served_by, 0},
     {"thp", hb_col_rec_str, REC(thp)},
+    {"own_allocator", hb_col_rec_str, REC(own_allocator)},
+    {"preloaded_share", hb_col_rec_str, REC(preloaded_share)},
     {"task_clock_ms", hb_col_counter, HB_CTR_TASK_CLOCK},
     {"page_faults", hb_col_counter, HB_CTR_PAGE_FAULTS},
     {"context_switches", hb_col_counter, HB_CTR_CONTEXT_SWITCHES},

@@ -28,6 +28,8 @@ struct hb_run_record {
     enum hb_status status;
     const char *reason;
     const char *served_by;         /* NULL: empty */
+    const char *own_allocator;     /* allocators of the program's own, '+'-separated; NULL or "": none */
+    const char *preloaded_share;   /* share of its anonymous memory the own ones do not hold; NULL: empty */
     const char *thp;               /* the huge-page mode in effect (thp.h's hb_thp_in_effect) */
     const struct hb_phase_report *phases; /* NULL: none */
     const double *metric;          /* nmetric values; metric_ok[i] == 0: empty */

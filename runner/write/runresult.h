@@ -93,6 +93,9 @@ struct hb_latency {
 /* Everything a workload reported on its phase pipe (parsed by phases.c). */
 struct hb_phase_report {
     char *served_by;        /* NULL when not reported */
+    char own_allocator[128]; /* allocators of the program's own ('+'-separated, "" none): the probe's records */
+    char *own_where;        /* the object of the first own_allocator record (NULL: none) */
+    char *own_share;        /* own_share record: share of anonymous memory not held by it (NULL: none) */
     struct hb_phase *ph;
     size_t nph;
     struct hb_strv sizes;   /* request, usable, request, usable ... */

@@ -21,7 +21,7 @@ import stat
 import sys
 import termios
 
-from heapbench import cli, latency, layout, results
+from heapbench import cli, latency, layout, ownalloc, results
 from heapbench.advise import (answer, budget, candidates, choose, output, profile, progress, recommend, state, stop,
                               watchdog)
 from heapbench.tune import measure, speed, verify
@@ -53,6 +53,7 @@ def advise_args(argv):
                         "baseline's runs (the advice says which and why)")
     parser.add_argument("--threshold", type=float, default=5.0, help="smallest change that counts, %% (5)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    parser.add_argument(ownalloc.ALLOW_FLAG, action="store_true", help=ownalloc.ALLOW_HELP)
     opts, command = cli.parse_command_line(parser, argv, "give the command to advise on (heapbench advise -- CMD ARGS)")
     if opts.resume:
         return opts, command
@@ -113,6 +114,9 @@ class Advise:
             raise AdviseStop(f"the runner refused the options ({err}); see {self.log.name}", 2) from err
         except results.ResultsError as err:
             raise AdviseStop(f"{err} (runner output: {self.log.name})", 1) from err
+        refusal = ownalloc.own_refusal(data["runs"])
+        if refusal and not self.opts.get("allow_own_allocator"):
+            raise AdviseStop(refusal, 2)
         out = {}
         for records in measure.measure_cells(data, tag, by_allocator=True).values():
             out.update(records)
@@ -547,7 +551,8 @@ def advise_setup(argv):
             cli.usage_exit("heapbench advise", "the standard input carries data, but advise runs the program many "
                            "times with no input (as a service runs); give the input as a file the command opens "
                            "(-- sh -c 'CMD < FILE')")
-        keep = ("goal", "budget", "budget_clock", "workloads", "allocators", "metric", "threshold", "alpha", "speed")
+        keep = ("goal", "budget", "budget_clock", "workloads", "allocators", "metric", "threshold", "alpha", "speed",
+                "allow_own_allocator")
         st = state.state_new(dict({k: getattr(opts, k) for k in keep}, user_env=advise_user_env()), command)
         state.state_save(out, st)
     if not os.access(cli.binary(), os.X_OK):

@@ -18,6 +18,9 @@ KEY_SETTINGS = {
                  ("muzzy_decay_ms", "-1")],
     "tcmalloc": [("release_rate", "10"), ("max_total_thread_cache_bytes", "1048576"), ("aggressive_decommit", "true")],
     "mimalloc": [("decommit_delay", "0"), ("eager_commit", "0"), ("large_os_pages", "1")],
+    # Scudo's hardening knobs (quarantine, zero_contents, dealloc_type_mismatch) are off by default
+    # and only add work, so they are tune's to sweep, not a way to a better answer here.
+    "scudo": [("release_to_os_interval_ms", "0"), ("release_to_os_interval_ms", "-1")],
 }
 
 

@@ -255,6 +255,7 @@ def main(argv):
         ci_update_baseline(batch1, args.baseline)
         return 0
     new = compare.compare_load(parser, batch1)
+    compare.compare_own_check(parser, args, baseline, new)
     try:
         screen = verdicts.run(baseline, new, holm=False, crossing_fix=CROSSING_FIX, **settings)
     except verdicts.CompareError as err:

@@ -19,6 +19,7 @@ from heapbench.compare import fidelity
 from heapbench.compare import output
 from heapbench.compare import repofile
 from heapbench.compare import verdicts
+from heapbench import ownalloc
 from heapbench import results, stats
 
 
@@ -46,6 +47,14 @@ def compare_options(parser, gate=False):
                         help="when a cell is SAME: 'equivalence' (default) only when its interval lies within "
                              "+-threshold, else UNDECIDED; 'significance' (the older rule) whenever no significant "
                              "change beyond the threshold was found, however wide the interval")
+    parser.add_argument(ownalloc.ALLOW_FLAG, action="store_true", help=ownalloc.ALLOW_HELP)
+
+
+def compare_own_check(parser, args, *datasets):
+    """Exit 2 with the reason when a program of the datasets brings its own allocator, unless allowed."""
+    refusal = ownalloc.own_refusal([row for data in datasets for row in data["runs"]])
+    if refusal and not args.allow_own_allocator:
+        cli.usage_exit(parser.prog, refusal)
 
 
 def compare_settings(parser, args):
@@ -113,6 +122,7 @@ def main(argv):
     args = parser.parse_args(argv)
     settings = compare_settings(parser, args)
     base, new = compare_load(parser, args.base), compare_load(parser, args.new)
+    compare_own_check(parser, args, base, new)
     if args.fidelity:
         fidelity.fidelity_check(parser, base, new)
         return fidelity.fidelity_main(base, new, args.base, args.new)

@@ -155,19 +155,35 @@ MIMALLOC_KNOBS = [
     Knob("mimalloc", "large_os_pages", "bool", "0", ["1"], "use large OS pages", env="MIMALLOC_LARGE_OS_PAGES"),
 ]
 
+# Scudo standalone (LLVM 14's compiler-rt, flags.inc): SCUDO_OPTIONS=name=value:name=value. The
+# allocator aborts at start-up when quarantine_size_kb > 0 and thread_local_quarantine_size_kb is
+# 0 (quarantine.h's CHECK); verify.py says so rather than measure such a point.
+SCUDO_KNOBS = [
+    Knob("scudo", "release_to_os_interval_ms", "int", "5000", ["0", "1000", "-1"],
+         "ms between releases of free pages to the kernel (-1 never)", lo=-1, hi=(1 << 31) - 1),
+    Knob("scudo", "quarantine_size_kb", "uint", "0", ["256", "4096"],
+         "freed chunks held back before reuse, all threads (needs thread_local_quarantine_size_kb)",
+         hi=(1 << 31) - 1),
+    Knob("scudo", "thread_local_quarantine_size_kb", "uint", "0", ["64", "1024"],
+         "per-thread quarantine cache (0: none; needed by quarantine_size_kb)", hi=(1 << 31) - 1),
+    Knob("scudo", "dealloc_type_mismatch", "bool", "false", ["true"],
+         "abort when free/delete/delete[] does not match the allocation's kind"),
+    Knob("scudo", "zero_contents", "bool", "false", ["true"], "zero every allocation"),
+]
+
 # The transparent-huge-page mode of the process, a knob of every family: the runner applies it
 # (HEAPBENCH_THP in an env set: PR_SET_THP_DISABLE and the allocator's own switch, docs/DATA.md)
 # and says in runs.csv's thp column which mode was in effect; measure.py counts a run only when
 # that is the mode asked. No default candidates: only swept when --grid names it (thp=never,always).
 THP_ENV = "HEAPBENCH_THP"
 for _family, _knobs in (("glibc", GLIBC_KNOBS), ("jemalloc", JEMALLOC_KNOBS), ("tcmalloc", TCMALLOC_KNOBS),
-                        ("mimalloc", MIMALLOC_KNOBS)):
+                        ("mimalloc", MIMALLOC_KNOBS), ("scudo", SCUDO_KNOBS)):
     _knobs.append(Knob(_family, "thp", "choice", "madvise", [], "transparent huge pages of the process "
                        "(never, madvise, always; applied by the runner)", choices=["never", "madvise", "always"],
                        env=THP_ENV))
 
 FAMILIES = {"glibc": GLIBC_KNOBS, "jemalloc": JEMALLOC_KNOBS, "tcmalloc": TCMALLOC_KNOBS,
-            "mimalloc": MIMALLOC_KNOBS}
+            "mimalloc": MIMALLOC_KNOBS, "scudo": SCUDO_KNOBS}
 
 
 def knobs_family(family):
@@ -194,11 +210,13 @@ def knobs_env(family, settings):
     """Environment variables {NAME: VALUE} of settings, a list of (knob, canonical value) pairs.
 
     glibc tunables go together into GLIBC_TUNABLES (name=value joined by ':'), jemalloc's into
-    MALLOC_CONF (name:value joined by ','); knobs with their own variable (env) get it.
+    MALLOC_CONF (name:value joined by ','), scudo's into SCUDO_OPTIONS (name=value joined by ':');
+    knobs with their own variable (env) get it.
     """
     env = {}
     joined = {"glibc": ("GLIBC_TUNABLES", "glibc.malloc.{}={}", ":"),
-              "jemalloc": ("MALLOC_CONF", "{}:{}", ",")}
+              "jemalloc": ("MALLOC_CONF", "{}:{}", ","),
+              "scudo": ("SCUDO_OPTIONS", "{}={}", ":")}
     for knob, value in settings:
         if knob.env:
             env[knob.env] = value

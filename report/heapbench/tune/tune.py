@@ -28,7 +28,7 @@ from heapbench.tune import measure
 from heapbench.tune import pareto
 from heapbench.tune import speed
 from heapbench.tune import verify
-from heapbench import cli, latency, layout, registry
+from heapbench import cli, latency, layout, ownalloc, registry
 
 CSV_COLUMNS = ["schema", "workload", "threads", "params", "allocator", "point", "settings", "applied", "reason", "phase",
                "reps_ok", "median_time_s", "peak_rss_kb", "rss_after_free_kb", "page_faults", "on_front"]
@@ -74,6 +74,7 @@ def tune_args(argv):
                         "with which the test can reach alpha 0.05)")
     cli.add_option(parser, "warmup", "warm-up runs, passed to the runner")
     parser.add_argument("--quick", action="store_true", help="the workloads' quick parameters")
+    parser.add_argument(ownalloc.ALLOW_FLAG, action="store_true", help=ownalloc.ALLOW_HELP)
     cli.add_option(parser, "params", "param set, passed to the runner; repeat for more", action="append", default=[])
     cli.add_option(parser, "pin", "CPU list, passed to the runner")
     cli.add_option(parser, "timeout", "seconds per run, passed to the runner")
@@ -192,6 +193,9 @@ class TuneSearch:
         envs = [self.env_text(p) for p in points]
         data = measure.measure_points(self.runner_argv, envs, os.path.join(self.out, tag),
                                          verify.verify_clean_env())
+        refusal = ownalloc.own_refusal(data["runs"])
+        if refusal and not self.opts.allow_own_allocator:
+            raise measure.MeasureUsageError(refusal)
         by_env = {measure.measure_env_key(self.env_text(p)): p for p in points}
         cells = {}
         measured = measure.measure_cells(data, tag)

@@ -12,7 +12,11 @@ How each family is asked:
   refmalloc REFMALLOC_REPORT=1: it writes `refmalloc: glibc.malloc.NAME=VALUE (from ...)` lines;
   jemalloc  "<jemalloc>: Invalid conf" warnings, and the opt.* values of its JSON stats dump;
   mimalloc  MIMALLOC_VERBOSE=1: its option dump and "invalid value" warnings;
-  tcmalloc  MallocExtension_GetNumericProperty through ctypes (no property for the release rate).
+  tcmalloc  MallocExtension_GetNumericProperty through ctypes (no property for the release rate);
+  scudo     scudoprobe.py under python3: the quarantine limits of __scudo_print_stats, reused blocks'
+            contents (zero_contents), a release to the kernel before / after the interval
+            (release_to_os_interval_ms), operator new then free (dealloc_type_mismatch), and no
+            "Scudo ERROR" or unrecognized-flag warning.
 """
 import json
 import os
@@ -26,7 +30,7 @@ THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 # Variables of every family; removed from the inherited environment so only the point's count.
 FAMILY_VARS = re.compile(r"^(GLIBC_TUNABLES|MALLOC_ARENA_MAX|MALLOC_ARENA_TEST|MALLOC_CONF|TCMALLOC_\w+|"
-                         r"MIMALLOC_\w+|REFMALLOC_\w+|LD_PRELOAD)$")
+                         r"MIMALLOC_\w+|REFMALLOC_\w+|SCUDO_OPTIONS|LD_PRELOAD)$")
 TCMALLOC_PROPS = {"max_total_thread_cache_bytes": "tcmalloc.max_total_thread_cache_bytes",
                   "aggressive_decommit": "tcmalloc.aggressive_memory_decommit"}
 TCMALLOC_PROBE = ("import ctypes,sys\nlib=ctypes.CDLL(None)\nfor name in sys.argv[1:]:\n"
@@ -77,7 +81,7 @@ def verify_point(target, point, point_env):
     if target.library:
         env["LD_PRELOAD"] = target.library
     checker = {"glibc": _verify_glibc, "jemalloc": _verify_jemalloc, "mimalloc": _verify_mimalloc,
-               "tcmalloc": _verify_tcmalloc}[target.family]
+               "tcmalloc": _verify_tcmalloc, "scudo": _verify_scudo}[target.family]
     if target.is_refmalloc():
         checker = _verify_refmalloc
     problems, notes = checker(point, env)
@@ -209,3 +213,78 @@ def _verify_tcmalloc(point, env):
     if len(checked) < len(point):
         notes.append("release_rate: tcmalloc has no property for it, only its format was checked")
     return _compare(checked, actual, "tcmalloc"), notes
+
+
+SCUDO_PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scudoprobe.py")
+# Scudo's default release_to_os_interval_ms on Linux (flags.inc): no release before it has passed.
+SCUDO_DEFAULT_INTERVAL_MS = 5000
+
+
+def _scudo_batches(err):
+    """[(ms, reused, dirty, releases so far)] of scudoprobe's batches in its stderr."""
+    out = []
+    for part in re.split(r"^scudoprobe: batch ", err, flags=re.M)[1:]:
+        ms, reused, dirty = (int(x) for x in part.split(None, 3)[:3])
+        out.append((ms, reused, dirty, sum(int(n) for n in re.findall(r"releases:\s*(\d+)", part))))
+    return out
+
+
+def _verify_scudo(point, env):
+    """scudo: scudoprobe.py's statistics and behaviour under the point's SCUDO_OPTIONS. Returns (problems, notes)."""
+    values = {k.name: v for k, v in point}
+    interval = int(values.get("release_to_os_interval_ms", SCUDO_DEFAULT_INTERVAL_MS))
+    argv = ["/usr/bin/python3", SCUDO_PROBE]
+    if "release_to_os_interval_ms" in values and interval != 0:
+        argv += ["--after", str(SCUDO_DEFAULT_INTERVAL_MS if interval < 0 else min(interval, SCUDO_DEFAULT_INTERVAL_MS))]
+    code, _, err = verify_run(argv, env, timeout=60)
+    problems = [line.strip() for line in err.splitlines() if line.startswith("Scudo ERROR") or "unrecognized flag" in line]
+    batches = _scudo_batches(err)
+    limits = re.search(r"Quarantine limits: global: (\d+)K; thread local: (\d+)K", err)
+    if code != 0 or not batches or not limits:
+        return problems + [f"scudo probe printed no statistics (exit {code}); is LD_PRELOAD of Scudo working?"
+                           + (" (quarantine_size_kb > 0 needs thread_local_quarantine_size_kb > 0)"
+                              if int(values.get("quarantine_size_kb", 0)) and
+                              not int(values.get("thread_local_quarantine_size_kb", 0)) else "")], []
+    actual = {"quarantine_size_kb": limits.group(1), "thread_local_quarantine_size_kb": limits.group(2)}
+    notes = ["scudo: scudoprobe.py statistics and behaviour"]
+    _, reused, dirty, releases = batches[0]
+    if "zero_contents" in values:
+        zeroed = reused > 0 and dirty == 0
+        actual["zero_contents"] = "true" if zeroed else "false" if dirty else None
+    if "release_to_os_interval_ms" in values:
+        actual["release_to_os_interval_ms"], note = _scudo_interval(interval, batches)
+        if note:
+            (notes if actual["release_to_os_interval_ms"] is not None else problems).append(note)
+    if "dealloc_type_mismatch" in values:
+        code, _, err = verify_run(["/usr/bin/python3", SCUDO_PROBE, "--mismatch"], env, timeout=60)
+        survived = "scudoprobe: mismatch survived" in err
+        actual["dealloc_type_mismatch"] = ("false" if survived else
+                                           "true" if "allocation type mismatch" in err else None)
+    checked = tuple((k, v) for k, v in point if k.name in actual)
+    return problems + _compare(checked, {k: v for k, v in actual.items() if v is not None},
+                               "scudo's behaviour"), notes
+
+
+def _scudo_interval(interval, batches):
+    """(the release interval the batches show, as text, or None; a note) for the one set.
+
+    0 releases at once; a positive interval not before it has passed (and, below Scudo's default,
+    after it has: the probe's second batch, which must end before the default's first release
+    could, else the two cannot be told apart); a negative one never (not even after the default's).
+    """
+    first_ms, _, _, first = batches[0]
+    later = batches[1][3] - first if len(batches) > 1 else None
+    if interval == 0:
+        return ("0" if first else None), None
+    if first and first_ms < (interval if interval > 0 else SCUDO_DEFAULT_INTERVAL_MS):
+        return "0", None
+    if interval < 0:
+        return (str(interval) if later == 0 else None), None
+    if interval < SCUDO_DEFAULT_INTERVAL_MS:
+        if len(batches) > 1 and batches[1][0] >= SCUDO_DEFAULT_INTERVAL_MS:
+            return None, (f"release_to_os_interval_ms={interval}: the probe's second batch ended "
+                          f"{batches[1][0]} ms after start, past the default's {SCUDO_DEFAULT_INTERVAL_MS} ms "
+                          "(a loaded machine): not told apart from the default; verify again")
+        return (str(interval) if later else None), None
+    return str(interval), (f"release_to_os_interval_ms={interval}: only 'no release before it' was checked "
+                           f"(not told apart from other values >= {SCUDO_DEFAULT_INTERVAL_MS})")

@@ -10,7 +10,7 @@ import os
 import subprocess
 import tempfile
 
-from heapbench import cli, results
+from heapbench import cli, registry, results
 from heapbench.tune import grid, knobs, measure, pareto, speed, tune, verify
 
 
@@ -98,6 +98,34 @@ def test_env():
     check("env-jemalloc", _point("jemalloc", "narenas=2;tcache=false")[1] == {"MALLOC_CONF": "narenas:2,tcache:false"})
     check("env-tcmalloc", _point("tcmalloc", "release_rate=5;aggressive_decommit=1")[1] ==
           {"TCMALLOC_RELEASE_RATE": "5", "TCMALLOC_AGGRESSIVE_DECOMMIT": "true"})
+    check("env-scudo", _point("scudo", "zero_contents=1;quarantine_size_kb=256")[1] ==
+          {"SCUDO_OPTIONS": "quarantine_size_kb=256:zero_contents=true"},
+          _point("scudo", "zero_contents=1;quarantine_size_kb=256")[1])
+
+
+# Each Scudo knob at a value other than its default, with what it needs beside it.
+SCUDO_SPECS = ["release_to_os_interval_ms=0", "release_to_os_interval_ms=1000", "release_to_os_interval_ms=-1",
+               "quarantine_size_kb=256;thread_local_quarantine_size_kb=64", "thread_local_quarantine_size_kb=1024",
+               "dealloc_type_mismatch=true", "zero_contents=true"]
+
+
+def test_verify_scudo():
+    """Scudo: each knob read back or seen acting when set, and refused when the environment lacks it."""
+    library = registry.read_registry()["scudo"].library
+    if not library:
+        check("verify-scudo-installed", False, "Scudo is not installed; run make deps (libclang-rt-dev)")
+        return
+    target = verify.VerifyTarget("scudo", library, "scudo")
+    for spec in SCUDO_SPECS:
+        point, env = _point("scudo", spec)
+        ok, why = verify.verify_point(target, point, env)
+        check(f"verify-scudo-applied {spec}", ok, why)
+        ok, why = verify.verify_point(target, point, {})
+        check(f"verify-scudo-not-applied {spec}", not ok and "scudo" in why, why)
+    ok, why = verdict("scudo", library, "quarantine_size_kb=256")
+    check("verify-scudo-quarantine-alone", not ok and "needs thread_local_quarantine_size_kb" in why, why)
+    ok, why = verdict("scudo", library, "release_to_os_interval_ms=10000")
+    check("verify-scudo-interval-partly", ok and "only 'no release before it'" in why, why)
 
 
 def test_verify():
@@ -378,6 +406,6 @@ def test_speed():
 
 
 if __name__ == "__main__":
-    for test in (test_grid, test_points, test_env, test_verify, test_glibc_facts, test_measure, test_measure_replay,
+    for test in (test_grid, test_points, test_env, test_verify, test_verify_scudo, test_glibc_facts, test_measure, test_measure_replay,
                  test_pareto, test_speed, test_cli_params, test_cli_refusal):
         test()
