@@ -34,7 +34,7 @@ PREFIX     ?= /usr/local
 ALL        :=
 TEST_BUILD :=
 # Program definitions make bench records once (results/traces/NAME.hbt, not in git; again when the
-# trace is not of the current format, 4: contract/trace.h's HBT_VERSION, or is older than the
+# trace is not of the current format, 5: contract/trace.h's HBT_VERSION, or is older than the
 # recorder library, which a change to the recorder rebuilds) and replays in the default matrix as
 # trace:results/traces/NAME.hbt (replay/README.md).
 BENCH_TRACES := python3-alloc sqlite3 gcc
@@ -60,7 +60,7 @@ test: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_JOBS) all
-	@for p in $(BENCH_TRACES); do { [ results/traces/$$p.hbt -nt $(B)/lib/libhbrecord.so ] && $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 4'; } \
+	@for p in $(BENCH_TRACES); do { [ results/traces/$$p.hbt -nt $(B)/lib/libhbrecord.so ] && $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 5'; } \
 	    || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
 	    || echo "make bench: prog:$$p not recorded (see above); its replay is left out"; done
 	@$(B)/heapbench run
