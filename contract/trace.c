@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,16 +366,53 @@ int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, 
 
 /* ---- reader ---- */
 
+/* The reader's own mappings (hbt_pages) and the ranges noted with hbt_pages_note: what a replay's
+ * explanation counts as the replayer's memory, not the allocator's. */
+#define OWN_MAX 4096u
+static struct {
+    _Atomic uintptr_t lo;
+    _Atomic size_t len;
+} own[OWN_MAX];
+static _Atomic uint32_t own_n, own_lost;
+
+void hbt_pages_note(const void *p, size_t n)
+{
+    uint32_t i = atomic_fetch_add(&own_n, 1);
+    if (i >= OWN_MAX) {
+        atomic_fetch_add(&own_lost, 1);
+        return;
+    }
+    atomic_store(&own[i].len, n);
+    atomic_store(&own[i].lo, (uintptr_t)p);
+}
+
+uint32_t hbt_pages_each(void (*fn)(void *arg, uintptr_t lo, size_t len), void *arg)
+{
+    uint32_t n = atomic_load(&own_n);
+    for (uint32_t i = 0; i < n && i < OWN_MAX; i++)
+        if (atomic_load(&own[i].len))
+            fn(arg, atomic_load(&own[i].lo), atomic_load(&own[i].len));
+    return atomic_load(&own_lost);
+}
+
 void *hbt_pages(size_t n)
 {
     void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    hbt_pages_note(p, n ? n : 1);
+    return p;
 }
 
 void hbt_unpages(void *p, size_t n)
 {
-    if (p)
-        munmap(p, n ? n : 1);
+    if (!p)
+        return;
+    uint32_t k = atomic_load(&own_n);
+    for (uint32_t i = 0; i < k && i < OWN_MAX; i++)
+        if (atomic_load(&own[i].lo) == (uintptr_t)p)
+            atomic_store(&own[i].len, 0);
+    munmap(p, n ? n : 1);
 }
 
 int hbt_fail(char *err, size_t errlen, const char *fmt, ...)

@@ -228,6 +228,11 @@ void hbt_site_reset(struct hbt_site_chunk *c);
  * the replayer use for their own bookkeeping, so that it never comes from the measured malloc. */
 void *hbt_pages(size_t n);
 void hbt_unpages(void *p, size_t n);
+/* Notes [p, p + n) as the reader's own memory too (a replay thread's stack). hbt_pages notes its own. */
+void hbt_pages_note(const void *p, size_t n);
+/* Calls fn on every range of the reader's own memory still mapped (up to 4096 of them); returns how
+ * many were not kept (past the table: their memory is then not told from the allocator's). */
+uint32_t hbt_pages_each(void (*fn)(void *arg, uintptr_t lo, size_t len), void *arg);
 
 struct hbt_thread_index {
     uint64_t nchunks, ops, objects, obj_base;

@@ -34,7 +34,7 @@ $(RP_OBJDIR)/pic/lto-trace.o: contract/trace.c $(CONTRACT_H) | $(B)/.dir
 $(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map rawtrace record_touch record_site lto-trace)
 	$(CC) $(CFLAGS) $(RP_LTO) -shared -o $@ $^ -lz -ldl -lpthread
 
-$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run touch_table trace_stats objring) $(RP_TRACE) $(RP_WLCOMMON)
+$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run touch_table trace_stats objring explain_snap site_map) $(RP_TRACE) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
 
