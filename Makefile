@@ -15,9 +15,10 @@ B       := build
 ROOT    := $(CURDIR)
 PYTHON  := /usr/bin/python3
 
-# Debian packages the project needs: the allocators and tools of the runner issue, then what the tests and benchmark scripts use.
+# Debian packages the project needs: the allocators and tools of the runner issue, then what the tests and benchmark scripts use
+# (binutils: addr2line names the call sites of traces, heapbench trace and explain).
 DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 \
-             hyperfine python3-matplotlib python3-scipy linux-perf libcjson1 python3-psycopg2
+             hyperfine python3-matplotlib python3-scipy linux-perf libcjson1 python3-psycopg2 binutils
 # What building needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume; zlib: the traces' CRC-32).
 BUILD_PKGS := libcjson-dev zlib1g-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time glibc-source \

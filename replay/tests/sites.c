@@ -3,7 +3,8 @@
  * every block is freed; with "pin", one 64-byte block from pin_site() is made after them and kept
  * until the program's end (the frag workload's pin, at a site of its own).
  * Always holds: prints "expect big=1000000 small=100000" (the live bytes of each site at the peak);
- * each site calls malloc itself (no tail call), so that it is the allocation's caller. */
+ * each site calls malloc itself (no tail call), so that it is the allocation's caller; stdout's buffer is
+ * allocated before the blocks, so that the pin is the only live block above them once they are freed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@ __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *pi
 int main(int argc, char **argv)
 {
     int pin = argc > 1 && !strcmp(argv[1], "pin");
+    printf("expect big=1000000 small=100000\n"); /* first: stdout's buffer is allocated below the blocks */
+    fflush(stdout);
     for (int i = 0; i < 100; i++)
         keep[i] = big_site();
     for (int i = 100; i < 1100; i++)
@@ -26,7 +29,6 @@ int main(int argc, char **argv)
         memset(keep[i], 1, i < 100 ? 10000 : 100);
         free(keep[i]);
     }
-    printf("expect big=1000000 small=100000\n");
     free(p);
     return 0;
 }
