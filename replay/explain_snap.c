@@ -302,7 +302,7 @@ static void measure(struct snap *s)
         case M_SPECIAL: s->p.files += m->rss; break;
         case M_STACK:
         case M_LIBDATA: s->p.runtime += m->rss; break;
-        default: heap_mapping(s, m, s->in->top_trim || m->kind == M_HEAP_BRK); break;
+        default: heap_mapping(s, m, s->in->top_trim); break;
         }
     }
     s->p.free = s->p.free > s->p.lazyfree ? s->p.free - s->p.lazyfree : 0; /* LazyFree pages hold no live byte: counted apart */

@@ -13,11 +13,13 @@
  * and rss (smaps_rollup's Rss at the same moment), anonhuge (smaps_rollup's AnonHugePages, a share
  * of the others). Residency is mincore(2)'s, per page.
  * Pinning: the free bytes of a resident page that holds live bytes (its gaps) are pinned by the
- * objects on that page, in proportion to their bytes there; a resident free page of a heap that is
- * only ever returned from its top (the brk heap, and glibc's arena heaps: top_trim) is pinned by the
- * live object nearest above it in that mapping (the one whose end would let trimming reach it);
- * other free pages are the allocator's to return (free_kept), and free pages above every live
- * object of a top-trimmed heap are not pinned (free_top).
+ * objects on that page, in proportion to their bytes there; under an allocator that returns a heap's
+ * free memory only from its top (glibc: its brk heap and its arenas' heaps are trimmed, never
+ * madvised in the middle but by malloc_trim: top_trim) a resident free page is pinned by the live
+ * object nearest above it in that mapping (the one whose end would let trimming reach it); under the
+ * others (which give back free pages anywhere, tcmalloc's brk heap included)
+ * free pages are the allocator's to return (free_kept), and free pages above every live object of a
+ * top-trimmed heap are not pinned (free_top).
  * Always holds: live + rounding + gaps + free + lazyfree + mapped + runtime + files is measured
  * page by page from one reading of the mappings, so what it misses of rss is printed as
  * unexplained, never spread over the parts; nothing here calls the allocator except the given

@@ -10,6 +10,7 @@ error, never skipped; every figure printed comes from the files those write (rea
 and exit 130; a failed step ends with one line naming it and exit 1.
 """
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -43,6 +44,8 @@ def parse(argv):
         p.error("give either -- CMD ARGS... (recorded once) or a TRACE file, not both or neither")
     if opts.top < 1:
         p.error("--top must be at least 1")
+    if not re.fullmatch(r"end|peak|-?[1-9][0-9]*", opts.at):
+        p.error(f"--at {opts.at}: give end, peak, N (before event N) or -N (before the last N events)")
     return opts, command
 
 

@@ -21,6 +21,11 @@ def mib(n):
     return f"{n / MIB:9.2f} MiB"
 
 
+def size_text(n):
+    """A byte count for a sentence: MiB from 1 MiB, else KiB, else bytes."""
+    return f"{n / MIB:.2f} MiB" if n >= MIB else f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} bytes"
+
+
 def stack_of(sites, site_id, most=3):
     """The site's innermost frames joined for a text line."""
     if site_id == 0:
@@ -54,7 +59,7 @@ def one_text(name, ex, sites, top):
     ranked = [(i, f) for i, f in ranked if f.pinned > 0][:top]
     lines.append("  top call sites by pinned free memory:" if ranked else "  no call site pins free memory")
     for site_id, f in ranked:
-        lines.append(f"    pins {f.pinned / MIB:.2f} MiB of free memory ({f.pinning_live} live bytes in {f.pinning_objects} "
+        lines.append(f"    pins {size_text(f.pinned)} of free memory ({f.pinning_live} live bytes in {f.pinning_objects} "
                      f"object{'s' if f.pinning_objects != 1 else ''}): {stack_of(sites, site_id)}")
     return lines
 
