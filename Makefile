@@ -15,9 +15,10 @@ B       := build
 ROOT    := $(CURDIR)
 PYTHON  := /usr/bin/python3
 
-# Debian packages the project needs: the allocators (Scudo: libclang-rt-dev, the default LLVM's runtime) and tools, then what the tests and benchmark scripts use.
+# Debian packages the project needs: the allocators (Scudo: libclang-rt-dev, the default LLVM's runtime) and tools, then what the tests and benchmark scripts use
+# (binutils: addr2line names the call sites of traces, heapbench trace and explain).
 DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 libclang-rt-dev \
-             hyperfine python3-matplotlib python3-scipy linux-perf libcjson1 python3-psycopg2
+             hyperfine python3-matplotlib python3-scipy linux-perf libcjson1 python3-psycopg2 binutils
 # What building needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume; zlib: the traces' CRC-32).
 BUILD_PKGS := libcjson-dev zlib1g-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time glibc-source \
@@ -35,7 +36,7 @@ PREFIX     ?= /usr/local
 ALL        :=
 TEST_BUILD :=
 # Program definitions make bench records once (results/traces/NAME.hbt, not in git; again when the
-# trace is not of the current format, 4: contract/trace.h's HBT_VERSION, or is older than the
+# trace is not of the current format, 5: contract/trace.h's HBT_VERSION, or is older than the
 # recorder library, which a change to the recorder rebuilds) and replays in the default matrix as
 # trace:results/traces/NAME.hbt (replay/README.md).
 BENCH_TRACES := python3-alloc sqlite3 gcc
@@ -61,7 +62,7 @@ test: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_JOBS) all
-	@for p in $(BENCH_TRACES); do { [ results/traces/$$p.hbt -nt $(B)/lib/libhbrecord.so ] && $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 4'; } \
+	@for p in $(BENCH_TRACES); do { [ results/traces/$$p.hbt -nt $(B)/lib/libhbrecord.so ] && $(B)/heapbench trace results/traces/$$p.hbt 2>/dev/null | grep -qx 'format version: 5'; } \
 	    || $(B)/heapbench record -w prog:$$p -o results/traces/$$p.hbt \
 	    || echo "make bench: prog:$$p not recorded (see above); its replay is left out"; done
 	@$(B)/heapbench run

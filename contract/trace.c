@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,68 @@ void hbt_touch_reset(struct hbt_touch_chunk *c)
     c->n = 0;
 }
 
+/* ---- site chunks ---- */
+
+static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+void hbt_site_init(struct hbt_site_chunk *c, uint8_t *buf, size_t cap, uint16_t thread)
+{
+    memset(c, 0, sizeof *c);
+    c->buf = buf;
+    c->cap = cap;
+    c->thread = thread;
+    c->len = HBT_CHUNK_HEADER;
+}
+
+int hbt_site_has_room(const struct hbt_site_chunk *c, const struct hbt_site *r)
+{
+    size_t need = HBT_SITE_RECORD_MAX + (r->type == HBT_SITE_MAPS ? r->len : 0);
+    return c->cap - c->len >= need && c->len - HBT_CHUNK_HEADER + need <= HBT_CHUNK_MAX;
+}
+
+void hbt_site_put(struct hbt_site_chunk *c, const struct hbt_site *r)
+{
+    uint8_t *p = put_varint(c->buf + c->len, r->type);
+    if (r->type == HBT_SITE_DEF) {
+        p = put_varint(put_varint(p, r->id), r->nframes);
+        uint64_t prev = 0;
+        for (uint32_t i = 0; i < r->nframes; i++) {
+            p = put_varint(p, zigzag((int64_t)(r->frames[i] - prev)));
+            prev = r->frames[i];
+        }
+    } else if (r->type == HBT_SITE_OBJS) {
+        p = put_varint(put_varint(p, r->thread), r->seq);
+        p = put_varint(put_varint(p, r->count), r->id);
+    } else {
+        p = put_varint(p, r->len);
+        memcpy(p, r->text, r->len);
+        p += r->len;
+    }
+    c->len = (size_t)(p - c->buf);
+    c->n++;
+}
+
+size_t hbt_site_seal(struct hbt_site_chunk *c)
+{
+    if (c->n == 0)
+        return 0;
+    uint8_t *h = c->buf;
+    memset(h, 0, HBT_CHUNK_HEADER);
+    put_le(h, HBT_SITE_MAGIC, 4);
+    put_le(h + 4, c->thread, 2);
+    put_le(h + 8, c->len - HBT_CHUNK_HEADER, 4);
+    put_le(h + 12, c->n, 4);
+    put_le(h + 20, crc_of(h, c->len), 4);
+    return c->len;
+}
+
+void hbt_site_reset(struct hbt_site_chunk *c)
+{
+    c->len = HBT_CHUNK_HEADER;
+    c->n = 0;
+}
+
 /* Appends "key\tvalue\n" at *pos (values with tabs or newlines get spaces); -1 when full. */
 static int text_add(char *text, size_t cap, size_t *pos, const char *key, const char *fmt, ...)
 {
@@ -303,16 +366,53 @@ int hbt_header_rewrite(const char *path, const struct hbt_header *h, char *err, 
 
 /* ---- reader ---- */
 
+/* The reader's own mappings (hbt_pages) and the ranges noted with hbt_pages_note: what a replay's
+ * explanation counts as the replayer's memory, not the allocator's. */
+#define OWN_MAX 4096u
+static struct {
+    _Atomic uintptr_t lo;
+    _Atomic size_t len;
+} own[OWN_MAX];
+static _Atomic uint32_t own_n, own_lost;
+
+void hbt_pages_note(const void *p, size_t n)
+{
+    uint32_t i = atomic_fetch_add(&own_n, 1);
+    if (i >= OWN_MAX) {
+        atomic_fetch_add(&own_lost, 1);
+        return;
+    }
+    atomic_store(&own[i].len, n);
+    atomic_store(&own[i].lo, (uintptr_t)p);
+}
+
+uint32_t hbt_pages_each(void (*fn)(void *arg, uintptr_t lo, size_t len), void *arg)
+{
+    uint32_t n = atomic_load(&own_n);
+    for (uint32_t i = 0; i < n && i < OWN_MAX; i++)
+        if (atomic_load(&own[i].len))
+            fn(arg, atomic_load(&own[i].lo), atomic_load(&own[i].len));
+    return atomic_load(&own_lost);
+}
+
 void *hbt_pages(size_t n)
 {
     void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    hbt_pages_note(p, n ? n : 1);
+    return p;
 }
 
 void hbt_unpages(void *p, size_t n)
 {
-    if (p)
-        munmap(p, n ? n : 1);
+    if (!p)
+        return;
+    uint32_t k = atomic_load(&own_n);
+    for (uint32_t i = 0; i < k && i < OWN_MAX; i++)
+        if (atomic_load(&own[i].lo) == (uintptr_t)p)
+            atomic_store(&own[i].len, 0);
+    munmap(p, n ? n : 1);
 }
 
 int hbt_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -479,6 +579,22 @@ static size_t check_touch_chunk(struct hbt_trace *t, size_t off, uint8_t *h, con
     return HBT_CHUNK_HEADER + c->len;
 }
 
+/* A site chunk (version 5): framing and CRC (its records are checked with the touch records:
+ * check_sites); fill: records its offset. Returns its length or 0/1. */
+static size_t check_site_chunk(struct hbt_trace *t, size_t off, uint8_t *h, const struct chunk_hdr *c, int fill, char *err, size_t errlen)
+{
+    if (c->thread >= HBT_MAX_THREADS || c->len > HBT_CHUNK_MAX || c->nprod || c->nops > c->len / 2 || c->first_op || c->first_seq || c->base_ns)
+        return (size_t)hbt_fail(err, errlen, "corrupt trace: the site chunk at byte %zu has an invalid header (%u records in %u bytes); "
+                            "record it again", off, c->nops, c->len) + 1; /* a record takes 2 bytes or more */
+    if (read_payload(t, off, h, c, "site chunk", err, errlen) < 0)
+        return 1;
+    if (fill)
+        t->site_off[t->nsite_chunks] = off;
+    t->nsite_chunks++;
+    t->site_records += c->nops;
+    return HBT_CHUNK_HEADER + c->len;
+}
+
 /* Checks the chunk at off (framing, CRC, continuity with the thread's previous chunk) and
  * counts it; fills_offsets: second pass, records its offset. Returns its total length or 0. */
 static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, size_t errlen)
@@ -492,6 +608,8 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     chunk_hdr_at(h, &c);
     if (get_le(h, 4) == HBT_TOUCH_MAGIC && t->h.version >= 4)
         return check_touch_chunk(t, off, h, &c, fill, err, errlen);
+    if (get_le(h, 4) == HBT_SITE_MAGIC && t->h.version >= 5)
+        return check_site_chunk(t, off, h, &c, fill, err, errlen);
     if (get_le(h, 4) != HBT_CHUNK_MAGIC || c.thread >= HBT_MAX_THREADS || c.len > HBT_CHUNK_MAX)
         return (size_t)hbt_fail(err, errlen, "corrupt trace: no valid chunk header at byte %zu; record it again", off) + 1;
     if (c.nprod > c.nops || c.nops > c.len / 2) /* an event takes 2 bytes or more and produces at most one object */
@@ -521,6 +639,7 @@ static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
     }
     t->nthreads = 0;
     t->ntouch_chunks = t->touch_records = 0;
+    t->nsite_chunks = t->site_records = 0;
     for (size_t off = HBT_HEADER_SIZE; off < t->size;) {
         size_t n = check_chunk(t, off, fill, err, errlen);
         if (n <= 1)
@@ -544,7 +663,8 @@ static int index_chunks(struct hbt_trace *t, char *err, size_t errlen)
             return hbt_fail(err, errlen, "out of memory indexing the trace");
     }
     t->touch_off = hbt_pages(t->ntouch_chunks * sizeof(uint64_t));
-    if (!t->touch_off)
+    t->site_off = hbt_pages(t->nsite_chunks * sizeof(uint64_t));
+    if (!t->touch_off || !t->site_off)
         return hbt_fail(err, errlen, "out of memory indexing the trace");
     if (walk_chunks(t, 1, err, errlen) < 0)
         return -1;
@@ -619,6 +739,91 @@ static int check_touch(struct hbt_trace *t, char *err, size_t errlen)
         if (touch_chunk_each(t, t->touch_off[i], t->scratch, NULL, NULL, err, errlen) < 0)
             return -1;
     return 0;
+}
+
+/* Decodes the site records of the chunk at off (read into buf) into fn, checking each: a definition
+ * holds 1..HBT_SITE_FRAMES frames and a site id above 0, a run names objects of the trace, a maps
+ * text lies within the chunk, and the payload ends with the last record. 0, fn's non-zero value, or
+ * -1 (with the reason in err when err is not NULL). */
+static int site_chunk_each(const struct hbt_trace *t, uint64_t off, uint8_t *buf, int (*fn)(void *, const struct hbt_site *),
+                           void *arg, char *err, size_t errlen)
+{
+    struct chunk_hdr c;
+    if (read_at(t, buf, HBT_CHUNK_HEADER, off) < 0)
+        return err ? hbt_fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
+    chunk_hdr_at(buf, &c);
+    if (c.len > HBT_CHUNK_MAX || read_at(t, buf + HBT_CHUNK_HEADER, c.len, off + HBT_CHUNK_HEADER) < 0)
+        return err ? hbt_fail(err, errlen, "cannot read the trace at byte %" PRIu64 ": %s", off, strerror(errno)) : -1;
+    const uint8_t *p = buf + HBT_CHUNK_HEADER, *end = p + c.len;
+    for (uint32_t i = 0; i < c.nops; i++) {
+        struct hbt_site r;
+        uint64_t type = 0, a = 0, b = 0, n = 0, d = 0;
+        int bad = hbt_varint_at(&p, end, &type, 1) < 0;
+        memset(&r, 0, sizeof r);
+        r.type = (unsigned)type;
+        if (!bad && type == HBT_SITE_DEF) {
+            bad = hbt_varint_at(&p, end, &a, 1) < 0 || hbt_varint_at(&p, end, &n, 1) < 0 || a == 0 || a > UINT32_MAX || n == 0 ||
+                  n > HBT_SITE_FRAMES;
+            uint64_t prev = 0;
+            for (uint64_t k = 0; !bad && k < n; k++) {
+                bad = hbt_varint_at(&p, end, &d, 1) < 0;
+                prev += (uint64_t)unzigzag(d);
+                r.frames[k] = prev;
+            }
+            r.id = (uint32_t)a;
+            r.nframes = (uint32_t)n;
+        } else if (!bad && type == HBT_SITE_OBJS) {
+            bad = hbt_varint_at(&p, end, &a, 1) < 0 || hbt_varint_at(&p, end, &b, 1) < 0 || hbt_varint_at(&p, end, &n, 1) < 0 ||
+                  hbt_varint_at(&p, end, &d, 1) < 0 || a >= t->nthreads || n == 0 || b >= t->threads[a].objects ||
+                  n > t->threads[a].objects - b || d == 0 || d > UINT32_MAX;
+            r.thread = (uint16_t)a;
+            r.seq = b;
+            r.count = n;
+            r.id = (uint32_t)d;
+            r.obj = bad ? 0 : t->threads[a].obj_base + b;
+        } else if (!bad && type == HBT_SITE_MAPS) {
+            bad = hbt_varint_at(&p, end, &n, 1) < 0 || n > (uint64_t)(end - p);
+            r.text = bad ? NULL : (const char *)p;
+            r.len = (size_t)n;
+            p += bad ? 0 : n;
+        } else {
+            bad = 1;
+        }
+        if (bad)
+            return err ? hbt_fail(err, errlen, "corrupt trace: record %u of the site chunk at byte %" PRIu64 " does not decode or names "
+                              "no object of the trace; record it again", i, off) : -1;
+        int rc = fn ? fn(arg, &r) : 0;
+        if (rc)
+            return rc;
+    }
+    if (p != end)
+        return err ? hbt_fail(err, errlen, "corrupt trace: the site chunk at byte %" PRIu64 " holds more bytes than its %u records; "
+                          "record it again", off, c.nops) : -1;
+    return 0;
+}
+
+/* Every site record decodes and names objects of the trace. */
+static int check_sites(struct hbt_trace *t, char *err, size_t errlen)
+{
+    for (uint64_t i = 0; i < t->nsite_chunks; i++)
+        if (site_chunk_each(t, t->site_off[i], t->scratch, NULL, NULL, err, errlen) < 0)
+            return -1;
+    return 0;
+}
+
+int hbt_site_each(const struct hbt_trace *t, int (*fn)(void *arg, const struct hbt_site *r), void *arg)
+{
+    if (t->nsite_chunks == 0)
+        return 0;
+    size_t cap = HBT_CHUNK_HEADER + HBT_CHUNK_MAX;
+    uint8_t *buf = hbt_pages(cap);
+    if (!buf)
+        return -1;
+    int rc = 0;
+    for (uint64_t i = 0; i < t->nsite_chunks && rc == 0; i++)
+        rc = site_chunk_each(t, t->site_off[i], buf, fn, arg, NULL, 0);
+    hbt_unpages(buf, cap);
+    return rc;
 }
 
 int hbt_touch_each(const struct hbt_trace *t, int (*fn)(void *arg, const struct hbt_touch *r), void *arg)
@@ -696,7 +901,7 @@ int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen)
         return hbt_fail(err, errlen, "cannot read trace %s: %s", path, strerror(e));
     }
     if (read_header(t, err, errlen) < 0 || index_chunks(t, err, errlen) < 0 || check_events(t, err, errlen) < 0 ||
-        check_touch(t, err, errlen) < 0) {
+        check_touch(t, err, errlen) < 0 || check_sites(t, err, errlen) < 0) {
         hbt_close(t);
         return -1;
     }
@@ -716,6 +921,7 @@ void hbt_close(struct hbt_trace *t)
         hbt_unpages(t->threads, HBT_MAX_THREADS * sizeof *t->threads);
     }
     hbt_unpages(t->touch_off, t->touch_off ? t->ntouch_chunks * sizeof(uint64_t) : 0);
+    hbt_unpages(t->site_off, t->site_off ? t->nsite_chunks * sizeof(uint64_t) : 0);
     hbt_unpages(t->scratch, t->scratch ? HBT_CHUNK_HEADER + HBT_CHUNK_MAX : 0);
     if (t->fd > 0)
         close(t->fd);

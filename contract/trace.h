@@ -4,7 +4,8 @@
  * A trace is a 4096-byte header (magic, version, key/value text, CRC-32) followed by chunks.
  * Each chunk holds consecutive events of one recorded thread, delta- and varint-coded, behind
  * a 48-byte chunk header with its own CRC-32, so a chunk decodes on its own; (version 4) touch
- * chunks among them hold how many pages of large blocks the program made resident.
+ * chunks among them hold how many pages of large blocks the program made resident; (version 5) site
+ * chunks hold the call sites of the objects (a table of stacks, the objects' site ids, the mappings).
  * Always holds: the writer never allocates (the caller owns every buffer, the recorder maps
  * them); the reader never trusts a byte it has not checked: every length is bounded by the
  * file, every chunk's CRC is verified and every event decoded once in hbt_open, so a corrupt
@@ -17,12 +18,13 @@
 #include <stdint.h>
 
 #define HBT_MAGIC "HBTRACE"        /* 8 bytes with its NUL */
-#define HBT_VERSION 4u            /* written; versions 1 (no mapping kinds), 2 (no global order, no thread events)
-                                   * and 3 (no touch chunks) are still read */
+#define HBT_VERSION 5u            /* written; versions 1 (no mapping kinds), 2 (no global order, no thread events),
+                                   * 3 (no touch chunks) and 4 (no site chunks) are still read */
 #define HBT_VERSION_MIN 1u
 #define HBT_HEADER_SIZE 4096u
 #define HBT_CHUNK_MAGIC 0x4b434248u /* "HBCK" little-endian */
 #define HBT_TOUCH_MAGIC 0x43544248u /* "HBTC": a touch chunk (version 4), below */
+#define HBT_SITE_MAGIC 0x54534248u  /* "HBST": a site chunk (version 5), below */
 #define HBT_CHUNK_HEADER 48u
 #define HBT_CHUNK_MAX (1u << 20)    /* largest payload a reader accepts */
 #define HBT_EVENT_MAX 56u           /* most bytes one encoded event takes */
@@ -179,12 +181,58 @@ void hbt_touch_put(struct hbt_touch_chunk *c, const struct hbt_touch *r);
 size_t hbt_touch_seal(struct hbt_touch_chunk *c);
 void hbt_touch_reset(struct hbt_touch_chunk *c);
 
+/* ---- site chunks (version 5) ----
+ * A site chunk holds call-site records, each a type varint then its fields (varints): HBT_SITE_DEF
+ * (site id, frame count 1..HBT_SITE_FRAMES, the frames: return addresses, innermost first, each as
+ * its difference from the previous one, zigzag-coded), HBT_SITE_OBJS (a run of one thread's
+ * consecutive objects made at one site: thread, first seq, count, site id) and HBT_SITE_MAPS (the
+ * process's /proc/self/maps text at its exit, for symbolizing the frames afterwards: byte count,
+ * bytes). Site ids count from 1; a site id of 0 is "not recorded". Its 48-byte header is a touch
+ * chunk's with the magic HBST. An object without an HBT_SITE_OBJS record has no site. */
+#define HBT_SITE_FRAMES 16u
+enum hbt_site_type { HBT_SITE_DEF = 1, HBT_SITE_OBJS, HBT_SITE_MAPS };
+/* Most bytes one record takes but a maps record's text. */
+#define HBT_SITE_RECORD_MAX (4u * 10u + HBT_SITE_FRAMES * 10u)
+
+/* One record as the writer takes it and the reader gives it. */
+struct hbt_site {
+    unsigned type;             /* HBT_SITE_* */
+    uint32_t id;               /* DEF: the site; OBJS: the site of the run */
+    uint32_t nframes;          /* DEF */
+    uint64_t frames[HBT_SITE_FRAMES];
+    uint16_t thread;           /* OBJS: the run's objects: thread, first seq, count */
+    uint64_t seq, count;
+    uint64_t obj;              /* reader, OBJS: the first object's global index */
+    const char *text;          /* MAPS: the text (not NUL-terminated), len bytes */
+    size_t len;
+};
+
+struct hbt_site_chunk {
+    uint8_t *buf;
+    size_t cap, len;           /* cap >= HBT_CHUNK_HEADER + HBT_SITE_RECORD_MAX */
+    uint32_t n;
+    uint16_t thread;
+};
+void hbt_site_init(struct hbt_site_chunk *c, uint8_t *buf, size_t cap, uint16_t thread);
+/* True when r fits (a maps record: its text too). */
+int hbt_site_has_room(const struct hbt_site_chunk *c, const struct hbt_site *r);
+/* Appends r (needs hbt_site_has_room). */
+void hbt_site_put(struct hbt_site_chunk *c, const struct hbt_site *r);
+/* Seals the chunk and returns its length, 0 when it holds no record; then hbt_site_reset. */
+size_t hbt_site_seal(struct hbt_site_chunk *c);
+void hbt_site_reset(struct hbt_site_chunk *c);
+
 /* ---- reader ---- */
 
 /* Zeroed memory straight from mmap (NULL when refused), and its release: what the reader and
  * the replayer use for their own bookkeeping, so that it never comes from the measured malloc. */
 void *hbt_pages(size_t n);
 void hbt_unpages(void *p, size_t n);
+/* Notes [p, p + n) as the reader's own memory too (a replay thread's stack). hbt_pages notes its own. */
+void hbt_pages_note(const void *p, size_t n);
+/* Calls fn on every range of the reader's own memory still mapped (up to 4096 of them); returns how
+ * many were not kept (past the table: their memory is then not told from the allocator's). */
+uint32_t hbt_pages_each(void (*fn)(void *arg, uintptr_t lo, size_t len), void *arg);
 
 struct hbt_thread_index {
     uint64_t nchunks, ops, objects, obj_base;
@@ -205,6 +253,8 @@ struct hbt_trace {
     struct hbt_thread_index *threads;
     uint64_t ntouch_chunks, touch_records; /* touch chunks (version 4) and the records they hold */
     uint64_t *touch_off;       /* file offsets of the touch chunks */
+    uint64_t nsite_chunks, site_records; /* site chunks (version 5) and the records they hold */
+    uint64_t *site_off;        /* file offsets of the site chunks */
 };
 
 /* Maps, checks and indexes the trace at path: framing, checksums and every event's decoding
@@ -219,6 +269,12 @@ void hbt_close(struct hbt_trace *t);
  * resident < pages), chunk after chunk, until fn returns non-zero. Returns 0, fn's non-zero
  * value, or -1 when a chunk cannot be read again or no memory is left for its buffer. */
 int hbt_touch_each(const struct hbt_trace *t, int (*fn)(void *arg, const struct hbt_touch *r), void *arg);
+
+/* Calls fn on every site record of the opened trace (checked by hbt_open: a run names objects of
+ * the trace, a definition 1..HBT_SITE_FRAMES frames), chunk after chunk, until fn returns non-zero;
+ * a record's text points into a buffer valid only during the call. 0, fn's value, or -1 when a
+ * chunk cannot be read again or no memory is left for its buffer. */
+int hbt_site_each(const struct hbt_trace *t, int (*fn)(void *arg, const struct hbt_site *r), void *arg);
 
 /* Decodes one thread's events in order, reading its chunks one at a time into its own buffer
  * (only the bytes of the chunks read are ever written: a cursor costs the largest chunk's

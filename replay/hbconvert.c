@@ -22,6 +22,7 @@
  *   - the .hbr is removed only once its .hbt is whole (written, header last).
  */
 #include "addr_table.h"
+#include "conv_sites.h"
 #include "rawtrace.h"
 #include "trace.h"
 
@@ -176,6 +177,7 @@ struct conv {
     struct addr_table objs;    /* key -> rec id of the live object */
     struct live *inh;          /* a fork child: key -> size of what it inherited (emitted after thread 0's start) */
     int inherit_pending;
+    struct conv_sites sites;   /* the call sites (format 5) */
     uint64_t ops, unknown;
     char *err;
 };
@@ -281,6 +283,14 @@ static int convert_event(void *arg, const struct raw_event *r)
     }
     if (r->kind == RAW_EXT && r->size == RAW_X_TOUCH)
         return put_touch(c, r->addr, r->extra >> 32, r->extra & 0xffffffffu);
+    if (r->kind == RAW_EXT && r->size == RAW_X_FRAME) {
+        if (conv_sites_frame(&c->sites, r->thread, r->addr, r->extra) == 0)
+            return 0;
+        snprintf(c->err, ERR, errno == EINVAL ? "%s: a call-site frame record of thread %u is out of sequence; the raw recording is damaged, record it again"
+                                              : "cannot write %s (thread %u's call sites): %s; free some space and memory and run hbconvert again",
+                 c->out, r->thread, strerror(errno ? errno : ENOMEM));
+        return -1;
+    }
     if (r->kind == RAW_EXT) {
         snprintf(c->err, ERR, "%s holds a raw record of sub-kind %" PRIu64 ", which this hbconvert does not know; "
                  "convert it with the hbconvert built with the recorder that wrote it", c->out, r->size);
@@ -315,6 +325,10 @@ static int convert_event(void *arg, const struct raw_event *r)
         return -1; /* a failed realloc: the old object lives on under its name */
     if (produces(e.kind) && r->addr && seq != HBT_NONE && addr_table_put(&c->objs, key_of(r->addr, e.kind == HBT_MMAP), id_of(r->thread, seq)) < 0)
         return -1;
+    if (produces(e.kind) && e.kind != HBT_MMAP && seq != HBT_NONE && conv_sites_made(&c->sites, r->thread, seq) < 0) {
+        snprintf(c->err, ERR, "cannot write %.400s (call sites): %s; free some space and run hbconvert again", c->out, strerror(errno ? errno : ENOMEM));
+        return -1;
+    }
     if (c->inherit_pending && r->thread == 0 && r->kind == HBT_THREAD_START) {
         c->inherit_pending = 0;
         return emit_inherited(c, r->ns);
@@ -365,6 +379,10 @@ static int convert(const char *dir, const char *in, const char *out, int *cut, c
         rc = c.fd >= 0 && write_header(&c, &h) == 0 && lseek(c.fd, HBT_HEADER_SIZE, SEEK_SET) == HBT_HEADER_SIZE ? 0 : -1;
         if (c.fd < 0)
             snprintf(err, ERR, "cannot create %.400s: %s; check the directory's permissions and free space", out, strerror(errno));
+        if (rc == 0 && conv_sites_init(&c.sites, f.nthreads, c.fd) < 0) {
+            snprintf(err, ERR, "out of memory converting %s", in);
+            rc = -1;
+        }
     }
     if (rc == 0)
         rc = walk(&f, UINT64_MAX, convert_event, &c, err);
@@ -375,6 +393,12 @@ static int convert(const char *dir, const char *in, const char *out, int *cut, c
             rc = flush_chunk(&c, &c.chunks[i]);
     if (rc == 0 && c.touch.buf)
         rc = flush_touch(&c);
+    char maps[PATH_MAX];
+    snprintf(maps, sizeof maps, "%s.maps", in);
+    if (rc == 0 && conv_sites_finish(&c.sites, maps) < 0) {
+        snprintf(err, ERR, "cannot write the call sites of %.400s: %s; free some space and run hbconvert again", out, strerror(errno ? errno : ENOMEM));
+        rc = -1;
+    }
     if (rc == 0) {
         h.complete = f.h.complete && !*cut;
         h.ops = c.ops;
@@ -394,6 +418,8 @@ static int convert(const char *dir, const char *in, const char *out, int *cut, c
     free(c.chunks);
     free(c.touch.buf);
     free(c.taken);
+    if (c.sites.cur)
+        conv_sites_free(&c.sites);
     addr_table_free(&c.objs);
     if (c.inh)
         addr_table_free(&c.inh->t);
@@ -408,6 +434,15 @@ static int ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Removes a converted raw recording and its mappings' copy (NAME.hbr.maps). */
+static void unlink_raw(const char *path)
+{
+    char maps[PATH_MAX];
+    snprintf(maps, sizeof maps, "%s.maps", path);
+    unlink(path);
+    unlink(maps);
 }
 
 /* Converts one .hbr (keep: leave it). 0, or 1 after saying why on stderr. */
@@ -434,7 +469,7 @@ static int convert_file(const char *path, int keep)
         fprintf(stderr, "hbconvert: %s ends in a cut block (the program was killed or its disk filled): converted up to "
                 "its last whole block, the trace says complete: no\n", path);
     if (!keep)
-        unlink(path);
+        unlink_raw(path);
     return 0;
 }
 
@@ -466,7 +501,7 @@ static int convert_dir(const char *dir, int keep)
         bad |= convert_file(names[i], 1);
     for (size_t i = 0; i < n; i++) {
         if (!bad && !keep)
-            unlink(names[i]);
+            unlink_raw(names[i]);
         free(names[i]);
     }
     free(names);

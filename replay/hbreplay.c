@@ -1,7 +1,13 @@
 /* hbreplay.c - build/replay/hbreplay: replays an allocation trace on the allocator of this process
  * (preload one to measure it), as a workload of the phase protocol (docs/DATA.md).
  *
- * usage: hbreplay [--touch=none|first|nocalloc|whole|all] [--speed=max|recorded] --trace=FILE   (or FILE last)
+ * usage: hbreplay [--touch=none|first|nocalloc|whole|all] [--speed=max|recorded] [--explain=OUT --at=MOMENT] --trace=FILE   (or FILE last)
+ *
+ * With --explain=OUT (heapbench explain), the replay stops at --at (end, peak: the most live requested
+ * + mapped bytes, N: before the event of order N, -N: before the trace's last N events) and writes
+ * where the process's resident memory goes at that moment to OUT (explain_snap.h), then a phase
+ * `explain` (so that a preloaded statistics library adds the allocator's own figures) and verify;
+ * there is no self pass and no live sampling.
  *
  * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
  * replayer's own baseline before any replayed allocation), phase `self` (the same events without
@@ -19,14 +25,18 @@
  * munmap events, with no call returning NULL where the recorded one did not; a trace
  * that is missing, truncated or corrupt prints one line on stderr and exits 2 before any
  * record but served_by. */
+#include "explain_snap.h"
 #include "replay_run.h"
+#include "site_map.h"
 #include "trace.h"
 #include "trace_stats.h"
 #include "wl_args.h"
 #include "wl_phase.h"
 #include "wl_time.h"
 
+#include <dlfcn.h>
 #include <inttypes.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +56,10 @@ static struct wl_param rp_params[] = {
 
 static struct wl_prog rp_prog = WL_PROG("hbreplay", "replays an allocation trace (--trace=FILE) on the preloaded allocator", rp_params);
 
-/* Takes --trace=FILE or a last argument that is not an option out of argv; returns the path. */
+/* --explain=OUT and --at=MOMENT (free text, which the parameter parser does not take), NULL when not given. */
+static const char *explain_out, *explain_at;
+
+/* Takes --trace=FILE or a last argument that is not an option out of argv (and --explain=, --at=); returns the path. */
 static const char *take_trace(int *argc, char **argv)
 {
     const char *path = NULL;
@@ -54,6 +67,10 @@ static const char *take_trace(int *argc, char **argv)
     for (int i = 1; i < *argc; i++) {
         if (strncmp(argv[i], "--trace=", 8) == 0)
             path = argv[i] + 8;
+        else if (strncmp(argv[i], "--explain=", 10) == 0)
+            explain_out = argv[i] + 10;
+        else if (strncmp(argv[i], "--at=", 5) == 0)
+            explain_at = argv[i] + 5;
         else if (argv[i][0] != '-' && i == *argc - 1)
             path = argv[i];
         else
@@ -96,6 +113,130 @@ static int check_end(const struct hbt_trace *t, const struct hbt_stats *want, co
              r->threads_peak, want->threads_alive_peak);
     return r->ops == t->ops && r->live_objects == want_live && r->live_bytes == want_bytes && r->mapped == (int64_t)want->mapped_bytes &&
            r->unmade == 0 && r->nulls == 0;
+}
+
+/* The order to stop before for --at (0: the end), or -1 after saying why. */
+static int64_t stop_for(const char *path, const char *at, const struct hbt_trace *t, const struct hbt_stats *st)
+{
+    char *end = NULL;
+    if (!at)
+        at = explain_at = "end";
+    if (!strcmp(at, "end"))
+        return 0;
+    if (!t->ordered && st->threads_used > 1) {
+        fprintf(stderr, "hbreplay: %s: trace format version %u records no order between its threads: it can be explained only at its "
+                        "end (--at=end); record it again for another moment\n", path, t->h.version);
+        return -1;
+    }
+    if (!strcmp(at, "peak"))
+        return st->peak_total_ops ? (int64_t)st->peak_total_ops : 0;
+    long long v = strtoll(at, &end, 10);
+    if (!*at || *end || (v < 0 ? (uint64_t)-v : (uint64_t)v) >= t->ops || v == 0) {
+        fprintf(stderr, "hbreplay: --at=%s is not end, peak, N or -N with 0 < N < %" PRIu64 " (the trace's events)\n", at, t->ops);
+        return -1;
+    }
+    return v > 0 ? v : (int64_t)(t->ops - (uint64_t)-v);
+}
+
+/* Per object, a bit: the program's own mapping (an mmap event's object). NULL when out of memory. */
+static uint8_t *mapping_bits(const struct hbt_trace *t)
+{
+    uint8_t *bits = hbt_pages(t->objects / 8 + 1);
+    static struct hbt_cursor c; /* ~1 MiB: not on the stack */
+    struct hbt_event e;
+    for (uint32_t th = 0; bits && th < t->nthreads; th++) {
+        hbt_cursor_init(&c, t, (uint16_t)th);
+        while (hbt_next(&c, &e) == 1)
+            if (e.kind == HBT_MMAP && hbt_produces(&e))
+                bits[e.prod >> 3] |= (uint8_t)(1u << (e.prod & 7));
+    }
+    return bits;
+}
+
+/* The allocator's malloc_usable_size when the object that defines malloc defines it too (NULL: it has
+ * none of its own, and glibc's must never see another allocator's blocks); *glibc: malloc is glibc's. */
+static size_t (*usable_of_allocator(int *glibc))(void *)
+{
+    void *m = dlsym(RTLD_DEFAULT, "malloc"), *u = dlsym(RTLD_DEFAULT, "malloc_usable_size");
+    Dl_info a, b;
+    *glibc = m && dladdr(m, &a) && a.dli_fname && strstr(a.dli_fname, "/libc.so") != NULL;
+    if (!m || !u || !dladdr(m, &a) || !dladdr(u, &b) || a.dli_fbase != b.dli_fbase)
+        return NULL;
+    return (size_t(*)(void *))u;
+}
+
+/* The allocator's metadata bytes from its own statistics: jemalloc's mallctl stats.metadata (the one
+ * API of the statistics library, allocators/stats, that names metadata), when malloc's object defines
+ * mallctl; else a line saying it is unmeasured and why. Read here, not by preloading that library,
+ * whose own start-up allocations would change the heap's layout being explained. */
+static void metadata_line(FILE *out)
+{
+    void *m = dlsym(RTLD_DEFAULT, "malloc"), *ctl = dlsym(RTLD_DEFAULT, "mallctl");
+    Dl_info a, b;
+    if (m && ctl && dladdr(m, &a) && dladdr(ctl, &b) && a.dli_fbase == b.dli_fbase) {
+        int (*mallctl)(const char *, void *, size_t *, void *, size_t) = (int (*)(const char *, void *, size_t *, void *, size_t))ctl;
+        uint64_t epoch = 1;
+        size_t meta = 0, sz = sizeof epoch;
+        if (mallctl("epoch", &epoch, &sz, &epoch, sz) == 0 && (sz = sizeof meta, mallctl("stats.metadata", &meta, &sz, NULL, 0) == 0)) {
+            fprintf(out, "metadata\tmallctl stats.metadata\t%zu\n", meta);
+            return;
+        }
+        fprintf(out, "unmeasured\tmetadata\tmallctl refused stats.metadata (jemalloc built without statistics?)\n");
+        return;
+    }
+    fprintf(out, "unmeasured\tmetadata\tthe allocator's statistics name no metadata figure (only jemalloc's mallctl does); it lies "
+                 "within gaps, free and runtime\n");
+}
+
+static void each_live(void *ctx, void (*fn)(void *, uint64_t, uint64_t, uint64_t), void *arg) { replay_each_live(ctx, fn, arg); }
+
+/* --explain: the replay up to the moment, then its explanation into OUT. */
+static int explain(const char *path, struct hbt_trace *t, const struct hbt_stats *want, struct replay_opts *o, const char *outpath)
+{
+    char err[512];
+    int64_t stop = stop_for(path, explain_at, t, want);
+    if (stop < 0)
+        return 2;
+    o->stop = (uint64_t)stop;
+    struct site_map sites;
+    if (site_map_build(&sites, t, err, sizeof err) < 0) {
+        fprintf(stderr, "hbreplay: %s: %s\n", path, err);
+        return 2;
+    }
+    uint8_t *bits = mapping_bits(t);
+    FILE *out = fopen(outpath, "w");
+    if (!bits || !out) {
+        fprintf(stderr, "hbreplay: cannot write %s: %s\n", outpath, bits ? strerror(errno) : "out of memory");
+        return 1;
+    }
+    struct replay *rp;
+    if (replay_prepare(t, o, want->peak_objects, &rp) < 0) {
+        fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " events\n", path, t->ops);
+        return 1;
+    }
+    double t0 = wl_now();
+    struct replay_result r;
+    if (replay_run(rp, 0, NULL, NULL, &r) < 0)
+        return wl_verify(0, "a replay thread could not be started");
+    int glibc;
+    struct explain_in in = {.t = t, .sites = &sites, .is_map = bits, .page = o->page};
+    in.usable = usable_of_allocator(&glibc);
+    in.top_trim = glibc;
+    fprintf(out, "moment\t%s\t%" PRIu64 "\t%" PRIu64 "\n", explain_at, stop ? (uint64_t)stop : t->ops, r.ops);
+    fprintf(out, "sites\t%s\n", site_map_missing(&sites, t) ? site_map_missing(&sites, t) : "recorded");
+    if (explain_snapshot(&in, each_live, rp, out, err, sizeof err) < 0) {
+        fprintf(stderr, "hbreplay: %s\n", err);
+        return 1;
+    }
+    metadata_line(out);
+    if (fclose(out) != 0) {
+        fprintf(stderr, "hbreplay: cannot write %s: %s\n", outpath, strerror(errno));
+        return 1;
+    }
+    wl_phase("explain", t0, r.ops, r.live_bytes);
+    char detail[160];
+    snprintf(detail, sizeof detail, "explained at %s: %" PRIu64 " events performed of %" PRIu64 ", nulls=%" PRIu64, explain_at, r.ops, t->ops, r.nulls);
+    return wl_verify(r.nulls == 0, detail);
 }
 
 int main(int argc, char **argv)
@@ -144,6 +285,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "hbreplay: %s: trace format version %u records no order between its %" PRIu64
                         " threads; record it again with this heapbench (format %u), or replay it with --order=free\n",
                 path, t.h.version, want.threads_used, HBT_VERSION);
+        return 2;
+    }
+    if (explain_out && *explain_out)
+        return explain(path, &t, &want, &o, explain_out);
+    if (explain_at) {
+        fprintf(stderr, "hbreplay: --at=%s needs --explain=OUT (the file the explanation goes to)\n", explain_at);
         return 2;
     }
     struct replay *rp;

@@ -2,11 +2,18 @@
  * trace FILE` prints): operations by kind, size and lifetime histograms, peak live bytes and
  * when, the program's own mappings (mmap'd bytes, their peak), threads, the share of frees made
  * by a thread other than the allocating one, the most threads alive at once, the blocks the program
- * did not wholly make resident (touch records, format 4).
+ * did not wholly make resident (touch records, format 4), and (format 5) the top call sites by their
+ * live requested bytes at the peak, symbolized from the recorded mappings (symbolize.h).
+ * `hbtrace --sites FILE` prints the call-site table instead: one line per site, "site<TAB>ID<TAB>
+ * FRAME;FRAME;..." (innermost first, symbolized), for the explain report's stacks.
  * Always holds: a missing, truncated or corrupt trace prints one line on stderr and exits 2;
  * output lines are "name: value" (histogram rows indented), stable for scripts. */
+#include "site_map.h"
+#include "symbolize.h"
 #include "trace.h"
 #include "trace_stats.h"
+
+#include <stdlib.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -88,10 +95,118 @@ static void print_touch(const struct hbt_trace *t)
                s.pages);
 }
 
+#define TOP_SITES 10
+
+/* Names for every frame of every site: names[(id - 1) * HBT_SITE_FRAMES + i]. NULL when out of memory. */
+static char **site_names(const struct site_map *m)
+{
+    size_t n = (size_t)m->nsites * HBT_SITE_FRAMES, k = 0;
+    uint64_t *pcs = calloc(n ? n : 1, sizeof *pcs);
+    char **flat = calloc(n ? n : 1, sizeof *flat), **names = calloc(n ? n : 1, sizeof *names);
+    size_t *where = calloc(n ? n : 1, sizeof *where);
+    if (!pcs || !flat || !names || !where) {
+        free(pcs), free(flat), free(names), free(where);
+        return NULL;
+    }
+    for (uint32_t s = 0; s < m->nsites; s++)
+        for (uint32_t i = 0; i < m->stacks[s].n; i++) {
+            pcs[k] = m->stacks[s].f[i];
+            where[k++] = (size_t)s * HBT_SITE_FRAMES + i;
+        }
+    if (symbolize(m->maps, pcs, k, flat) < 0) {
+        free(pcs), free(flat), free(names), free(where);
+        return NULL;
+    }
+    for (size_t i = 0; i < k; i++)
+        names[where[i]] = flat[i];
+    free(pcs), free(flat), free(where);
+    return names;
+}
+
+/* The site's frames, innermost first, joined by sep into out. */
+static void site_text(char **names, const struct site_map *m, uint32_t id, const char *sep, uint32_t most, char *out, size_t cap)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < m->stacks[id - 1].n && i < most && at < cap; i++) {
+        const char *nm = names[(size_t)(id - 1) * HBT_SITE_FRAMES + i];
+        at += (size_t)snprintf(out + at, cap - at, "%s%s", i ? sep : "", nm ? nm : "?");
+    }
+}
+
+static int print_site_table(const struct hbt_trace *t, const struct site_map *m)
+{
+    const char *why = site_map_missing(m, t);
+    if (why) {
+        fprintf(stderr, "hbtrace: %s\n", why);
+        return 2;
+    }
+    char **names = site_names(m);
+    if (!names) {
+        fprintf(stderr, "hbtrace: out of memory naming %u call sites\n", m->nsites);
+        return 1;
+    }
+    static char line[HBT_SITE_FRAMES * 1100];
+    for (uint32_t id = 1; id <= m->nsites; id++) {
+        site_text(names, m, id, ";", HBT_SITE_FRAMES, line, sizeof line);
+        for (char *p = line; *p; p++)
+            *p = *p == '\t' || *p == '\n' ? ' ' : *p;
+        printf("site\t%u\t%s\n", id, line);
+    }
+    for (size_t i = 0; i < (size_t)m->nsites * HBT_SITE_FRAMES; i++)
+        free(names[i]);
+    free(names);
+    return 0;
+}
+
+/* The top call sites by their live requested bytes at the peak of live blocks. */
+static void print_top_sites(const struct hbt_trace *t, const struct hbt_stats *s, const struct site_map *m)
+{
+    const char *why = site_map_missing(m, t);
+    if (why) {
+        printf("call sites: none: %s\n", why);
+        return;
+    }
+    printf("call sites: %u (objects with one: %" PRIu64 " of %" PRIu64 ")\n", m->nsites, m->objs_with_site, t->objects);
+    uint64_t *bytes = calloc(m->nsites + 1, sizeof *bytes), *objs = calloc(m->nsites + 1, sizeof *objs);
+    struct hbt_site_live sl = {.site_of = m->of_obj, .nsites = m->nsites, .stop_ops = s->peak_ops, .bytes = bytes, .objects = objs};
+    struct hbt_stats again;
+    char err[512];
+    char **names = bytes && objs ? site_names(m) : NULL;
+    if (!names || hbt_stats_sites(t, &again, &sl, err, sizeof err) < 0) {
+        printf("top call sites: cannot be computed (out of memory)\n");
+        free(bytes), free(objs);
+        return;
+    }
+    printf("top call sites by live bytes at the peak (%" PRIu64 " bytes; innermost frames):\n", s->peak_bytes);
+    for (int k = 0; k < TOP_SITES; k++) {
+        uint32_t best = 0;
+        for (uint32_t id = 1; id <= m->nsites; id++)
+            if (bytes[id] > bytes[best] || (best == 0 && bytes[id]))
+                best = bytes[id] >= bytes[best] || best == 0 ? id : best;
+        if (!best || !bytes[best])
+            break;
+        char text[2400];
+        site_text(names, m, best, " < ", 3, text, sizeof text);
+        printf("  %" PRIu64 " bytes (%.1f%%) in %" PRIu64 " objects: site %u: %s\n", bytes[best], pct(bytes[best], s->peak_bytes), objs[best],
+               best, text);
+        bytes[best] = 0;
+    }
+    if (bytes[0])
+        printf("  %" PRIu64 " bytes in %" PRIu64 " objects without a site\n", bytes[0], objs[0]);
+    for (size_t i = 0; i < (size_t)m->nsites * HBT_SITE_FRAMES; i++)
+        free(names[i]);
+    free(names), free(bytes), free(objs);
+}
+
 int main(int argc, char **argv)
 {
+    int sites_only = argc == 3 && !strcmp(argv[1], "--sites");
+    if (sites_only)
+        argv++, argc--;
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: hbtrace FILE\nPrints the statistics of an allocation trace written by heapbench record.\n");
+        printf("usage: hbtrace [--sites] FILE\nPrints the statistics of an allocation trace written by heapbench record\n"
+               "(--sites: its call-site table, one line per site: site<TAB>ID<TAB>FRAME;FRAME;... innermost first).\n");
         return 0;
     }
     if (argc != 2 || argv[1][0] == '-') {
@@ -104,6 +219,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "hbtrace: %s: %s\n", argv[1], err);
         return 2;
     }
+    struct site_map m;
+    if (site_map_build(&m, &t, err, sizeof err) < 0) {
+        fprintf(stderr, "hbtrace: %s: %s\n", argv[1], err);
+        return 2;
+    }
+    if (sites_only)
+        return print_site_table(&t, &m);
     struct hbt_stats s;
     if (hbt_stats(&t, &s, err, sizeof err) < 0) {
         fprintf(stderr, "hbtrace: %s: %s\n", argv[1], err);
@@ -123,6 +245,8 @@ int main(int argc, char **argv)
     printf("cross-thread frees: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n", s.cross_frees, s.frees, pct(s.cross_frees, s.frees));
     print_touch(&t);
     print_hists(&s);
+    print_top_sites(&t, &s, &m);
+    site_map_free(&m);
     hbt_close(&t);
     return 0;
 }

@@ -184,6 +184,20 @@ int objring_made(struct objring *r, uint16_t th, uint64_t seq)
     return SEQ_OF(tag) >= seq + 1;
 }
 
+void objring_each_obj(struct objring *r, void (*fn)(void *arg, uint64_t obj, uint64_t a, uint64_t b), void *arg)
+{
+    for (uint32_t i = 0; i < r->t->nthreads; i++)
+        for (uint64_t j = 0; r->rings[i].s && j <= r->rings[i].mask; j++) {
+            uint64_t tag = atomic_load_explicit(&r->rings[i].s[j].tag, memory_order_acquire);
+            if (tag && !(tag & (TAKEN | MOVING)))
+                fn(arg, r->t->threads[i].obj_base + tag - 1, atomic_load_explicit(&r->rings[i].s[j].a, memory_order_relaxed),
+                   atomic_load_explicit(&r->rings[i].s[j].b, memory_order_relaxed));
+        }
+    for (uint64_t i = 0; i < r->ovf_cap; i++)
+        if (r->ovf[i].key && r->ovf[i].key != HOLE)
+            fn(arg, r->ovf[i].key - 1, r->ovf[i].a, r->ovf[i].b);
+}
+
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg)
 {
     for (uint32_t i = 0; i < r->t->nthreads; i++)

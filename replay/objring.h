@@ -102,5 +102,7 @@ static inline int objring_take_own(struct objring *r, uint16_t th, uint64_t seq,
 int objring_made(struct objring *r, uint16_t th, uint64_t seq);
 /* Calls fn for every object put and not taken (no other thread may use r meanwhile). */
 void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t b), void *arg);
+/* The same, with each object's global index (its thread's obj_base + its seq). */
+void objring_each_obj(struct objring *r, void (*fn)(void *arg, uint64_t obj, uint64_t a, uint64_t b), void *arg);
 
 #endif

@@ -44,7 +44,13 @@ enum { RAW_EXT = 15 };
  * call, which may free it for another thread; the realloc's own event follows, after the call).
  * RAW_X_TOUCH: the touch measure (format 4's touch records, record_touch.c) of the large block at the
  * address, taken just before the free or realloc that ends it: its count word is raw_touch_word(). */
-enum { RAW_X_TAKE = 1, RAW_X_TOUCH = 2 };
+/* RAW_X_FRAME: one frame (a return address, at the address) of the call site of the thread's next
+ * allocating event; its count word is raw_frame_word(index, frames): a stack is its frames in order,
+ * innermost (the allocating call's caller) first; a lone frame (frames 1) is the call site alone,
+ * recorded only when it differs from the thread's previous one (the post-pass keeps the thread's
+ * last site for the allocating events that follow). */
+enum { RAW_X_TAKE = 1, RAW_X_TOUCH = 2, RAW_X_FRAME = 3 };
+static inline uint64_t raw_frame_word(unsigned index, unsigned frames) { return (uint64_t)frames << 8 | index; }
 /* A touch measure in one word: whole pages of the block (high 32 bits), resident ones (low 32). */
 static inline uint64_t raw_touch_word(uint64_t pages, uint64_t resident) { return pages << 32 | resident; }
 /* A block whose header's fourth word is RAW_BLOCK_TOUCH is not a thread's: it holds the touch

@@ -111,6 +111,7 @@ static struct {
 static struct {
     int enabled, use_tsc, fd, hdr_fd;
     int raw;                         /* raw mode (HEAPBENCH_RECORD_RAW=1): raw events, named and encoded after exit by hbconvert */
+    int sites;                       /* raw mode: REC_SITES_* (record_site.c) */
     uint64_t hdr_off;                /* where the header lies in the file: 0, or after a raw file's prefix */
     struct raw_prefix pre;           /* raw mode: a fork child's parent and order at the fork */
     char name[64];                   /* the file's name in dir */
@@ -156,6 +157,8 @@ static __thread struct {
     struct rec_thread *me;
     int busy;
     int dead;                /* raw mode: this thread records no more (it ended, or exit closed its recorder) */
+    uint32_t site_left;      /* raw mode: allocations before the next whole stack (record_site.c; 0: at the next) */
+    uintptr_t last_site;     /* raw mode: the call site of the thread's previous allocation */
 } tls IE;
 
 /* ---- bootstrap: dlsym may call calloc before the real one is known ---- */
@@ -668,6 +671,38 @@ HOT void raw_event(unsigned kind, uintptr_t addr, uint64_t size, int extra, uint
         put_raw_at(t, kind, addr, size, extra, xword, 0);
 }
 
+void rec_raw_frame(uintptr_t pc, unsigned index, unsigned frames)
+{
+    raw_event(RAW_EXT, pc, RAW_X_FRAME, 1, raw_frame_word(index, frames));
+}
+
+/* Raw mode: a sampled allocation's whole stack (record_site.c), or its lone frame when the mode takes none. */
+static COLD void site_sample(uintptr_t pc)
+{
+    tls.site_left = rec_site_every() - 1;
+    tls.last_site = pc;
+    rec_site_stack(pc);
+}
+
+static COLD void site_change(uintptr_t pc)
+{
+    tls.last_site = pc;
+    if (R.sites != REC_SITES_NONE)
+        rec_raw_frame(pc, 0, 1);
+}
+
+/* Raw mode: the call site pc (the allocating call's return address) of the allocation about to be
+ * recorded (the caller holds tls.busy); big: a block of REC_SITE_BIG bytes or more, whose whole stack
+ * is taken. A run of allocations from one site costs a decrement and two compares each. */
+HOT void site_note(uintptr_t pc, int big)
+{
+    if (__builtin_expect(tls.site_left == 0 || big, 0))
+        return site_sample(pc);
+    tls.site_left--;
+    if (__builtin_expect(pc != tls.last_site, 0))
+        site_change(pc);
+}
+
 void rec_raw_touch(uintptr_t addr, uint64_t pages, uint64_t resident)
 {
     if (pages <= UINT32_MAX) /* a block of 16 TiB or more: no record (replayed wholly written) */
@@ -715,9 +750,10 @@ HOT void produce(struct rec_thread *t, struct hbt_event *e, void *p)
         obj_map_put((uintptr_t)p, rec_touch_mark(p, e->size, rec_id(t->c.thread, seq)));
 }
 
-/* Raw mode: an allocating call that returned p (the caller holds tls.busy, released here). */
-HOT void raw_alloc(unsigned kind, size_t align, size_t n, void *p)
+/* Raw mode: an allocating call that returned p (the caller holds tls.busy, released here); pc: its call site. */
+HOT void raw_alloc(unsigned kind, size_t align, size_t n, void *p, uintptr_t pc)
 {
+    site_note(pc, n >= REC_SITE_BIG);
     raw_event(kind, (uintptr_t)p, n, raw_kind_extra(kind), align ? (uint64_t)__builtin_ctzll(align) : 0);
     rec_touch_raw_mark(p, n);
     tls.busy = 0;
@@ -749,12 +785,13 @@ static __attribute__((noinline, flatten)) void *malloc_chunked(size_t n)
 }
 
 /* Raw mode's malloc of a block of REC_TOUCH_MIN bytes or more (a candidate for touch records). */
-static __attribute__((noinline, flatten)) void *malloc_large(size_t n)
+static __attribute__((noinline, flatten)) void *malloc_large(size_t n, uintptr_t pc)
 {
     if (tls.busy)
         return real.malloc(n);
     tls.busy = 1;
     void *p = real.malloc(n);
+    site_note(pc, n >= REC_SITE_BIG);
     raw_event(HBT_MALLOC, (uintptr_t)p, n, 0, 0);
     rec_touch_raw_born(p, n);
     tls.busy = 0;
@@ -770,11 +807,12 @@ EXPORT __attribute__((flatten)) void *malloc(size_t n)
     if (__builtin_expect(!R.raw, 0)) /* R.raw is set once the real functions are known */
         return malloc_chunked(n);
     if (__builtin_expect(n >= REC_TOUCH_MIN, 0))
-        return malloc_large(n);
+        return malloc_large(n, (uintptr_t)__builtin_return_address(0));
     if (tls.busy)
         return real.malloc(n);
     tls.busy = 1;
     void *p = real.malloc(n);
+    site_note((uintptr_t)__builtin_return_address(0), 0);
     raw_event(HBT_MALLOC, (uintptr_t)p, n, 0, 0);
     tls.busy = 0;
     return p;
@@ -791,6 +829,7 @@ EXPORT __attribute__((flatten)) void *calloc(size_t m, size_t n)
     if (R.raw && !tls.busy) {
         tls.busy = 1;
         void *p = real.calloc(m, n);
+        site_note((uintptr_t)__builtin_return_address(0), total >= REC_SITE_BIG);
         raw_event(HBT_CALLOC, (uintptr_t)p, total, 0, 0);
         rec_touch_raw_mark(p, total);
         tls.busy = 0;
@@ -837,7 +876,7 @@ EXPORT __attribute__((flatten)) void free(void *p)
 
 /* realloc and reallocarray: the old object ends, a new one starts; a failed call keeps the
  * old one (unless it asked for 0 bytes: glibc's realloc(p, 0) frees p and returns NULL). */
-static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, size_t m, size_t n)
+static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, size_t m, size_t n, uintptr_t pc)
 {
     size_t total = __builtin_mul_overflow(m, n, &total) ? SIZE_MAX : total;
     if (__builtin_expect(!real.free, 0))
@@ -857,6 +896,7 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
             raw_event(RAW_EXT, (uintptr_t)p, RAW_X_TAKE, 1, 0);
         }
         void *q = kind == HBT_REALLOC ? real.realloc(p, n) : real.reallocarray(p, m, n);
+        site_note(pc, total >= REC_SITE_BIG);
         raw_event(kind, (uintptr_t)q, total, 1, (uintptr_t)p);
         rec_touch_raw_mark(q, total);
         tls.busy = 0;
@@ -875,8 +915,11 @@ static __attribute__((flatten)) void *realloc_common(unsigned kind, void *p, siz
     return q;
 }
 
-EXPORT void *realloc(void *p, size_t n) { return realloc_common(HBT_REALLOC, p, 1, n); }
-EXPORT void *reallocarray(void *p, size_t m, size_t n) { return realloc_common(HBT_REALLOCARRAY, p, m, n); }
+EXPORT void *realloc(void *p, size_t n) { return realloc_common(HBT_REALLOC, p, 1, n, (uintptr_t)__builtin_return_address(0)); }
+EXPORT void *reallocarray(void *p, size_t m, size_t n)
+{
+    return realloc_common(HBT_REALLOCARRAY, p, m, n, (uintptr_t)__builtin_return_address(0));
+}
 
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
@@ -885,7 +928,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
     if (R.raw && !tls.busy) {
         tls.busy = 1;
         int rc = real.posix_memalign(out, align, n);
-        raw_alloc(HBT_POSIX_MEMALIGN, align, n, rc == 0 ? *out : NULL);
+        raw_alloc(HBT_POSIX_MEMALIGN, align, n, rc == 0 ? *out : NULL, (uintptr_t)__builtin_return_address(0));
         return rc;
     }
     struct rec_thread *t = enter();
@@ -904,7 +947,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
         if (R.raw && !tls.busy) {                                                              \
             tls.busy = 1;                                                                      \
             void *p = call;                                                                    \
-            raw_alloc(kind, align, n, p);                                                      \
+            raw_alloc(kind, align, n, p, (uintptr_t)__builtin_return_address(0));              \
             return p;                                                                          \
         }                                                                                      \
         struct rec_thread *t = enter();                                                        \
@@ -1024,6 +1067,10 @@ __attribute__((constructor)) static void rec_init(void)
     strcpy(R.dir, dir);
     const char *raw = getenv("HEAPBENCH_RECORD_RAW");
     R.raw = raw && strcmp(raw, "1") == 0 && real.free; /* malloc and free test only R.raw */
+    if (R.raw) {
+        int sites = rec_site_init();
+        R.sites = sites < 0 ? REC_SITES_SAMPLE : sites;
+    }
     R.pre.fork_order = RAW_NO_FORK;
     Dl_info info;
     if (real.malloc && dladdr((void *)real.malloc, &info) && info.dli_fname)
@@ -1065,6 +1112,8 @@ __attribute__((destructor)) static void rec_fini(void)
         tls.me = NULL, tls.dead = 1; /* its block is closed: what the process does after this is not recorded */
     if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;
+    if (R.raw)
+        rec_site_maps(R.dir, R.name);
     R.h.complete = 1;
     R.h.threads = n;
     R.h.ops = ops;

@@ -108,6 +108,29 @@ uint64_t rec_touch_renamed(uintptr_t addr, uint64_t old, uint64_t seq);
  * the records (raw mode: as a RAW_BLOCK_TOUCH block of addresses, which the post-pass names). */
 void rec_touch_exit(void);
 
+/* record_site.c, called by the core (raw mode): the call sites of allocating calls (trace format 5's
+ * site chunks, made by the post-pass from the RAW_X_FRAME records). HEAPBENCH_RECORD_SITES says
+ * how much: "none", "one" (the caller of each allocating call: one frame, recorded when it differs
+ * from the thread's previous one), "sample" (the default: one frame for every allocation and the
+ * whole stack, up to HBT_SITE_FRAMES frames, for one allocation in REC_SITE_EVERY and every block of
+ * REC_SITE_BIG bytes or more), "all" (the whole stack of every allocation). */
+#define REC_SITE_EVERY 64u
+#define REC_SITE_BIG (64u << 10)
+enum rec_sites { REC_SITES_NONE, REC_SITES_ONE, REC_SITES_SAMPLE, REC_SITES_ALL };
+/* Reads HEAPBENCH_RECORD_SITES (and loads the unwinder outside any malloc). The mode, or -1 after
+ * saying on stderr that the value is unknown. */
+int rec_site_init(void);
+/* The countdown to the next whole stack after one (UINT32_MAX when no stacks are taken). */
+uint32_t rec_site_every(void);
+/* The whole stack of the allocating call whose caller is pc (its frames, up to HBT_SITE_FRAMES, from
+ * pc outwards), as RAW_X_FRAME records; one frame (pc) when the unwinder does not reach pc. */
+__attribute__((noinline, cold)) void rec_site_stack(uintptr_t pc);
+/* record.c: appends one RAW_X_FRAME record to the calling thread's raw block (the caller holds it). */
+void rec_raw_frame(uintptr_t pc, unsigned index, unsigned frames);
+/* At a normal exit: copies /proc/self/maps beside the raw file (NAME.hbr.maps), for the post-pass to
+ * symbolize the frames from. dir/name: the raw file's. */
+void rec_site_maps(const char *dir, const char *name);
+
 /* record_map.c, called by the core: */
 /* Sets up the mapping hooks (the real functions, the table, the code range of the allocator
  * whose malloc is alloc_fn: its own mapping calls are never the program's). 0, or -1. */

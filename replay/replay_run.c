@@ -50,6 +50,7 @@ struct worker {
     uint64_t base;              /* its objects' global index less their seq (obj_base) */
     uint64_t floor;             /* a lower bound of every other started thread's next (the gate's cache) */
     uint64_t done, nulls, made;
+    int stopped;                /* it reached the replay's stop (o->stop) */
     int64_t mapped;             /* bytes this thread mapped less those it unmapped */
     pthread_t tid;
 };
@@ -463,13 +464,22 @@ static inline __attribute__((always_inline)) void event_begins(struct worker *w,
  * decoded and performed with the cursor's state and the thread's ring in locals, no struct
  * hbt_event; stops at an event that is not plain, left for hbt_next, or at its chunk's end.
  * Returns the thread's live bytes. */
-static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping, int self)
+static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping, int self,
+                                                                int stopping)
 {
     struct hbt_run r = hbt_run_begin(c);
     struct ring own = w->rp->tab.rings[w->th];
-    uint64_t left = r.left;
+    uint64_t left = r.left, stop = w->rp->o->stop;
     for (;;) {
         unsigned b = hbt_run_peek(&r);
+        if (stopping && (hbt_plain_malloc(b) || hbt_plain_free(b))) { /* the moment: this event's order is the run's next */
+            struct hbt_run peek = r;
+            hbt_run_head(&peek);
+            if (peek.order >= stop) {
+                w->stopped = 1;
+                break;
+            }
+        }
         if (hbt_plain_malloc(b)) {
             uint64_t seq;
             hbt_run_head(&r);
@@ -496,32 +506,55 @@ static inline __attribute__((always_inline)) int64_t run_plain(struct worker *w,
  * registers to itself (inlined into run_events's loop, it cost about one instruction per event
  * more): the self pass, without and with the gate; the replay pass at full speed without the gate,
  * and with the gate or the recorded speed. */
-static __attribute__((noinline)) int64_t plain_self(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 1); }
-static __attribute__((noinline)) int64_t plain_self_gated(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 1, 0, 1); }
-static __attribute__((noinline)) int64_t plain_replay(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 0); }
+static __attribute__((noinline)) int64_t plain_self(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 1, 0); }
+static __attribute__((noinline)) int64_t plain_self_gated(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 1, 0, 1, 0); }
+static __attribute__((noinline)) int64_t plain_replay(struct worker *w, struct hbt_cursor *c, int64_t live) { return run_plain(w, c, live, 0, 0, 0, 0); }
 static __attribute__((noinline)) int64_t plain_replay_waiting(struct worker *w, struct hbt_cursor *c, int64_t live, int gating, int sleeping)
 {
-    return run_plain(w, c, live, gating, sleeping, 0);
+    return run_plain(w, c, live, gating, sleeping, 0, 0);
+}
+/* The replay pass that stops at the moment o->stop (an explanation's): gated like the others. */
+static __attribute__((noinline)) int64_t plain_replay_stopping(struct worker *w, struct hbt_cursor *c, int64_t live, int gating)
+{
+    return run_plain(w, c, live, gating, 0, 0, 1);
 }
 
 /* The thread's events, performed in order: runs of plain events on the fast path, every other
  * event (and a chunk's first) through hbt_next and perform. GATING, SLEEPING and SELF are
  * constant in each inlined copy, so that a thread that does neither (one recorded thread, or
  * --order=free, at full speed) tests nothing per event for them. */
-static inline __attribute__((always_inline)) void run_events(struct worker *w, struct hbt_cursor *c, int gating, int sleeping, int self)
+static inline __attribute__((always_inline)) void run_events(struct worker *w, struct hbt_cursor *c, int gating, int sleeping, int self,
+                                                              int stopping)
 {
     struct hbt_event e;
     int64_t live = 0;
     for (;;) {
-        live = self ? (gating ? plain_self_gated(w, c, live) : plain_self(w, c, live))
-               : (!gating && !sleeping ? plain_replay(w, c, live) : plain_replay_waiting(w, c, live, gating, sleeping));
-        if (hbt_next(c, &e) != 1)
+        live = stopping ? plain_replay_stopping(w, c, live, gating)
+               : self   ? (gating ? plain_self_gated(w, c, live) : plain_self(w, c, live))
+                        : (!gating && !sleeping ? plain_replay(w, c, live) : plain_replay_waiting(w, c, live, gating, sleeping));
+        if ((stopping && w->stopped) || hbt_next(c, &e) != 1)
+            break;
+        if (stopping && e.order >= w->rp->o->stop)
             break;
         event_begins(w, e.order, e.ns, 0, gating, sleeping);
         live += perform(w, &e, self);
         atomic_store_explicit(&w->live, live, memory_order_relaxed);
         w->done++;
     }
+}
+
+/* The calling thread's stack is the replayer's own memory (hbt_pages_note), which an explanation
+ * does not count as the allocator's. */
+static void note_stack(void)
+{
+    pthread_attr_t a;
+    void *lo;
+    size_t n;
+    if (pthread_getattr_np(pthread_self(), &a) != 0)
+        return;
+    if (pthread_attr_getstack(&a, &lo, &n) == 0)
+        hbt_pages_note(lo, n);
+    pthread_attr_destroy(&a);
 }
 
 static void *worker_main(void *arg)
@@ -531,14 +564,18 @@ static void *worker_main(void *arg)
     struct hbt_cursor c;
     int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
     hbt_cursor_init(&c, rp->t, w->th);
-    if (rp->self && !gating)
-        run_events(w, &c, 0, 0, 1);
+    note_stack();
+    w->stopped = 0;
+    if (rp->o->stop && !rp->self)
+        run_events(w, &c, gating, 0, 0, 1);
+    else if (rp->self && !gating)
+        run_events(w, &c, 0, 0, 1, 0);
     else if (rp->self)
-        run_events(w, &c, 1, 0, 1);
+        run_events(w, &c, 1, 0, 1, 0);
     else if (!gating && !sleeping)
-        run_events(w, &c, 0, 0, 0);
+        run_events(w, &c, 0, 0, 0, 0);
     else
-        run_events(w, &c, gating, sleeping, 0);
+        run_events(w, &c, gating, sleeping, 0, 0);
     w->made = c.seq; /* every object the thread decoded was put (or the replay ended) */
     atomic_store_explicit(&w->next, DONE, memory_order_release);
     return NULL;
@@ -566,6 +603,11 @@ static void sort_by_start(struct replay *rp)
         }
         rp->by_start[j] = i;
     }
+}
+
+void replay_each_live(struct replay *rp, void (*fn)(void *arg, uint64_t obj, uint64_t ptr, uint64_t size), void *arg)
+{
+    objring_each_obj(&rp->tab, fn, arg);
 }
 
 void replay_free(struct replay *rp)

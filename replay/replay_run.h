@@ -29,6 +29,8 @@ struct replay_opts {
     uint64_t window;           /* events of the global order a thread may run ahead of another */
     uint64_t page;             /* page size for TOUCH_FIRST, TOUCH_NOCALLOC and TOUCH_WHOLE */
     const struct touch_table *touches; /* the trace's touch records (TOUCH_FIRST, TOUCH_NOCALLOC); NULL: none */
+    uint64_t stop;             /* 0: every event; else the replay stops before the first event of order >= stop
+                                * (the moment an explanation looks at: every earlier event performed, no later one) */
 };
 
 /* What the replay did. */
@@ -59,6 +61,9 @@ typedef void (*replay_sample_fn)(void *arg, double seconds, uint64_t live_bytes)
  * every 10 ms or more while the replay runs, with the seconds since its start and its live
  * requested bytes; it must not call the allocator. */
 int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, struct replay_result *r);
+/* Calls fn for every object left live by the last replay_run (its global index, pointer and requested
+ * size), with no replay running. */
+void replay_each_live(struct replay *rp, void (*fn)(void *arg, uint64_t obj, uint64_t ptr, uint64_t size), void *arg);
 /* Releases a prepared replay. */
 void replay_free(struct replay *rp);
 

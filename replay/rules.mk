@@ -31,19 +31,19 @@ $(RP_OBJDIR)/pic/lto-trace.o: contract/trace.c $(CONTRACT_H) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RP_LTO) -fPIC -fvisibility=hidden -Icontract -c $< -o $@
 
-$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map rawtrace record_touch lto-trace)
+$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map rawtrace record_touch record_site lto-trace)
 	$(CC) $(CFLAGS) $(RP_LTO) -shared -o $@ $^ -lz -ldl -lpthread
 
-$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run touch_table trace_stats objring) $(RP_TRACE) $(RP_WLCOMMON)
+$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run touch_table trace_stats objring explain_snap site_map) $(RP_TRACE) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
 
-$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objring) $(RP_TRACE)
+$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objring site_map symbolize) $(RP_TRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
 # The recorder's post-pass: raw recordings (rawtrace.h) into format-3 traces.
-$(B)/replay/hbconvert: $(patsubst %,$(RP_OBJDIR)/%.o,hbconvert rawtrace addr_table) $(RP_TRACE)
+$(B)/replay/hbconvert: $(patsubst %,$(RP_OBJDIR)/%.o,hbconvert rawtrace addr_table conv_sites) $(RP_TRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 

@@ -26,6 +26,8 @@ struct walk {
     struct objring tab;
     struct hbt_stats *s;
     uint64_t alive;            /* threads alive now */
+    struct hbt_site_live *sl;  /* NULL, or the per-site live bytes to fill at sl->stop_ops */
+    uint64_t *site_bytes, *site_objects; /* the walk's running per-site sums (sl only) */
     char *err;
     size_t errlen;
 };
@@ -70,12 +72,25 @@ static unsigned life_bucket(uint64_t ns)
 }
 
 /* Raises *peak to v (noting when) if v is above it. */
-static void note_peak(uint64_t v, uint64_t ns, uint64_t *peak, uint64_t *peak_ns)
+static int note_peak(uint64_t v, uint64_t ns, uint64_t *peak, uint64_t *peak_ns)
 {
     if (v > *peak) {
         *peak = v;
         *peak_ns = ns;
+        return 1;
     }
+    return 0;
+}
+
+/* The running per-site sums: object obj (of size bytes, a block, not a mapping) made (dir 1) or consumed (-1). */
+static void site_add(struct walk *w, uint64_t obj, uint64_t size, int dir)
+{
+    if (!w->sl)
+        return;
+    uint32_t site = obj < w->t->objects ? w->sl->site_of[obj] : 0;
+    site = site <= w->sl->nsites ? site : 0;
+    w->site_bytes[site] += dir > 0 ? size : -size;
+    w->site_objects[site] += dir > 0 ? 1 : (uint64_t)-1;
 }
 
 static int refuse(struct walk *w, const char *fmt, ...)
@@ -161,6 +176,7 @@ static int account(struct walk *w, const struct hbt_event *e)
         if (was) {
             s->live_bytes -= was & ST_SIZE;
             s->live_objects--;
+            site_add(w, e->ref, was & ST_SIZE, -1);
         }
         if (hbt_produces(e)) {
             s->produced++;
@@ -169,19 +185,39 @@ static int account(struct walk *w, const struct hbt_event *e)
         if (made) {
             s->live_objects++;
             s->live_bytes += e->size;
-            note_peak(s->live_bytes, e->ns, &s->peak_bytes, &s->peak_ns);
+            site_add(w, e->prod, e->size, 1);
+            if (note_peak(s->live_bytes, e->ns, &s->peak_bytes, &s->peak_ns))
+                s->peak_ops = s->ops;
         }
     }
     if (s->live_objects + s->mapped_objects > s->peak_objects)
         s->peak_objects = s->live_objects + s->mapped_objects;
-    note_peak(s->live_bytes + s->mapped_bytes, e->ns, &s->peak_total, &s->peak_total_ns);
+    if (note_peak(s->live_bytes + s->mapped_bytes, e->ns, &s->peak_total, &s->peak_total_ns))
+        s->peak_total_ops = s->ops;
+    if (w->sl && s->ops == w->sl->stop_ops) {
+        memcpy(w->sl->bytes, w->site_bytes, (w->sl->nsites + 1) * sizeof(uint64_t));
+        memcpy(w->sl->objects, w->site_objects, (w->sl->nsites + 1) * sizeof(uint64_t));
+    }
     return 0;
 }
 
-int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen)
+int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen) { return hbt_stats_sites(t, s, NULL, err, errlen); }
+
+int hbt_stats_sites(const struct hbt_trace *t, struct hbt_stats *s, struct hbt_site_live *sl, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    struct walk w = {.t = t, .s = s, .err = err, .errlen = errlen};
+    struct walk w = {.t = t, .s = s, .err = err, .errlen = errlen, .sl = sl};
+    size_t site_bytes = sl ? 2 * (sl->nsites + 1) * sizeof(uint64_t) : 0;
+    if (sl) {
+        w.site_bytes = hbt_pages(site_bytes);
+        if (!w.site_bytes) {
+            snprintf(err, errlen, "out of memory for the live bytes of %u call sites", sl->nsites);
+            return -1;
+        }
+        w.site_objects = w.site_bytes + sl->nsites + 1;
+        memset(sl->bytes, 0, (sl->nsites + 1) * sizeof(uint64_t));
+        memset(sl->objects, 0, (sl->nsites + 1) * sizeof(uint64_t));
+    }
     size_t bytes = (t->nthreads ? t->nthreads : 1) * (sizeof(struct head) + sizeof(struct head *));
     struct head *heads = hbt_pages(bytes), **heap = heads ? (struct head **)(heads + t->nthreads) : NULL;
     if (!heads || objring_init(&w.tab, t, 4096, 0) < 0) {
@@ -215,5 +251,6 @@ int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t 
     s->life_hist[HBT_LIFE_BUCKETS - 1] = s->live_objects;
     objring_free(&w.tab);
     hbt_unpages(heads, bytes);
+    hbt_unpages(w.site_bytes, site_bytes);
     return rc;
 }

@@ -20,6 +20,7 @@ struct hbt_stats {
     uint64_t frees, cross_frees, cross_consumes; /* frees / consumes of another thread's object */
     uint64_t produced, live_objects, live_bytes;  /* at the end */
     uint64_t peak_bytes, peak_ns, end_ns;
+    uint64_t peak_ops, peak_total_ops;            /* events walked when peak_bytes and peak_total were reached */
     uint64_t size_hist[HBT_SIZE_BUCKETS], life_hist[HBT_LIFE_BUCKETS];
     uint64_t threads_used;                        /* threads with at least one event */
     uint64_t mapped_objects, mapped_bytes;        /* the program's own mappings live at the end */
@@ -37,4 +38,14 @@ struct hbt_stats {
  * order, a dependency that no replay can meet (threads that each free the other's object
  * before it exists), naming that event; or when memory is refused. */
 int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen);
+
+/* Live requested bytes and objects per call site at one moment of the walk. */
+struct hbt_site_live {
+    const uint32_t *site_of;   /* per object (global index): its site id (site_map.h), 0 none */
+    uint32_t nsites;
+    uint64_t stop_ops;         /* the moment: after this many events of the walk (hbt_stats' peak_ops for the peak) */
+    uint64_t *bytes, *objects; /* [nsites + 1], filled (index 0: objects without a site) */
+};
+/* hbt_stats, and the live blocks (not the program's mappings) per site after sl->stop_ops events. */
+int hbt_stats_sites(const struct hbt_trace *t, struct hbt_stats *s, struct hbt_site_live *sl, char *err, size_t errlen);
 #endif

@@ -3,12 +3,12 @@
 # Completes the subcommands; each subcommand's options, read from its own `--help` (so they cannot
 # drift from the CLI); allocator and workload names, read from `heapbench list`, also inside
 # comma-separated lists (-a glibc,jem<TAB>); directories and files where an option or a
-# subcommand takes a path; the command after `--` of exec, record, tune, advise and ci --ab; history's own subcommands
+# subcommand takes a path; the command after `--` of exec, record, tune, advise, explain and ci --ab; history's own subcommands
 # (add, testbeds, changes, report, export), each with the options of its `--help`.
 # Always holds: the completion never runs a benchmark: it only runs `heapbench SUB --help` and
 # `heapbench list`, each at most once per shell and heapbench binary (the answers are cached).
 
-_HEAPBENCH_SUBCOMMANDS="run exec list check doctor record trace report compare ci merge tune history advise"
+_HEAPBENCH_SUBCOMMANDS="run exec list check doctor record trace report compare ci merge tune history advise explain"
 _HEAPBENCH_HISTORY_SUBCOMMANDS="add testbeds changes report export"
 
 # The options that `$1 $2 [$3] --help` prints: every -x / --name at the start of an option line.
@@ -67,7 +67,7 @@ _heapbench()
     _init_completion -n =: || return
     local bin=${words[0]} sub="" hsub="" i
     for ((i = 1; i < cword; i++)); do
-        if [[ "${words[i]}" == -- ]] && [[ "$sub" == exec || "$sub" == record || "$sub" == tune || "$sub" == ci || "$sub" == advise ]]; then
+        if [[ "${words[i]}" == -- ]] && [[ "$sub" == exec || "$sub" == record || "$sub" == tune || "$sub" == ci || "$sub" == advise || "$sub" == explain ]]; then
             _command_offset $((i + 1))
             return
         fi
