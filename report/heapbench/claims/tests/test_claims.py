@@ -187,15 +187,22 @@ class JudgesTest(unittest.TestCase):
     """Judges decide from the figures, both ways, and say no figure when a cell did not run."""
 
     def test_frag_article_form(self):
-        """200 of 201 MiB kept after free-all holds; 3 MiB does not; a failed run is no figure."""
-        p = a000.PIN_P
-        self.assertEqual(a000.judge_frag([frag_rows(p, 206000, 206000, 205000, 4000)])[1].kind, V.HOLDS)
-        self.assertEqual(a000.judge_frag([frag_rows(p, 206000, 206000, 3000, 3000)])[1].kind, V.NOT_HOLD)
-        rows = frag_rows(p, 206000, 206000, 205000, 4000)
-        rows["runs"][0]["status"] = "failed"
-        measured, verdict = a000.judge_frag([rows])
-        self.assertIn("n/a", measured)
-        self.assertEqual(verdict.kind, V.UNTESTABLE)
+        """200 of 201 MiB kept after free-all holds; 3 MiB does not; a failed run is no figure. The
+        headline row reads the article's form (no pin), the labelled row the pinned cell."""
+        for params, judge in ((a000.FRAG_P, a000.judge_kept(a000.FRAG_P)), (a000.PIN_P, a000.judge_kept(a000.PIN_P))):
+            self.assertEqual(judge([frag_rows(params, 206000, 206000, 205000, 4000)])[1].kind, V.HOLDS)
+            self.assertEqual(judge([frag_rows(params, 206000, 206000, 3000, 3000)])[1].kind, V.NOT_HOLD)
+            rows = frag_rows(params, 206000, 206000, 205000, 4000)
+            rows["runs"][0]["status"] = "failed"
+            measured, verdict = judge([rows])
+            self.assertIn("n/a", measured)
+            self.assertEqual(verdict.kind, V.UNTESTABLE)
+        by_id = {c["id"]: c for c in CLAIMS}
+        self.assertEqual(by_id["frag"]["specs"], [a000.FRAG_NOPIN], "the headline row is the article's code")
+        self.assertEqual(by_id["frag/pin"]["specs"], [a000.FRAG_PIN])
+        # the headline judge reads the unpinned cell: a pinned cell alone gives it no figure
+        self.assertEqual(by_id["frag"]["judge"]([frag_rows(a000.PIN_P, 206000, 206000, 205000, 4000)])[1].kind,
+                         V.UNTESTABLE)
 
     def test_cell_that_did_not_run(self):
         """Every judge takes the rows of a cell that gave no results (no latency table either), shows
@@ -277,6 +284,8 @@ class JudgesTest(unittest.TestCase):
             return other.judge_calloc([measure.EMPTY, instr])[1].kind
         self.assertEqual(judge(654966389, 252313395), V.HOLDS)
         self.assertEqual(judge(252313395, 252313395), V.NOT_HOLD)
+        self.assertEqual(judge(300, 210), V.NOT_HOLD, "calloc at 70% of malloc+memset: not the skipped memset")
+        self.assertEqual(judge(300, 190), V.HOLDS)
 
     def test_kernel_bound_rows(self):
         """A time that is page faults cannot be tested here, with the faults' share as the reason;
