@@ -4,7 +4,9 @@ Always holds: no test measures anything (check-claims' real rows are tested by
 workloads/tests/run); each judge is fed rows shaped like heapbench.results.load()'s and must
 decide both ways around its bound, and say undecided when the runs straddle it.
 """
+import contextlib
 import unittest
+from unittest import mock
 
 from heapbench import stats
 from heapbench.claims import a000, a001, a002, a003, a004, figures, measure, other, profile
@@ -36,6 +38,13 @@ Ir                    file:function
    50,000 ( 5.00%)  /src/workloads/parser.c:ps_value'2 [/build/workloads/parser]
    20,000 ( 2.00%)  ./csu/../csu/libc-start.c:__libc_start_main@@GLIBC_2.34 [/usr/lib/x86_64-linux-gnu/libc.so.6]
 """
+
+
+@contextlib.contextmanager
+def cores(n):
+    """Judge as on a machine of n cores (article 001's judges apply the 2-core rule to a001.CORES)."""
+    with mock.patch.object(a001, "CORES", n):
+        yield
 
 
 def rows_of(phases=(), runs=(), files=None, latency=()):
@@ -187,15 +196,22 @@ class JudgesTest(unittest.TestCase):
     """Judges decide from the figures, both ways, and say no figure when a cell did not run."""
 
     def test_frag_article_form(self):
-        """200 of 201 MiB kept after free-all holds; 3 MiB does not; a failed run is no figure."""
-        p = a000.PIN_P
-        self.assertEqual(a000.judge_frag([frag_rows(p, 206000, 206000, 205000, 4000)])[1].kind, V.HOLDS)
-        self.assertEqual(a000.judge_frag([frag_rows(p, 206000, 206000, 3000, 3000)])[1].kind, V.NOT_HOLD)
-        rows = frag_rows(p, 206000, 206000, 205000, 4000)
-        rows["runs"][0]["status"] = "failed"
-        measured, verdict = a000.judge_frag([rows])
-        self.assertIn("n/a", measured)
-        self.assertEqual(verdict.kind, V.UNTESTABLE)
+        """200 of 201 MiB kept after free-all holds; 3 MiB does not; a failed run is no figure. The
+        headline row reads the article's form (no pin), the labelled row the pinned cell."""
+        for params, judge in ((a000.FRAG_P, a000.judge_kept(a000.FRAG_P)), (a000.PIN_P, a000.judge_kept(a000.PIN_P))):
+            self.assertEqual(judge([frag_rows(params, 206000, 206000, 205000, 4000)])[1].kind, V.HOLDS)
+            self.assertEqual(judge([frag_rows(params, 206000, 206000, 3000, 3000)])[1].kind, V.NOT_HOLD)
+            rows = frag_rows(params, 206000, 206000, 205000, 4000)
+            rows["runs"][0]["status"] = "failed"
+            measured, verdict = judge([rows])
+            self.assertIn("n/a", measured)
+            self.assertEqual(verdict.kind, V.UNTESTABLE)
+        by_id = {c["id"]: c for c in CLAIMS}
+        self.assertEqual(by_id["frag"]["specs"], [a000.FRAG_NOPIN], "the headline row is the article's code")
+        self.assertEqual(by_id["frag/pin"]["specs"], [a000.FRAG_PIN])
+        # the headline judge reads the unpinned cell: a pinned cell alone gives it no figure
+        self.assertEqual(by_id["frag"]["judge"]([frag_rows(a000.PIN_P, 206000, 206000, 205000, 4000)])[1].kind,
+                         V.UNTESTABLE)
 
     def test_cell_that_did_not_run(self):
         """Every judge takes the rows of a cell that gave no results (no latency table either), shows
@@ -277,6 +293,8 @@ class JudgesTest(unittest.TestCase):
             return other.judge_calloc([measure.EMPTY, instr])[1].kind
         self.assertEqual(judge(654966389, 252313395), V.HOLDS)
         self.assertEqual(judge(252313395, 252313395), V.NOT_HOLD)
+        self.assertEqual(judge(300, 210), V.NOT_HOLD, "calloc at 70% of malloc+memset: not the skipped memset")
+        self.assertEqual(judge(300, 190), V.HOLDS)
 
     def test_kernel_bound_rows(self):
         """A time that is page faults cannot be tested here, with the faults' share as the reason;
@@ -317,14 +335,22 @@ class JudgesTest(unittest.TestCase):
         def rows(f32):
             return rows_of(runs=[dict(allocator=a, threads=t, minflt=f + i)
                                  for a in ["glibc"] + a001.FAST for t, f in ((1, 100), (32, f32)) for i in range(3)])
-        self.assertEqual(a001.judge_faults([rows(5000)])[1].kind, V.HOLDS)
-        self.assertEqual(a001.judge_faults([rows(200)])[1].kind, V.NOT_HOLD)
+        with cores(64):
+            self.assertEqual(a001.judge_faults([rows(5000)])[1].kind, V.HOLDS)
+            self.assertEqual(a001.judge_faults([rows(200)])[1].kind, V.NOT_HOLD)
+        with cores(2):
+            measured, verdict = a001.judge_faults([rows(5000)])
+            self.assertEqual(verdict.kind, V.UNTESTABLE, "32 threads contending on 2 cores: the rule")
+            self.assertIn("glibc x49.5", measured, "the figures stay as information")
 
     def test_mmap_share(self):
         """0.15% of mmap does not make 60%; 70% does; no strace output is no figure."""
-        self.assertEqual(a001.judge_mmap_share([rows_of(files={"strace.txt": STRACE_OUT})])[1].kind, V.NOT_HOLD)
         heavy = STRACE_OUT.replace(" 0.15    0.000285", "70.00    0.000285")
-        self.assertEqual(a001.judge_mmap_share([rows_of(files={"strace.txt": heavy})])[1].kind, V.HOLDS)
+        with cores(64):
+            self.assertEqual(a001.judge_mmap_share([rows_of(files={"strace.txt": STRACE_OUT})])[1].kind, V.NOT_HOLD)
+            self.assertEqual(a001.judge_mmap_share([rows_of(files={"strace.txt": heavy})])[1].kind, V.HOLDS)
+        with cores(2):
+            self.assertEqual(a001.judge_mmap_share([rows_of(files={"strace.txt": heavy})])[1].kind, V.UNTESTABLE)
         self.assertEqual(a001.judge_mmap_share([rows_of()])[1].kind, V.UNTESTABLE)
 
     def test_arena_limit_latency(self):
@@ -333,8 +359,21 @@ class JudgesTest(unittest.TestCase):
             lat = [dict(run=i * 2 + k, allocator="glibc", env=e, phase="churn", op="malloc", p99=v + i)
                    for i in range(5) for k, (e, v) in enumerate(zip(a001.ARENA_ENVS, (limited, 40)))]
             return rows_of(runs=[dict(run=r["run"]) for r in lat], latency=lat)
-        self.assertEqual(a001.judge_arena_limit([rows(80)])[1].kind, V.HOLDS)
-        self.assertEqual(a001.judge_arena_limit([rows(40)])[1].kind, V.NOT_HOLD)
+        with cores(64):  # a machine that can run more threads at once than glibc's cap for 2 cores
+            self.assertEqual(a001.judge_arena_limit([rows(80)])[1].kind, V.HOLDS)
+            self.assertEqual(a001.judge_arena_limit([rows(40)])[1].kind, V.NOT_HOLD)
+        with cores(2):  # exceeding 8 x 2 arenas needs 17 threads at once
+            self.assertEqual(a001.judge_arena_limit([rows(80)])[1].kind, V.UNTESTABLE)
+
+    def test_contention_rule(self):
+        """One rule for every N-thread row: decided at or below the core count, cannot be tested above it."""
+        decided = V.decide(V.exact(3.0), lo=2.0)
+        with cores(2):
+            self.assertEqual(a001.contention(2, decided).kind, V.HOLDS)
+            self.assertEqual(a001.contention(3, decided).kind, V.UNTESTABLE)
+            self.assertIn("2 cores", a001.contention(32, decided).note)
+        with cores(32):
+            self.assertEqual(a001.contention(32, decided).kind, V.HOLDS)
 
     def test_parser_profile(self):
         """45% of the parse's instructions in malloc + free is below the article's 57-67% band."""
