@@ -36,7 +36,7 @@ static const struct {
     {"ci", "heapbench.compare.ci", 1},       {"merge", "heapbench.compare.merge", 1},
     {"tune", "heapbench.tune", 1},           {"hyperfine", "heapbench.hyperfine", 0},
     {"history", "heapbench.history", 1},
-    {"advise", "heapbench.advise", 1},
+    {"advise", "heapbench.advise", 1},      {"bisect", "heapbench.bisect", 1},
 };
 
 /* The table's target of name, or NULL. */

@@ -129,6 +129,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  tune      sweep allocator knobs, verify each took effect, Pareto front\n"
                      "  history   the history of runs per testbed: heapbench history add|testbeds|changes|report|export\n"
                      "  advise    which allocator and settings for my program: heapbench advise [--goal G] -- CMD ARGS...\n"
+                     "  bisect    the first commit that changed memory or speed: heapbench bisect --good A --bad B -- CMD\n"
                      "  --version print the version and the commit it was built from\n"
                      "Results: each run writes <run-id>/ and the link latest into the results location:\n"
                      "$HEAPBENCH_RESULTS when set; else, installed, ./results of the current directory\n"
