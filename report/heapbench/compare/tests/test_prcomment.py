@@ -52,6 +52,25 @@ class CommentTest(unittest.TestCase):
         self.assertEqual(prcomment.state(result([row("c", stats.UNKNOWN)]), allow_unknown=True), "PASS")
         self.assertEqual(prcomment.state(result([row("b", stats.SAME, 0.0)])), "PASS")
 
+    def test_ci_writes_it(self):
+        """compare_write (every ci mode's writer) writes the comment when --pr-comment is given."""
+        import argparse
+        from heapbench.compare import compare
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "comment.md")
+            args = argparse.Namespace(markdown=None, junit=None, pr_comment=path, alpha=0.05, allow_unknown=False)
+            with open(os.devnull, "w") as devnull:
+                old, sys.stdout = sys.stdout, devnull
+                try:
+                    compare.compare_write(args, result([row("a", stats.REGRESSION)]), tmp, title="heapbench ci")
+                finally:
+                    sys.stdout = old
+            with open(path) as f:
+                text = f.read()
+        self.assertTrue(text.startswith(prcomment.MARKER))
+        self.assertIn("heapbench ci: **FAIL**", text)
+        self.assertIn("ci-runner", text)
+
     def test_limit(self):
         """Thousands of changed cells: the comment stays under 65,536 characters and counts what it left out."""
         res = result([row(f"cell-{i}-" + "x" * 80, stats.REGRESSION) for i in range(3000)]
