@@ -27,7 +27,8 @@ def row(label, verdict, change=0.1, note=""):
     """One verdicts.run() row."""
     return {"label": label, "metric": "wall_s", "base_median": 1.0, "new_median": 1.0 + change, "change": change,
             "ci_low": change - 0.02, "ci_high": change + 0.02, "p_holm": 0.001, "verdict": verdict, "note": note,
-            "needed_reps": 7, "host_new": "ci-runner", "workload": "w", "allocator": "glibc", "threshold": 0.05}
+            "needed_reps": 7, "host_new": "ci-runner", "host_base": "ci-runner", "workload": "w", "allocator": "glibc",
+            "threshold": 0.05, "threads": 1, "params": "", "env": "", "value": "ratio", "n_base": 5, "n_new": 5, "p": 0.001}
 
 
 def result(rows):
