@@ -8,7 +8,7 @@
 # Always holds: the completion never runs a benchmark: it only runs `heapbench SUB --help` and
 # `heapbench list`, each at most once per shell and heapbench binary (the answers are cached).
 
-_HEAPBENCH_SUBCOMMANDS="run exec list check doctor record trace report compare ci merge tune history advise explain"
+_HEAPBENCH_SUBCOMMANDS="run exec list check doctor record trace report compare ci merge tune history advise explain bisect"
 _HEAPBENCH_HISTORY_SUBCOMMANDS="add testbeds changes report export"
 
 # The options that `$1 $2 [$3] --help` prints: every -x / --name at the start of an option line.
@@ -67,7 +67,7 @@ _heapbench()
     _init_completion -n =: || return
     local bin=${words[0]} sub="" hsub="" i
     for ((i = 1; i < cword; i++)); do
-        if [[ "${words[i]}" == -- ]] && [[ "$sub" == exec || "$sub" == record || "$sub" == tune || "$sub" == ci || "$sub" == advise || "$sub" == explain ]]; then
+        if [[ "${words[i]}" == -- ]] && [[ "$sub" == exec || "$sub" == record || "$sub" == tune || "$sub" == ci || "$sub" == advise || "$sub" == explain || "$sub" == bisect ]]; then
             _command_offset $((i + 1))
             return
         fi

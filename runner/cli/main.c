@@ -1,5 +1,5 @@
 /* main.c - build/heapbench: dispatches the subcommands (run, exec, list, check, doctor, record, trace in C; report, compare,
- * ci, merge, tune, history, advise, explain in Python under /usr/bin/python3, through python.c's table).
+ * ci, merge, tune, history, advise, explain, bisect in Python under /usr/bin/python3, through python.c's table).
  *
  * Always holds: an unknown subcommand or a missing one exits 2 with one line; the Python
  * subcommands get HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH in their environment (python.h).
@@ -53,6 +53,6 @@ int main(int argc, char **argv)
         return hb_cmd_doctor(argc - 1, argv + 1);
     if (hb_python_is_subcommand(cmd))
         hb_python_exec(argc - 1, argv + 1);
-    hb_usage("unknown command '%s'; valid: run, exec, list, check, doctor, record, trace, report, compare, ci, merge, tune, history, advise, explain (see heapbench --help)",
+    hb_usage("unknown command '%s'; valid: run, exec, list, check, doctor, record, trace, report, compare, ci, merge, tune, history, advise, explain, bisect (see heapbench --help)",
              cmd);
 }

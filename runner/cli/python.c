@@ -37,6 +37,7 @@ static const struct {
     {"tune", "heapbench.tune", 1},           {"hyperfine", "heapbench.hyperfine", 0},
     {"history", "heapbench.history", 1},
     {"advise", "heapbench.advise", 1},       {"explain", "heapbench.explain", 1},
+    {"bisect", "heapbench.bisect", 1},
 };
 
 /* The table's target of name, or NULL. */

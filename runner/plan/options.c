@@ -139,6 +139,7 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
                      "  advise    which allocator and settings for my program: heapbench advise [--goal G] -- CMD ARGS...\n"
                      "  explain   where a program's memory goes under each allocator, which call sites pin free memory:\n"
                      "            heapbench explain [-a A1,A2] [--at end|peak|N|-N] -- CMD ARGS... (or a TRACE)\n"
+                     "  bisect    the first commit that changed memory or speed: heapbench bisect --good A --bad B -- CMD\n"
                      "  --version print the version and the commit it was built from\n"
                      "Results: each run writes <run-id>/ and the link latest into the results location:\n"
                      "$HEAPBENCH_RESULTS when set; else, installed, ./results of the current directory\n"

@@ -17,6 +17,7 @@ from heapbench import cli
 from heapbench.compare import cells
 from heapbench.compare import fidelity
 from heapbench.compare import output
+from heapbench.compare import prcomment
 from heapbench.compare import repofile
 from heapbench.compare import verdicts
 from heapbench import ownalloc
@@ -42,6 +43,9 @@ def compare_options(parser, gate=False):
     parser.add_argument("--higher", default="", help="metrics where higher is better (comma-separated)")
     parser.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per cell and metric")
+    if gate:
+        parser.add_argument("--pr-comment", metavar="FILE", help="also write one Markdown comment for the pull request "
+                            "(the verdict, the changed and undecided cells; post it with examples/post-comment.py)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     parser.add_argument("--same-rule", choices=stats.SAME_RULES, default=stats.SAME_EQUIVALENCE,
                         help="when a cell is SAME: 'equivalence' (default) only when its interval lies within "
@@ -90,6 +94,10 @@ def compare_write(args, result, csv_dir, title="heapbench compare", itemize=True
         output.markdown(result, args.markdown, title)
     if args.junit:
         output.junit(result, args.junit, title)
+    if getattr(args, "pr_comment", None):
+        hosts = sorted({r.get("host_new") or "" for r in result["rows"]} - {""})
+        prcomment.write(result, args.pr_comment, title=title, testbed=", ".join(hosts), where=csv_dir,
+                        allow_unknown=getattr(args, "allow_unknown", False))
     unknown = [r for r in result["rows"] if r["verdict"] == stats.UNDECIDED and not r["note"]]
     if unknown:
         need = max(r["needed_reps"] for r in unknown)

@@ -1,0 +1,257 @@
+"""main.py - `heapbench bisect --good REV --bad REV [--build CMD] [--metric M] -- CMD ARGS`: the options, their checks, and the search loop.
+
+Always holds: every usage error (a revision that is not a commit, good not an ancestor of bad, an
+end that does not build, a metric the program does not give, good and bad that do not differ) is
+one line and exit 2 before the first step; the user's work tree is never touched (repo.py); each
+step's runs are results directories under OUT (report, compare and check read them); the state
+is saved after every step, so Ctrl-C (exit 130) loses at most the step under way and `--resume
+OUT` goes on; exit 0 when one commit is named, 1 when a range of commits is left.
+"""
+import datetime
+import os
+import shutil
+import sys
+
+from heapbench import cli, layout
+from heapbench.bisect import decide, measure, output, repo, search, state as st
+from heapbench.compare import paired
+
+PROG = "heapbench bisect"
+DEFAULT_METRICS = ("minflt", "maxrss_kb", "task_clock_ms", "wall_s")  # counts first: no load moves them
+NUMERIC = {"wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw", "task_clock_ms",
+           "page_faults", "context_switches", "cpu_migrations", "cycles", "instructions"}
+
+
+def parser():
+    """The options of `heapbench bisect`."""
+    p = cli.ArgParser(prog=PROG, description="Find the first commit between --good and --bad whose program behaves "
+                      "like --bad, by measuring it (runs of each step interleaved with both ends).")
+    p.add_argument("--good", metavar="REV", help="a commit that behaves as wanted")
+    p.add_argument("--bad", metavar="REV", help="a later commit that does not (good must be its ancestor)")
+    p.add_argument("--repo", metavar="DIR", default=".", help="the git repository (default: .); never modified")
+    p.add_argument("--build", metavar="CMD", default="", help="shell command that builds a commit, run in a copy "
+                   "of its files (e.g. 'make prog'); a commit whose build fails is skipped")
+    p.add_argument("--metric", metavar="M", help="what decides: a runs.csv column (minflt, maxrss_kb, wall_s, "
+                   "task_clock_ms, ...) or NAME=REGEX for a figure the program prints; default: the first of "
+                   + ", ".join(DEFAULT_METRICS) + " in which the ends differ")
+    p.add_argument("-a", "--allocators", metavar="A", default="glibc", help="the allocator to run under (default glibc)")
+    p.add_argument("--max-rounds", type=int, default=15, metavar="N",
+                   help="rounds (good, commit, bad) a step may take before it is left undecided (default 15)")
+    p.add_argument("--alpha", type=float, default=0.05, help="error rate of each decision (default 0.05)")
+    p.add_argument("--min-change", default="1%", help="the smallest good-to-bad change worth bisecting (default 1%%)")
+    p.add_argument("--timeout", type=float, metavar="S", help="timeout of one run of the program")
+    p.add_argument("--build-timeout", type=float, default=600, metavar="S", help="timeout of one build (default 600)")
+    cli.add_option(p, "output", "output directory (default bisect-<time> in the results location)")
+    p.add_argument("--resume", metavar="DIR", help="continue an interrupted bisect in DIR")
+    return p
+
+
+def settings_of(p, opts, command):
+    """The checked settings of a fresh bisect (usage errors exit 2)."""
+    if not opts.good or not opts.bad:
+        p.error("give both ends: --good REV --bad REV")
+    if not command:
+        p.error("give the program after '--': heapbench bisect --good A --bad B -- ./prog ARGS")
+    if opts.max_rounds < decide.MIN_ROUNDS:
+        p.error(f"--max-rounds {opts.max_rounds}: a decision needs at least {decide.MIN_ROUNDS} rounds")
+    if not 0 < opts.alpha < 1:
+        p.error(f"--alpha {opts.alpha}: give a number between 0 and 1, e.g. 0.05")
+    try:
+        min_change = cli.fraction(opts.min_change)
+    except ValueError:
+        p.error(f"--min-change {opts.min_change!r}: give a percentage such as 2%")
+    if "," in opts.allocators:
+        p.error("-a: bisect measures under one allocator; give one name")
+    metric, regex = metric_of(p, opts.metric)
+    if not os.path.isdir(opts.repo):
+        p.error(f"--repo {opts.repo}: no such directory")
+    return {"repo": os.path.abspath(opts.repo), "build": opts.build, "command": command, "metric": metric,
+            "metric_regex": regex, "allocator": opts.allocators, "max_rounds": opts.max_rounds, "alpha": opts.alpha,
+            "min_change": min_change, "timeout": opts.timeout, "build_timeout": opts.build_timeout}
+
+
+def metric_of(p, text):
+    """(metric column or None for the default order, [exec --metric words])."""
+    if not text:
+        return None, []
+    if "=" in text:
+        name = text.split("=", 1)[0]
+        if not name.replace("_", "").isalnum():
+            p.error(f"--metric {text!r}: the name before '=' takes letters, digits and _")
+        return "metric_" + name, [text]
+    if text not in NUMERIC:
+        p.error(f"--metric {text}: not a runs.csv column; give one of {', '.join(sorted(NUMERIC))}, or NAME=REGEX")
+    return text, []
+
+
+def tree(out_dir, commit):
+    """The directory a commit's files are exported to."""
+    return os.path.join(out_dir, "trees", commit[:12])
+
+
+def prepare_end(p, settings, out_dir, commit, name):
+    """Exports and builds one end; an end that does not build is a usage error."""
+    path = tree(out_dir, commit)
+    repo.export(settings["repo"], commit, path)
+    ok, why = measure.build(path, settings["build"], settings["build_timeout"])
+    if not ok:
+        hint = " (the build command was not found)" if why.startswith("build exit 127") else ""
+        p.error(f"the {name} end {commit[:12]} does not build{hint}: {why}; see {path}/build.log")
+    return path
+
+
+def run_round(settings, trees, out_dir, k, roles):
+    """One round: each role of roles (rotated by k) run once; {role: values} or raises StepFailed."""
+    order = roles[k % len(roles):] + roles[:k % len(roles)]
+    values = {}
+    for role in order:
+        vals, why = measure.run_once(trees[role], settings, os.path.join(out_dir, f"round-{k:02d}-{role}"))
+        if vals is None:
+            raise StepFailed(role, why)
+        values[role] = vals
+    return values
+
+
+class StepFailed(Exception):
+    """A run of one role failed (its status was not ok)."""
+
+    def __init__(self, role, why):
+        super().__init__(f"{role}: {why}")
+        self.role, self.why = role, why
+
+
+def pick_metric(settings, rounds):
+    """(metric, change figures) of the ends' rounds: the settings' metric, else the first default
+    whose good-to-bad change is beyond --min-change with an interval that excludes 0; None if none."""
+    candidates = [settings["metric"]] if settings["metric"] else list(DEFAULT_METRICS)
+    for metric in candidates:
+        g = [r["good"].get(metric) for r in rounds]
+        b = [r["bad"].get(metric) for r in rounds]
+        if any(v is None for v in g + b):
+            continue
+        change, low, high = paired.change_ci(g, b)
+        if abs(change) >= settings["min_change"] and (low > 0 or high < 0):
+            return metric, {"change": change, "low": low, "high": high, "rounds": len(rounds)}
+    return None, None
+
+
+def check_ends(p, settings, trees, out_dir):
+    """Measures the ends until a metric separates them (or max_rounds); returns (metric, effect)."""
+    rounds = []
+    for k in range(1, settings["max_rounds"] + 1):
+        try:
+            rounds.append(run_round(settings, trees, os.path.join(out_dir, "ends"), k, ["good", "bad"]))
+        except StepFailed as err:
+            p.error(f"the {err.role} end's program failed ({err.why}); fix the command or the ends")
+        if settings["metric"] and not any(settings["metric"] in r["good"] for r in rounds):
+            p.error(f"--metric {settings['metric']}: the program gave no value (a --metric regex that never "
+                    "matched, or a counter this machine does not measure)")
+        if k >= decide.MIN_ROUNDS:
+            metric, effect = pick_metric(settings, rounds)
+            if metric:
+                return metric, effect
+    p.error(f"--good and --bad do not differ by {settings['min_change'] * 100:g}% or more in "
+            f"{settings['metric'] or ', '.join(DEFAULT_METRICS)} after {settings['max_rounds']} rounds "
+            "(the good end behaves like the bad one); nothing to bisect")
+
+
+def step(settings, state, trees, out_dir, index):
+    """Measures one commit against both ends; returns its step record."""
+    commit = state["commits"][index]
+    step_dir = os.path.join(out_dir, f"step-{len(state['steps']) + 1:02d}-{commit[:12]}")
+    shutil.rmtree(step_dir, ignore_errors=True)
+    path = tree(out_dir, commit)
+    repo.export(settings["repo"], commit, path)
+    ok, why = measure.build(path, settings["build"], settings["build_timeout"])
+    if not ok:
+        return {"verdict": search.SKIP, "reason": why, "rounds": 0, "dir": step_dir}
+    looks = settings["max_rounds"] - decide.MIN_ROUNDS + 1
+    metric, rounds, interval = state["metric"], [], None
+    for k in range(1, settings["max_rounds"] + 1):
+        try:
+            v = run_round(settings, dict(trees, commit=path), step_dir, k, ["good", "commit", "bad"])
+        except StepFailed as err:
+            if err.role != "commit":
+                raise
+            return {"verdict": search.SKIP, "reason": f"run failed: {err.why}", "rounds": k, "dir": step_dir}
+        rounds.append((v["good"][metric], v["commit"][metric], v["bad"][metric]))
+        verdict, interval = decide.decide(rounds, settings["alpha"], looks)
+        if verdict:
+            shutil.rmtree(path, ignore_errors=True)
+            return {"verdict": verdict, "rounds": k, "interval": interval, "dir": step_dir}
+    shutil.rmtree(path, ignore_errors=True)
+    return {"verdict": "undecided", "reason": f"not decided in {len(rounds)} rounds", "rounds": len(rounds),
+            "interval": interval, "dir": step_dir}
+
+
+def search_loop(settings, state, out_dir):
+    """Steps until the search is over; the state saved after each."""
+    trees = {"good": tree(out_dir, state["good"]), "bad": tree(out_dir, state["bad"])}
+    n = len(state["commits"])
+    while True:
+        index = search.next_index(n, output.search_verdicts(state))
+        if index is None:
+            return
+        record = step(settings, state, trees, out_dir, index)
+        state["steps"][str(index)] = record
+        st.save(out_dir, state)
+        measure.say(f"step {len(state['steps'])}: {state['commits'][index][:12]} {record['verdict']}"
+                    + (f" ({record['reason']})" if record.get("reason") else f" after {record['rounds']} rounds"))
+
+
+def fresh(p, opts, command):
+    """Checks everything, measures the ends and returns (settings, state, out_dir)."""
+    settings = settings_of(p, opts, command)
+    try:
+        good, bad = (repo.commit_of(settings["repo"], r) for r in (opts.good, opts.bad))
+        commits = repo.commit_range(settings["repo"], good, bad)
+    except repo.RepoError as err:
+        p.error(str(err))
+    out_dir = opts.output or os.path.join(layout.results_dir(), "bisect-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    if os.path.exists(os.path.join(out_dir, "bisect.json")):
+        p.error(f"{out_dir} holds a bisect already; continue it with --resume {out_dir}, or give another -o")
+    os.makedirs(out_dir, exist_ok=True)
+    trees = {"good": prepare_end(p, settings, out_dir, good, "good"), "bad": prepare_end(p, settings, out_dir, bad, "bad")}
+    metric, effect = check_ends(p, settings, trees, out_dir)
+    measure.say(f"{len(commits)} commit{'s' if len(commits) != 1 else ''} after the good end; ends differ in {metric}: "
+                f"{effect['change'] * 100:+.1f}% after {effect['rounds']} rounds; steps into {out_dir}")
+    state = {"version": st.VERSION, "settings": settings, "good": good, "bad": bad, "commits": commits,
+             "metric": metric, "ends": effect, "steps": {}}
+    st.save(out_dir, state)
+    return settings, state, out_dir
+
+
+def resumed(p, opts):
+    """(settings, state, out_dir) of --resume DIR, the ends' trees exported again if missing."""
+    try:
+        state = st.load(opts.resume)
+    except ValueError as err:
+        p.error(str(err))
+    settings = state["settings"]
+    for end in ("good", "bad"):
+        if not os.path.isdir(tree(opts.resume, state[end])):
+            prepare_end(p, settings, opts.resume, state[end], end)
+    return settings, state, opts.resume
+
+
+def main(argv):
+    """Runs `heapbench bisect`; returns the exit status."""
+    p = parser()
+    opts, command = cli.parse_command_line(p, argv, "the program to measure, e.g. -- ./prog ARGS")
+    try:
+        settings, state, out_dir = resumed(p, opts) if opts.resume else fresh(p, opts, command)
+        search_loop(settings, state, out_dir)
+    except KeyboardInterrupt:
+        where = opts.resume or opts.output
+        print(f"{PROG}: interrupted; the steps done are saved" + (f"; continue with --resume {where}" if where else ""),
+              file=sys.stderr)
+        return 130
+    except (measure.MeasureError, repo.RepoError, StepFailed) as err:
+        cli.usage_exit(PROG, str(err))
+    subjects = {c: repo.subject(settings["repo"], c) for c in state["commits"]}
+    for line in output.lines(state, subjects):
+        print(line)
+    answer = output.write(out_dir, state)
+    shutil.rmtree(os.path.join(out_dir, "trees"), ignore_errors=True)
+    print(f"results: {out_dir}")
+    return 0 if answer["first_bad"] else 1

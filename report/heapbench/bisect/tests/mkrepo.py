@@ -1,0 +1,75 @@
+"""mkrepo.py - makes a git repository of a small C program whose allocation pattern changes at one commit, for bisect's tests and benchmark.
+
+Usage: mkrepo.py DIR COMMITS CHANGE KIND [BROKEN,...]
+  COMMITS commits (1..COMMITS); from commit CHANGE on the program does 5% more page faults
+  (KIND=faults: it writes 5% more freshly malloc'd pages) or 10% more work (KIND=time: a ~20 ms
+  loop 10% longer); each commit numbered in BROKEN does not build (an #error in its config.h).
+  Prints the hashes of commit 1 (good) and COMMITS (bad), and of CHANGE, one per line.
+Always holds: every commit changes config.h (so each commit is a distinct tree); the program is
+built by `make` with the repository's own Makefile; nothing outside DIR is written.
+"""
+import os
+import subprocess
+import sys
+
+PROG = r'''#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+int main(void)
+{
+    volatile unsigned long sink = 0;
+    for (long i = 0; i < PAGES; i++) {
+        char *p = malloc(4096);
+        if (!p) return 1;
+        memset(p, (int)i, 4096);
+        sink += (unsigned long)p[7];
+    }
+    for (long i = 0; i < WORK; i++)
+        sink = sink * 6364136223846793005UL + 1442695040888963407UL;
+    return (int)(sink & 0);
+}
+'''
+MAKEFILE = "prog: prog.c config.h\n\tcc -O1 -o prog prog.c\n"
+PAGES, WORK = 4000, 25_000_000
+
+
+def config(n, change, kind, broken):
+    """config.h of commit n."""
+    pages = PAGES * 105 // 100 if kind == "faults" and n >= change else PAGES
+    work = WORK * 110 // 100 if kind == "time" and n >= change else WORK
+    text = f"/* commit {n} */\n#define PAGES {pages}L\n#define WORK {work}L\n"
+    return text + ("#error this commit does not build\n" if n in broken else "")
+
+
+def git(directory, *args):
+    """git -C directory ARGS, its output."""
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.org")
+    return subprocess.run(["git", "-C", directory, *args], check=True, stdout=subprocess.PIPE, text=True,
+                          env=env).stdout.strip()
+
+
+def make(directory, commits, change, kind, broken=()):
+    """Makes the repository; returns (good hash, bad hash, change hash)."""
+    os.makedirs(directory)
+    git(directory, "init", "-q", "-b", "main")
+    with open(os.path.join(directory, "prog.c"), "w") as f:
+        f.write(PROG)
+    with open(os.path.join(directory, "Makefile"), "w") as f:
+        f.write(MAKEFILE)
+    hashes = {}
+    for n in range(1, commits + 1):
+        with open(os.path.join(directory, "config.h"), "w") as f:
+            f.write(config(n, change, kind, set(broken)))
+        git(directory, "add", "-A")
+        git(directory, "commit", "-q", "-m", f"commit {n}")
+        hashes[n] = git(directory, "rev-parse", "HEAD")
+    return hashes[1], hashes[commits], hashes[change]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (5, 6):
+        sys.exit(__doc__)
+    broken = [int(x) for x in sys.argv[5].split(",") if x] if len(sys.argv) == 6 else []
+    for h in make(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], broken):
+        print(h)

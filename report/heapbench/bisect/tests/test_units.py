@@ -1,0 +1,90 @@
+"""test_units.py - bisect's pure parts: the search's next commit and answer with skips, and the good/bad decision from rounds.
+
+Always holds: nothing is measured or built; the decision's tests feed rounds made here.
+"""
+import unittest
+
+from heapbench.bisect import decide, search
+from heapbench.bisect.search import BAD, GOOD, SKIP
+
+
+def simulate(n, first_bad, skips=()):
+    """Runs the search on n commits whose first bad index is first_bad; skips never decide.
+    Returns (answer, candidates, steps)."""
+    verdicts, steps = {}, 0
+    while (i := search.next_index(n, verdicts)) is not None:
+        verdicts[i] = SKIP if i in skips else (BAD if i >= first_bad else GOOD)
+        steps += 1
+    first, cands = search.answer(n, verdicts)
+    return first, cands, steps
+
+
+class SearchTest(unittest.TestCase):
+    """The bisection finds the first bad commit in log2 steps, around skipped ones."""
+
+    def test_every_position_of_64(self):
+        """Every first-bad position of 64 commits is found in at most ceil(log2(64)) = 6 steps."""
+        for k in range(64):
+            first, cands, steps = simulate(64, k)
+            self.assertEqual(first, k)
+            self.assertEqual(cands, [k])
+            self.assertLessEqual(steps, search.max_steps(64))
+
+    def test_skips_are_searched_around(self):
+        """A skipped commit next to the answer leaves both as candidates; one far away costs a step."""
+        first, cands, steps = simulate(64, 40, skips={39})
+        self.assertIsNone(first)
+        self.assertEqual(cands, [39, 40])
+        first, cands, steps = simulate(64, 40, skips={31})  # the first midpoint
+        self.assertEqual(first, 40)
+        self.assertLessEqual(steps, search.max_steps(64) + 2)
+
+    def test_skip_is_not_linear(self):
+        """With a tenth of the commits skipped, steps stay near log2, not linear."""
+        skips = set(range(3, 64, 10))
+        for k in (0, 17, 33, 63):
+            first, cands, steps = simulate(64, k, skips)
+            self.assertIn(k, cands)
+            self.assertLessEqual(len(cands), 3)
+            self.assertLessEqual(steps, 12, (k, steps))
+
+    def test_bad_end_is_the_answer(self):
+        """When every commit before the bad end is good, the bad end is the first bad commit."""
+        self.assertEqual(simulate(8, 7)[0], 7)
+        self.assertEqual(search.answer(1, {}), (0, [0]))
+
+    def test_max_steps(self):
+        self.assertEqual([search.max_steps(n) for n in (1, 2, 3, 64, 65)], [0, 1, 2, 6, 7])
+
+
+class DecideTest(unittest.TestCase):
+    """A candidate's position between the ends decides, from an interval, never from one round."""
+
+    def test_exact_counts(self):
+        """Counts that sit on one end decide in the minimum of rounds."""
+        self.assertEqual(decide.decide([(1000, 1050, 1050)] * 3, 0.05, 13)[0], BAD)
+        self.assertEqual(decide.decide([(1000, 1000, 1050)] * 3, 0.05, 13)[0], GOOD)
+        self.assertIsNone(decide.decide([(1000, 1050, 1050)] * 2, 0.05, 13)[0], "2 rounds are too few")
+
+    def test_midway_is_undecided(self):
+        """A candidate halfway between the ends is neither."""
+        rounds = [(100, 105 + (i % 3 - 1), 110) for i in range(15)]
+        verdict, iv = decide.decide(rounds, 0.05, 13)
+        self.assertIsNone(verdict)
+        self.assertLess(iv[1], 0.5)
+        self.assertGreater(iv[2], 0.5)
+
+    def test_noisy_rounds(self):
+        """Noisy times: a bad candidate (+10%) among ends 10% apart with 3% noise decides bad in 15 rounds."""
+        import random
+        rng = random.Random(1)
+        rounds = [tuple(x * rng.gauss(1, 0.03) for x in (1.0, 1.1, 1.1)) for _ in range(15)]
+        self.assertEqual(decide.decide(rounds, 0.05, 13)[0], BAD)
+
+    def test_equal_ends_give_no_position(self):
+        self.assertEqual(decide.positions([(5, 6, 5), (5, 5, 6)]), [0.0])
+        self.assertEqual(decide.decide([(5, 6, 5)] * 5, 0.05, 3), (None, None))
+
+
+if __name__ == "__main__":
+    unittest.main()
