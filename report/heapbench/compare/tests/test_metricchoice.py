@@ -16,7 +16,7 @@ import unittest
 
 import fixture
 from heapbench import results
-from heapbench.compare import ci, cells, metricchoice, verdicts
+from heapbench.compare import ci, cells, cihistory, metricchoice, verdicts
 
 VALGRIND = "valgrind cachegrind (--count-instructions)"
 
@@ -74,6 +74,22 @@ class ComparableTest(unittest.TestCase):
                                  for line in proc.stderr.splitlines()), 1, proc.stderr)
             with open(os.path.join(tmp, "out", "compare.csv"), newline="") as fh:
                 self.assertEqual({r["metric"] for r in csv.DictReader(fh)}, {"metric_instructions"})
+
+
+class HistoryTest(unittest.TestCase):
+    """ci --history: an instrumented run is judged on its counts only."""
+
+    def test_history_metrics_of_instrumented_run(self):
+        class Store:
+            """A history that keeps every metric asked for."""
+            def metrics(self, testbed):
+                return ["wall_s", "maxrss_kb", "metric_instructions"]
+        with tempfile.TemporaryDirectory() as tmp:
+            inst = make(tmp, "a", 0.01, 1, instrumented=VALGRIND)
+            settings = {"metrics": ["wall_s", "maxrss_kb", "metric_instructions"]}
+            self.assertEqual(cihistory.metrics_of(inst, settings, Store(), "tb"), ["metric_instructions"])
+            plain = make(tmp, "b", 0.01, 1)
+            self.assertEqual(cihistory.metrics_of(plain, settings, Store(), "tb"), settings["metrics"])
 
 
 class ChooseTest(unittest.TestCase):
