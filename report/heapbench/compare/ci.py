@@ -6,6 +6,9 @@ independent batches: batch 1 (the quick matrix) screens without multiple-test co
 names suspects; batch 2 re-runs just the suspect cells with enough reps for Holm's correction
 over the suspects to be able to reach alpha, and only its REGRESSIONs count; it passes (exit 0)
 only when it decided every comparison (gate.py: UNDECIDED is exit 3 unless --allow-unknown).
+Without --metrics, the gate against a baseline judges what the batch can show (metricchoice.py):
+the counts when the runs were instrumented, and the counts instead of a time metric whose
+rep-to-rep spread is above half its threshold, saying so in one line.
 Against a baseline, values are by default ratios to glibc of the same run and rep (--relative),
 so a slower CI machine is not a regression; --absolute compares raw figures of one host and
 testbed only (crossing.py). Exit 2 on usage errors, a baseline or history that cannot be read,
@@ -33,6 +36,7 @@ from heapbench.compare import cihistory
 from heapbench.history.store import label_arg
 from heapbench.compare import gate
 from heapbench.compare import launch
+from heapbench.compare import metricchoice
 from heapbench.compare import verdicts
 from heapbench import stats
 from heapbench.compare import compare
@@ -79,8 +83,9 @@ def ci_parser():
     cli.add_option(parser, "latency", f"passed to 'run' for both batches: {latency.MODES_TEXT}; {latency.SAMPLED} "
                    "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too")
     parser.add_argument("--count-instructions", action="store_true",
-                        help="passed to 'run' for both batches: callgrind counts into metric_instructions, "
-                             "a deterministic metric to gate on (--metrics metric_instructions)")
+                        help="passed to 'run' for both batches: valgrind counts into metric_instructions, "
+                             "a deterministic metric, which the gate then judges by default (the runs' times "
+                             "and memory are valgrind's and are not gated)")
     parser.add_argument("--ab", action="store_true",
                         help="A/B gate of a pull request: run --base and the command after '--' (or two "
                              "prog:NAME definitions) interleaved, rounds of -n, and gate on the paired differences")
@@ -165,6 +170,26 @@ def ci_verdicts(screen, confirmed):
         else:
             row["note"] = f"confirmed on re-run ({first})"
     return screen
+
+
+def ci_default_metrics(args, settings, batch):
+    """When --metrics was not given: the metrics the measured batch can gate on (metricchoice):
+    its counts when it ran under instrumentation, else the defaults with any time metric whose
+    rep-to-rep spread is above half its threshold traded for the counts; says so in one line.
+    Updates settings["metrics"] (batch 2 judges the same)."""
+    if args.metrics != ",".join(cells.DEFAULT_METRICS):
+        return
+    if metricchoice.instrumented(batch):
+        counts = [m for m in metricchoice.available_counts(batch) if m.startswith("metric_")]
+        if counts:
+            settings["metrics"] = counts
+            print(f"ci: the runs are instrumented ({metricchoice.instrumented(batch)}): gating on the counts "
+                  f"{', '.join(counts)}", file=sys.stderr)
+        return
+    chosen, line = metricchoice.choose(settings["metrics"], batch, settings["thresholds"], settings["relative"])
+    if line:
+        settings["metrics"] = chosen
+        print(f"ci: {line}", file=sys.stderr)
 
 
 def ci_check_reps(parser, args, baseline):
@@ -256,6 +281,7 @@ def main(argv):
         return 0
     new = compare.compare_load(parser, batch1)
     compare.compare_own_check(parser, args, baseline, new)
+    ci_default_metrics(args, settings, new)
     try:
         screen = verdicts.run(baseline, new, holm=False, crossing_fix=CROSSING_FIX, **settings)
     except verdicts.CompareError as err:

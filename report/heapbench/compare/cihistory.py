@@ -34,6 +34,7 @@ from heapbench import latency
 from heapbench import results
 from heapbench import stats
 from heapbench.compare import cells
+from heapbench.compare import metricchoice
 from heapbench.compare import gate
 from heapbench.compare import launch
 from heapbench.history import changes
@@ -155,8 +156,12 @@ def judge(new, series, metric_names, settings, testbed, holm, last=WINDOW):
 
 def metrics_of(new, settings, store, testbed):
     """The metric names to judge: --metrics with each bare latency quantile expanded to the run's
-    (phase, op) metrics; only those the history keeps for the testbed."""
+    (phase, op) metrics; only those the history keeps for the testbed, and of a run measured under
+    instrumentation only its counts (metricchoice.comparable, said in one line)."""
     expanded = latency.expand(settings["metrics"], sorted(latency.attach(new)))
+    expanded, skipped = metricchoice.comparable(expanded, new)
+    if skipped:
+        print(f"ci: {skipped}", file=sys.stderr)
     kept = set(store.metrics(testbed))
     missing = [m for m in expanded if m not in kept]
     if missing:

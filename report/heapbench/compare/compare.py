@@ -88,6 +88,8 @@ def compare_settings(parser, args):
 def compare_write(args, result, csv_dir, title="heapbench compare", itemize=True):
     """Prints the table and writes compare.csv into csv_dir plus the optional Markdown/JUnit files
     (itemize: one stdout line per missing/extra cell, else one counting line each)."""
+    if result.get("skipped"):
+        print(f"note: {result['skipped']}", file=sys.stderr)
     sys.stdout.write(output.table(result, itemize))
     output.csv(result, os.path.join(csv_dir, "compare.csv"))
     if args.markdown:

@@ -5,7 +5,8 @@ testbeds, heapbench.compare.crossing: that raises CompareError unless relative);
 compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
 whose suspects must then be confirmed on fresh data); every verdict is stats.stats_verdict's
 (REGRESSION/IMPROVEMENT: significant and beyond the metric's threshold; SAME: the interval within
-+-threshold; UNDECIDED otherwise, with the interval's half-width as resolution); latency quantiles
++-threshold; UNDECIDED otherwise, with the interval's half-width as resolution); the times and
+memory of runs measured under instrumentation are never judged (metricchoice.comparable); latency quantiles
 of two --latency modes are never compared (CompareError), and every verdict of runs of which one
 timed every call (--latency all) says so in its note. Latency
 quantiles (latency.csv) are metrics like any runs.csv column: p99 stands for one metric per
@@ -15,6 +16,7 @@ less the replayer's own, its maxrss_kb its heap, and its rows name those metrics
 """
 from heapbench.compare import cells
 from heapbench.compare import crossing
+from heapbench.compare import metricchoice
 from heapbench import latency, stats
 from heapbench.judged import judged as judged_data, metric_name
 
@@ -116,6 +118,10 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
     """
     thresholds = thresholds or {}
     higher = set(higher) | higher_metrics(base, new)
+    metrics, skipped = metricchoice.comparable(metrics, base, new)
+    if not metrics:
+        raise CompareError(f"{skipped.split(' not gated')[0]}: nothing left to compare; compare the counts "
+                           "(--metrics metric_instructions), or runs measured without --count-instructions")
     metrics = _latency_metrics(metrics, base, new)
     _check_metrics(metrics, base, new)
     base_cells = cells.group(judged_data(base)["runs"])
@@ -160,7 +166,7 @@ def run(base, new, metrics=cells.DEFAULT_METRICS, thresholds=None, alpha=0.05,
                        threshold=threshold, p_holm=p_adj, verdict=verdict, needed_reps=needed,
                        label=cells.label(key))
             rows.append(row)
-    return {"rows": rows,
+    return {"rows": rows, "skipped": skipped,
             "missing": [cells.label(k) + f" @{h}" for k, h in missing],
             "extra": [cells.label(k) + f" @{h}" for k, h in extra]}
 
