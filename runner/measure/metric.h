@@ -25,6 +25,7 @@ struct hb_metric {
     char *name;
     char *regex;    /* as given, without its ,higher / ,lower: quoted in a failed run's reason */
     int higher;     /* 1: higher is better; 0: lower is better */
+    int every_cell; /* 1: --metric, read in every cell; 0: a program's own (metric =), read in its cells only */
     regex_t re;
 };
 
