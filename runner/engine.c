@@ -98,10 +98,19 @@ static char *hb_engine_label(const struct hb_group *g, const struct hb_alloc *a,
                         g->env, a->name, repword);
 }
 
+/* Whether metric m is one cell g must have: a --metric is every cell's, a program's own metric its cells'. */
+static int hb_engine_metric_wanted(const struct hb_metric *m, const struct hb_group *g)
+{
+    const char *spec = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->metric : NULL;
+    size_t n = strlen(m->name);
+    return m->every_cell || (spec && strncmp(spec, m->name, n) == 0 && spec[n] == '=');
+}
+
 /* Reads the run's log (and its valgrind output file, removed then) and extracts every metric; a
- * metric of the log that is missing or not a finite number fails an ok run, the reason naming it
- * (the first such metric). */
-static void hb_engine_metrics(const struct hb_engine *e, const char *log, double *val, int *ok, struct hb_result *res)
+ * metric of the log that the cell must have and that is missing or not a finite number fails an
+ * ok run, the reason naming it (the first such metric). */
+static void hb_engine_metrics(const struct hb_engine *e, const struct hb_group *g, const char *log, double *val,
+                              int *ok, struct hb_result *res)
 {
     char *text = e->nmetrics ? hb_read_file(log, NULL) : NULL;
     char *vgpath = e->o->count ? hb_xasprintf("%s.vg", log) : NULL;
@@ -118,7 +127,7 @@ static void hb_engine_metrics(const struct hb_engine *e, const char *log, double
         char got[64], last[120];
         enum hb_metric_found found = hb_metric_extract(&e->metrics[i], text, &val[i], got, sizeof got);
         ok[i] = found == HB_METRIC_VALUE;
-        if (ok[i] || res->status != HB_OK)
+        if (ok[i] || res->status != HB_OK || !hb_engine_metric_wanted(&e->metrics[i], g))
             continue;
         hb_log_last_line(log, last, sizeof last);
         hb_metric_reason(&e->metrics[i], found, got, last, res->reason, sizeof res->reason);
@@ -245,7 +254,7 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
             hb_phase_judge(&rep_text, hb_registry_expected(a), &res);
         else
             res.status = HB_FAILED;
-        hb_engine_metrics(e, log, mval, mok, &res);
+        hb_engine_metrics(e, g, log, mval, mok, &res);
         hb_progress_end(pr, label, hb_status_names[res.status], res.wall_s);
         rec.res = started == 0 ? &res : NULL;
         rec.status = res.status;

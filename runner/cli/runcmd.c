@@ -68,12 +68,13 @@ static void hb_runctx_options(struct hb_runctx *c, enum hb_cmd cmd, int argc, ch
 }
 
 /* Adds one metric spec (exit 2 when malformed); a name already present is kept once. */
-static void hb_runctx_metric(struct hb_runctx *c, const char *spec)
+static void hb_runctx_metric(struct hb_runctx *c, const char *spec, int every_cell)
 {
     struct hb_metric mt;
     char err[256];
     if (hb_metric_parse(&mt, spec, err, sizeof err) != 0)
         hb_usage("--metric %s", err);
+    mt.every_cell = every_cell;
     for (size_t i = 0; i < c->nmetrics; i++)
         if (strcmp(c->metrics[i].name, mt.name) == 0) {
             hb_metric_free(&mt);
@@ -125,12 +126,12 @@ static void hb_runctx_matrix(struct hb_runctx *c)
     if (c->o.params.n || c->o.threads.n) /* -p and -t: LIST's own are the project's, checked by its tests */
         hb_validate_params(&c->m);
     for (size_t i = 0; i < c->o.metrics.n; i++)
-        hb_runctx_metric(c, c->o.metrics.v[i]);
+        hb_runctx_metric(c, c->o.metrics.v[i], 1);
     if (c->o.count) /* --count-instructions, --count-alloc-instructions */
         hb_runctx_valgrind(c);
     for (size_t g = 0; g < c->m.ng; g++)
         if (c->m.g[g].wl->kind == HB_WL_PROGRAM && c->m.g[g].wl->prog->metric)
-            hb_runctx_metric(c, c->m.g[g].wl->prog->metric);
+            hb_runctx_metric(c, c->m.g[g].wl->prog->metric, 0);
 }
 
 /* Runs exec's hyperfine step on the results (exec --hyperfine); its failure is only reported. */

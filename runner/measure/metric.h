@@ -26,6 +26,7 @@ struct hb_metric {
     char *regex;    /* as given, without its ,higher / ,lower: quoted in a failed run's reason */
     int higher;     /* 1: higher is better; 0: lower is better */
     int valgrind;   /* 0: read from the log by re; HB_METRIC_VG_*: a count of the run's valgrind output file */
+    int every_cell; /* 1: --metric, read in every cell; 0: a program's own (metric =), read in its cells only */
     regex_t re;     /* compiled only when valgrind == 0 */
 };
 

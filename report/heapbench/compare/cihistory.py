@@ -16,7 +16,8 @@ directories of their own (batch1-TIME-PID, confirm-TIME-PID-K), so a reused -o n
 already. Each series' threshold comes
 from its own spread: SPREAD_FACTOR times the window's prediction half-width, never below the
 metric's floor (--threshold or .heapbench.toml, else cells.threshold's tight form: 2% for counts
-and peak RSS, 5% for time); so a new run within the window's 95% prediction interval is SAME, and
+and peak RSS, 5% for time), nor below a grain of 256 KiB of peak RSS or 64 page faults (GRAIN: a
+small process's figures move by whole mappings from run to run); so a new run within the window's 95% prediction interval is SAME, and
 a tight series gates a small change (--fixed-thresholds, the older rule: the thresholds as given,
 else compare's fixed defaults). --add adds batch 1 to the
 history only when the gate passed; --update-baseline adds it without gating (to seed a testbed).
@@ -104,13 +105,22 @@ def floor(metric, thresholds, fixed=False):
     return thresholds.get(metric, thresholds.get(metric.split(":", 1)[0], cells.threshold(metric, not fixed)))
 
 
-def series_threshold(low, figures, fixed=False):
+# The grain of a memory figure: peak RSS and page faults of a small process move by whole mappings
+# (a thread's stack, an arena's first heap, a library's pages) from run to run however quiet the
+# machine, so a series' threshold is never below this much of its median (256 KiB, 64 faults).
+GRAIN = {"maxrss_kb": 256, "minflt": 64}
+
+
+def series_threshold(low, figures, fixed=False, metric=""):
     """The threshold of one series: SPREAD_FACTOR x its window's prediction half-width (relative),
-    never below low; low itself when fixed or when the window is too short for a spread."""
+    never below low nor below the metric's GRAIN of the window's median; low itself when fixed or
+    when the window is too short for a spread."""
     half = stats.stats_resolution(figures)
     if fixed or math.isnan(half):
         return low
-    return max(low, SPREAD_FACTOR * half)
+    base = figures.get("base_median")
+    grain = GRAIN.get(metric, 0) / base if base and base > 0 else 0.0
+    return max(low, SPREAD_FACTOR * half, grain)
 
 
 def judge(new, series, metric_names, settings, testbed, holm, last=WINDOW):
@@ -135,7 +145,7 @@ def judge(new, series, metric_names, settings, testbed, holm, last=WINDOW):
         family = len(tested) if holm else 1
         for i, (key, host, figures) in enumerate(judged):
             p_adj = adjusted.get(i, 1.0)
-            threshold = series_threshold(low, figures, settings.get("fixed_thresholds", False))
+            threshold = series_threshold(low, figures, settings.get("fixed_thresholds", False), metric)
             verdict, _ = stats.stats_verdict(figures, p_adj, threshold, settings["alpha"], family,
                                              lower_is_better=metric not in settings["higher"],
                                              same_rule=settings.get("same_rule", stats.SAME_EQUIVALENCE))

@@ -10,6 +10,7 @@ spare): rows beyond it are counted, not listed; every user string goes through o
 escape; the file is written whole or not at all.
 """
 from heapbench import stats
+from heapbench import markdown
 from heapbench.compare import output
 
 MARKER = "<!-- heapbench:pr-comment -->"
@@ -29,7 +30,7 @@ def state(result, allow_unknown=False):
 
 def _row(r):
     """One table row of a changed or undecided cell."""
-    return "| " + " | ".join(output._md_escape(c) for c in output._cells(r)) + " |"
+    return "| " + " | ".join(markdown.text(c) for c in output._cells(r)) + " |"
 
 
 def _table(rows, budget):
@@ -51,10 +52,10 @@ def text(result, title="heapbench ci", testbed="", where="", allow_unknown=False
     changed = [r for r in result["rows"] if r["verdict"] in (stats.REGRESSION, stats.IMPROVEMENT)]
     changed.sort(key=lambda r: (r["verdict"] != stats.REGRESSION, -abs(r["change"]) if r["change"] == r["change"] else 0))
     undecided = [r for r in result["rows"] if r["verdict"] in UNDECIDED]
-    head = [MARKER, f"### {output._md_escape(title)}: **{verdict}**", "",
-            output._md_escape(output.summary(result)), ""]
-    tail = ["", f"Testbed: {output._md_escape(testbed or 'not recorded')}"
-            + (f"; full results: {output._md_escape(where)}" if where else "")]
+    head = [MARKER, f"### {markdown.text(title)}: **{verdict}**", "",
+            markdown.text(output.summary(result)), ""]
+    tail = ["", f"Testbed: {markdown.text(testbed or 'not recorded')}"
+            + (f"; full results: {markdown.text(where)}" if where else "")]
     budget = LIMIT - sum(len(x) + 1 for x in head + tail) - 400
     body = []
     if changed:

@@ -73,7 +73,7 @@ class CiTest(unittest.TestCase):
         gate is UNDECIDED (exit 3), never a PASS on SAME; each such row prints what its reps could see;
         --same-rule significance (the older rule) passes it."""
         self.make_baseline()
-        proc = self.ci(host="other-host", seed=2, noise=0.05)
+        proc = self.ci("--metrics", "wall_s,maxrss_kb", host="other-host", seed=2, noise=0.05)  # named: else ci trades noisy times for counts
         self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
         self.assertRegex(proc.stderr, r"ci: UNDECIDED: \d+ of \d+ comparisons are UNDECIDED.*widest interval of a change is \+-")
         undecided = [r for r in self.rows() if r["verdict"] == "UNDECIDED"]
@@ -83,7 +83,7 @@ class CiTest(unittest.TestCase):
                 self.assertLessEqual(max(abs(float(row["ci_low"])), abs(float(row["ci_high"]))),
                                      float(row["threshold"]), row)
         self.assertRegex(proc.stdout, r"UNDECIDED \(could see \+-\d+\.\d% at threshold 5%; ~\d+ reps per side")
-        proc = self.ci("--same-rule", "significance", host="other-host", seed=2, noise=0.05)
+        proc = self.ci("--same-rule", "significance", "--metrics", "wall_s,maxrss_kb", host="other-host", seed=2, noise=0.05)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
 
     def test_history_defaults_gate_a_small_memory_regression(self):
