@@ -215,19 +215,22 @@ void hbt_touch_put(struct hbt_touch_chunk *c, const struct hbt_touch *r)
     c->n++;
 }
 
-size_t hbt_touch_seal(struct hbt_touch_chunk *c)
+/* Writes the header of a record chunk (touch or site: magic, thread, payload length, record count,
+ * CRC) in front of its len bytes; returns len, or 0 when it holds no record. */
+static size_t seal_records(uint8_t *h, size_t len, uint32_t n, uint16_t thread, uint32_t magic)
 {
-    if (c->n == 0)
+    if (n == 0)
         return 0;
-    uint8_t *h = c->buf;
     memset(h, 0, HBT_CHUNK_HEADER);
-    put_le(h, HBT_TOUCH_MAGIC, 4);
-    put_le(h + 4, c->thread, 2);
-    put_le(h + 8, c->len - HBT_CHUNK_HEADER, 4);
-    put_le(h + 12, c->n, 4);
-    put_le(h + 20, crc_of(h, c->len), 4);
-    return c->len;
+    put_le(h, magic, 4);
+    put_le(h + 4, thread, 2);
+    put_le(h + 8, len - HBT_CHUNK_HEADER, 4);
+    put_le(h + 12, n, 4);
+    put_le(h + 20, crc_of(h, len), 4);
+    return len;
 }
+
+size_t hbt_touch_seal(struct hbt_touch_chunk *c) { return seal_records(c->buf, c->len, c->n, c->thread, HBT_TOUCH_MAGIC); }
 
 void hbt_touch_reset(struct hbt_touch_chunk *c)
 {
@@ -277,19 +280,7 @@ void hbt_site_put(struct hbt_site_chunk *c, const struct hbt_site *r)
     c->n++;
 }
 
-size_t hbt_site_seal(struct hbt_site_chunk *c)
-{
-    if (c->n == 0)
-        return 0;
-    uint8_t *h = c->buf;
-    memset(h, 0, HBT_CHUNK_HEADER);
-    put_le(h, HBT_SITE_MAGIC, 4);
-    put_le(h + 4, c->thread, 2);
-    put_le(h + 8, c->len - HBT_CHUNK_HEADER, 4);
-    put_le(h + 12, c->n, 4);
-    put_le(h + 20, crc_of(h, c->len), 4);
-    return c->len;
-}
+size_t hbt_site_seal(struct hbt_site_chunk *c) { return seal_records(c->buf, c->len, c->n, c->thread, HBT_SITE_MAGIC); }
 
 void hbt_site_reset(struct hbt_site_chunk *c)
 {
