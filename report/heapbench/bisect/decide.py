@@ -3,44 +3,48 @@
 Each round measures the good end, the candidate and the bad end one after the other (in an order
 that rotates), so that the machine's drift between rounds hits all three. A round gives the
 candidate's position on the way from good to bad, (candidate - good) / (bad - good): 0 is like
-good, 1 like bad. The decision is taken from the median position's percentile-bootstrap interval
-at level 1 - alpha / looks (Bonferroni over the looks a step may take, so that adding rounds
-until decided keeps the error at alpha): GOOD when the whole interval lies below 1/2, BAD when it
-lies above, else None (measure more rounds, or give up as undecided).
-Always holds: pure and deterministic (the bootstrap is seeded); a round whose ends do not differ
-(bad equals good) gives no position; fewer than MIN_ROUNDS positions decide nothing.
+good, 1 like bad; a round whose ends came out close gives a wild position, so positions are
+clipped to [-1, 2]. The decision is taken from Student's t interval of the mean position at level
+1 - alpha / looks (Bonferroni over the looks a step may take, so that adding rounds until decided
+keeps the error at alpha): GOOD when the whole interval lies below 1/2, BAD when it lies above,
+else None (measure more rounds, or give up as undecided). Counts that no load moves (page faults,
+peak RSS) give the same position every round and decide in MIN_ROUNDS; a noisy time needs the
+rounds its spread asks for (with 3 rounds the t quantile at that level is in the tens).
+Always holds: pure and deterministic; a round whose ends are equal gives no position; fewer than
+MIN_ROUNDS positions decide nothing.
 """
-import numpy as np
+import math
+
+from scipy import stats as scipy_stats
 
 from heapbench.bisect.search import BAD, GOOD
 
 MIN_ROUNDS = 3
-RESAMPLES = 4000
+CLIP = (-1.0, 2.0)
 
 
 def positions(rounds):
-    """The positions of [(good, candidate, bad), ...] rounds, rounds whose ends are equal left out."""
-    return [(c - g) / (b - g) for g, c, b in rounds if b != g]
+    """The clipped positions of [(good, candidate, bad), ...] rounds, rounds whose ends are equal left out."""
+    return [min(CLIP[1], max(CLIP[0], (c - g) / (b - g))) for g, c, b in rounds if b != g]
 
 
-def interval(values, level, seed=0):
-    """(median, low, high): the median and its percentile-bootstrap interval at level."""
-    v = np.asarray(values, float)
-    rng = np.random.default_rng(seed)
-    med = np.median(v[rng.integers(0, len(v), size=(RESAMPLES, len(v)))], axis=1)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(med, [tail, 100 - tail])
-    return float(np.median(v)), float(low), float(high)
+def interval(values, level):
+    """(mean, low, high): the mean and its two-sided Student's t interval at level."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else math.inf
+    half = float(scipy_stats.t.ppf(1 - (1 - level) / 2, n - 1)) * sd / math.sqrt(n) if sd else 0.0
+    return mean, mean - half, mean + half
 
 
-def decide(rounds, alpha, looks, seed=0):
-    """(GOOD, BAD or None, (median, low, high) or None) of a candidate's rounds."""
+def decide(rounds, alpha, looks):
+    """(GOOD, BAD or None, (mean, low, high) or None) of a candidate's rounds."""
     pos = positions(rounds)
     if len(pos) < MIN_ROUNDS:
         return None, None
-    med, low, high = interval(pos, 1 - alpha / max(1, looks), seed)
+    mean, low, high = interval(pos, 1 - alpha / max(1, looks))
     if high < 0.5:
-        return GOOD, (med, low, high)
+        return GOOD, (mean, low, high)
     if low > 0.5:
-        return BAD, (med, low, high)
-    return None, (med, low, high)
+        return BAD, (mean, low, high)
+    return None, (mean, low, high)

@@ -65,6 +65,8 @@ class DecideTest(unittest.TestCase):
         self.assertEqual(decide.decide([(1000, 1050, 1050)] * 3, 0.05, 13)[0], BAD)
         self.assertEqual(decide.decide([(1000, 1000, 1050)] * 3, 0.05, 13)[0], GOOD)
         self.assertIsNone(decide.decide([(1000, 1050, 1050)] * 2, 0.05, 13)[0], "2 rounds are too few")
+        rounds = [(1000 + d, 1050 + d, 1050 + d) for d in (0, 1, -1)]  # counts off by a fault or two
+        self.assertEqual(decide.decide(rounds, 0.05, 13)[0], BAD)
 
     def test_midway_is_undecided(self):
         """A candidate halfway between the ends is neither."""
@@ -84,6 +86,29 @@ class DecideTest(unittest.TestCase):
     def test_equal_ends_give_no_position(self):
         self.assertEqual(decide.positions([(5, 6, 5), (5, 5, 6)]), [0.0])
         self.assertEqual(decide.decide([(5, 6, 5)] * 5, 0.05, 3), (None, None))
+
+    def test_three_noisy_rounds_do_not_decide(self):
+        """Three noisy time rounds on one side of 1/2 by chance are not enough (the t quantile at the
+        Bonferroni level is large): no decision, where an interval of three resampled values would have
+        decided."""
+        rounds = [(1.00, 1.06, 1.10), (1.00, 1.08, 1.10), (1.00, 1.03, 1.10)]
+        self.assertIsNone(decide.decide(rounds, 0.05, 13)[0])
+
+    def test_false_decisions_on_noise(self):
+        """A candidate exactly halfway (neither end) with 5% noise: over 300 seeded steps of up to 15
+        rounds with looks at every round, wrong decisions stay below alpha."""
+        import random
+        rng = random.Random(7)
+        wrong = 0
+        for _ in range(300):
+            rounds = []
+            for k in range(15):
+                rounds.append(tuple(x * rng.gauss(1, 0.05) for x in (1.0, 1.05, 1.1)))
+                verdict, _ = decide.decide(rounds, 0.05, 13)
+                if verdict:
+                    wrong += 1
+                    break
+        self.assertLessEqual(wrong, 15, wrong)
 
 
 if __name__ == "__main__":
