@@ -23,6 +23,16 @@ MIN_ROUNDS = 3
 CLIP = (-1.0, 2.0)
 
 
+def looks(max_rounds):
+    """The rounds after which a step looks at its data: 3, then each about 1.6 times the last, and
+    max_rounds (3, 5, 8, 13, 15 for 15): few looks, so that each can use a larger share of alpha."""
+    out, k = [], MIN_ROUNDS
+    while k < max_rounds:
+        out.append(k)
+        k = max(k + 1, round(k * 1.6))
+    return out + [max_rounds]
+
+
 def positions(rounds):
     """The clipped positions of [(good, candidate, bad), ...] rounds, rounds whose ends are equal left out."""
     return [min(CLIP[1], max(CLIP[0], (c - g) / (b - g))) for g, c, b in rounds if b != g]

@@ -17,6 +17,7 @@ from heapbench.bisect import decide, measure, output, repo, search, state as st
 from heapbench.compare import paired
 
 PROG = "heapbench bisect"
+MORE_STEPS = 6  # steps beyond log2(commits) before a search of skipped or undecided commits stops
 DEFAULT_METRICS = ("minflt", "maxrss_kb", "task_clock_ms", "wall_s")  # counts first: no load moves them
 NUMERIC = {"wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw", "task_clock_ms",
            "page_faults", "context_switches", "cpu_migrations", "cycles", "instructions"}
@@ -165,7 +166,7 @@ def step(settings, state, trees, out_dir, index):
     ok, why = measure.build(path, settings["build"], settings["build_timeout"])
     if not ok:
         return {"verdict": search.SKIP, "reason": why, "rounds": 0, "dir": step_dir}
-    looks = settings["max_rounds"] - decide.MIN_ROUNDS + 1
+    at = decide.looks(settings["max_rounds"])
     metric, rounds, interval = state["metric"], [], None
     for k in range(1, settings["max_rounds"] + 1):
         try:
@@ -175,7 +176,9 @@ def step(settings, state, trees, out_dir, index):
                 raise
             return {"verdict": search.SKIP, "reason": f"run failed: {err.why}", "rounds": k, "dir": step_dir}
         rounds.append((v["good"][metric], v["commit"][metric], v["bad"][metric]))
-        verdict, interval = decide.decide(rounds, settings["alpha"], looks)
+        if k not in at:
+            continue
+        verdict, interval = decide.decide(rounds, settings["alpha"], len(at))
         if verdict:
             shutil.rmtree(path, ignore_errors=True)
             return {"verdict": verdict, "rounds": k, "interval": interval, "dir": step_dir}
@@ -191,6 +194,11 @@ def search_loop(settings, state, out_dir):
     while True:
         index = search.next_index(n, output.search_verdicts(state))
         if index is None:
+            return
+        if len(state["steps"]) >= search.max_steps(n) + MORE_STEPS:
+            measure.say(f"stopping after {len(state['steps'])} steps (log2 of the range + {MORE_STEPS}): too many "
+                        "commits were skipped or undecided; the answer is the range left (--max-rounds or a "
+                        "steadier metric would decide more)")
             return
         record = step(settings, state, trees, out_dir, index)
         state["steps"][str(index)] = record

@@ -31,9 +31,10 @@ def next_index(n, verdicts):
 
 def answer(n, verdicts):
     """(first bad index or None, candidates): when exactly one commit can be the first bad one it is
-    returned with [it]; otherwise None with every index not ruled out, oldest first."""
+    returned with [it]; otherwise None with every index not ruled out (skipped, or not measured when
+    the search stopped early), oldest first."""
     lo, hi = bounds(n, verdicts)
-    candidates = [i for i in range(lo + 1, hi) if verdicts.get(i) == SKIP] + [hi]
+    candidates = [i for i in range(lo + 1, hi) if verdicts.get(i, SKIP) == SKIP] + [hi]
     return (hi if len(candidates) == 1 else None), candidates
 
 

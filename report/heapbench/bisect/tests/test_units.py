@@ -53,6 +53,14 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(simulate(8, 7)[0], 7)
         self.assertEqual(search.answer(1, {}), (0, [0]))
 
+    def test_looks(self):
+        self.assertEqual(decide.looks(15), [3, 5, 8, 13, 15])
+        self.assertEqual(decide.looks(3), [3])
+
+    def test_stopped_search_lists_the_unmeasured(self):
+        """A search stopped early: the commits left unmeasured inside the range are candidates too."""
+        self.assertEqual(search.answer(8, {1: GOOD, 2: SKIP, 6: BAD}), (None, [2, 3, 4, 5, 6]))
+
     def test_max_steps(self):
         self.assertEqual([search.max_steps(n) for n in (1, 2, 3, 64, 65)], [0, 1, 2, 6, 7])
 
