@@ -16,7 +16,7 @@ directories of their own (batch1-TIME-PID, confirm-TIME-PID-K), so a reused -o n
 already. Each series' threshold comes
 from its own spread: SPREAD_FACTOR times the window's prediction half-width, never below the
 metric's floor (--threshold or .heapbench.toml, else cells.threshold's tight form: 2% for counts
-and peak RSS, 5% for time), nor below a grain of 256 KiB of peak RSS or 64 page faults (GRAIN: a
+and peak RSS, 5% for time), nor below a grain of 128 KiB of peak RSS or 32 page faults (GRAIN: a
 small process's figures move by whole mappings from run to run); so a new run within the window's 95% prediction interval is SAME, and
 a tight series gates a small change (--fixed-thresholds, the older rule: the thresholds as given,
 else compare's fixed defaults). --add adds batch 1 to the
@@ -107,8 +107,8 @@ def floor(metric, thresholds, fixed=False):
 
 # The grain of a memory figure: peak RSS and page faults of a small process move by whole mappings
 # (a thread's stack, an arena's first heap, a library's pages) from run to run however quiet the
-# machine, so a series' threshold is never below this much of its median (256 KiB, 64 faults).
-GRAIN = {"maxrss_kb": 256, "minflt": 64}
+# machine, so a series' threshold is never below this much of its median (128 KiB, 32 faults).
+GRAIN = {"maxrss_kb": 128, "minflt": 32}
 
 
 def series_threshold(low, figures, fixed=False, metric=""):

@@ -48,7 +48,7 @@ class CommentTest(unittest.TestCase):
         self.assertIn("Not decided (1)", text)
         self.assertIn("runner-1", text)
         self.assertNotIn("| b |", text, "an unchanged cell is not listed")
-        self.assertIn("a \\| <img", text, "a label's | is escaped so the table holds")
+        self.assertIn("a \\| &lt;img", text, "a label's | and < are escaped so the table holds and no tag renders")
         self.assertEqual(prcomment.state(result([row("c", stats.UNDECIDED)])), "UNDECIDED")
         self.assertEqual(prcomment.state(result([row("c", stats.UNDECIDED)]), allow_unknown=True), "PASS")
         self.assertEqual(prcomment.state(result([row("b", stats.SAME, 0.0)])), "PASS")
