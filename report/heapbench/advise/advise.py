@@ -379,7 +379,7 @@ def advise_failure_line(why, timeout, failed=1, runs=1, last=""):
     if why.startswith("timeout"):
         return (f"one run of the program took longer than {timeout:.0f} s (30% of --budget): the budget is too "
                 "small for even the baseline; give a larger --budget")
-    said = f"; its last line: {last!r}" if last else ""
+    said = f"; its last line: {last!r}" if last and "its last line" not in why else ""  # the runner may have said it
     if any(w in last.lower() for w in ("tty", "terminal", "/dev/tty", "not a typewriter")):
         return (f"the program needs a terminal{said}: advise runs it without one, with no input (as a service runs); "
                 "give it options that make it run without a terminal (a batch or non-interactive mode)")

@@ -40,7 +40,8 @@ def answer(adv):
                                      adv.opts["alpha"]) if axis == "wall" and adv.opts.get("speed", "auto") == "auto" else None
         flat = flat and flat.replace("--wall-anyway", "--speed wall")  # tune's option; advise's is --speed wall
         answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
-        if flat and answer["figure"] == "time" and answer_cpu_improves(answer) or flat and answer["verdict"] == recommend.RECOMMEND:
+        timed = answer.get("figure") == "time"  # a memory answer does not rank on speed: a flat wall time is a note
+        if flat and timed and (answer_cpu_improves(answer) or answer["verdict"] == recommend.RECOMMEND):
             answer.update(verdict=recommend.UNDECIDED, label="", why=flat)
         elif flat:  # wall time flat, and CPU time moved only for the worse: nothing is faster in either
             note = flat
