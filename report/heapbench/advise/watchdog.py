@@ -4,7 +4,9 @@ Always holds: while a runner invocation runs, a thread reads the clock (its live
 CPU of the running processes counted too) every POLL_S seconds; when it passes the limit
 (the budget plus LIMIT_SHARE of it), the runner gets SIGINT,
 as a Ctrl-C would give it: it kills its current run's process group and writes what it has,
-which advise then reads (the cut is named in the dropped list); fired() says whether it
+which advise then reads (the cut is named in the dropped list); a child still there GRACE_S
+later (SIGINT is ignored by a process started in the background, `advise ... &`) gets SIGTERM,
+which the runner treats alike; fired() says whether it
 stopped the runner, so that a Ctrl-C of the person is never mistaken for it.
 """
 import os
@@ -14,6 +16,7 @@ import threading
 from heapbench.advise import stop
 
 POLL_S = 0.25
+GRACE_S = 2.0           # after SIGINT, SIGTERM to what is left
 LIMIT_SHARE = 0.0       # of the budget: the runners stop at the budget; the promised +10% is for the recommendation and the files
 
 
@@ -44,11 +47,14 @@ class Watchdog:
         while not self._done.wait(POLL_S):
             if self.clock.elapsed_live() > self.limit:
                 self.stopped = True
-                for pid in stop.stop_children(os.getpid()):
-                    try:
-                        os.kill(pid, signal.SIGINT)
-                    except OSError:
-                        pass
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    for pid in stop.stop_children(os.getpid()):
+                        try:
+                            os.kill(pid, sig)
+                        except OSError:
+                            pass
+                    if self._done.wait(GRACE_S):
+                        return
                 return
 
 
