@@ -10,6 +10,7 @@ OUT` goes on; exit 0 when one commit is named, 1 when a range of commits is left
 import datetime
 import os
 import shutil
+import signal
 import sys
 
 from heapbench import cli, layout
@@ -242,8 +243,16 @@ def resumed(p, opts):
     return settings, state, opts.resume
 
 
+def _interrupt(signum, frame):
+    """SIGTERM stops a bisect as Ctrl-C does (the steps done are kept)."""
+    raise KeyboardInterrupt
+
+
 def main(argv):
-    """Runs `heapbench bisect`; returns the exit status."""
+    """Runs `heapbench bisect`; returns the exit status. Ctrl-C and SIGTERM stop it with the steps
+    done saved, also when it was started in the background (where SIGINT comes in ignored)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     p = parser()
     opts, command = cli.parse_command_line(p, argv, "the program to measure, e.g. -- ./prog ARGS")
     try:
