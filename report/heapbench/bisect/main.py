@@ -15,7 +15,6 @@ import sys
 
 from heapbench import cli, layout
 from heapbench.bisect import decide, measure, output, repo, search, state as st
-from heapbench.compare import paired
 
 PROG = "heapbench bisect"
 MORE_STEPS = 6  # steps beyond log2(commits) before a search of skipped or undecided commits stops
@@ -131,7 +130,11 @@ def pick_metric(settings, rounds):
         b = [r["bad"].get(metric) for r in rounds]
         if any(v is None for v in g + b):
             continue
-        change, low, high = paired.change_ci(g, b)
+        ratios = [y / x - 1 for x, y in zip(g, b) if x]
+        if len(ratios) < decide.MIN_ROUNDS:
+            continue
+        # Student's t of the rounds' ratios at the step's level (a bootstrap of three values decided on noise)
+        change, low, high = decide.interval(ratios, 1 - settings["alpha"] / len(decide.looks(settings["max_rounds"])))
         if abs(change) >= settings["min_change"] and (low > 0 or high < 0):
             return metric, {"change": change, "low": low, "high": high, "rounds": len(rounds)}
     return None, None
@@ -148,7 +151,7 @@ def check_ends(p, settings, trees, out_dir):
         if settings["metric"] and not any(settings["metric"] in r["good"] for r in rounds):
             p.error(f"--metric {settings['metric']}: the program gave no value (a --metric regex that never "
                     "matched, or a counter this machine does not measure)")
-        if k >= decide.MIN_ROUNDS:
+        if k in decide.looks(settings["max_rounds"]):
             metric, effect = pick_metric(settings, rounds)
             if metric:
                 return metric, effect
