@@ -37,8 +37,3 @@ def load(out_dir):
     if not isinstance(state, dict) or state.get("version") != VERSION:
         raise ValueError(f"{path(out_dir)} is not a bisect state of this heapbench (version {VERSION})")
     return state
-
-
-def verdicts(state):
-    """{index: verdict} of the measured commits."""
-    return {int(i): step["verdict"] for i, step in state["steps"].items()}

@@ -61,7 +61,7 @@ def text(result, title="heapbench ci", testbed="", where="", allow_unknown=False
     if changed:
         lines, cut = _table(changed, budget // 2 if undecided else budget)
         body += [f"**Changed cells ({len(changed)})**", ""] + lines
-        body += [f"", f"... and {cut} more changed cells (in the full results)"] if cut else []
+        body += ["", f"... and {cut} more changed cells (in the full results)"] if cut else []
         budget -= sum(len(x) + 1 for x in body)
     else:
         body += ["No cell changed beyond its threshold."]
