@@ -8,21 +8,24 @@
 source runner/tests/rtlib.bash
 
 good=$RT_TMP/good
-"$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 --latency sampled -o "$good" >/dev/null 2>&1 ||
+"$HB" run -w sizes --quick -a glibc -n 1 --warmup 0 --latency sampled --interval 1 -o "$good" >/dev/null 2>&1 ||
     t_fail "judge: a quick sizes run to damage" "exit $?"
 
 # damage NAME SHELL: a copy of the good directory as $RT_TMP/c/NAME, then SHELL run inside it.
 damage() {
     mkdir -p "$RT_TMP/c"
     cp -r "$good" "$RT_TMP/c/$1"
-    (cd "$RT_TMP/c/$1" && eval "$2")
+    (cd "$RT_TMP/c/$1" && eval "$2") || t_fail "judge: damage $1" "the damage command failed"
 }
-# set_field FILE COLUMN VALUE: sets COLUMN of every data row of FILE to VALUE.
+# set_field FILE COLUMN VALUE: sets COLUMN of every data row of FILE to VALUE (fails on a file
+# without data rows: a damage that changes nothing would let the judge look wrong or right by luck).
 set_field() {
     /usr/bin/python3 - "$@" <<'EOF'
 import csv, sys
 path, column, value = sys.argv[1:]
 rows = list(csv.reader(open(path, newline="")))
+if len(rows) < 2:
+    sys.exit(f"set_field: {path} has no data row to damage")
 for row in rows[1:]:
     row[rows[0].index(column)] = value
 csv.writer(open(path, "w", newline=""), lineterminator="\n").writerows(rows)
