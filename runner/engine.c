@@ -238,7 +238,7 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         .want_phases = 1, .stdout_path = log,
         .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL, .mem_limit = e->o->mem_limit,
         .cgroup = e->cgroup && e->cgroup->version ? e->cgroup : NULL};
-    if (spec.cgroup && spec.cgroup->limited) /* the cgroup holds the limit: no RLIMIT_AS as well */
+    if (spec.cgroup && spec.cgroup->limited) /* the cgroup holds the limit: no RLIMIT_DATA as well */
         spec.mem_limit = 0;
     hb_engine_driver(g, &driver, &ready, &denv, &spec);
     char *label = hb_engine_label(g, a, rep);

@@ -168,7 +168,7 @@ static void hb_meta_limits(FILE *f, const struct hb_options *o, const struct hb_
     const char *src = o->mem_limit_set ? "--mem-limit" : "default: 3/4 of physical memory";
     char *how = !o->mem_limit ? hb_xstrdup("none (--mem-limit none)")
                 : limited     ? hb_xasprintf("%s (%s)", cg->how, src)
-                              : hb_xasprintf("RLIMIT_AS of each measured process (%s)", src);
+                              : hb_xasprintf("RLIMIT_DATA of each measured process (%s)", src);
     hb_meta_kv(f, "mem_limit_how", how);
     hb_meta_kv(f, "containment", cg ? cg->how : "process groups, PR_SET_PDEATHSIG and the subreaper");
     hb_meta_kv(f, "cgroup", cg && cg->version ? cg->dir : NULL);

@@ -63,7 +63,8 @@ struct hb_run {
     char path[4096]; /* the resolved program */
     pid_t pid;
     pid_t parent; /* the runner, for the child's PR_SET_PDEATHSIG race check */
-    uint64_t vm_peak_kb; /* the largest address-space size sampled (statm's first field) */
+    uint64_t data_peak_kb; /* the largest writable private memory sampled (statm's data field: what
+                           * RLIMIT_DATA counts, not address space a allocator only reserves) */
     int pidfd, phase_fd, err_fd, statm_fd, release_fd;
     int child_phase_fd, child_err_fd, child_release_fd, child_out_fd;
     int child_in_fd; /* /dev/null when the runner's stdin is a terminal (the child is not in its group) */
@@ -160,7 +161,7 @@ static void hb_child(const struct hb_run *r)
         ce.stage = HB_STAGE_AFFINITY;
     else if (s->thp && hb_thp_prctl(*s->thp) != 0)
         ce.stage = HB_STAGE_THP;
-    else if (s->mem_limit && setrlimit(RLIMIT_AS, &as) != 0)
+    else if (s->mem_limit && setrlimit(RLIMIT_DATA, &as) != 0)
         ce.stage = HB_STAGE_LIMIT;
     else if ((r->child_out_fd >= 0 && (dup2(r->child_out_fd, 1) < 0 || dup2(r->child_out_fd, 2) < 0)) ||
              (r->child_in_fd >= 0 && dup2(r->child_in_fd, 0) < 0))
@@ -276,17 +277,17 @@ static int64_t hb_run_anon_huge(struct hb_run *r)
 static int hb_run_statm(struct hb_run *r, double t, int huge, char *phase)
 {
     char buf[128];
-    unsigned long size, resident;
+    unsigned long resident, data;
     uint64_t page_kb = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
     ssize_t n = r->statm_fd >= 0 ? pread(r->statm_fd, buf, sizeof buf - 1, 0) : -1;
     buf[n > 0 ? n : 0] = '\0';
-    if (n <= 0 || sscanf(buf, "%lu %lu", &size, &resident) != 2 || resident == 0 ||
+    if (n <= 0 || sscanf(buf, "%*u %lu %*u %*u %*u %lu", &resident, &data) != 2 || resident == 0 ||
         hb_grow((void **)&r->res->rss, &r->rss_cap, r->res->rss_len + 1, sizeof *r->res->rss) != 0) {
         free(phase);
         return 0;
     }
-    if ((uint64_t)size * page_kb > r->vm_peak_kb)
-        r->vm_peak_kb = (uint64_t)size * page_kb;
+    if ((uint64_t)data * page_kb > r->data_peak_kb)
+        r->data_peak_kb = (uint64_t)data * page_kb;
     struct hb_rss_sample s = {t, (uint64_t)resident * page_kb, huge ? hb_run_anon_huge(r) : -1, phase};
     r->res->rss[r->res->rss_len++] = s;
     return 1;
@@ -398,13 +399,13 @@ static void hb_run_oom(struct hb_run *r)
     if (!r->spec->mem_limit)
         return;
     hb_run_last_word(r, line, sizeof line);
-    int near = (double)r->vm_peak_kb * 1024.0 >= 0.9 * (double)r->spec->mem_limit;
+    int near = (double)r->data_peak_kb * 1024.0 >= 0.9 * (double)r->spec->mem_limit;
     if (!near && !strcasestr(line, "memory") && !strcasestr(line, "bad_alloc") && !strcasestr(line, "alloc fail"))
         return;
     r->res->status = HB_OOM;
-    snprintf(r->res->reason, sizeof r->res->reason, "out of memory: the limit is %llu MiB of address space "
-             "(--mem-limit, RLIMIT_AS; largest size seen %llu MiB)", r->spec->mem_limit >> 20,
-             (unsigned long long)(r->vm_peak_kb >> 10));
+    snprintf(r->res->reason, sizeof r->res->reason, "out of memory: the limit is %llu MiB of writable memory "
+             "(--mem-limit, RLIMIT_DATA; largest seen %llu MiB)", r->spec->mem_limit >> 20,
+             (unsigned long long)(r->data_peak_kb >> 10));
 }
 
 /* Appends the run's last word to its reason ("exit code 2: bad --size"). */

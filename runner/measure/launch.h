@@ -49,7 +49,8 @@ struct hb_launch_spec {
     char *const *ready_argv;
     char *const *driver_envp;
     double ready_timeout_s;   /* how long ready_argv is polled; <= 0: 10 s (tests shorten it) */
-    unsigned long long mem_limit; /* bytes of address space (RLIMIT_AS) of the process; 0: none.
+    unsigned long long mem_limit; /* bytes of writable private memory (RLIMIT_DATA: what an allocator maps
+                                   * for use, not the address space it only reserves) of the process; 0: none.
                                    * A process that fails or crashes with its sampled size near the
                                    * limit, or whose last output line speaks of memory, is HB_OOM. */
     const struct hb_runcg *cgroup; /* NULL: none; else the run's cgroup (runcg.h): the child joins it

@@ -141,10 +141,10 @@ static void hb_runcg_create(struct hb_runcg *cg)
         return;
     }
     if (hb_runcg_mkdir(cg, "cgroup2", NULL, "") == 0) {
-        cg->version = 2, cg->how = "cgroup v2 without the memory controller (the limit is RLIMIT_AS)";
+        cg->version = 2, cg->how = "cgroup v2 without the memory controller (the limit is RLIMIT_DATA)";
         return;
     }
-    cg->how = "none: no writable cgroup (process groups, PR_SET_PDEATHSIG and the subreaper; the limit is RLIMIT_AS)";
+    cg->how = "none: no writable cgroup (process groups, PR_SET_PDEATHSIG and the subreaper; the limit is RLIMIT_DATA)";
 }
 
 /* fd moved to a CLOEXEC descriptor above stdio (a runner started with stdin closed gets a pipe
@@ -199,7 +199,7 @@ void hb_runcg_open(struct hb_runcg *cg, unsigned long long limit)
     cg->limit = limit;
     const char *env = getenv("HEAPBENCH_CGROUP");
     if (env && strcmp(env, "off") == 0) {
-        cg->how = "none: HEAPBENCH_CGROUP=off (process groups, PR_SET_PDEATHSIG and the subreaper; the limit is RLIMIT_AS)";
+        cg->how = "none: HEAPBENCH_CGROUP=off (process groups, PR_SET_PDEATHSIG and the subreaper; the limit is RLIMIT_DATA)";
         return;
     }
     hb_runcg_create(cg);
@@ -208,7 +208,7 @@ void hb_runcg_open(struct hb_runcg *cg, unsigned long long limit)
         memset(cg, 0, sizeof *cg);
         cg->guard_fd = -1;
         cg->how = "none: the cgroup's guard could not be started (process groups, PR_SET_PDEATHSIG and the "
-                  "subreaper; the limit is RLIMIT_AS)";
+                  "subreaper; the limit is RLIMIT_DATA)";
     }
 }
 

@@ -5,9 +5,9 @@
  * Where: the first that works of (1) a child of the runner's cgroup v2 whose parent delegates the
  * memory controller (memory.max, memory.swap.max 0), (2) a child of the runner's cgroup v1 memory
  * hierarchy (memory.limit_in_bytes, memory.swappiness 0), (3) a child of its cgroup v2 without the
- * memory controller (processes only: the limit stays RLIMIT_AS); else none (not root, no
+ * memory controller (processes only: the limit stays RLIMIT_DATA); else none (not root, no
  * writable cgroup fs, or HEAPBENCH_CGROUP=off): process groups, PR_SET_PDEATHSIG and the
- * subreaper (reaper.h) then do what they can, and --mem-limit is RLIMIT_AS.
+ * subreaper (reaper.h) then do what they can, and --mem-limit is RLIMIT_DATA.
  * The guard (`heapbench cgroup-guard DIR`, started through spawner.c in a process group of its
  * own, ignoring SIGINT/SIGTERM/SIGHUP/SIGQUIT) reads a pipe whose only writer is the runner (the
  * write end is O_CLOEXEC: no measured process holds it); at EOF it kills every process listed in
@@ -27,7 +27,7 @@
 
 struct hb_runcg {
     int version;                /* 0: no cgroup, 1 or 2 */
-    int limited;                /* 1: the cgroup holds the memory limit (then no RLIMIT_AS) */
+    int limited;                /* 1: the cgroup holds the memory limit (then no RLIMIT_DATA) */
     unsigned long long limit;   /* the limit in bytes when limited */
     char dir[PATH_MAX];         /* the cgroup directory; "" when none */
     const char *how;            /* one line for meta.json: the mechanism, or why none */

@@ -48,7 +48,7 @@ static const char hb_usage_measure[] =
     "                           two or more modes are an axis: each env set runs with HEAPBENCH_THP=MODE\n"
     "      --mem-limit SIZE     memory the run's processes may use, e.g. 512M, 4G, or none: the memory\n"
     "                           limit of the run's cgroup where heapbench can create one (root), else\n"
-    "                           RLIMIT_AS of each process (meta.json's mem_limit_how says which);\n"
+    "                           RLIMIT_DATA (writable memory) of each process (meta.json's mem_limit_how says which);\n"
     "                           default 3/4 of physical memory; a process that runs out is status oom\n"
     "  -o, --output DIR         results directory (default results/<run-id>, see heapbench --help)\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"

@@ -47,7 +47,7 @@ struct hb_options {
     int thp;                     /* --thp: a mode of thp.h; -1 when not given or given as a list */
     struct hb_strv thp_axis;     /* --thp M1,M2,...: two or more modes, an axis (each env set x each mode) */
     char *latency;               /* --latency MODE (wl_latmode.h; default off): HEAPBENCH_LATENCY of workloads */
-    unsigned long long mem_limit; /* --mem-limit: bytes (the run's cgroup, else RLIMIT_AS), 0 = none;
+    unsigned long long mem_limit; /* --mem-limit: bytes (the run's cgroup, else RLIMIT_DATA), 0 = none;
                                    * default 3/4 of physical memory (protects the machine) */
     int mem_limit_set;           /* 1: given on the command line */
     struct hb_strv command;      /* exec and record: CMD ARGS...; trace: FILE */

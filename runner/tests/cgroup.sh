@@ -74,9 +74,9 @@ rt_check "a runner started with stdin closed still has its cgroup and guard" "$R
 assert meta["cgroup"] and runs[0]["status"] == "ok", (meta["cgroup"], runs[0]["reason"])'
 
 HEAPBENCH_CGROUP=off "$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/off" -- true >/dev/null 2>&1
-rt_check "HEAPBENCH_CGROUP=off: no cgroup, RLIMIT_AS, and meta.json says so" "$RT_TMP/off" '
+rt_check "HEAPBENCH_CGROUP=off: no cgroup, RLIMIT_DATA, and meta.json says so" "$RT_TMP/off" '
 assert meta["cgroup"] is None and "HEAPBENCH_CGROUP=off" in meta["containment"], meta["containment"]
-assert "RLIMIT_AS" in meta["mem_limit_how"], meta["mem_limit_how"]'
+assert "RLIMIT_DATA" in meta["mem_limit_how"], meta["mem_limit_how"]'
 t_check "no cgroup directory is left by any run" bash -c 'for d; do [ ! -e "$d" ] || exit 1; done' _ "${cg_dirs[@]}"
 rt_usage "the guard refuses a directory that is not a run's cgroup" cgroup-guard /sys/fs/cgroup/memory
 
