@@ -44,7 +44,7 @@ BENCH_TRACES := python3-alloc sqlite3 gcc
 # the serial build took 34 s (23 s user + 10 s sys) of a fresh clone's make bench at load ~5.
 BENCH_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 
-.PHONY: all deps test bench clean FORCE
+.PHONY: all deps deps-run test bench clean FORCE
 all:
 
 # The floor of shared C contracts first (its variables name objects the others link), then the rest.
@@ -55,6 +55,10 @@ all: $(ALL)
 
 deps:
 	@scripts/deps.sh $(DEB_PKGS) $(BUILD_PKGS) $(TEST_PKGS)
+
+# What building and running need, without the test tools (chromium, redis, PostgreSQL, Slurm...).
+deps-run:
+	@scripts/deps.sh $(DEB_PKGS) $(BUILD_PKGS)
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BUILD)
