@@ -16,7 +16,7 @@
  * the table; its measure goes into the thread's raw stream (RAW_X_TOUCH) before the event that
  * ends it, and the exit's measures into RAW_BLOCK_TOUCH blocks of addresses: the post-pass names
  * the objects and writes the same touch chunks (rawtrace.h). */
-#include "rawtrace.h"
+#include "common/rawtrace.h"
 #include "record.h"
 #include "spin.h"
 #include "trace.h"
