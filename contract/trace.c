@@ -482,7 +482,7 @@ static int read_header(struct hbt_trace *t, char *err, size_t errlen)
     const uint8_t *m = t->head;
     if (t->size < HBT_HEADER_SIZE)
         return hbt_fail(err, errlen, "truncated trace: %zu bytes, shorter than its %u-byte header; record it again", t->size, HBT_HEADER_SIZE);
-    if (memcmp(m, "HBRAW", 5) == 0) /* replay/rawtrace.h's RAW_MAGIC */
+    if (memcmp(m, "HBRAW", 5) == 0) /* replay/common/rawtrace.h's RAW_MAGIC */
         return hbt_fail(err, errlen, "a raw recording (the recorder's raw mode), not yet a trace: convert it with "
                     "build/replay/hbconvert FILE.hbr (it writes FILE.hbt), then read that");
     if (memcmp(m, HBT_MAGIC, 8) != 0)

@@ -1,13 +1,14 @@
-# replay/rules.mk - builds the trace tools of issue 12: the recorder build/lib/libhbrecord.so
-# (preloaded; record.c + record_map.c + record_touch.c + obj_map.c + map_table.c + the trace writer), the
-# replayer build/replay/hbreplay (a workload of the phase protocol, linked with the floor's
-# phase writer and workloads/common/wl_args.c) and build/replay/hbtrace (trace statistics), plus
-# the programs replay/tests/ records.
+# replay/rules.mk - builds the three programs of replay/: the recorder build/lib/libhbrecord.so
+# (replay/record/, preloaded, + the raw format of replay/common/ and the trace writer), the replayer
+# build/replay/hbreplay (replay/replayer/, a workload of the phase protocol, linked with the floor's
+# phase writer and workloads/common/wl_args.c), the trace tools build/replay/hbtrace and
+# build/replay/hbconvert (replay/trace/), plus the programs replay/tests/ records.
 # Always holds: every part that reads or writes a trace links the one codec, the floor's
-# contract/trace.c.
+# contract/trace.c; sources are compiled with -Ireplay, so an include names its folder
+# (common/objring.h) unless it is in the same folder.
 
 RP_OBJDIR  := $(B)/obj/replay
-RP_HDRS    := $(wildcard replay/*.h) $(CONTRACT_H)
+RP_HDRS    := $(wildcard replay/*/*.h) $(CONTRACT_H)
 RP_WLCOMMON := $(B)/obj/workloads/common/wl_args.o $(call CONTRACT_OBJ,$(CONTRACT_PHASE))
 RP_TRACE   := $(call CONTRACT_OBJ,trace)
 RP_TESTPROGS := $(patsubst replay/tests/%.c,$(B)/tests/replay-%,$(wildcard replay/tests/*.c))
@@ -31,19 +32,19 @@ $(RP_OBJDIR)/pic/lto-trace.o: contract/trace.c $(CONTRACT_H) | $(B)/.dir
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(RP_LTO) -fPIC -fvisibility=hidden -Icontract -c $< -o $@
 
-$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record record_map map_table obj_map rawtrace record_touch record_site lto-trace)
+$(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record/record record/record_map record/map_table record/obj_map common/rawtrace record/record_touch record/record_site lto-trace)
 	$(CC) $(CFLAGS) $(RP_LTO) -shared -o $@ $^ -lz -ldl -lpthread
 
-$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,hbreplay replay_run touch_table trace_stats objring explain_snap site_map) $(RP_TRACE) $(RP_WLCOMMON)
+$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,replayer/hbreplay replayer/replay_run replayer/touch_table common/trace_stats common/objring replayer/explain_snap common/site_map) $(RP_TRACE) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
 
-$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,hbtrace trace_stats objring site_map symbolize) $(RP_TRACE)
+$(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,trace/hbtrace common/trace_stats common/objring common/site_map trace/symbolize) $(RP_TRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
-# The recorder's post-pass: raw recordings (rawtrace.h) into format-3 traces.
-$(B)/replay/hbconvert: $(patsubst %,$(RP_OBJDIR)/%.o,hbconvert rawtrace addr_table conv_sites) $(RP_TRACE)
+# The recorder's post-pass: raw recordings (common/rawtrace.h) into format-4 traces.
+$(B)/replay/hbconvert: $(patsubst %,$(RP_OBJDIR)/%.o,trace/hbconvert common/rawtrace trace/addr_table trace/conv_sites) $(RP_TRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
@@ -63,8 +64,8 @@ $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Iallocators/interpose -shared -o $@ replay/bench/nullalloc.c allocators/interpose/interpose.c
 
 # The codec's unit test links the codec itself (not one of the programs the tests record).
-$(B)/tests/replay-codec_check: replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c replay/touch_table.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
-	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/codec_check.c contract/trace.c replay/trace_stats.c replay/objring.c replay/touch_table.c -lz
+$(B)/tests/replay-codec_check: replay/tests/codec_check.c contract/trace.c replay/common/trace_stats.c replay/common/objring.c replay/replayer/touch_table.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/codec_check.c contract/trace.c replay/common/trace_stats.c replay/common/objring.c replay/replayer/touch_table.c -lz
 
 # The order check of recorded traces reads them through the codec.
 $(B)/tests/replay-orders: replay/tests/orders.c contract/trace.c $(RP_HDRS) | $(B)/.dir
@@ -80,5 +81,9 @@ $(B)/tests/replay-tracediff: replay/tests/tracediff.c contract/trace.c $(RP_HDRS
 	$(CC) $(CFLAGS) -Icontract -o $@ replay/tests/tracediff.c contract/trace.c -lz
 
 # A raw recording written by hand (an order a real run makes only by chance), for hbconvert's test.
-$(B)/tests/replay-rawgen: replay/tests/rawgen.c replay/rawtrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
-	$(CC) $(CFLAGS) -Ireplay -Icontract -o $@ replay/tests/rawgen.c replay/rawtrace.c contract/trace.c -lz
+$(B)/tests/replay-rawgen: replay/tests/rawgen.c replay/common/rawtrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -o $@ replay/tests/rawgen.c replay/common/rawtrace.c contract/trace.c -lz
+
+# The open-addressing core's unit test links the post-pass's table on it.
+$(B)/tests/replay-oa_check: replay/tests/oa_check.c replay/trace/addr_table.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/oa_check.c replay/trace/addr_table.c

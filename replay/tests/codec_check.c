@@ -9,11 +9,11 @@
  * field, and the replayer's touch table bounded (the records past TOUCH_TABLE_MAX counted, not
  * kept). Prints PASS/FAIL lines and "N passed, N failed".
  * Always holds: works in one temporary file (/tmp/hb-codec-check.*) that it removes. */
-#include "objring.h"
+#include "common/objring.h"
 #include "tcheck.h"
 #include "trace.h"
-#include "touch_table.h"
-#include "trace_stats.h"
+#include "replayer/touch_table.h"
+#include "common/trace_stats.h"
 
 #include <stdlib.h>
 #include <string.h>

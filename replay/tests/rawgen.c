@@ -4,7 +4,7 @@
  * must give the realloc thread 0's own object and thread 1's free thread 1's own: hbconvert then
  * hbtrace show no unknown free and no cross-thread free (replay/tests/run).
  * Always holds: writes FILE and exits 0, or says why it could not and exits 1. */
-#include "rawtrace.h"
+#include "common/rawtrace.h"
 
 #include <stdio.h>
 #include <string.h>

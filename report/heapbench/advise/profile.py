@@ -2,7 +2,7 @@
 
 Always holds: the trace is recorded and read only through the CLI (record, trace), so the
 recorder and the trace reader stay the replay component's; the statistics are parsed from
-`heapbench trace`'s printed lines (replay/hbtrace.c) and nothing else; a failure of either
+`heapbench trace`'s printed lines (replay/trace/hbtrace.c) and nothing else; a failure of either
 command comes back as ProfileError with the command's own last line.
 """
 import re

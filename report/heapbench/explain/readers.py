@@ -1,4 +1,4 @@
-"""readers.py - the one reader of the replayer's explanation files (hbreplay --explain=OUT, replay/explain_snap.h; format:
+"""readers.py - the one reader of the replayer's explanation files (hbreplay --explain=OUT, replay/replayer/explain_snap.h; format:
 docs/DATA.md, "Explanations") and of the call-site table (`hbtrace --sites`).
 
 Always holds: a file is read whole or refused with ExplainError naming the file and the line; the parts come back in

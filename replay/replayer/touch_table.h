@@ -8,6 +8,7 @@
 #ifndef HEAPBENCH_TOUCH_TABLE_H
 #define HEAPBENCH_TOUCH_TABLE_H
 
+#include "common/oa_table.h"
 #include "trace.h"
 
 #define TOUCH_TABLE_SLOTS (1u << 20)                 /* the most slots: 16 bytes each */
@@ -30,19 +31,18 @@ struct touch_table {
 int touch_table_build(struct touch_table *tt, const struct hbt_trace *t);
 void touch_table_free(struct touch_table *tt);
 
-static inline uint64_t touch_hash(uint64_t obj) { return (obj + 1) * 0x9e3779b97f4a7c15ull >> 32; }
+/* An object's key (its index + 1: never 0) and the key's home (common/oa_table.h's hash). */
+static inline uint64_t touch_key(uint64_t obj) { return obj + 1; }
+static inline uint64_t touch_home(uint64_t key) { return oa_mix(key) >> 32; }
 
 /* The whole pages the program made resident in object obj's block, or TOUCH_NO_RECORD. */
 static inline uint64_t touch_table_get(const struct touch_table *tt, uint64_t obj)
 {
     if (!tt || !tt->mask)
         return TOUCH_NO_RECORD;
-    for (uint64_t i = touch_hash(obj) & tt->mask;; i = (i + 1) & tt->mask) {
-        if (tt->slots[i].key == obj + 1)
-            return tt->slots[i].resident;
-        if (tt->slots[i].key == 0)
-            return TOUCH_NO_RECORD;
-    }
+    uint64_t key = touch_key(obj);
+    const struct touch_slot *s = &tt->slots[oa_find(tt->slots, sizeof *tt->slots, tt->mask, touch_home(key), key)];
+    return s->key ? s->resident : TOUCH_NO_RECORD;
 }
 
 #endif

@@ -27,9 +27,9 @@
  * record but served_by. */
 #include "explain_snap.h"
 #include "replay_run.h"
-#include "site_map.h"
+#include "common/site_map.h"
 #include "trace.h"
-#include "trace_stats.h"
+#include "common/trace_stats.h"
 #include "wl_args.h"
 #include "wl_phase.h"
 #include "wl_time.h"

@@ -1,15 +1,19 @@
 /* addr_table.h - the post-pass's address -> value table (hbconvert.c): which object lives at an
  * address, or what size it has, while the raw events are walked in the process's global order.
- * Always holds: open addressing with linear probing and backward-shift deletion (no tombstones),
- * at most half full (it doubles), keys are never 0 (0 marks an empty slot). */
+ * Always holds: open addressing on the probing core of common/oa_table.h (linear probing,
+ * backward-shift deletion), at most half full (it doubles), keys are never 0 (0 marks an empty slot). */
 #ifndef HEAPBENCH_ADDR_TABLE_H
 #define HEAPBENCH_ADDR_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+struct addr_slot {
+    uint64_t key, val;        /* key 0: empty */
+};
+
 struct addr_table {
-    uint64_t *keys, *vals;
+    struct addr_slot *slots;
     size_t cap, n;            /* cap: a power of two */
 };
 

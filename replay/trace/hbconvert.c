@@ -23,7 +23,7 @@
  */
 #include "addr_table.h"
 #include "conv_sites.h"
-#include "rawtrace.h"
+#include "common/rawtrace.h"
 #include "trace.h"
 
 #include <dirent.h>

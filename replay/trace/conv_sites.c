@@ -2,7 +2,7 @@
  * (conv_sites.h). Always holds: see conv_sites.h; every record is written through the one site
  * chunk, flushed when full and at the end. */
 #include "conv_sites.h"
-#include "rawtrace.h"
+#include "common/rawtrace.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -27,7 +27,7 @@
 #ifndef HEAPBENCH_EXPLAIN_SNAP_H
 #define HEAPBENCH_EXPLAIN_SNAP_H
 
-#include "site_map.h"
+#include "common/site_map.h"
 #include "trace.h"
 
 #include <stdio.h>

@@ -16,7 +16,8 @@
  * the table; its measure goes into the thread's raw stream (RAW_X_TOUCH) before the event that
  * ends it, and the exit's measures into RAW_BLOCK_TOUCH blocks of addresses: the post-pass names
  * the objects and writes the same touch chunks (rawtrace.h). */
-#include "rawtrace.h"
+#include "common/oa_table.h"
+#include "common/rawtrace.h"
 #include "record.h"
 #include "spin.h"
 #include "trace.h"
@@ -49,7 +50,7 @@ static uint64_t touch_min = UINT64_MAX; /* TOUCH_FLOOR (or a larger page) once r
 static uint64_t page;
 static size_t (*usable)(void *);
 static struct hbt_touch_chunk bufs[HBT_MAX_THREADS + 1];
-static struct live *live;             /* open addressing, linear probing, deletion by backward shift */
+static struct live *live;             /* open addressing on common/oa_table.h's core, keyed by address */
 uint8_t rec_touch_filter[1u << REC_TOUCH_FILTER_BITS]; /* record.h: 1 MiB, a multiple of 64 KiB */
 static uint64_t nlive;
 static atomic_flag live_lock = ATOMIC_FLAG_INIT;
@@ -66,7 +67,9 @@ void rec_touch_init(uint64_t page_size, size_t (*usable_size)(void *))
     touch_min = usable && page && live ? (page > TOUCH_FLOOR ? page : TOUCH_FLOOR) : UINT64_MAX;
 }
 
-static inline uint64_t slot_of(uintptr_t addr) { return (addr >> 4) * 0x9e3779b97f4a7c15ull >> (64 - LIVE_BITS); }
+static inline uint64_t live_home(uint64_t addr) { return oa_mix(addr >> 4) >> (64 - LIVE_BITS); }
+/* The slot of addr in the table of live large blocks, or the empty slot where it would go. */
+static inline uint64_t live_slot(uintptr_t addr) { return oa_find(live, sizeof *live, LIVE_SLOTS - 1, live_home(addr), addr); }
 
 static inline uint8_t *filter_of(uintptr_t addr) { return &rec_touch_filter[rec_touch_slot(addr)]; }
 
@@ -75,9 +78,7 @@ static void live_add(void *p, uint64_t size, uint64_t id)
 {
     lock();
     if (nlive < LIVE_MAX) {
-        uint64_t i = slot_of((uintptr_t)p);
-        while (live[i].addr && live[i].addr != (uintptr_t)p)
-            i = (i + 1) & (LIVE_SLOTS - 1);
+        uint64_t i = live_slot((uintptr_t)p);
         if (live[i].addr == 0) {
             uint8_t *f = filter_of((uintptr_t)p);
             nlive++;
@@ -105,22 +106,12 @@ void rec_touch_raw_born(void *p, uint64_t size)
 /* Takes addr out of the table, if there (the caller holds the lock): 1, or 0 when absent. */
 static int drop_live(uintptr_t addr)
 {
-    uint64_t i = slot_of(addr);
-    while (live[i].addr && live[i].addr != addr)
-        i = (i + 1) & (LIVE_SLOTS - 1);
+    uint64_t i = live_slot(addr);
     if (!live[i].addr)
         return 0;
     uint8_t *f = filter_of(addr);
     *f -= *f < UINT8_MAX; /* saturated: stays (a later end of a small block there only looks in the table) */
-    /* backward shift: move up every later entry of the run whose home is not between the hole and it */
-    for (uint64_t j = (i + 1) & (LIVE_SLOTS - 1); live[j].addr; j = (j + 1) & (LIVE_SLOTS - 1)) {
-        uint64_t h = slot_of(live[j].addr);
-        if (((j - h) & (LIVE_SLOTS - 1)) >= ((j - i) & (LIVE_SLOTS - 1))) {
-            live[i] = live[j];
-            i = j;
-        }
-    }
-    live[i].addr = 0;
+    oa_remove(live, sizeof *live, LIVE_SLOTS - 1, i, live_home);
     nlive--;
     return 1;
 }
@@ -221,9 +212,7 @@ uint64_t rec_touch_renamed(uintptr_t addr, uint64_t old, uint64_t seq)
 {
     if ((int64_t)old >= 0)
         return seq;
-    uint64_t i = slot_of(addr);
-    while (live[i].addr && live[i].addr != addr)
-        i = (i + 1) & (LIVE_SLOTS - 1);
+    uint64_t i = live_slot(addr);
     if (live[i].addr)
         live[i].id = seq;
     return seq | REC_TOUCH_MARK;

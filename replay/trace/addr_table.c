@@ -1,20 +1,19 @@
 /* addr_table.c - the post-pass's address -> value hash table (addr_table.h).
- * Always holds: every present key is reachable from its home slot without crossing an empty slot. */
+ * Always holds: every present key is reachable from its home slot without crossing an empty slot
+ * (common/oa_table.h's probe and deletion). */
 #include "addr_table.h"
+#include "common/oa_table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static size_t home(const struct addr_table *t, uint64_t key) { return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (t->cap - 1); }
+static uint64_t home(uint64_t key) { return oa_mix(key) >> 20; }
 
 static int alloc_slots(struct addr_table *t, size_t cap)
 {
-    t->keys = calloc(cap, sizeof *t->keys);
-    t->vals = malloc(cap * sizeof *t->vals);
-    if (!t->keys || !t->vals) {
-        free(t->keys), free(t->vals);
+    t->slots = calloc(cap, sizeof *t->slots);
+    if (!t->slots)
         return -1;
-    }
     t->cap = cap;
     return 0;
 }
@@ -27,16 +26,13 @@ int addr_table_init(struct addr_table *t)
 
 void addr_table_free(struct addr_table *t)
 {
-    free(t->keys), free(t->vals);
+    free(t->slots);
     memset(t, 0, sizeof *t);
 }
 
 static size_t find(const struct addr_table *t, uint64_t key)
 {
-    size_t i = home(t, key);
-    while (t->keys[i] && t->keys[i] != key)
-        i = (i + 1) & (t->cap - 1);
-    return i;
+    return oa_find(t->slots, sizeof *t->slots, t->cap - 1, home(key), key);
 }
 
 static int grow(struct addr_table *t)
@@ -48,9 +44,9 @@ static int grow(struct addr_table *t)
     }
     t->n = 0;
     for (size_t i = 0; i < old.cap; i++)
-        if (old.keys[i])
-            addr_table_put(t, old.keys[i], old.vals[i]);
-    free(old.keys), free(old.vals);
+        if (old.slots[i].key)
+            addr_table_put(t, old.slots[i].key, old.slots[i].val);
+    free(old.slots);
     return 0;
 }
 
@@ -58,41 +54,31 @@ int addr_table_put(struct addr_table *t, uint64_t key, uint64_t val)
 {
     if (2 * (t->n + 1) > t->cap && grow(t) < 0)
         return -1;
-    size_t i = find(t, key);
-    t->n += !t->keys[i];
-    t->keys[i] = key;
-    t->vals[i] = val;
+    struct addr_slot *s = &t->slots[find(t, key)];
+    t->n += !s->key;
+    *s = (struct addr_slot){key, val};
     return 0;
 }
 
 int addr_table_take(struct addr_table *t, uint64_t key, uint64_t *val)
 {
-    size_t i = find(t, key), mask = t->cap - 1;
-    if (!t->keys[i])
+    size_t i = find(t, key);
+    if (!t->slots[i].key)
         return 0;
-    *val = t->vals[i];
+    *val = t->slots[i].val;
     t->n--;
-    /* backward shift: move later entries of the run into the hole when their home allows it */
-    for (size_t j = (i + 1) & mask; t->keys[j]; j = (j + 1) & mask) {
-        size_t h = home(t, t->keys[j]);
-        if (((j - h) & mask) >= ((j - i) & mask)) {
-            t->keys[i] = t->keys[j];
-            t->vals[i] = t->vals[j];
-            i = j;
-        }
-    }
-    t->keys[i] = 0;
+    oa_remove(t->slots, sizeof *t->slots, t->cap - 1, i, home);
     return 1;
 }
 
-uint64_t addr_table_get(const struct addr_table *t, uint64_t key) { return t->vals[find(t, key)]; }
+uint64_t addr_table_get(const struct addr_table *t, uint64_t key) { return t->slots[find(t, key)].val; }
 
 int addr_table_find(const struct addr_table *t, uint64_t key, uint64_t *val)
 {
     size_t i = find(t, key);
-    if (!t->keys[i])
+    if (!t->slots[i].key)
         return 0;
-    *val = t->vals[i];
+    *val = t->slots[i].val;
     return 1;
 }
 
@@ -109,8 +95,8 @@ uint64_t *addr_table_sorted_keys(const struct addr_table *t)
         return NULL;
     size_t m = 0;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->keys[i])
-            k[m++] = t->keys[i];
+        if (t->slots[i].key)
+            k[m++] = t->slots[i].key;
     qsort(k, m, sizeof *k, cmp_u64);
     return k;
 }

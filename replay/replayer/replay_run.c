@@ -12,7 +12,7 @@
  * mmap and munmap themselves, touched like blocks, and counted in the live bytes the sampler
  * reports (as the program held them). */
 #include "replay_run.h"
-#include "objring.h"
+#include "common/objring.h"
 #include "wl_latency.h"
 #include "wl_phase.h"
 

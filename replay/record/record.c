@@ -34,7 +34,7 @@
  *     header's totals (complete = 1) are written only by a normal exit.
  */
 #include "obj_map.h"
-#include "rawtrace.h"
+#include "common/rawtrace.h"
 #include "record.h"
 #include "spin.h"
 #include "trace.h"

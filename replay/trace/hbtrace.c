@@ -8,10 +8,10 @@
  * FRAME;FRAME;..." (innermost first, symbolized), for the explain report's stacks.
  * Always holds: a missing, truncated or corrupt trace prints one line on stderr and exits 2;
  * output lines are "name: value" (histogram rows indented), stable for scripts. */
-#include "site_map.h"
+#include "common/site_map.h"
 #include "symbolize.h"
 #include "trace.h"
-#include "trace_stats.h"
+#include "common/trace_stats.h"
 
 #include <stdlib.h>
 

@@ -7,7 +7,7 @@
  * through); a stack's frames start at the allocating call's caller (the recorder's own frames are
  * left out), at most HBT_SITE_FRAMES of them; the maps copy is a plain read/write of
  * /proc/self/maps, whose failure leaves the frames unsymbolized, never the trace unusable. */
-#include "rawtrace.h"
+#include "common/rawtrace.h"
 #include "record.h"
 #include "trace.h"
 

@@ -1,28 +1,22 @@
 /* touch_table.c - builds the replayer's table of touch records (see touch_table.h).
- * Always holds: open addressing with linear probing in a power-of-two table at most 3/4 full
- * (every probe ends at an empty slot); a later record of the same object replaces the earlier. */
+ * Always holds: open addressing on common/oa_table.h's probe, in a power-of-two table at most 3/4
+ * full (every probe ends at an empty slot); a later record of the same object replaces the earlier. */
 #include "touch_table.h"
 
 static int add(void *arg, const struct hbt_touch *r)
 {
     struct touch_table *tt = arg;
-    for (uint64_t i = touch_hash(r->obj) & tt->mask;; i = (i + 1) & tt->mask) {
-        struct touch_slot *s = &tt->slots[i];
-        if (s->key == r->obj + 1) {
-            s->resident = r->resident;
+    uint64_t key = touch_key(r->obj);
+    struct touch_slot *s = &tt->slots[oa_find(tt->slots, sizeof *tt->slots, tt->mask, touch_home(key), key)];
+    if (s->key == 0) {
+        if (tt->n >= TOUCH_TABLE_MAX) {
+            tt->dropped++;
             return 0;
         }
-        if (s->key == 0) {
-            if (tt->n >= TOUCH_TABLE_MAX) {
-                tt->dropped++;
-                return 0;
-            }
-            s->key = r->obj + 1;
-            s->resident = r->resident;
-            tt->n++;
-            return 0;
-        }
+        tt->n++;
     }
+    *s = (struct touch_slot){key, r->resident};
+    return 0;
 }
 
 int touch_table_build(struct touch_table *tt, const struct hbt_trace *t)
