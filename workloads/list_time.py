@@ -17,17 +17,6 @@ from heapbench import worklist
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def cells(rows, quick):
-    """Every (name, argv) of one pass, in LIST order (rows: heapbench.worklist.read_list())."""
-    for w in rows:
-        for p in (w.quick if quick else w.params):
-            for t in (w.threads or [None]):
-                argv = [os.path.join(ROOT, "build", "workloads", w.name)] + p.split()
-                argv += [f"--threads={t}"] if t else []
-                argv += ["--quick"] if quick else []
-                yield w.name, argv
-
-
 def main(args):
     """Runs the pass and prints the per-workload and total wall times."""
     quick = "--quick" in args
@@ -44,7 +33,7 @@ def main(args):
             else:
                 env["LD_PRELOAD"] = args[i + 1]
     wall, cpu, failed = {}, {}, 0
-    for name, argv in cells(worklist.read_list(ROOT), quick):
+    for name, argv in worklist.cells(worklist.read_list(ROOT), quick, ROOT):
         t0 = time.monotonic()
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)

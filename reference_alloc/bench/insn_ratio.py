@@ -23,9 +23,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "workloads"))
-from heapbench import worklist  # noqa: E402
-from list_time import cells  # noqa: E402  (the runner's cells, as workloads/list-time runs them)
+from heapbench import worklist
 
 # RM_LIB=PATH measures another build of refmalloc (an older commit's, for a "before" column).
 LIB = os.environ.get("RM_LIB") or os.path.join(ROOT, "build", "lib", "librefmalloc.so")
@@ -126,7 +124,7 @@ def cases(tmp, iters, opts, only):
                 yield (f"glibc bench-malloc-thread {n} ({BENCH_THREAD_ITERS} iterations per thread)",
                        [thread, str(n)])
     if opts["list"]:
-        for name, argv in cells(worklist.read_list(ROOT), quick=True):
+        for name, argv in worklist.cells(worklist.read_list(ROOT), True, ROOT):
             threads = [int(a.split("=", 1)[1]) for a in argv if a.startswith("--threads=")]
             if (not only or name in only) and (not threads or threads[0] <= opts["max_threads"]):
                 args = " ".join(a for a in argv[1:] if a != "--quick")

@@ -22,7 +22,7 @@ import time
 from heapbench import latency
 from heapbench import results
 from heapbench import stats
-from heapbench.compare import cells
+from heapbench import cells
 from heapbench.compare import launch
 from heapbench.compare import paired
 

@@ -31,7 +31,7 @@ import time
 from heapbench import cli, latency, layout, results
 from heapbench.compare import ab
 from heapbench.compare import adaptive
-from heapbench.compare import cells
+from heapbench import cells
 from heapbench.compare import cihistory
 from heapbench.history.store import label_arg
 from heapbench.compare import gate

@@ -1,6 +1,6 @@
 """cihistory.py - `heapbench ci --history URL`: the gate against the same testbed's own past (heapbench.history).
 
-Always holds: the new run is compared only with points of its own testbed (history.testbed: the
+Always holds: the new run is compared only with points of its own testbed (heapbench.testbed: the
 machine facts that move the numbers), in absolute values; a history with no point of that
 testbed is exit 2 naming the testbeds it has. Per cell and metric the reference is the window of
 the series: its last WINDOW points (default 10) after its last change point (history.changes), so
@@ -34,14 +34,14 @@ from heapbench import cli
 from heapbench import latency
 from heapbench import results
 from heapbench import stats
-from heapbench.compare import cells
+from heapbench import cells
 from heapbench.compare import metricchoice
 from heapbench.compare import gate
 from heapbench.compare import launch
 from heapbench.history import changes
 from heapbench.history.db import HistoryError
 from heapbench.history.store import open_store
-from heapbench.history.testbed import testbed_of
+from heapbench.testbed import testbed_of
 
 PROG = "heapbench ci"
 WINDOW = 10

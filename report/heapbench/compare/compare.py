@@ -14,7 +14,7 @@ import os
 import sys
 
 from heapbench import cli
-from heapbench.compare import cells
+from heapbench import cells
 from heapbench.compare import fidelity
 from heapbench.compare import output
 from heapbench.compare import prcomment

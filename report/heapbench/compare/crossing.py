@@ -2,12 +2,12 @@
 
 Always holds: absolute figures (times and memory counts alike: page faults and peak RSS depend on
 the kernel, the CPU, the memory and the environment as much as times depend on the speed) are
-compared only between cells of the same host whose testbeds (heapbench.history.testbed: CPU,
+compared only between cells of the same host whose testbeds (heapbench.testbed: CPU,
 cores, memory, kernel, glibc, THP, containment, virtualization) agree; ratios to a reference
 allocator of the same run (--relative) may cross both. A testbed fact that one meta.json lacks
 (a directory written before it was recorded) is not held against it.
 """
-from heapbench.history.testbed import testbed_of
+from heapbench.testbed import testbed_of
 
 
 class CrossingError(Exception):

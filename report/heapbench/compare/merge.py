@@ -30,7 +30,7 @@ import os
 from heapbench import cli
 from heapbench import jsontext
 from heapbench import results
-from heapbench.history import testbed
+from heapbench import testbed
 
 from heapbench.compare import mergecheck
 from heapbench.compare.mergescan import CSV_FILES, Inventory, MergeError

@@ -13,7 +13,7 @@ says so. Nothing here measures: it reads loaded results (heapbench.results) only
 import statistics
 
 from heapbench import latency
-from heapbench.compare import cells
+from heapbench import cells
 
 # Time metrics: the machine's load moves them (latency quantiles, p99:<phase>:<op>, are time too).
 TIME = ("wall_s", "user_s", "sys_s", "task_clock_ms", "cycles", "replay_s")

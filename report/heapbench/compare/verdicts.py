@@ -1,6 +1,6 @@
 """verdicts.py - the comparison of two loaded results directories: one verdict per cell and metric.
 
-Always holds: cells are matched by heapbench.compare.cells (absolute figures never across hosts or
+Always holds: cells are matched by heapbench.cells (absolute figures never across hosts or
 testbeds, heapbench.compare.crossing: that raises CompareError unless relative); within one metric the p-values of all
 compared cells form one Holm family (unless holm=False, the screening mode of `heapbench ci`,
 whose suspects must then be confirmed on fresh data); every verdict is stats.stats_verdict's
@@ -14,7 +14,7 @@ phase and operation, 'p99:<phase>:<op>', whose sample is one value per ok rep (l
 A replay (trace:FILE cell) is judged by its replay alone (heapbench.judged): its wall_s is the replay
 less the replayer's own, its maxrss_kb its heap, and its rows name those metrics replay_s and heap_kb.
 """
-from heapbench.compare import cells
+from heapbench import cells
 from heapbench.compare import crossing
 from heapbench.compare import metricchoice
 from heapbench import latency, stats

@@ -54,7 +54,7 @@ def change_points(series_medians, alpha=ALPHA, min_magnitude=MIN_MAGNITUDE, perm
     from heapbench.history import edivisive
     values = np.asarray(x)
     rng = np.random.default_rng([seed, zlib.crc32(values.tobytes())])  # the series' own permutations
-    found = edivisive.split_points(values, alpha, rng, permutations)
+    found = edivisive.split_points(values, alpha, rng, permutations, MIN_SIZE)
     while found:
         changes = _with_medians(x, found)
         small = [c for c in changes if c.pct is not None and abs(c.pct) < min_magnitude * 100]

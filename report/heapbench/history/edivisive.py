@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 
-from heapbench.history.changes import MIN_SIZE
 _BATCH_CELLS = 4_000_000  # distance-matrix entries per batch of permutations (memory bound)
 # A short segment gets more permutations, as many as fit in _PERM_CELLS distance-matrix entries (at
 # most _MAX_PERMUTATIONS): its p-value then is precise where few arrangements exist (6 + 6 points: a
@@ -22,9 +21,9 @@ _PERM_CELLS = 4_000_000
 _MAX_PERMUTATIONS = 9999
 
 
-def _statistics(x):
+def _statistics(x, min_size):
     """Q(tau) of every split of the rows of x (shape (B, n)) as (B, n + 1), -inf where a side has
-    fewer than MIN_SIZE points: the energy statistic tau*(n-tau)/n * E of Matteson & James (alpha=1)."""
+    fewer than min_size points: the energy statistic tau*(n-tau)/n * E of Matteson & James (alpha=1)."""
     b, n = x.shape
     upper = np.abs(x[:, :, None] - x[:, None, :])
     upper *= _upper_mask(n)
@@ -38,7 +37,7 @@ def _statistics(x):
     tau = np.arange(n + 1, dtype=float)
     m, k = tau, n - tau
     q = np.full((b, n + 1), -np.inf, dtype=x.dtype)
-    ok = (m >= MIN_SIZE) & (k >= MIN_SIZE)
+    ok = (m >= min_size) & (k >= min_size)
     if not ok.any():
         return q
     mo, ko = m[ok], k[ok]
@@ -61,14 +60,14 @@ def _scaled(segment):
     return ((seg - np.median(seg)) / scale).astype(np.float32)
 
 
-def _best(segment):
+def _best(segment, min_size):
     """(tau, Q) of the best split of a segment (tau relative to its start), or (None, -inf)."""
-    q = _statistics(_scaled(segment)[None, :])[0]
+    q = _statistics(_scaled(segment)[None, :], min_size)[0]
     tau = int(np.argmax(q))
     return (tau, q[tau]) if np.isfinite(q[tau]) else (None, -math.inf)
 
 
-def _p_value(segment, observed, alpha, rng, permutations):
+def _p_value(segment, observed, alpha, rng, permutations, min_size):
     """The permutation p-value of a segment's best split: (1 + #permutations whose best Q >= observed)
     / (1 + permutations), stopping once it cannot fall to alpha."""
     seg = _scaled(segment)
@@ -80,15 +79,16 @@ def _p_value(segment, observed, alpha, rng, permutations):
     while done < permutations:
         size = min(batch, permutations - done, 16 << (done // 16).bit_length())  # small first: noise stops early
         perms = rng.permuted(np.broadcast_to(seg, (size, n)), axis=1)
-        hits += int((_statistics(perms).max(axis=1) >= observed * (1 - 1e-5)).sum())
+        hits += int((_statistics(perms, min_size).max(axis=1) >= observed * (1 - 1e-5)).sum())
         done += size
         if hits > limit:
             return (1 + hits) / (1 + done)
     return (1 + hits) / (1 + permutations)
 
 
-def split_points(x, alpha, rng, permutations):
-    """The sorted change indexes of x found by the hierarchical search, with their p-values."""
+def split_points(x, alpha, rng, permutations, min_size):
+    """The sorted change indexes of x found by the hierarchical search, with their p-values; a split
+    leaves at least min_size points on either side."""
     found = {}
     segments = [(0, len(x))]
     cache = {}
@@ -96,8 +96,8 @@ def split_points(x, alpha, rng, permutations):
         candidates = []
         for start, end in segments:
             if (start, end) not in cache:
-                tau, q = _best(x[start:end])
-                cache[(start, end)] = (tau, q, None if tau is None else _p_value(x[start:end], q, alpha, rng, permutations))
+                tau, q = _best(x[start:end], min_size)
+                cache[(start, end)] = (tau, q, None if tau is None else _p_value(x[start:end], q, alpha, rng, permutations, min_size))
             tau, q, p = cache[(start, end)]
             if tau is not None and p <= alpha:
                 candidates.append((p, -q, start, end, start + tau))

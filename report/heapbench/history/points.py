@@ -13,7 +13,7 @@ import statistics
 
 from heapbench import latency
 from heapbench import results
-from heapbench.compare import cells
+from heapbench import cells
 
 # runs.csv columns that are a run's figures (docs/DATA.md), besides metric_* and latency quantiles.
 RUN_METRICS = ("wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw",

@@ -23,7 +23,7 @@ from heapbench.history import check
 from heapbench.history import db
 from heapbench.history import points
 from heapbench.history.db import HistoryError
-from heapbench.history.testbed import Testbed, testbed_of
+from heapbench.testbed import Testbed, testbed_of
 
 Point = collections.namedtuple("Point", "label order reps median spread library run_id host lo hi")
 Run = collections.namedtuple("Run", "id label order run_id host added git_commit libraries")

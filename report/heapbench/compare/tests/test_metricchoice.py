@@ -16,7 +16,8 @@ import unittest
 
 import fixture
 from heapbench import results
-from heapbench.compare import ci, cells, cihistory, metricchoice, verdicts
+from heapbench import cells
+from heapbench.compare import ci, cihistory, metricchoice, verdicts
 
 VALGRIND = "valgrind cachegrind (--count-instructions)"
 

@@ -5,17 +5,14 @@ Always holds: every series is drawn here from a seeded generator (100 + noise, a
 size at the middle); a step counts as found when a change point is reported within +-1 point of
 it; a false alarm is any change point in a pure-noise series. It prints Markdown tables (the
 ones docs/HISTORY.md shows) and the two targets of issue 26 with MET or NOT MET, and exits 0
-either way (a benchmark, not a test). Usage: report/heapbench/history/bench/detection.py [--trials N] [--noise-series N]
+either way (a benchmark, not a test). Usage: report/py report/heapbench/history/bench/detection.py [--trials N] [--noise-series N]
 """
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
-from heapbench.history.changes import change_points  # noqa: E402
+from heapbench.history.changes import change_points
 
 STEPS = (0.01, 0.02, 0.05, 0.10)
 NOISES = (("1%", 0.01), ("3%", 0.03), ("10%", 0.10), ("t3 3%", "t3"))

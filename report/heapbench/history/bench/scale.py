@@ -9,7 +9,7 @@ are planted (jemalloc's library changes at point 60: wall_s +6%; every allocator
 one workload +8% at point 80). The commands are run as a user runs them (build/heapbench history
 ...); each figure is wall time and the peak RSS of the command's largest process, printed with
 its target, MET or NOT MET. A benchmark, not a test: it exits 0 either way.
-Usage: report/heapbench/history/bench/scale.py [--points N] [--keep DIR]
+Usage: report/py report/heapbench/history/bench/scale.py [--points N] [--keep DIR]
 """
 import argparse
 import json
@@ -25,8 +25,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 BIN = os.path.join(ROOT, "build", "heapbench")
-sys.path.insert(0, os.path.join(HERE, "..", "..", "compare", "tests"))
-import fixture  # noqa: E402
+import fixture  # compare's synthetic results writer (on the path through report/py)
 
 METRICS = ("wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw", "task_clock_ms",
            "page_faults", "context_switches", "cpu_migrations")

@@ -8,13 +8,10 @@ pointed into the temporary directory so nothing touches results/.
 import json
 import os
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "compare", "tests"))
-import fixture  # noqa: E402  (compare's fixture writer)
+import fixture  # compare's fixture writer (compare/tests, on the path through tests/run, report/py)
 
-from heapbench import cli  # noqa: E402
+from heapbench import cli
 
 ROOT = cli.ROOT
 BIN = os.path.join(ROOT, "build", "heapbench")
