@@ -2,7 +2,7 @@
  * malloc that LD_PRELOAD replaces, and the probe's records about them (docs/DATA.md).
  *
  * Always holds: one table, read by the exec probe (exec/probe.c: the objects loaded at start-up)
- * and the runner (runner/measure/elfcheck.c: the program file's static symbol table); each entry
+ * and the runner (runner/measure/ownscan.c: the program file's static symbol table); each entry
  * is a symbol only that allocator defines and the allocator's name as runs.csv's own_allocator
  * column spells it. Header-only (the probe links nothing of the floor).
  */

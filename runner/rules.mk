@@ -1,7 +1,7 @@
 # runner/rules.mk - builds the heapbench CLI (runner/*.c and runner/<stage>/*.c) and the runner's
 # C tests (runner/tests/*.c).
-# The stage folders are cli/, plan/, measure/, write/ and base/ (runner/README.md); every one of them
-# is on the include path, so a file includes "name.h" whatever folder it lives in.
+# The stage folders are cli/, run/, plan/, measure/, write/, record/ and base/ (runner/README.md);
+# runner/ itself is on the include path, so a file includes a header with its stage: "plan/matrix.h".
 # Below them is the floor of shared contracts (contract/, on the include path): the runner links
 # its latency histogram and clock (wl_hist.c, wl_clock.c: one definition of the buckets and
 # quantiles in C), the huge-page modes (thp.c) and the trace format (trace.c).
@@ -10,7 +10,7 @@
 # build/tests/runner-<name>; runner/tests/run runs them all.
 # record and trace (cli/tracecmd.c) use the trace format's one C module, contract/trace.c (-lz).
 
-RUNNER_DIRS  := runner runner/cli runner/plan runner/measure runner/write runner/base
+RUNNER_DIRS  := $(addprefix runner/,cli run plan measure write record base)
 RUNNER_SRC   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.c))
 RUNNER_HDR   := $(foreach d,$(RUNNER_DIRS),$(wildcard $(d)/*.h))
 RUNNER_OBJ   := $(patsubst runner/%.c,$(B)/obj/runner/%.o,$(RUNNER_SRC))
@@ -19,7 +19,7 @@ RUNNER_OBJ   += $(call CONTRACT_OBJ,$(RUNNER_CONTRACT))
 RUNNER_LIB   := $(filter-out $(B)/obj/runner/cli/main.o,$(RUNNER_OBJ))
 RUNNER_TESTS := $(patsubst runner/tests/%.c,$(B)/tests/runner-%,$(wildcard runner/tests/*.c))
 RUNNER_DEFS  :=
-RUNNER_INC   := $(addprefix -I,$(RUNNER_DIRS)) -Icontract
+RUNNER_INC   := -Irunner -Icontract
 RUNNER_LIBS  := -lcjson -lm -lpthread -lz
 
 ALL        += $(B)/heapbench

@@ -3,7 +3,7 @@
  * Always holds: /proc/PID/stat's command name is the text between the first '(' and the last ')'
  * (a name may hold spaces and parentheses); utime and stime are the 14th and 15th fields.
  */
-#include "busyproc.h"
+#include "base/busyproc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* One stat line (busyproc.h). */
 int hb_proc_parse_stat(const char *text, pid_t pid, struct hb_proc_cpu *p)

@@ -4,7 +4,7 @@
  * an installed heapbench maps paths only through the LAYOUT file installed with it (the same
  * table install/stage installed it by), so the two cannot disagree.
  */
-#include "layout.h"
+#include "base/layout.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "version.h"
+#include "base/util.h"
+#include "base/version.h"
 
 #define HB_LAYOUT_REL "share/heapbench/LAYOUT"
 

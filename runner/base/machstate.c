@@ -5,14 +5,14 @@
  * read; percentages are of every CPU's ticks together (user + nice + system + idle + iowait +
  * irq + softirq + steal), so 100% steal means the whole machine was taken.
  */
-#include "machstate.h"
+#include "base/machstate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* The "cpu " line's first eight times and procs_running (machstate.h). */
 int hb_mach_parse_stat(const char *text, unsigned long long cpu[HB_MT_COUNT], long *procs_running)

@@ -3,7 +3,7 @@
  * Always holds: nothing here allocates, so launch.c may call it with everything prepared
  * before fork().
  */
-#include "resolve.h"
+#include "base/resolve.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * Always holds: every attribute and file action is destroyed on every path; a helper that
  * could not be started leaves no child behind.
  */
-#include "spawner.h"
+#include "base/spawner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "resolve.h"
+#include "base/resolve.h"
 
 extern char **environ;
 

@@ -12,7 +12,7 @@
 
 #include <sys/types.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* What to start. Zero-initialised = inherit everything from the runner. */
 struct hb_spawn {

@@ -2,7 +2,7 @@
  *
  * Always holds: nothing here fails the run; a fact that cannot be read is "unknown".
  */
-#include "sysinfo.h"
+#include "base/sysinfo.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spawner.h"
-#include "util.h"
+#include "base/spawner.h"
+#include "base/util.h"
 
 /* Runs argv with stdout on a pipe (spawner.c); returns all it printed ("" when it failed). */
 char *hb_capture_all(char *const argv[])

@@ -2,7 +2,7 @@
  *
  * Always holds: every hb_strv stays NULL-terminated after each operation.
  */
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

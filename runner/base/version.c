@@ -3,7 +3,7 @@
  * Always holds: HB_VERSION, HB_COMMIT and HB_PREFIX come from the Makefile (-D); a build without
  * them (a test compiling this file alone) reports "unknown" and /usr/local.
  */
-#include "version.h"
+#include "base/version.h"
 
 #ifndef HB_VERSION
 #define HB_VERSION "unknown"

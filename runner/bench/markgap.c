@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
-#include "phases.h"
+#include "measure/launch.h"
+#include "measure/phases.h"
 
 #define MG_MAX_MARKS 4096
 #define MG_TAG_SLACK_S 0.002 /* report/heapbench/report/plots_memory.py TAG_SLACK_S */

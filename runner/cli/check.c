@@ -5,7 +5,7 @@
  * its runs.csv row are a note, not a defect (--resume drops and re-runs them); a run whose
  * meta.json says "complete": false is not whole (runs are missing).
  */
-#include "check.h"
+#include "cli/check.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "content.h"
-#include "integrity.h"
-#include "json.h"
-#include "util.h"
+#include "cli/content.h"
+#include "write/integrity.h"
+#include "write/json.h"
+#include "base/util.h"
 
 static const char hb_check_usage[] =
     "usage: heapbench check [--readable] DIR\n"

@@ -4,7 +4,7 @@
  * META_TYPES, the buckets) and nothing else, so check and the Python readers agree; each file
  * gets at most one defect line (its first), which names the file and line.
  */
-#include "content.h"
+#include "cli/content.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "columns.h"
-#include "csvrow.h"
+#include "write/columns.h"
+#include "write/csvrow.h"
 #include "wl_hist.h"
 
 const char *const hb_content_text_columns[] = {

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Columns whose fields are text; every other column of a results CSV is a number or empty. */
 extern const char *const hb_content_text_columns[];

@@ -4,7 +4,7 @@
  * Always holds: the thresholds are the constants below; the load, steal and iowait figures are
  * the ones runs.csv records (machstate.h), taken over the watch instead of over a run.
  */
-#include "doctor.h"
+#include "cli/doctor.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "busyproc.h"
-#include "machstate.h"
-#include "perf.h"
-#include "sysinfo.h"
-#include "util.h"
+#include "base/busyproc.h"
+#include "base/machstate.h"
+#include "measure/perf.h"
+#include "base/sysinfo.h"
+#include "base/util.h"
 
 #define HB_DOCTOR_LOAD_SHARE 0.5  /* warn when the 1-minute load reaches half the CPUs */
 #define HB_DOCTOR_STEAL_PCT 1.0   /* warn at 1% of the CPUs' time stolen */

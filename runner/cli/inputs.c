@@ -3,14 +3,14 @@
  * Always holds: the digest is coreutils' sha256sum of the file (hb_sha256_file), the same as the
  * allocators' "sha256" in meta.json.
  */
-#include "inputs.h"
+#include "cli/inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "registry.h"
-#include "sysinfo.h"
+#include "write/json.h"
+#include "plan/registry.h"
+#include "base/sysinfo.h"
 
 /* Adds path (once) as an input of kind read by user. */
 static void hb_inputs_add(struct hb_inputs *in, const char *path, const char *kind, const char *user)

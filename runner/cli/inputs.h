@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "matrix.h"
-#include "options.h"
+#include "plan/matrix.h"
+#include "plan/options.h"
 
 struct hb_input {
     char *path;   /* the file */

@@ -3,15 +3,15 @@
  * Always holds: output goes to stdout only; the only processes started are the workloads'
  * --describe, dpkg-query, sha256sum and git.
  */
-#include "list.h"
+#include "cli/list.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "registry.h"
-#include "worklist.h"
+#include "plan/options.h"
+#include "plan/registry.h"
+#include "plan/worklist.h"
 
 /* Prints the allocator table. */
 static void hb_list_allocators(struct hb_registry *reg)

@@ -9,16 +9,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "doctor.h"
-#include "list.h"
-#include "options.h"
-#include "python.h"
-#include "runcg.h"
-#include "runcmd.h"
-#include "tracecmd.h"
-#include "util.h"
-#include "version.h"
+#include "cli/check.h"
+#include "cli/doctor.h"
+#include "cli/list.h"
+#include "plan/options.h"
+#include "cli/python.h"
+#include "measure/runcg.h"
+#include "cli/runcmd.h"
+#include "cli/tracecmd.h"
+#include "base/util.h"
+#include "base/version.h"
 
 
 /* Dispatches argv[1]. */

@@ -3,17 +3,17 @@
  * Always holds: every allocator of the matrix is listed with its status, even when missing;
  * every perf counter is listed as "ok" or with the reason it is unavailable.
  */
-#include "meta.h"
+#include "cli/meta.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "perf.h"
-#include "sysinfo.h"
+#include "write/json.h"
+#include "measure/perf.h"
+#include "base/sysinfo.h"
 #include "trace.h"
-#include "version.h"
+#include "base/version.h"
 #include "wl_clock.h"
 #include "wl_latmode.h"
 

@@ -9,13 +9,13 @@
 
 #include <stddef.h>
 
-#include "inputs.h"
-#include "machstate.h"
-#include "matrix.h"
-#include "metric.h"
-#include "options.h"
-#include "results.h"
-#include "runcg.h"
+#include "cli/inputs.h"
+#include "base/machstate.h"
+#include "plan/matrix.h"
+#include "measure/metric.h"
+#include "plan/options.h"
+#include "write/results.h"
+#include "measure/runcg.h"
 
 struct hb_meta {
     const struct hb_options *opts;

@@ -8,7 +8,7 @@
  * which `make uninstall` and `apt-get remove` would leave behind); the .deb byte-compiles the
  * package at install time instead (dh_python3: py3compile, and py3clean on removal).
  */
-#include "python.h"
+#include "cli/python.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spawner.h"
-#include "layout.h"
-#include "util.h"
+#include "base/spawner.h"
+#include "base/layout.h"
+#include "base/util.h"
 
 #define HB_PYTHON "/usr/bin/python3"
 /* The folder put on Python's path: report/, the analysis side's home, holds the package heapbench/. */

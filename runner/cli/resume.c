@@ -3,14 +3,14 @@
  * Always holds: only runs.csv decides what is done (rows of the other CSVs are written before
  * the runs.csv row of the same run).
  */
-#include "resume.h"
+#include "cli/resume.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "csvrow.h"
-#include "json.h"
+#include "write/csvrow.h"
+#include "write/json.h"
 
 /* meta.json's argv, run_id and start. */
 void hb_resume_read_meta(const char *dir, struct hb_strv *argv, char **run_id, char **start)

@@ -6,9 +6,9 @@
 #ifndef HEAPBENCH_RESUME_H
 #define HEAPBENCH_RESUME_H
 
-#include "matrix.h"
-#include "summary.h"
-#include "util.h"
+#include "plan/matrix.h"
+#include "run/summary.h"
+#include "base/util.h"
 
 /* Reads DIR/meta.json: the original subcommand argv (argv[0] = "run" or "exec"), run id and
  * start time (new strings). Exits 2 when DIR is not a heapbench results directory. */

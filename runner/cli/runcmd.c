@@ -3,7 +3,7 @@
  * Always holds: meta.json exists (complete=false) before the first process starts, and is
  * rewritten with the end state whatever happens after that.
  */
-#include "runcmd.h"
+#include "cli/runcmd.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,18 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "inputs.h"
-#include "perf.h"
-#include "meta.h"
-#include "python.h"
-#include "resume.h"
-#include "layout.h"
-#include "shardlist.h"
-#include "sysinfo.h"
+#include "run/engine.h"
+#include "cli/inputs.h"
+#include "measure/perf.h"
+#include "cli/meta.h"
+#include "cli/python.h"
+#include "cli/resume.h"
+#include "base/layout.h"
+#include "cli/shardlist.h"
+#include "base/sysinfo.h"
 #include "thp.h"
-#include "runcg.h"
-#include "validate.h"
+#include "measure/runcg.h"
+#include "plan/validate.h"
 
 /* All the state of one run. */
 struct hb_runctx {

@@ -9,7 +9,7 @@
 #ifndef HEAPBENCH_RUNCMD_H
 #define HEAPBENCH_RUNCMD_H
 
-#include "options.h"
+#include "plan/options.h"
 
 /* Runs the subcommand cmd (HB_CMD_RUN or HB_CMD_EXEC) with argv[0] = its name. Returns the
  * process exit status. */

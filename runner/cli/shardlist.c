@@ -3,7 +3,7 @@
  * Always holds: one line per cell, fields separated by tabs: group index (0-based, the one
  * the shard rule g % N == i-1 is taken on), workload, threads, params, env, allocator.
  */
-#include "shardlist.h"
+#include "cli/shardlist.h"
 
 /* Prints the cells of the shard. */
 int hb_shardlist_print(const struct hb_matrix *m, FILE *out)

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "matrix.h"
+#include "plan/matrix.h"
 
 /* Prints a tab-separated header and one line per cell of m's shard to out; returns 0. */
 int hb_shardlist_print(const struct hb_matrix *m, FILE *out);

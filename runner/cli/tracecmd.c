@@ -15,7 +15,7 @@
  * when there is none to read or the disk is full (it is said so): then the directory is removed;
  * no process CMD started outlives its run, nor the runner when it is killed (kill -9 included).
  */
-#include "tracecmd.h"
+#include "cli/tracecmd.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,14 +27,14 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "launch.h"
-#include "layout.h"
-#include "options.h"
-#include "program.h"
-#include "runcg.h"
-#include "spawner.h"
+#include "measure/launch.h"
+#include "base/layout.h"
+#include "plan/options.h"
+#include "plan/program.h"
+#include "measure/runcg.h"
+#include "base/spawner.h"
 #include "trace.h"
-#include "util.h"
+#include "base/util.h"
 
 extern char **environ;
 

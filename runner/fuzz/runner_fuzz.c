@@ -24,18 +24,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "columns.h"
-#include "content.h"
-#include "csvrow.h"
-#include "describe.h"
-#include "integrity.h"
-#include "json.h"
-#include "metric.h"
-#include "phases.h"
-#include "program.h"
-#include "registry.h"
+#include "write/columns.h"
+#include "cli/content.h"
+#include "write/csvrow.h"
+#include "plan/describe.h"
+#include "write/integrity.h"
+#include "write/json.h"
+#include "measure/metric.h"
+#include "measure/phases.h"
+#include "plan/program.h"
+#include "plan/registry.h"
 #include "trace.h"
-#include "worklist.h"
+#include "plan/worklist.h"
 
 static char fz_dir[64];
 

@@ -5,12 +5,12 @@
  * to it; fn and cfn share one table); a "calls=" line's next line is the call's cost line,
  * "POSITION... Ir ..."; the number of position fields comes from the "positions:" line (1 by default).
  */
-#include "cgalloc.h"
+#include "measure/cgalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* The entry points: the malloc API of C, glibc's and the allocators' own names of it, C++'s
  * operators (mangled). An allocator whose exported malloc is an alias shows under one of its names. */

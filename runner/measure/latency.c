@@ -4,7 +4,7 @@
  * the concatenation (',' between) of its latency_hist records, as the workload wrote them; after
  * hb_latency_finish every entry left has buckets that add up to its samples.
  */
-#include "latency.h"
+#include "measure/latency.h"
 #include "wl_hist.h"
 
 #include <stdlib.h>

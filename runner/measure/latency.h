@@ -9,8 +9,8 @@
 #ifndef HEAPBENCH_LATENCY_H
 #define HEAPBENCH_LATENCY_H
 
-#include "runresult.h"
-#include "util.h"
+#include "record/runresult.h"
+#include "base/util.h"
 
 /* Takes one record's fields (f->v[0] is "latency_clock", "latency" or "latency_hist") into rep;
  * returns 1 when it was a latency record, 0 otherwise. */

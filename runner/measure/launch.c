@@ -26,15 +26,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
-#include "launch_driver.h"
-#include "machstate.h"
-#include "logtail.h"
-#include "perf.h"
-#include "phases.h"
-#include "util.h"
-#include "reaper.h"
-#include "resolve.h"
+#include "measure/launch.h"
+#include "measure/launch_driver.h"
+#include "base/machstate.h"
+#include "measure/logtail.h"
+#include "measure/perf.h"
+#include "measure/phases.h"
+#include "base/util.h"
+#include "measure/reaper.h"
+#include "base/resolve.h"
 #include "thp.h"
 
 /* AnonHugePages is read at every HB_HUGE_EVERY-th RSS sample (smaps_rollup walks the page tables:

@@ -26,10 +26,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "runresult.h"
-#include "runcg.h"
-
-#define HB_PHASE_FD_CHILD 3 /* fd number of the phase pipe in the child */
+#include "record/runresult.h"
+#include "measure/runcg.h"
 
 struct hb_launch_spec {
     char *const *argv;        /* argv[0] is a path (or a name looked up in PATH) */

@@ -4,7 +4,7 @@
  * Always holds: d->aux_pid != 0 exactly while a helper runs and d->aux_pidfd is its pidfd;
  * every exit from a state that gives up goes through hb_driver_fail() (helper and server killed).
  */
-#include "launch_driver.h"
+#include "measure/launch_driver.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawner.h"
+#include "base/spawner.h"
 
 #define HB_DRV_READY_S 30.0      /* default time a server gets to become ready (10 s was too short at load 15-19) */
 /* Pause after a failed ready_argv attempt: 5 ms, doubled after each further failure up to 0.1 s.

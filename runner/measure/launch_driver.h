@@ -10,7 +10,7 @@
 
 #include <sys/types.h>
 
-#include "runresult.h"
+#include "record/runresult.h"
 
 /* The helper programs of a server (copied from launch.h's struct hb_launch_spec, same meaning). */
 struct hb_driver_spec {

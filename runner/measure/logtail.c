@@ -2,7 +2,7 @@
  *
  * Always holds: out is always NUL-terminated.
  */
-#include "logtail.h"
+#include "measure/logtail.h"
 
 #include <fcntl.h>
 #include <stdio.h>

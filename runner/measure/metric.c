@@ -4,14 +4,14 @@
  * compiled regex holds no back-reference and at most HB_METRIC_ATOMS_MAX atoms, and a search
  * reads at most HB_METRIC_LINE_MAX bytes of each line, so extraction is linear in the log.
  */
-#include "metric.h"
+#include "measure/metric.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* The end (its ']') of the bracket expression that starts at p, or NULL when it is not closed. */
 static const char *hb_metric_bracket_end(const char *p)

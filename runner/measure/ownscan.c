@@ -3,7 +3,7 @@
  * Always holds: reads the section headers and symbol tables of a read-only mapping, checking
  * every offset against the file's size before use.
  */
-#include "ownscan.h"
+#include "measure/ownscan.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
  * The kernel may refuse kernel-mode counting (EACCES/EPERM under perf_event_paranoid); then
  * every later counter is opened with exclude_kernel=1/exclude_hv=1 (user-space only).
  */
-#include "perf.h"
+#include "measure/perf.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 const char *hb_counter_reason[HB_CTR_COUNT];
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "runresult.h"
+#include "record/runresult.h"
 
 /* Why each unavailable counter is unavailable, filled by the first hb_perf_open() (or hb_perf_probe())
  * e.g. "unavailable: ENOENT (the hardware does not expose this event)". NULL when available. */

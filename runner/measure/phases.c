@@ -2,10 +2,10 @@
  *
  * Always holds: the judge never upgrades a status (timeout/crashed/failed stay as they are).
  */
-#include "phases.h"
-#include "latency.h"
+#include "measure/phases.h"
+#include "measure/latency.h"
 #include "ownalloc.h"
-#include "ownscan.h"
+#include "measure/ownscan.h"
 #include "wl_phase.h"
 
 #include <limits.h>

@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "runresult.h"
-#include "util.h"
+#include "record/runresult.h"
+#include "base/util.h"
 
 /* Parses the raw phase text (TAB-separated records, one per line); unknown or short records
  * are ignored. */

@@ -3,8 +3,8 @@
  * Always holds: a process is counted once however many scans see it; only children of the
  * runner (never the spared one) and members of the measured group are ever signalled.
  */
-#include "reaper.h"
-#include "util.h"
+#include "measure/reaper.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <fcntl.h>

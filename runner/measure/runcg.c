@@ -4,7 +4,7 @@
  * the runner's own cgroup, and only removed here or by the guard; every file write is one
  * write(2) of a short decimal text.
  */
-#include "runcg.h"
+#include "measure/runcg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reaper.h"
-#include "spawner.h"
-#include "util.h"
+#include "measure/reaper.h"
+#include "base/spawner.h"
+#include "base/util.h"
 
 /* Writes text to dir/name; 0 or an errno value. */
 static int hb_runcg_write(const char *dir, const char *name, const char *text)

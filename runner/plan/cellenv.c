@@ -3,14 +3,14 @@
  * Always holds: every string is built here, in the parent, so hb_launch() allocates nothing
  * between fork and exec.
  */
-#include "cellenv.h"
+#include "plan/cellenv.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "launch.h"
-#include "spawner.h"
+#include "record/runresult.h"
+#include "base/spawner.h"
 #include "thp.h"
 
 /* Builds the group's argv. */

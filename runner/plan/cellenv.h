@@ -11,9 +11,9 @@
 #ifndef HEAPBENCH_CELLENV_H
 #define HEAPBENCH_CELLENV_H
 
-#include "matrix.h"
-#include "registry.h"
-#include "util.h"
+#include "plan/matrix.h"
+#include "plan/registry.h"
+#include "base/util.h"
 
 /* argv of the group's process: the workload binary with --threads=N, --quick and its params
  * (split on blanks), the program's expanded command, or the exec command. */

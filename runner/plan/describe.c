@@ -3,15 +3,15 @@
  * Always holds: an integer is compared by sign and magnitude, so the whole of MIN..MAX (seed's
  * 0..2^64-1 included) is checked exactly; nothing here writes to the terminal.
  */
-#include "describe.h"
+#include "plan/describe.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sysinfo.h"
-#include "util.h"
+#include "base/sysinfo.h"
+#include "base/util.h"
 
 /* Parses the lines of text (describe.h). */
 void hb_describe_parse(struct hb_describe *d, const char *text)

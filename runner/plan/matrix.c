@@ -3,7 +3,7 @@
  * Always holds: groups are enumerated workload-major (workload, params, threads, env), so the
  * same options give the same groups, indices and run numbers on every machine and resume.
  */
-#include "matrix.h"
+#include "plan/matrix.h"
 #include "thp.h"
 
 #include <stdio.h>

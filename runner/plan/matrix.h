@@ -11,9 +11,9 @@
 
 #include <stddef.h>
 
-#include "options.h"
-#include "registry.h"
-#include "worklist.h"
+#include "plan/options.h"
+#include "plan/registry.h"
+#include "plan/worklist.h"
 
 struct hb_group {
     struct hb_workload *wl;

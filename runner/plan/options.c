@@ -4,11 +4,11 @@
  * subset its usage text lists); every error is one line and exit 2, naming the option and
  * what a valid value looks like.
  */
-#include "options.h"
+#include "plan/options.h"
 #include "thp.h"
 #include "wl_latmode.h"
 
-#include "shardenv.h"
+#include "plan/shardenv.h"
 
 #include <errno.h>
 #include <getopt.h>

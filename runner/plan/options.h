@@ -10,7 +10,7 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "base/util.h"
 
 enum hb_cmd { HB_CMD_NONE, HB_CMD_RUN, HB_CMD_EXEC, HB_CMD_LIST, HB_CMD_RECORD, HB_CMD_TRACE };
 

@@ -4,7 +4,7 @@
  * only setup and cleanup go through /bin/sh -c, with HB_WORKDIR, HB_PROGDIR, HB_ROOT and
  * HB_PORT in their environment and their output in WORKDIR/setup.log / cleanup.log.
  */
-#include "program.h"
+#include "plan/program.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "layout.h"
-#include "resolve.h"
-#include "spawner.h"
+#include "base/layout.h"
+#include "base/resolve.h"
+#include "base/spawner.h"
 
 /* The member of p that holds key, or NULL for an unknown key. */
 static char **hb_program_field(struct hb_program *p, const char *key)

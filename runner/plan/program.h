@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define HB_PROGRAM_REQUIRES_MAX 64 /* programs a definition may require (each is looked up on PATH) */
 

@@ -5,7 +5,7 @@
  * candidate with glob characters stands for its matches, the highest version first (strverscmp:
  * llvm-15 before llvm-14), which report/heapbench/registry.py's version_key orders alike.
  */
-#include "registry.h"
+#include "plan/registry.h"
 
 #include <glob.h>
 #include <limits.h>
@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfcheck.h"
-#include "sysinfo.h"
-#include "layout.h"
-#include "util.h"
-#include "version.h"
+#include "base/elfcheck.h"
+#include "base/sysinfo.h"
+#include "base/layout.h"
+#include "base/util.h"
+#include "base/version.h"
 
 /* Newest version first: strverscmp reversed, for qsort over glob's matches. */
 static int hb_registry_newest_first(const void *x, const void *y)

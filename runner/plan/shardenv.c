@@ -3,12 +3,12 @@
  * Always holds: every variable is parsed as a whole decimal number or refused; nothing here
  * writes to the environment.
  */
-#include "shardenv.h"
+#include "plan/shardenv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* 1 and *v when variable name is set to a whole number; 0 when unset; -1 when set but not a number. */
 static int hb_env_int(const char *name, int *v)

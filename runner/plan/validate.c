@@ -2,7 +2,7 @@
  *
  * Always holds: nothing here starts a process or writes a file.
  */
-#include "validate.h"
+#include "plan/validate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "describe.h"
-#include "resolve.h"
-#include "sysinfo.h"
+#include "plan/describe.h"
+#include "base/resolve.h"
+#include "base/sysinfo.h"
 
 /* "0-1,3": the CPUs of set as a list. */
 static void hb_validate_cpu_list(const cpu_set_t *set, char *out, size_t len)

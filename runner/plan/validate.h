@@ -8,8 +8,8 @@
 #ifndef HEAPBENCH_VALIDATE_H
 #define HEAPBENCH_VALIDATE_H
 
-#include "matrix.h"
-#include "options.h"
+#include "plan/matrix.h"
+#include "plan/options.h"
 
 /* Checks o (as given on the command line); exits 2 on the first problem. */
 void hb_validate_options(const struct hb_options *o);

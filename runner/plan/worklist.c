@@ -3,7 +3,7 @@
  * Always holds: names are unique in a worklist (a later --workload-bin replaces the binary of
  * an existing name instead of adding a second one).
  */
-#include "worklist.h"
+#include "plan/worklist.h"
 
 #include <dirent.h>
 #include <search.h>
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "describe.h"
-#include "layout.h"
-#include "sysinfo.h"
+#include "plan/describe.h"
+#include "base/layout.h"
+#include "base/sysinfo.h"
 
 /* Appends a zeroed workload named name and returns it. */
 static struct hb_workload *hb_worklist_append(struct hb_worklist *wl, const char *name, enum hb_wl_kind kind)

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "program.h"
-#include "util.h"
+#include "plan/program.h"
+#include "base/util.h"
 
 enum hb_wl_kind {
     HB_WL_BINARY,   /* a phase-protocol workload binary (build/workloads/NAME or --workload-bin) */

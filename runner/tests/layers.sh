@@ -1,46 +1,59 @@
 #!/usr/bin/env bash
-# layers.sh - the runner's source structure (runner/tests/check-layers): no include cycle, every
-# .c with its own .h, includes only downwards (cli/engine -> plan -> measure -> write -> base); the
-# floor of shared contracts below everything (runner/tests/check-floor: contract/ includes only
-# itself, allocators/, workloads/ and replay/ never reach into runner/, one file per header name);
-# and both checkers fail on a tree that breaks each rule.
+# layers.sh - the runner's source structure (runner/tests/check-layers): every file in a stage folder,
+# includes written with their stage ("plan/matrix.h") and pointing only down (cli -> run -> plan |
+# measure | write -> record -> base), no include cycle, every .c with its own .h; the floor of shared
+# contracts below everything (runner/tests/check-floor: contract/ includes only itself, allocators/,
+# workloads/ and replay/ never reach into runner/, one file per header name); and both checkers fail
+# on a tree that breaks each rule.
 source scripts/testlib.sh
 T=$(mktemp -d /tmp/hb-layers-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-t_check "runner/ has no include cycle, a header per .c and only downward includes" runner/tests/check-layers runner
+t_check "runner/: every file in a stage, includes with their stage and only downward, no cycle, a header per .c" runner/tests/check-layers runner
 
-# mkfake DIR FILE=TEXT...: a fake runner tree
+# mkfake DIR FILE=TEXT...: a fake runner tree, well layered, with the given files added or replaced
 mkfake() {
     local d=$1; shift
-    mkdir -p "$d"/{cli,plan,measure,write,base}
+    mkdir -p "$d"/{cli,run,plan,measure,write,record,base,tests}
+    printf '#include "run/engine.h"\n#include "plan/matrix.h"\n' > "$d/cli/main.c"
+    printf '#include "run/engine.h"\n#include "plan/matrix.h"\n#include "measure/launch.h"\n#include "write/rows.h"\n' > "$d/run/engine.c"
+    printf '#include "plan/matrix.h"\n#include "base/util.h"\n' > "$d/plan/matrix.c"
+    printf '#include "measure/launch.h"\n#include "record/runresult.h"\n' > "$d/measure/launch.c"
+    printf '#include "write/rows.h"\n#include "record/runresult.h"\n' > "$d/write/rows.c"
+    printf '#include "record/runresult.h"\n#include "base/util.h"\n#include "wl_allocstat.h"\n' > "$d/record/runresult.c"
+    printf '#include "base/util.h"\n' > "$d/base/util.c"
+    printf '#include "measure/launch.h"\n#include "tcheck.h"\n' > "$d/tests/test_launch.c"
+    for h in run/engine plan/matrix measure/launch write/rows record/runresult base/util; do : > "$d/$h.h"; done
     for spec in "$@"; do printf '%s\n' "${spec#*=}" > "$d/${spec%%=*}"; done
 }
-mkfake "$T/ok" cli/main.c='#include "a.h"' plan/a.c='#include "a.h"
-#include "b.h"' plan/a.h='' write/b.c='#include "b.h"' write/b.h=''
-t_check "checker: a well-layered fake tree passes" runner/tests/check-layers "$T/ok"
-
-mkfake "$T/cycle" plan/a.c='#include "b.h"' plan/a.h='' plan/b.c='#include "a.h"' plan/b.h=''
-out=$(runner/tests/check-layers "$T/cycle") && t_fail "checker: a cycle a.c -> b.h, b.c -> a.h fails" "passed" ||
-    { echo "$out" | grep -q '^cycle:' && t_pass "checker: a cycle a.c -> b.h, b.c -> a.h fails" ||
-      t_fail "checker: a cycle a.c -> b.h, b.c -> a.h fails" "$out"; }
-
-mkfake "$T/nohdr" measure/lonely.c=''
-out=$(runner/tests/check-layers "$T/nohdr") && t_fail "checker: a .c without its .h fails" "passed" ||
-    { echo "$out" | grep -q '^header:' && t_pass "checker: a .c without its .h fails" ||
-      t_fail "checker: a .c without its .h fails" "$out"; }
-
-mkfake "$T/up" write/w.c='#include "w.h"
-#include "p.h"' write/w.h='' plan/p.c='#include "p.h"' plan/p.h=''
-out=$(runner/tests/check-layers "$T/up") && t_fail "checker: write/ including plan/ fails" "passed" ||
-    { echo "$out" | grep -q '^direction:' && t_pass "checker: write/ including plan/ fails" ||
-      t_fail "checker: write/ including plan/ fails" "$out"; }
-
-mkfake "$T/shadow" base/spawn.c='#include "spawn.h"' base/spawn.h=''
-out=$(runner/tests/check-layers "$T/shadow") && t_fail "checker: a header named like <spawn.h> fails" "passed" ||
-    { echo "$out" | grep -q '^shadow:' && t_pass "checker: a header named like <spawn.h> fails" ||
-      t_fail "checker: a header named like <spawn.h> fails" "$out"; }
-
+# lfails NAME KIND DIR: check-layers on DIR must exit 1 with a KIND: line
+lfails() {
+    local out
+    out=$(runner/tests/check-layers "$3") && { t_fail "$1" "passed"; return; }
+    echo "$out" | grep -q "^$2:" && t_pass "$1" || t_fail "$1" "$out"
+}
+mkfake "$T/ok"
+t_check "check-layers: a well-layered fake tree passes" runner/tests/check-layers "$T/ok"
+# each broken tree: NAME | the kind of line check-layers must print | the files that break it (PATH=TEXT | ...)
+n=0
+while IFS='|' read -r -a f; do
+    n=$((n + 1))
+    mkfake "$T/l-$n" "${f[@]:2}"
+    lfails "check-layers: ${f[0]} fails" "${f[1]}" "$T/l-$n"
+done <<'CASES'
+measure/ including write/ (a peer)|direction|measure/launch.h=#include "write/rows.h"
+plan/ including measure/ (a peer)|direction|plan/matrix.c=#include "measure/launch.h"
+write/ including plan/ (a peer)|direction|write/rows.h=#include "plan/matrix.h"
+the record including measure/|direction|record/runresult.h=#include "measure/launch.h"
+base/ including the record|direction|base/util.h=#include "record/runresult.h"
+run/ including cli/|direction|run/engine.c=#include "cli/progress.h"|cli/progress.h=
+an include without its stage|unqualified|plan/matrix.c=#include "util.h"
+a test including a header without its stage|unqualified|tests/test_launch.c=#include "launch.h"
+an include of a stage file that does not exist|missing|measure/launch.c=#include "measure/lauch.h"
+a file outside the stage folders|stage|engine.c=#include "run/engine.h"
+a .c without its .h|header|measure/lonely.c=#include "base/util.h"
+a cycle plan/a.c -> plan/b.h, plan/b.c -> plan/a.h|cycle|plan/a.c=#include "plan/b.h"|plan/a.h=|plan/b.c=#include "plan/a.h"|plan/b.h=
+CASES
 t_check "the tree: the floor includes only itself, no program folder reaches into runner/, one file per header name" runner/tests/check-floor .
 
 # mktree DIR FILE=TEXT...: a fake source tree, well layered, with the given files added or replaced

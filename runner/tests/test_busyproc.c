@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "busyproc.h"
+#include "base/busyproc.h"
 #include "tcheck.h"
 
 static void test_parse(void)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cellenv.h"
+#include "plan/cellenv.h"
 #include "thp.h"
 #include "tcheck.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgalloc.h"
+#include "measure/cgalloc.h"
 #include "tcheck.h"
 
 /* Reads text as a callgrind file; returns hb_cgalloc_read's result. */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
-#include "csvrow.h"
+#include "write/columns.h"
+#include "write/csvrow.h"
 #include "tcheck.h"
 
 /* The header DATA.md shows for file: the indented lines after "### <file>", joined, without

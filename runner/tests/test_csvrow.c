@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csvrow.h"
+#include "write/csvrow.h"
 #include "tcheck.h"
 
 /* Builds one row of awkward fields and parses it back. */

@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "describe.h"
+#include "plan/describe.h"
 #include "tcheck.h"
 
 static const char text[] = "threads\t1\tthreads sharing the work\t1..1024\n"

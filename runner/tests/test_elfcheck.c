@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "tcheck.h"
-#include "elfcheck.h"
+#include "base/elfcheck.h"
 #include "test_launch_util.h"
 
 /* Writes text to path with the given mode; returns 0 or -1. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "integrity.h"
+#include "write/integrity.h"
 #include "tcheck.h"
 
 static char dir[] = "/tmp/hb-test-integrity.XXXXXX";

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "write/json.h"
 #include "tcheck.h"
 
 /* JSON strings written by hb_json_str read back by hb_json_get_str/_strv. */

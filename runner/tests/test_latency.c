@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phases.h"
+#include "measure/phases.h"
 #include "tcheck.h"
 
 /* 500 samples of 20 ns, 400 of 30 ns, 100 in the bucket of 1000 ns (index 506: [1000, 1004)),

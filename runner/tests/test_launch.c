@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "tcheck.h"
-#include "perf.h"
-#include "resolve.h"
+#include "measure/perf.h"
+#include "base/resolve.h"
 #include "test_launch_util.h"
 
 #define TL_PHASE_LINES 3000 /* more than a pipe buffer holds: the parent must read while it runs */

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "measure/launch.h"
 
 extern char **environ;
 

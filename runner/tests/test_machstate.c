@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "machstate.h"
+#include "base/machstate.h"
 #include "tcheck.h"
 
 static const char stat_text[] = "cpu  100 5 50 800 20 3 2 20 0 0\n"

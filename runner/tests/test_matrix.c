@@ -7,12 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "matrix.h"
-#include "options.h"
-#include "registry.h"
+#include "plan/matrix.h"
+#include "plan/options.h"
+#include "plan/registry.h"
 #include "tcheck.h"
-#include "util.h"
-#include "worklist.h"
+#include "base/util.h"
+#include "plan/worklist.h"
 
 static const char registry_text[] =
     "# comment line\n"

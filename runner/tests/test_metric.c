@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "content.h"
-#include "metric.h"
+#include "cli/content.h"
+#include "measure/metric.h"
 #include "tcheck.h"
 
 /* --metric parsing and extraction. */

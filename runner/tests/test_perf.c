@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf.h"
+#include "measure/perf.h"
 #include "tcheck.h"
 
 /* Scaling: exact when running == enabled, enabled/running times bigger when multiplexed. */

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ownscan.h"
-#include "phases.h"
-#include "registry.h"
-#include "sysinfo.h"
+#include "measure/ownscan.h"
+#include "measure/phases.h"
+#include "plan/registry.h"
+#include "base/sysinfo.h"
 #include "tcheck.h"
 #include "wl_allocstat.h"
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "program.h"
+#include "plan/program.h"
 #include "tcheck.h"
 
 /* Parses a definition whose only other line is "requires = <req>"; returns its missing entry

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix.h"
-#include "options.h"
-#include "shardenv.h"
+#include "plan/matrix.h"
+#include "plan/options.h"
+#include "plan/shardenv.h"
 #include "tcheck.h"
 
 static const char *const all_vars[] = {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",

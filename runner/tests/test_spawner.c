@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spawner.h"
+#include "base/spawner.h"
 #include "tcheck.h"
 
 /* The value of "Field:" in a /proc status text, or "" (static buffer). */

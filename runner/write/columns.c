@@ -3,7 +3,7 @@
  * Always holds: each writer appends exactly one field; a writer of a measured figure writes an
  * empty field when the run was not measured.
  */
-#include "columns.h"
+#include "write/columns.h"
 
 #include <stdlib.h>
 

@@ -12,9 +12,9 @@
 
 #include <stddef.h>
 
-#include "csvrow.h"
-#include "runresult.h"
-#include "util.h"
+#include "write/csvrow.h"
+#include "record/runresult.h"
+#include "base/util.h"
 
 enum hb_csv_file { HB_RUNS, HB_PHASES, HB_RSS, HB_SIZES, HB_ALLOCSTATS, HB_LATENCY, HB_NFILES };
 

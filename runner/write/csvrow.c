@@ -2,7 +2,7 @@
  *
  * Always holds: hb_csv buffers stay NUL-terminated, so a row can be printed as a string.
  */
-#include "csvrow.h"
+#include "write/csvrow.h"
 
 #include <stdio.h>
 #include <stdlib.h>

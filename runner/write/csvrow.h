@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* A row being built. Zero-initialised = empty. */
 struct hb_csv {

@@ -6,15 +6,15 @@
  * counts match the other files (a file that does not exist has no rows, and is never created
  * here: resume creates it with its header). The scan never writes unless asked to repair.
  */
-#include "integrity.h"
+#include "write/integrity.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
-#include "csvrow.h"
+#include "write/columns.h"
+#include "write/csvrow.h"
 
 /* One record of a file: its bytes [start, end) of the text. */
 struct hb_irow {

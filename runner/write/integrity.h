@@ -11,7 +11,7 @@
 #ifndef HEAPBENCH_INTEGRITY_H
 #define HEAPBENCH_INTEGRITY_H
 
-#include "util.h"
+#include "base/util.h"
 
 /* Scans dir's CSVs; each defect found is one line appended to problems (partial last line,
  * malformed row, duplicate run or (cell, rep), a run whose rows are missing in a file). With

@@ -2,7 +2,7 @@
  *
  * Always holds: hb_json_str() and the cJSON reader are inverses for every string.
  */
-#include "json.h"
+#include "write/json.h"
 
 #include <stdlib.h>
 #include <string.h>

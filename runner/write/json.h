@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Writes s as a quoted JSON string (NULL as null). */
 void hb_json_str(FILE *out, const char *s);

@@ -3,7 +3,7 @@
  * Always holds: a CSV is never visible without its header line; rows are written whole; one
  * process at a time writes a directory (flock on DIR/.lock, which holds the writer's pid).
  */
-#include "results.h"
+#include "write/results.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "layout.h"
+#include "base/layout.h"
 #include <sys/file.h>
 
-#include "integrity.h"
-#include "sysinfo.h"
+#include "write/integrity.h"
+#include "base/sysinfo.h"
 
 /* Path inside the directory. */
 char *hb_results_path(const struct hb_results *r, const char *name)

@@ -9,9 +9,9 @@
 #ifndef HEAPBENCH_RESULTS_H
 #define HEAPBENCH_RESULTS_H
 
-#include "columns.h"
-#include "csvrow.h"
-#include "util.h"
+#include "write/columns.h"
+#include "write/csvrow.h"
+#include "base/util.h"
 
 struct hb_results {
     char *dir;       /* the results directory (as given or results/<run-id>) */

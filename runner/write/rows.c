@@ -4,7 +4,7 @@
  * (columns.c's tables); when any file's rows cannot be written whole, every file is cut back to
  * its length before the run, so a run is in the directory entirely or not at all.
  */
-#include "rows.h"
+#include "write/rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>

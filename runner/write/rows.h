@@ -8,8 +8,8 @@
 #ifndef HEAPBENCH_ROWS_H
 #define HEAPBENCH_ROWS_H
 
-#include "columns.h"
-#include "results.h"
+#include "write/columns.h"
+#include "write/results.h"
 
 /* Appends rec's rows to every file of columns.h, runs.csv last. Returns 0, or -1 when a write
  * failed (every file is then cut back to its length before the call). */

@@ -11,12 +11,12 @@
 
 #include <stddef.h>
 
-#include "matrix.h"
-#include "metric.h"
-#include "options.h"
-#include "results.h"
-#include "runcg.h"
-#include "summary.h"
+#include "plan/matrix.h"
+#include "measure/metric.h"
+#include "plan/options.h"
+#include "write/results.h"
+#include "measure/runcg.h"
+#include "run/summary.h"
 
 struct hb_engine {
     const struct hb_options *o;

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfcheck.h"
-#include "resolve.h"
+#include "base/elfcheck.h"
+#include "base/resolve.h"
 
 #if defined(__x86_64__)
 #define HB_ELF_MACHINE EM_X86_64

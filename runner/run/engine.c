@@ -4,7 +4,7 @@
  * Always holds: every argv/envp is built before hb_launch(); the only work done in the
  * signal handler is setting a flag and hb_launch_interrupt() (async-signal-safe).
  */
-#include "engine.h"
+#include "run/engine.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -13,16 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cellenv.h"
-#include "cgalloc.h"
-#include "elfcheck.h"
-#include "launch.h"
-#include "logtail.h"
-#include "ownscan.h"
-#include "phases.h"
-#include "progress.h"
-#include "resolve.h"
-#include "rows.h"
+#include "plan/cellenv.h"
+#include "measure/cgalloc.h"
+#include "base/elfcheck.h"
+#include "measure/launch.h"
+#include "measure/logtail.h"
+#include "measure/ownscan.h"
+#include "measure/phases.h"
+#include "run/progress.h"
+#include "base/resolve.h"
+#include "write/rows.h"
 
 static volatile sig_atomic_t hb_stop;
 

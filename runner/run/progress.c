@@ -2,7 +2,7 @@
  *
  * Always holds: the bar fits one 100-column line and is cleared before any other message.
  */
-#include "progress.h"
+#include "run/progress.h"
 
 #include <stdio.h>
 #include <time.h>

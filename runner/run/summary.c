@@ -2,7 +2,7 @@
  *
  * Always holds: medians are of the stored samples only (warm-up runs are never added).
  */
-#include "summary.h"
+#include "run/summary.h"
 
 #include <stdlib.h>
 #include <string.h>

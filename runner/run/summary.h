@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "matrix.h"
+#include "plan/matrix.h"
 
 struct hb_summary {
     const struct hb_matrix *m;

@@ -3,8 +3,9 @@
  *
  * Always holds: the counter order is the runs.csv column order (docs/DATA.md) and
  * hb_counter_names[] are those column names; hb_status_names[] are the status column's words;
- * this header depends on nothing of the runner but util.h and machstate.h (and the floor's wl_allocstat.h), so the writing stage (write/) can
- * format a run without knowing how it was measured (measure/) or planned (plan/).
+ * this header depends on nothing of the runner but base/ (and the floor's wl_allocstat.h): it is the
+ * record stage, below measure/, which fills it, and write/, which writes it, so neither includes
+ * the other.
  */
 #ifndef HEAPBENCH_RUNRESULT_H
 #define HEAPBENCH_RUNRESULT_H
@@ -12,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "machstate.h"
-#include "util.h"
+#include "base/machstate.h"
+#include "base/util.h"
 #include "wl_allocstat.h"
 
 /* The perf counters, in the column order of runs.csv (docs/DATA.md). */
@@ -89,6 +90,10 @@ struct hb_latency {
     double sum_ns, max_ns, mean_ns;
     double q[HB_LAT_NQ];          /* ns */
 };
+
+/* The phase pipe's fd number in the measured process (HEAPBENCH_PHASE_FD in its environment): its
+ * records are what struct hb_phase_report holds. */
+#define HB_PHASE_FD_CHILD 3
 
 /* Everything a workload reported on its phase pipe (parsed by phases.c). */
 struct hb_phase_report {

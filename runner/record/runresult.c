@@ -3,7 +3,7 @@
  * Always holds: hb_status_names[] follows enum hb_status and hb_counter_names[] follows
  * enum hb_counter, entry for entry; hb_lat_q_names[] names hb_lat_q[] (latency.csv columns).
  */
-#include "runresult.h"
+#include "record/runresult.h"
 
 #include <stdlib.h>
 
