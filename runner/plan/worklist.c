@@ -202,11 +202,17 @@ void hb_worklist_add_traces(struct hb_worklist *wl)
     free(dir);
 }
 
-/* The exec command workload; params = the full command line. */
+/* The exec command workload; params = the full command line. Its name must not be a workload's:
+ * the cell would then be looked up as that workload, with its parameters instead of the command's. */
 struct hb_workload *hb_worklist_add_command(struct hb_worklist *wl, const char *name, const struct hb_strv *argv)
 {
     const char *base = strrchr(argv->v[0], '/');
-    struct hb_workload *w = hb_worklist_append(wl, name ? name : base ? base + 1 : argv->v[0], HB_WL_COMMAND);
+    const char *cell = name ? name : base ? base + 1 : argv->v[0];
+    if (hb_worklist_find(wl, cell))
+        hb_usage("exec: the cell name '%s' is a heapbench workload's, whose cells would run instead of "
+                 "the command; name the command's cell with -w NAME, or run the workload with "
+                 "heapbench run -w %s -p 'PARAMS'", cell, cell);
+    struct hb_workload *w = hb_worklist_append(wl, cell, HB_WL_COMMAND);
     hb_strv_extend(&w->command, argv);
     char *line = hb_strv_join(argv, " ");
     hb_strv_push(&w->params, line);

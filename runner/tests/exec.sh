@@ -143,4 +143,14 @@ rows = [r for r in runs if r["workload"] == "prog:ghostprog"]
 assert len(rows) == 2 and all(r["status"] == "skipped" for r in rows), rows
 assert rows[0]["reason"] == "skipped: no-such-program-hb not installed (apt-get install hb-ghost-pkg)", rows[0]["reason"]'
 t_check "the skipped program is announced on stderr" grep -q 'skipping prog:ghostprog' "$RT_TMP/pg.err"
+# A command whose cell name is a workload's is refused, never run as that workload's matrix with
+# the workload's parameters instead of the command's (a silent substitution).
+rt_usage "exec of a workload's binary by path is refused (its name is a workload's)" \
+    exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/wlname" -- build/workloads/thread-churn --size=64
+t_check "... and nothing was run" test ! -e "$RT_TMP/wlname/runs.csv"
+rt_usage "exec -w naming a workload is refused" exec -a glibc -n 1 --warmup 0 -w frag -o "$RT_TMP/wlname2" -- true
+"$HB" exec -a glibc -n 1 --warmup 0 -w tc -o "$RT_TMP/wlname3" -- build/workloads/thread-churn --threads=1 --ops=1000 \
+    >/dev/null 2>&1
+rt_check "the same binary under a name of its own runs the command as given" "$RT_TMP/wlname3" '
+assert [(r["workload"], r["params"]) for r in runs] == [("tc", "build/workloads/thread-churn --threads=1 --ops=1000")], runs'
 t_summary
