@@ -111,6 +111,20 @@ static int hb_metric_bounded(const char *spec, const char *regex, char *err, siz
     return atoms < 0 || atoms > HB_METRIC_ATOMS_MAX ? -1 : 0;
 }
 
+/* 1 when regex uses Perl's \d or \D, which a POSIX regex reads as the letter d (so the metric would
+ * never match a number); an escaped backslash before d (\\d) is not one. */
+static int hb_metric_perl_digit(const char *regex)
+{
+    for (const char *p = regex; *p; p++)
+        if (*p == '\\') {
+            if (p[1] == 'd' || p[1] == 'D')
+                return 1;
+            if (p[1])
+                p++;
+        }
+    return 0;
+}
+
 /* Parses NAME=REGEX[,higher|,lower]. */
 int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t errlen)
 {
@@ -128,6 +142,12 @@ int hb_metric_parse(struct hb_metric *m, const char *spec, char *err, size_t err
         regex[rlen - 7] = '\0';
     } else if (rlen > 6 && strcmp(regex + rlen - 6, ",lower") == 0) {
         regex[rlen - 6] = '\0';
+    }
+    if (hb_metric_perl_digit(regex)) {
+        snprintf(err, errlen, "'%s': \\d is Perl's; in a POSIX extended regex it is the letter d: write [0-9]",
+                 spec);
+        free(regex);
+        return -1;
     }
     if (hb_metric_bounded(spec, regex, err, errlen) != 0) {
         free(regex);

@@ -25,6 +25,11 @@ static void test_metric(void)
     hb_metric_free(&m);
     TCHECK("bad regex rejected", hb_metric_parse(&m, "x=([0-9]", err, sizeof err) != 0 && strstr(err, "regular"));
     TCHECK("bad name rejected", hb_metric_parse(&m, "a-b=1", err, sizeof err) != 0);
+    TCHECK("Perl's \\d rejected with [0-9] as the fix",
+           hb_metric_parse(&m, "x=(\\d+) ops", err, sizeof err) != 0 && strstr(err, "[0-9]"));
+    TCHECK("an escaped backslash before d is accepted", hb_metric_parse(&m, "x=a\\\\d([0-9]+)", err, sizeof err) == 0 &&
+                                                        hb_metric_extract(&m, "a\\d42", &v, got, sizeof got) == HB_METRIC_VALUE && v == 42);
+    hb_metric_free(&m);
 }
 
 /* 1 when spec is refused with a reason that holds word, on one line. */
