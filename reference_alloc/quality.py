@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""quality.py - checks refmalloc's quality bar (issue 4) on a heapbench results directory.
+"""quality.py - checks refmalloc's quality bar on a heapbench results directory.
 
 Usage: PYTHONPATH=report /usr/bin/python3 reference_alloc/quality.py RESULTS_DIR [--base glibc] [--alloc refmalloc]
 

@@ -1,5 +1,5 @@
 """judged.py - the figures a cell is judged by: runs.csv's wall_s and maxrss_kb, except for a replay
-(a trace:FILE cell, issue 27), which is judged by its replay alone.
+(a trace:FILE cell), which is judged by its replay alone.
 
 A replay process also loads and checks the trace (seconds) and holds the trace and its tables (the
 replayer's own baseline, its `load` phase's RSS), so its wall time and peak RSS say little about the

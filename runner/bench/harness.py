@@ -4,7 +4,7 @@
 Always holds: every figure comes from runs made by this script in one session, on the same
 workload binary with the same arguments; A/B runs are interleaved (order alternated) so that
 machine drift hits both sides alike. Nothing here is a pass/fail test: it prints the figures and
-whether each target of issue 2 was met; runner/bench/README.md records them with their date.
+whether each of its targets was met; runner/bench/README.md records them with their date.
 
   PYTHONPATH=report /usr/bin/python3 runner/bench/harness.py [--pairs N] [--ops N] [--reps N] [--skip-rss]
 

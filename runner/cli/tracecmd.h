@@ -1,4 +1,4 @@
-/* tracecmd.h - the trace subcommands (issue 12): `heapbench record [-o FILE] -- CMD ARGS...`
+/* tracecmd.h - the trace subcommands: `heapbench record [-o FILE] -- CMD ARGS...`
  * records a program's allocations (and its own run without the recorder) into a trace;
  * `heapbench trace FILE` prints a trace's statistics (build/replay/hbtrace).
  * Always holds: the command line is parsed by options.c (HB_CMD_RECORD, HB_CMD_TRACE), usage errors

@@ -18,7 +18,7 @@
 
 #include "base/spawner.h"
 
-#define HB_DRV_READY_S 30.0      /* default time a server gets to become ready (10 s was too short at load 15-19) */
+#define HB_DRV_READY_S 30.0      /* default time a server gets to become ready (10 s was too short on a busy 2-core machine) */
 /* Pause after a failed ready_argv attempt: 5 ms, doubled after each further failure up to 0.1 s.
  * A server is rarely ready at the first check (redis-server: ~30-80 ms here), and a fixed 0.1 s
  * pause held every run up to 0.1 s past its readiness. */

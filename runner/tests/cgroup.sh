@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cgroup.sh - the run's cgroup (runner/measure/runcg.h; issue 15, items 5/6 and --mem-limit): kill -9
+# cgroup.sh - the run's cgroup (runner/measure/runcg.h, and --mem-limit): kill -9
 # of the runner leaves no process of the measured command behind, not even one that left its
 # process group (setsid), and no cgroup directory; --mem-limit through the cgroup gives status oom
 # with the limit in the reason; the guard refuses a directory that is not a run's cgroup; `record`

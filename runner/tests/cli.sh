@@ -55,7 +55,7 @@ t_check "report runs /usr/bin/python3 -m heapbench.report with PYTHONPATH=ROOT/r
     test "$out" = "$root $root/build/heapbench $root/report /usr/bin/python3 $root/report/heapbench/report/__main__.py some/dir --flag"
 HB=$root/build/heapbench rt_usage "a Python subcommand whose script is absent" compare a b
 
-# The closing table cuts a long name after whole characters: stdout stays UTF-8 (issue 25 P; the
+# The closing table cuts a long name after whole characters: stdout stays UTF-8 (the
 # params column is 34 bytes wide and the 34th byte here is the first of an é).
 "$HB" exec -a glibc -n 1 --warmup 0 -o "$RT_TMP/utf8" -- /bin/echo "$(printf 'a%.0s' $(seq 23))ééééé" \
     >"$RT_TMP/utf8.out" 2>/dev/null
@@ -80,7 +80,7 @@ for n in 1 2; do cp /bin/true "$RT_TMP/a-program-with-a-long-name-number-$n"; do
 t_check "the summary table shows a long workload name whole" grep -q '^a-program-with-a-long-name-number-1 ' "$RT_TMP/longname.out"
 
 # The --latency sampled cost that run --help states is the measured one: every percentage it gives
-# is in the dated record it names (issue 25: "< 1% of the instructions" was measured at +6 to +9%).
+# is in the dated record it names ("< 1% of the instructions" was once claimed where +6 to +9% was measured).
 help=$("$HB" run --help | sed -n '/--latency MODE/,/latency.csv/p')
 record=$(grep -o 'docs/measurements/[a-z-]*\.md' <<<"$help")
 bad=""

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dataloss.sh - nothing is lost or glued (issue 15, items 1-4): on a full disk (a 200 KB tmpfs)
+# dataloss.sh - nothing is lost or glued: on a full disk (a 200 KB tmpfs)
 # every run is in every CSV whole or not at all and the runner exits 1; after space is freed
 # --resume measures the missing runs and `heapbench check` finds the directory whole; --resume
 # cuts a partial last line before appending; a second writer of a directory is refused (exit 2,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# exitcodes.sh - the exit status tells the truth (issue 15, "exit codes"): 0 only when every
+# exitcodes.sh - the exit status tells the truth: 0 only when every
 # measured run was ok; 1 when a run failed, crashed or timed out (the failed cells named on
 # stderr, every row still written) or an allocator named with -a is missing; a missing
 # allocator of the default matrix is a warning and skipped rows, not a failure; 2 for usage.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# leaks.sh - no measured process outlives its run or the runner (issue 15, items 5 and 6): a
+# leaks.sh - no measured process outlives its run or the runner: a
 # command that starts a daemon (setsid ... &) and exits has it killed after the run, named in
 # the row's reason; kill -9 of the runner kills the measured process (run and exec).
 # Each sleep has a duration unique to this test process, so other tests' sleeps are not seen.

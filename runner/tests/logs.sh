@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# logs.sh - a run's log is capped (issue 15, "logs"): 5 MB of output keeps its first and last
+# logs.sh - a run's log is capped: 5 MB of output keeps its first and last
 # 512 KiB with one line saying how much was cut; a metric on the last line is still read (the
 # figures are taken before the cap); a small log stays whole.
 source runner/tests/rtlib.bash

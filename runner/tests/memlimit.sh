@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# memlimit.sh - --mem-limit (issue 15, "limits"): a process that runs out of the address space it
+# memlimit.sh - --mem-limit: a process that runs out of the writable memory it
 # is given, or whose workload reports running out of memory, is status oom with the limit in its
 # reason (exit 1); the default limit is 3/4 of physical
 # memory, recorded in meta.json; a malformed size is a usage error.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# validate.sh - bad input is refused before anything runs (issue 15, "validate before running"):
+# validate.sh - bad input is refused before anything runs:
 # exit 2, one line on stderr, no results directory created.
 source runner/tests/rtlib.bash
 
@@ -46,7 +46,7 @@ rt_refused "-p with an integer out of the parameter's range names the range" "--
 rt_refused "-p with a word not among the parameter's choices names them" "--mode accepts loop|batch" \
     run -w thread-churn -p '--mode=nosuch' "${o[@]}"
 rt_refused "--resume DIR with other options" "takes no other option" run --resume "$RT_TMP" -n 3
-# Wording (issue 25 R, Q): each refusal names the option's own form.
+# Wording: each refusal names the option's own form.
 rt_refused "--metric '=foo' suggests a --metric, not a path" "is not NAME=REGEX; e.g. --metric 'ops=" \
     run -w sizes --metric '=foo' "${o[@]}"
 rt_refused "--env HEAPBENCH_THP=bogus names the modes" "HEAPBENCH_THP= without one of the modes" \
