@@ -440,8 +440,8 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
 static int hb_opt_allowed(enum hb_cmd cmd, int c)
 {
     switch (cmd) {
-    case HB_CMD_RUN: return c != OPT_HYPERFINE;
-    case HB_CMD_EXEC: return c != 't' && c != 'p' && c != OPT_ALLOCSTATS && c != OPT_LIST_SHARD;
+    case HB_CMD_RUN: return c != OPT_HYPERFINE && c != OPT_JSON;
+    case HB_CMD_EXEC: return c != 't' && c != 'p' && c != OPT_ALLOCSTATS && c != OPT_LIST_SHARD && c != OPT_JSON;
     case HB_CMD_RECORD: return c == 'w' || c == 'o';
     case HB_CMD_LIST: return c == OPT_JSON;
     default: return 0;
