@@ -22,11 +22,11 @@ import json
 import os
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 
 from heapbench import cli, layout, results
+from heapbench.median import median
 
 HF_COLUMNS = ["schema", "run_id", "workload", "allocator", "params", "env",
               "hyperfine_median_s", "heapbench_median_s", "diff_pct", "flag"]
@@ -71,7 +71,7 @@ def hf_cells(data, probe):
         if "," in preload:
             hf_usage(f"allocator {allocator}: library path {preload!r} has a comma, which hyperfine's -L "
                      "cannot carry; give it a path without one (--allocator NAME=/path)")
-        cells.setdefault((workload, params, env), {})[allocator] = (preload, statistics.median(values))
+        cells.setdefault((workload, params, env), {})[allocator] = (preload, median(values))
     return cells
 
 

@@ -8,7 +8,8 @@ minus the live requested bytes; what an idle mark returned is the RSS drop since
 as a fraction of it.
 """
 import re
-import statistics
+
+from heapbench.median import median
 
 LOAD = re.compile(r"^c(\d+)-load$")
 IDLE = re.compile(r"^c(\d+)-idle-([0-9.]+)s$")
@@ -100,13 +101,8 @@ def run_metrics(phases):
         if frac is not None:
             marks.setdefault(s, []).append(frac)
     return {"drift_kb": drift_kb_per_cycle(cyc),
-            "returned": {s: statistics.median(v) for s, v in sorted(marks.items())},
+            "returned": {s: median(v) for s, v in sorted(marks.items())},
             "half_s": {c: half_return_s(cyc, c) for c in steady}}
-
-
-def median_or_none(values):
-    """The median of values, None when there are none."""
-    return statistics.median(values) if values else None
 
 
 def half_text(halves):
@@ -114,4 +110,4 @@ def half_text(halves):
     got = [h for h in halves if h is not None]
     if not got:
         return f"not within the idle (0 of {len(halves)} cycles)"
-    return f"+{statistics.median(got):g} s ({len(got)} of {len(halves)} cycles)"
+    return f"+{median(got):g} s ({len(got)} of {len(halves)} cycles)"

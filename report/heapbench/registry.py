@@ -4,7 +4,7 @@ Always holds: entries come back in file order; `library` is the first candidate 
 (root-relative candidates such as build/lib/... resolved against the project root), "" for the
 system allocator (libraries `-`), None when no candidate exists (not installed or not built);
 a candidate with glob characters stands for its matches, the highest version first (version_key,
-the order of the runner's strverscmp). The runner (C) has its own reader; both follow docs/DATA.md.
+the order of the runner's strverscmp). The runner (C) has its own reader with the same rules (test_twins.py compares the two on a corpus).
 """
 import glob
 import os
@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass
 
 from heapbench import layout
-from heapbench.table import read_table
+from heapbench.table import read_table, refuse
 
 FIELDS = 6
+MATRIX = ("default", "opt-in")
 # the registry file, as docs/DATA.md names it
 NAMES = ("registry.txt",)
 
@@ -58,7 +59,10 @@ def resolve(libraries, root=None):
 
 def read_registry(root=None):
     """{name: Allocator} of every registry line, in file order."""
-    out = {}
-    for _, f in read_table(registry_path(root), FIELDS):
+    out, path = {}, registry_path(root)
+    for number, f in read_table(path, FIELDS):
+        if not f[0] or not f[1] or f[5] not in MATRIX:
+            refuse(path, number, "want 'name | libraries | package | version | tunables | default|opt-in' "
+                   "with a name and libraries")
         out[f[0]] = Allocator(*f, library=resolve(f[1], root))
     return out

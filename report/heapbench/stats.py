@@ -27,6 +27,8 @@ import warnings
 import numpy as np
 from scipy import stats
 
+from heapbench.median import median
+
 REGRESSION = "REGRESSION"
 IMPROVEMENT = "IMPROVEMENT"
 SAME = "SAME"
@@ -45,8 +47,9 @@ MAX_NEEDED_REPS = 1000
 
 
 def stats_median(values):
-    """Median of a non-empty list of numbers; NaN for an empty list."""
-    return float(np.median(values)) if len(values) else float("nan")
+    """Median of a non-empty list of numbers (heapbench.median's) as a float; NaN for an empty list."""
+    mid = median(values)
+    return float("nan") if mid is None else float(mid)
 
 
 def stats_change(base_median, new_median):

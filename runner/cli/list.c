@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/listjson.h"
 #include "plan/options.h"
 #include "plan/registry.h"
 #include "plan/worklist.h"
@@ -69,10 +70,14 @@ int hb_cmd_list(int argc, char **argv)
     hb_program_load_all(&progs, &nprogs);
     hb_worklist_add_programs(&wl, progs, nprogs);
     hb_worklist_add_traces(&wl);
-    hb_list_allocators(&reg);
-    printf("\nworkloads:\n");
-    for (size_t i = 0; i < wl.n; i++)
-        hb_list_workload(&wl.w[i]);
+    if (o.json) {
+        hb_list_json(&reg, &wl);
+    } else {
+        hb_list_allocators(&reg);
+        printf("\nworkloads:\n");
+        for (size_t i = 0; i < wl.n; i++)
+            hb_list_workload(&wl.w[i]);
+    }
     hb_worklist_free(&wl);
     hb_registry_free(&reg);
     for (size_t i = 0; i < nprogs; i++)

@@ -20,7 +20,7 @@
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
     OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_ALLOCSTATS,
-    OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD, OPT_MEM_LIMIT, OPT_ALLOC_INSTRUCTIONS
+    OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD, OPT_MEM_LIMIT, OPT_ALLOC_INSTRUCTIONS, OPT_JSON
 };
 
 /* --count-instructions: valgrind's cachegrind without its cache simulation counts the instructions
@@ -102,9 +102,11 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
         fputs(hb_usage_measure, out);
         break;
     case HB_CMD_LIST:
-        fprintf(out, "usage: heapbench list\n"
+        fprintf(out, "usage: heapbench list [--json]\n"
                      "Prints the allocators (found or missing, version, package, matrix) and the workloads\n"
-                     "(description, threads, param sets, parameters with their defaults).\n");
+                     "(description, threads, param sets, parameters with their defaults).\n"
+                     "      --json               the registry and workloads/LIST as the runner read them, and\n"
+                     "                           where it found its files, as one JSON object (docs/DATA.md)\n");
         break;
     case HB_CMD_RECORD:
         fprintf(out, "usage: heapbench record [-o FILE] -- CMD ARGS...  |  heapbench record [-o FILE] -w prog:NAME\n"
@@ -399,6 +401,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_SHARDS: o->shards = hb_opt_int("--shards", val, 1); break;
     case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val, "REGEX", "'ops=([0-9]+) ops'"); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
+    case OPT_JSON: o->json = 1; break;
     case OPT_ALLOCSTATS: o->allocstats = 1; break;
     case OPT_THP: hb_opt_thp(o, val); break;
     case OPT_WRAP:
@@ -437,9 +440,10 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
 static int hb_opt_allowed(enum hb_cmd cmd, int c)
 {
     switch (cmd) {
-    case HB_CMD_RUN: return c != OPT_HYPERFINE;
-    case HB_CMD_EXEC: return c != 't' && c != 'p' && c != OPT_ALLOCSTATS && c != OPT_LIST_SHARD;
+    case HB_CMD_RUN: return c != OPT_HYPERFINE && c != OPT_JSON;
+    case HB_CMD_EXEC: return c != 't' && c != 'p' && c != OPT_ALLOCSTATS && c != OPT_LIST_SHARD && c != OPT_JSON;
     case HB_CMD_RECORD: return c == 'w' || c == 'o';
+    case HB_CMD_LIST: return c == OPT_JSON;
     default: return 0;
     }
 }
@@ -483,7 +487,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"allocstats", no_argument, 0, OPT_ALLOCSTATS}, {"thp", required_argument, 0, OPT_THP},
         {"latency", required_argument, 0, OPT_LATENCY},
         {"shards", required_argument, 0, OPT_SHARDS}, {"list-shard", required_argument, 0, OPT_LIST_SHARD},
-        {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
+        {"mem-limit", required_argument, 0, OPT_MEM_LIMIT}, {"json", no_argument, 0, OPT_JSON},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->cmd = cmd;

@@ -40,6 +40,7 @@ struct hb_options {
     int list_shard;              /* run --list-shard i/N: print the shard's cells, run nothing */
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
+    int json;                    /* list --json */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
     int count;                   /* HB_COUNT_*: --count-instructions (cachegrind) or --count-alloc-instructions
                                   * (callgrind): o->wrap is then valgrind, whose output file the engine names */

@@ -6,12 +6,11 @@ then the plot of speed against peak RSS of every candidate measured, then the ev
 (each candidate's stage, figures and verdict, what was dropped); the plot is tune's
 pareto_plot; the HTML embeds it, so the file stands alone.
 """
-import base64
-import html
 import json
 import math
 import os
 
+from heapbench import page
 from heapbench.advise import progress
 from heapbench.tune import pareto
 
@@ -111,38 +110,31 @@ def _pct(value):
 def output_html(directory, advice, markdown_text):
     """Writes DIR/advice.html: the same sections as the Markdown, the plot embedded."""
     rec = advice["recommendation"]
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>heapbench advise</title>",
-             "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
-             "pre{background:#f4f4f4;padding:.6em;overflow-x:auto}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:.2em .5em;font-size:90%}.answer{font-size:130%;"
-             "background:#eef6ee;padding:.6em;border-left:4px solid #393}</style></head><body>",
-             f"<h1>heapbench advise: {html.escape(advice['command_text'])}</h1>",
-             f"<p>Goal: <b>{html.escape(rec['goal'])}</b>. {html.escape(output_budget_text(advice))}.</p>", "<h2>Answer</h2>",
-             f"<p class='answer'>{html.escape(rec['text'])}</p>"]
+    parts = [page.start("heapbench advise", f"heapbench advise: {advice['command_text']}"),
+             f"<p>Goal: <b>{page.esc(rec['goal'])}</b>. {page.esc(output_budget_text(advice))}.</p>", "<h2>Answer</h2>",
+             f"<p class='answer'>{page.esc(rec['text'])}</p>"]
     if rec.get("note"):
-        parts.append(f"<p>{html.escape(rec['note'])}</p>")
+        parts.append(f"<p>{page.esc(rec['note'])}</p>")
     if advice.get("refused"):
         parts.append("<p>Refused (a run failed):</p><ul>" + "".join(
-            f"<li>{html.escape(label)}: {html.escape(why)}</li>" for label, why in advice["refused"].items()) + "</ul>")
+            f"<li>{page.esc(label)}: {page.esc(why)}</li>" for label, why in advice["refused"].items()) + "</ul>")
     if advice["snippets"]:
         parts.append("<h2>Ready to paste</h2>")
         for name, text in advice["snippets"].items():
-            parts.append(f"<h3>{html.escape(name)}</h3><pre>{html.escape(text)}</pre>")
+            parts.append(f"<h3>{page.esc(name)}</h3><pre>{page.esc(text)}</pre>")
     if advice.get("plot"):
-        with open(os.path.join(directory, PLOT), "rb") as f:
-            data = base64.b64encode(f.read()).decode("ascii")
-        parts.append(f"<h2>Speed against peak RSS</h2><img alt='Pareto plot' src='data:image/png;base64,{data}'>")
+        parts.append(f"<h2>Speed against peak RSS</h2><img alt='Pareto plot' src='{page.png_uri(os.path.join(directory, PLOT))}'>")
     parts.append("<h2>Evidence</h2><table><tr><th>stage</th><th>candidate</th><th>verified</th><th>speed</th>"
                  "<th>peak RSS MiB</th><th>speed vs baseline</th><th>RSS vs baseline</th><th>verdict</th></tr>")
     for c in advice["candidates"]:
         cells = [c["stage"], c["label"], c["verified"], _num(c.get("time")), _num(c.get("peak_kb"), 1024),
                  _pct(c.get("time_change")), _pct(c.get("peak_change")), c.get("verdict", "")]
-        parts.append("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in cells) + "</tr>")
-    parts.append("</table><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in advice["notes"]) + "</ul>")
+        parts.append("<tr>" + "".join(f"<td>{page.esc(x)}</td>" for x in cells) + "</tr>")
+    parts.append("</table><ul>" + "".join(f"<li>{page.esc(n)}</li>" for n in advice["notes"]) + "</ul>")
     if advice["dropped"]:
         parts.append("<p>Dropped to fit the budget:</p><ul>"
-                     + "".join(f"<li>{html.escape(d)}</li>" for d in advice["dropped"]) + "</ul>")
-    parts.append("</body></html>\n")
+                     + "".join(f"<li>{page.esc(d)}</li>" for d in advice["dropped"]) + "</ul>")
+    parts.append(page.END)
     with open(os.path.join(directory, "advice.html"), "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
     with open(os.path.join(directory, "advice.md"), "w", encoding="utf-8") as f:

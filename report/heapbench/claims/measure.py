@@ -16,13 +16,13 @@ runs whose status is ok; a cell that did not run has no ok rows, and the claim s
 import collections
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 
 from heapbench import cli, results
 from heapbench.claims import profile
+from heapbench.median import median
 
 EMPTY = {"runs": [], "phases": [], "sizes": [], "latency": [], "files": {}}
 
@@ -94,12 +94,6 @@ def _measure(spec, reps):
         return rows
     finally:
         shutil.rmtree(out, ignore_errors=True)
-
-
-def median(values):
-    """Median of a list of numbers; None for an empty one."""
-    values = list(values)
-    return statistics.median(values) if values else None
 
 
 def per_run(rows, table, field, **where):

@@ -14,10 +14,10 @@ exit 0 when every resolved pair is ordered the same, 1 when one is not, 2 when n
 """
 import itertools
 import os
-import statistics
 import sys
 
 from heapbench import judged
+from heapbench.median import median
 
 FIGURES = (("maxrss_kb", "peak RSS (MiB)", "heap (MiB)", 1 / 1024.0), ("wall_s", "wall (s)", "time less self (s)", 1.0))
 
@@ -85,7 +85,7 @@ def program_table(name, prog, replay):
     for _, prog_label, replay_label, _ in FIGURES:
         head += [f"program {prog_label} (min-max)", "rank", f"replay {replay_label}", "rank"]
     table, reversed_ = [head], 0
-    meds = {c: ({a: statistics.median(prog[a][c]) for a in allocs}, {a: statistics.median(replay[a][c]) for a in allocs})
+    meds = {c: ({a: median(prog[a][c]) for a in allocs}, {a: median(replay[a][c]) for a in allocs})
             for c, *_ in FIGURES}
     rank = {c: (ranks(p), ranks(r)) for c, (p, r) in meds.items()}
     for a in allocs:

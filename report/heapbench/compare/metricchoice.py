@@ -14,6 +14,7 @@ import statistics
 
 from heapbench import latency
 from heapbench import cells
+from heapbench.median import median
 
 # Time metrics: the machine's load moves them (latency quantiles, p99:<phase>:<op>, are time too).
 TIME = ("wall_s", "user_s", "sys_s", "task_clock_ms", "cycles", "replay_s")
@@ -62,11 +63,11 @@ def spread(data, metric):
             values = [r[metric] for r in rows if r.get("status") == "ok" and isinstance(r.get(metric), (int, float))]
             if len(values) < MIN_REPS:
                 continue
-            mid = statistics.median(values)
+            mid = median(values)
             q = statistics.quantiles(values, n=4, method="inclusive")
             if mid > 0:
                 per_cell.append((q[2] - q[0]) / mid)
-    return statistics.median(per_cell) if per_cell else None
+    return median(per_cell)
 
 
 def available_counts(data):

@@ -6,11 +6,11 @@ Always holds: every figure comes from the Explanations given (readers.py); a sit
 folded files (the folded format's order) and innermost first in text; a part that could not be measured is printed as
 unmeasured with its reason, never as a number.
 """
-import html
 import io
 import os
 
 from heapbench.explain.readers import PARTS, PART_TITLES
+from heapbench.page import END, esc, start
 
 MIB = 1024 * 1024
 COLORS = {"live": "#2e7d32", "rounding": "#9ccc65", "gaps": "#ffb300", "free": "#e53935", "lazyfree": "#f48fb1",
@@ -153,14 +153,12 @@ def icicle_svg(name, ex, sites):
 
 def page(results, sites):
     """explain.html."""
-    body = ["<!doctype html><html><head><meta charset='utf-8'><title>heapbench explain</title></head><body>",
-            "<h1>Where the resident memory goes</h1>", bars_svg(results), "<pre>",
-            html.escape(text(results, sites, 10)), "</pre>"]
+    body = [start("heapbench explain", "Where the resident memory goes"), bars_svg(results), "<pre>",
+            esc(text(results, sites, 10)), "</pre>"]
     for name, ex in results:
         svg = icicle_svg(name, ex, sites)
-        body.append(f"<h2>{html.escape(name)}</h2>" + (svg if svg else "<p>no call site pins free memory</p>"))
-    body.append("</body></html>")
-    return "\n".join(body)
+        body.append(f"<h2>{esc(name)}</h2>" + (svg if svg else "<p>no call site pins free memory</p>"))
+    return "\n".join(body) + END
 
 
 def write_files(results, sites, out):

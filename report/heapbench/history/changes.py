@@ -14,8 +14,9 @@ longer reach alpha.
 """
 import collections
 import math
-import statistics
 import zlib
+
+from heapbench.median import median
 
 Change = collections.namedtuple("Change", "index before_median after_median pct p")
 
@@ -38,8 +39,8 @@ def _with_medians(x, found):
     bounds = [0] + sorted(found) + [len(x)]
     out = []
     for i, index in enumerate(bounds[1:-1], start=1):
-        before = statistics.median(x[bounds[i - 1]:index])
-        after = statistics.median(x[index:bounds[i + 1]])
+        before = median(x[bounds[i - 1]:index])
+        after = median(x[index:bounds[i + 1]])
         out.append(Change(index, before, after, _pct(before, after), found[index]))
     return out
 

@@ -14,6 +14,7 @@ import statistics
 from heapbench import latency
 from heapbench import results
 from heapbench import cells
+from heapbench.median import median
 
 # runs.csv columns that are a run's figures (docs/DATA.md), besides metric_* and latency quantiles.
 RUN_METRICS = ("wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw",
@@ -60,5 +61,5 @@ def read(directory):
             reps = [float(r[metric]) for r in ok if isinstance(r.get(metric), (int, float))]
             if reps:
                 lo, hi = quartiles(reps)
-                out.append(Entry(label, key[0], key[1], metric, reps, statistics.median(reps), hi - lo, lo, hi))
+                out.append(Entry(label, key[0], key[1], metric, reps, median(reps), hi - lo, lo, hi))
     return meta, by_host

@@ -11,24 +11,14 @@ a change point that coincides with a change of load says so (scan.load_change) i
 names and renamed, so a reader never sees half a page.
 """
 import hashlib
-import html
 import os
 import re
 
 from heapbench import markdown
+from heapbench.page import esc, page
 from heapbench.history import changes as changes_mod
 from heapbench.history import scan
 from heapbench.history import svgplot
-
-CSS = ("body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:1em 2em;color:#222}"
-       "h2{border-bottom:2px solid #ccc;margin-top:2em}table{border-collapse:collapse;font-size:.85em}"
-       "th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}th{background:#eef}"
-       ".grid{display:flex;flex-wrap:wrap;gap:6px}.grid a{color:inherit;text-decoration:none}"
-       ".fields{font-size:.85em;color:#555}.up{color:#b00}.down{color:#060}")
-
-
-def _esc(text):
-    return html.escape(str(text), quote=True)
 
 
 def cell_file(testbed, cell):
@@ -43,11 +33,6 @@ def _write(path, text):
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
     os.replace(tmp, path)
-
-
-def _page(title, body):
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_esc(title)}</title>"
-            f"<style>{CSS}</style></head><body><h1>{_esc(title)}</h1>{body}</body></html>\n")
 
 
 def _pct(f):
@@ -70,10 +55,10 @@ def _changes_table(found, testbed):
     if not found:
         return "<p>No change point.</p>"
     rows = "".join(
-        f"<tr><td>{_esc(f.label)}</td><td><a href='{cell_file(testbed, f.cell)}'>{_esc(f.cell)}</a></td><td>{_esc(f.metric)}</td>"
+        f"<tr><td>{esc(f.label)}</td><td><a href='{cell_file(testbed, f.cell)}'>{esc(f.cell)}</a></td><td>{esc(f.metric)}</td>"
         f"<td>{f.before_median:.6g}</td><td>{f.after_median:.6g}</td><td class='{'up' if (f.pct or 0) > 0 else 'down'}'>{_pct(f)}</td>"
         f"<td>{f.p:.4f}</td><td>±{f.spread_pct:.1f}%</td><td>{'yes' if f.library_change else ''}</td>"
-        f"<td>{_esc(f.load_change)}</td></tr>"
+        f"<td>{esc(f.load_change)}</td></tr>"
         for f in found)
     return ("<table><tr><th>first point after</th><th>cell</th><th>metric</th><th>median before</th><th>after</th>"
             f"<th>change</th><th>p</th><th>spread</th><th>library changed</th><th>load moved</th></tr>{rows}</table>")
@@ -92,9 +77,9 @@ def _testbed_section(store, tb, metrics, outdir):
         found_all += found
     found_all.sort(key=lambda f: (-f.order, f.cell, f.metric))
     runs = store.runs(tb.name)
-    fields = " ".join(f"{_esc(k)}={_esc(v)}" for k, v in tb.fields.items())
-    parts = [f"<h2 id='{_esc(tb.name)}'>Testbed {_esc(tb.name)}</h2><p class='fields'>{fields}<br>{len(runs)} points"
-             f"{', ' + _esc(runs[0].label) + ' .. ' + _esc(runs[-1].label) if runs else ''}</p>",
+    fields = " ".join(f"{esc(k)}={esc(v)}" for k, v in tb.fields.items())
+    parts = [f"<h2 id='{esc(tb.name)}'>Testbed {esc(tb.name)}</h2><p class='fields'>{fields}<br>{len(runs)} points"
+             f"{', ' + esc(runs[0].label) + ' .. ' + esc(runs[-1].label) if runs else ''}</p>",
              "<h3>Change points, newest first</h3>", _changes_table(found_all, tb.name)]
     workloads = {}
     for (cell, metric) in sorted(series):
@@ -102,25 +87,25 @@ def _testbed_section(store, tb, metrics, outdir):
     for workload, keys in sorted(workloads.items()):
         plots = "".join(f"<a href='{cell_file(tb.name, c)}'>{_plot(series[(c, m)], by_series[(c, m)], c.split('/', 1)[1] + ' ' + m)}</a>"
                         for c, m in sorted(keys, key=lambda k: (k[1], k[0])))
-        parts.append(f"<h3>{_esc(workload)}</h3><div class='grid'>{plots}</div>")
+        parts.append(f"<h3>{esc(workload)}</h3><div class='grid'>{plots}</div>")
     for cell in sorted({c for c, _ in series}):
-        _cell_page(store, tb, cell, by_series, outdir)
+        _cellpage(store, tb, cell, by_series, outdir)
     return "".join(parts), found_all
 
 
-def _cell_page(store, tb, cell, by_series, outdir):
+def _cellpage(store, tb, cell, by_series, outdir):
     """Writes the page of one cell: every metric's series, large, and the points; change points are
     marked on the report's metrics (by_series: {(cell, metric): [Found]}, computed once for the index)."""
     series = store.all_series(tb.name, None, cell=cell, reps=False)
     marked = sorted({m for c, m in by_series if c == cell})
-    parts = [f"<p><a href='index.html#{_esc(tb.name)}'>← testbed {_esc(tb.name)}</a></p>"
-             f"<p class='fields'>Change points are marked on {_esc(', '.join(marked) or 'no metric')} (the report's "
+    parts = [f"<p><a href='index.html#{esc(tb.name)}'>← testbed {esc(tb.name)}</a></p>"
+             f"<p class='fields'>Change points are marked on {esc(', '.join(marked) or 'no metric')} (the report's "
              "--metric); library changes on every metric.</p>"]
     for (_, metric), points in sorted(series.items()):
         found = by_series.get((cell, metric), [])
-        parts.append(f"<h2>{_esc(metric)}</h2>" + _plot(points, found, metric, width=900, height=260))
+        parts.append(f"<h2>{esc(metric)}</h2>" + _plot(points, found, metric, width=900, height=260))
     parts.append(_points_table(series))
-    _write(os.path.join(outdir, cell_file(tb.name, cell)), _page(f"{cell} on {tb.name}", "".join(parts)))
+    _write(os.path.join(outdir, cell_file(tb.name, cell)), page(f"{cell} on {tb.name}", "".join(parts)))
 
 
 def _points_table(series):
@@ -130,14 +115,14 @@ def _points_table(series):
     for (_, metric), points in series.items():
         for p in points:
             by_label.setdefault((p.order, p.label), [p, {}])[1][metric] = p
-    head = "".join(f"<th>{_esc(m)}</th>" for m in metrics)
+    head = "".join(f"<th>{esc(m)}</th>" for m in metrics)
     rows = []
     for (order, label), (first, values) in sorted(by_label.items()):
         lib = first.library
         cells = "".join(f"<td>{values[m].median:.6g} ±{values[m].spread / 2:.2g}</td>" if m in values else "<td></td>"
                         for m in metrics)
-        rows.append(f"<tr><td>{_esc(label)}</td><td>{order:g}</td><td>{_esc(first.run_id)}</td><td>{_esc(first.host)}</td>"
-                    f"<td>{_esc(lib.get('version') or '')} {_esc((lib.get('sha256') or '')[:12])}</td>{cells}</tr>")
+        rows.append(f"<tr><td>{esc(label)}</td><td>{order:g}</td><td>{esc(first.run_id)}</td><td>{esc(first.host)}</td>"
+                    f"<td>{esc(lib.get('version') or '')} {esc((lib.get('sha256') or '')[:12])}</td>{cells}</tr>")
     return ("<h2>Points</h2><p class='fields'>median of the reps ± half their interquartile range</p><div style='overflow-x:auto'>"
             f"<table><tr><th>label</th><th>order</th><th>run</th><th>host</th><th>library</th>{head}</tr>{''.join(rows)}</table></div>")
 
@@ -168,11 +153,11 @@ def write_site(store, testbed_names, metrics, outdir):
         text, found = _testbed_section(store, beds[name], metrics, outdir)
         body.append(text)
         sections.append((beds[name], found))
-    toc = "".join(f"<a href='#{_esc(n)}'>{_esc(n)}</a> " for n in testbed_names) or "The history is empty."
+    toc = "".join(f"<a href='#{esc(n)}'>{esc(n)}</a> " for n in testbed_names) or "The history is empty."
     legend = ("<p class='fields'>Each plot: the median of the reps per point (line), their 25-75% band, change points "
               "(red dashed, E-divisive means, p ≤ " + f"{changes_mod.ALPHA}" + ") and allocator library changes (blue dotted). "
               "Click a plot for the cell's page.</p>")
     _write(os.path.join(outdir, "summary.md"), _summary_md(sections))
     index = os.path.join(outdir, "index.html")
-    _write(index, _page("heapbench history", f"<p>{toc}</p>{legend}{''.join(body)}"))
+    _write(index, page("heapbench history", f"<p>{toc}</p>{legend}{''.join(body)}"))
     return index

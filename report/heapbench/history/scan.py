@@ -12,9 +12,9 @@ by at least LOAD_STEP_ABS and by LOAD_STEP_REL of the larger: Found.load_change 
 'before->after' ('' otherwise), and such a change is not counted as a change of the code by default.
 """
 import collections
-import statistics
 
 from heapbench.history import changes
+from heapbench.median import median
 
 # The metrics `history changes`, `report` and `export` look at by default.
 DEFAULT_METRICS = ("wall_s", "maxrss_kb", "minflt")
@@ -44,7 +44,7 @@ def library_changes(series):
 def spread_pct(points):
     """The median of the points' spread / median in % (0 when no point has a nonzero median)."""
     rel = [p.spread / abs(p.median) * 100 for p in points if p.median]
-    return statistics.median(rel) if rel else 0.0
+    return median(rel) if rel else 0.0
 
 
 def load_change(series, load, start, index, end):
@@ -55,7 +55,7 @@ def load_change(series, load, start, index, end):
     after = [by_run[p.run_id] for p in series[index:end] if p.run_id in by_run]
     if not before or not after:
         return ""
-    b, a = statistics.median(before), statistics.median(after)
+    b, a = median(before), median(after)
     if abs(a - b) >= LOAD_STEP_ABS and abs(a - b) >= LOAD_STEP_REL * max(a, b):
         return f"{b:.1f}->{a:.1f}"
     return ""

@@ -7,13 +7,9 @@ after the change, library changes blue dotted ones, each with a <title> tooltip;
 point or with equal values still draws (a flat range is widened). Hand-written rather than
 matplotlib because a history report draws ~1,000 plots and must take seconds.
 """
-import html
-
 import numpy as np
 
-
-def _esc(text):
-    return html.escape(str(text), quote=True)
+from heapbench.page import esc
 
 
 def _fmt(v):
@@ -42,7 +38,7 @@ def plot(points, changes=(), libraries=(), width=260, height=110, title=""):
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
            f'font-family="sans-serif" font-size="9">']
     if title:
-        out.append(f'<text x="{left}" y="11" font-size="10" font-weight="bold">{_esc(title)}</text>')
+        out.append(f'<text x="{left}" y="11" font-size="10" font-weight="bold">{esc(title)}</text>')
     out.append(f'<rect x="{left}" y="{up}" width="{w}" height="{h}" fill="#fafafa" stroke="#ccc"/>')
     out.append(f'<text x="{left - 3}" y="{up + 8}" text-anchor="end">{_fmt(top)}</text>')
     out.append(f'<text x="{left - 3}" y="{up + h}" text-anchor="end">{_fmt(bottom)}</text>')
@@ -51,15 +47,15 @@ def plot(points, changes=(), libraries=(), width=260, height=110, title=""):
     for index, text in libraries:
         xv = (x(index - 1) + x(index)) / 2
         out.append(f'<line x1="{xv:.1f}" y1="{up}" x2="{xv:.1f}" y2="{up + h}" stroke="#2060d0" stroke-dasharray="1,2">'
-                   f'<title>{_esc(text)}</title></line>')
+                   f'<title>{esc(text)}</title></line>')
     for index, text in changes:
         xv = (x(index - 1) + x(index)) / 2
         out.append(f'<line x1="{xv:.1f}" y1="{up}" x2="{xv:.1f}" y2="{up + h}" stroke="#d02020" stroke-width="1.5" '
-                   f'stroke-dasharray="4,2"><title>{_esc(text)}</title></line>')
+                   f'stroke-dasharray="4,2"><title>{esc(text)}</title></line>')
     line = " ".join(f"{x(i):.1f},{y(med[i]):.1f}" for i in range(n))
     out.append(f'<polyline points="{line}" fill="none" stroke="#08519c" stroke-width="1.2"/>')
     if n:
-        out.append(f'<text x="{left}" y="{height - 3}">{_esc(points[0].label)}</text>')
-        out.append(f'<text x="{left + w}" y="{height - 3}" text-anchor="end">{_esc(points[-1].label)}</text>')
+        out.append(f'<text x="{left}" y="{height - 3}">{esc(points[0].label)}</text>')
+        out.append(f'<text x="{left + w}" y="{height - 3}" text-anchor="end">{esc(points[-1].label)}</text>')
     out.append("</svg>")
     return "".join(out)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from heapbench import judged, results
+from heapbench.median import median
 
 BAD_STATUSES = ("failed", "timeout", "crashed", "oom")
 VARIANT_KEY = ("host", "workload", "threads", "params", "env")  # a cell without its allocator
@@ -49,7 +50,7 @@ class Cell:
         key = ("spread", column)
         if key not in self.cache:
             vals = sorted(float(r[column]) for r in self.ok_rows() if isinstance(r.get(column), (int, float)))
-            self.cache[key] = (median_sorted(vals), vals[0], vals[-1]) if vals else None
+            self.cache[key] = (median(vals), vals[0], vals[-1]) if vals else None
         return self.cache[key]
 
     def median(self, column):
@@ -231,13 +232,6 @@ class Summary:
             if absent:
                 lines.append(f"no rows for {kind}s: {', '.join(absent)}")
         return lines
-
-
-def median_sorted(vals):
-    """Median of a sorted non-empty list of floats: the middle value, or the mean of the two middle ones
-    (the same float as numpy.median's)."""
-    mid = len(vals) // 2
-    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
 
 
 def geomean(values):

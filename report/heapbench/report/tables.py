@@ -7,6 +7,7 @@ Summary.baseline; '-' means nothing to compare (no ok run on one side, or no bas
 """
 from heapbench import judged, memory
 from heapbench import latency
+from heapbench.median import median
 from heapbench.report.cells import variant_label
 from heapbench.report.document import Table
 
@@ -195,8 +196,8 @@ def memory_table(summary, workloads):
             marks.update(returned)
             drifts = [m["drift_kb"] for m in got if m["drift_kb"] is not None]
             halves = [s for m in got for s in m["half_s"].values()]
-            rows.append((variant, alloc, len(got), memory.median_or_none(drifts),
-                         {s: memory.median_or_none(v) for s, v in returned.items()}, halves))
+            rows.append((variant, alloc, len(got), median(drifts),
+                         {s: median(v) for s, v in returned.items()}, halves))
     marks = sorted(marks)
     out = [[v[1], variant_label(v, len(summary.hosts) > 1), alloc, str(n), fmt(drift)] +
            ["-" if ret.get(s) is None else f"{ret[s]:.2f}" for s in marks] + [memory.half_text(halves)]

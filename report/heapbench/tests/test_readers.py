@@ -1,11 +1,11 @@
 """test_readers.py - the Python readers of the registry and of workloads/LIST agree with the runner's, and refuse bad lines.
 
 Always holds: the real allocators/registry and workloads/LIST are compared with what
-`build/heapbench list` (the C readers) prints, never with a copy; malformed files are written
+`build/heapbench list --json` (the C readers) prints, never with a copy; malformed files are written
 into a temporary root that the test removes.
 """
+import json
 import os
-import re
 import subprocess
 import tempfile
 import unittest
@@ -17,14 +17,11 @@ BIN = os.path.join(cli.ROOT, "build", "heapbench")
 
 
 def runner_list():
-    """(allocator rows {name: (status, matrix, library)}, workload names in order) from `heapbench list`."""
-    text = subprocess.run([BIN, "list"], capture_output=True, text=True, check=True).stdout
-    allocs, text_workloads = {}, text.split("\nworkloads:\n", 1)[1]
-    for line in text.split("\nworkloads:\n", 1)[0].splitlines()[2:]:
-        f = line.split()
-        if f:
-            allocs[f[0]] = (f[1], f[2], f[-1] if f[-1].startswith("/") else "")
-    return allocs, re.findall(r"^  (\S+)$", text_workloads, flags=re.M)
+    """(allocator rows {name: (status, matrix, library)}, workload names in order) from `heapbench list --json`."""
+    view = json.loads(subprocess.run([BIN, "list", "--json"], capture_output=True, text=True, check=True).stdout)
+    allocs = {a["name"]: ("missing" if a["library"] is None else "found", a["matrix"], a["library"] or "")
+              for a in view["allocators"]}
+    return allocs, [w["name"] for w in view["workloads"]]
 
 
 class ReadersTest(unittest.TestCase):

@@ -6,11 +6,11 @@ comparable with each other; results are read only through heapbench.results; a m
 point carries the run's tag so later comparisons stay within one run. Runs whose status is not
 `ok` never enter a median.
 """
-import statistics
 import subprocess
 import sys
 
 from heapbench import cli, judged, latency, results
+from heapbench.median import median
 
 POINT_KEY = ("workload", "threads", "params", "env", "allocator")  # a measured point: a cell, its env set, its allocator
 FREE_PHASE_PREFIXES = ("free",)  # phases.csv phase names that end with the memory given back (free-all, free)
@@ -103,7 +103,7 @@ def measure_cells(data, tag, by_allocator=False):
             point["reps_ok"] = len(point["time_samples"])
             for name in ("time", "peak", "free", "faults", "p99", "cpu", "metric"):
                 samples = point[name + "_samples"]
-                point[name] = statistics.median(samples) if samples else None
+                point[name] = median(samples)
     return groups
 
 
