@@ -23,7 +23,7 @@ DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2
 BUILD_PKGS := libcjson-dev zlib1g-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time glibc-source \
              libmimalloc-dev libjemalloc-dev \
-             slurm-wlm munge yamllint python3-yaml python3-hypothesis bc postgresql strace xz-utils zstd pigz pbzip2 cmark-gfm
+             slurm-wlm munge yamllint python3-yaml python3-hypothesis bc postgresql strace xz-utils zstd pigz pbzip2 cmark-gfm heaptrack
 
 # What the binary says it is (runner/base/version.h): the version of debian/changelog's first entry;
 # the commit it is built from (.hb-commit, which make deb writes into its copy of the tree, else

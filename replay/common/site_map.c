@@ -1,6 +1,6 @@
 /* site_map.c - a trace's call sites read into tables (site_map.h).
- * Always holds: see site_map.h; the site chunks are read three times (sizes, then the definitions,
- * then the runs and the text), so that every id a run names is defined before it is checked. */
+ * Always holds: see site_map.h; the site chunks are read once (a run may come before the definition
+ * it names: the runs' ids are checked and folded after the pass, over the per-object table). */
 #include "site_map.h"
 
 #include <inttypes.h>
@@ -10,8 +10,10 @@
 
 struct fill {
     struct site_map *m;
-    int pass;                  /* 0: count definitions and the maps text, 1: the definitions, 2: the runs and the text */
-    uint32_t max_id, bad;
+    uint32_t cap;              /* stacks' room, in stacks */
+    size_t maps_cap;           /* maps' room, in bytes */
+    uint32_t bad;              /* a run's id without a definition, found after the pass */
+    int oom;
     uint32_t *alias;           /* per id - 1: the first id of the same frames */
 };
 
@@ -26,7 +28,8 @@ static int by_frames(const void *a, const void *b)
     return c ? c : *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* alias[i]: the first id whose stack has the frames of id i + 1. 0, or -1 when out of memory. */
+/* alias[i]: the first id whose stack has the frames of id i + 1 (ids never defined keep 0). 0, or -1
+ * when out of memory. */
 static int fold_ids(struct fill *f)
 {
     const struct site_map *m = f->m;
@@ -34,11 +37,13 @@ static int fold_ids(struct fill *f)
     f->alias = hbt_pages((m->nsites ? m->nsites : 1) * sizeof *f->alias);
     if (!ord || !f->alias)
         return hbt_unpages(ord, (m->nsites ? m->nsites : 1) * sizeof *ord), -1;
+    uint32_t n = 0;
     for (uint32_t i = 0; i < m->nsites; i++)
-        ord[i] = i;
+        if (m->stacks[i].n)
+            ord[n++] = i;
     sort_base = m->stacks;
-    qsort(ord, m->nsites, sizeof *ord, by_frames);
-    for (uint32_t i = 0, first = 0; i < m->nsites; i++) {
+    qsort(ord, n, sizeof *ord, by_frames);
+    for (uint32_t i = 0, first = 0; i < n; i++) {
         const struct site_stack *a = i ? &m->stacks[ord[i - 1]] : NULL, *b = &m->stacks[ord[i]];
         if (!a || a->n != b->n || memcmp(a->f, b->f, b->n * sizeof b->f[0])) /* sorted by frames, then id: a group's first is its least id */
             first = ord[i];
@@ -48,39 +53,72 @@ static int fold_ids(struct fill *f)
     return 0;
 }
 
+/* Grows the mmap'd array *p of *cap bytes to hold need bytes (doubling). 0, or -1 when out of memory. */
+static int grow(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 4096;
+    while (n < need)
+        n *= 2;
+    void *q = hbt_pages(n);
+    if (!q)
+        return -1;
+    if (*p)
+        memcpy(q, *p, *cap), hbt_unpages(*p, *cap);
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* One record of the one pass: a definition into stacks, a run's raw ids into of_obj (folded after
+ * the pass, when every definition is known), the maps text appended. */
 static int fill_one(void *arg, const struct hbt_site *r)
 {
     struct fill *f = arg;
     struct site_map *m = f->m;
-    if (f->pass == 0) {
-        if (r->type == HBT_SITE_DEF && r->id > f->max_id)
-            f->max_id = r->id;
-        if (r->type == HBT_SITE_MAPS)
-            m->maps_len += r->len;
-        return 0;
-    }
     if (r->type == HBT_SITE_DEF) {
-        if (f->pass == 2)
-            return 0;
+        if (r->id > f->cap) {
+            size_t bytes = (size_t)f->cap * sizeof *m->stacks;
+            void *st = m->stacks;
+            if (grow(&st, &bytes, (size_t)r->id * sizeof *m->stacks) < 0)
+                return f->oom = 1;
+            m->stacks = st;
+            f->cap = (uint32_t)(bytes / sizeof *m->stacks);
+        }
+        m->nsites = r->id > m->nsites ? r->id : m->nsites;
         m->stacks[r->id - 1].n = r->nframes;
         memcpy(m->stacks[r->id - 1].f, r->frames, r->nframes * sizeof r->frames[0]);
-    } else if (f->pass == 1) {
-        return 0;
     } else if (r->type == HBT_SITE_OBJS) {
-        if (r->id > m->nsites || !m->stacks[r->id - 1].n) {
-            f->bad = r->id;
-            return 1;
-        }
-        uint32_t id = f->alias[r->id - 1];
         for (uint64_t i = 0; i < r->count; i++)
-            m->of_obj[r->obj + i] = id;
+            m->of_obj[r->obj + i] = r->id;
         m->objs_with_site += r->count;
-    } else if (r->type == HBT_SITE_MAPS && m->maps) {
-        size_t at = strlen(m->maps);
-        memcpy(m->maps + at, r->text, r->len);
-        m->maps[at + r->len] = '\0';
+    } else if (r->type == HBT_SITE_MAPS) {
+        void *mp = m->maps;
+        if (grow(&mp, &f->maps_cap, m->maps_len + r->len + 1) < 0)
+            return f->oom = 1;
+        m->maps = mp;
+        memcpy(m->maps + m->maps_len, r->text, r->len);
+        m->maps_len += r->len;
+        m->maps[m->maps_len] = '\0';
     }
     return 0;
+}
+
+/* Every run's id through alias (its stack's first id); f->bad: an id without a definition. */
+static void fold_objs(struct fill *f)
+{
+    struct site_map *m = f->m;
+    for (uint64_t i = 0; i < m->nobj; i++) {
+        uint32_t id = m->of_obj[i];
+        if (!id)
+            continue;
+        if (id > m->nsites || !f->alias[id - 1]) {
+            f->bad = id;
+            return;
+        }
+        m->of_obj[i] = f->alias[id - 1];
+    }
 }
 
 int site_map_build(struct site_map *m, const struct hbt_trace *t, char *err, size_t errlen)
@@ -89,43 +127,30 @@ int site_map_build(struct site_map *m, const struct hbt_trace *t, char *err, siz
     if (t->nsite_chunks == 0)
         return 0;
     struct fill f = {.m = m};
-    if (hbt_site_each(t, fill_one, &f) != 0)
-        return hbt_fail(err, errlen, "cannot read the trace's call sites again (out of memory?)");
-    m->nsites = f.max_id;
     m->nobj = t->objects;
-    size_t text = m->maps_len;
-    m->maps_len = 0;
     m->of_obj = hbt_pages((t->objects ? t->objects : 1) * sizeof *m->of_obj);
-    m->stacks = hbt_pages((m->nsites ? m->nsites : 1) * sizeof *m->stacks);
-    m->maps = text ? hbt_pages(text + 1) : NULL;
-    if (!m->of_obj || !m->stacks || (text && !m->maps)) {
-        site_map_free(m);
-        return hbt_fail(err, errlen, "out of memory for the call sites of %" PRIu64 " objects", t->objects);
-    }
-    f.pass = 1;
-    int rc = hbt_site_each(t, fill_one, &f);
-    if (rc == 0 && fold_ids(&f) < 0) {
-        site_map_free(m);
-        return hbt_fail(err, errlen, "out of memory for the call sites of %" PRIu64 " objects", t->objects);
-    }
-    f.pass = 2;
-    rc = rc ? rc : hbt_site_each(t, fill_one, &f);
+    int rc = m->of_obj ? hbt_site_each(t, fill_one, &f) : -1;
+    m->stacks_room = f.cap;
+    m->maps_room = f.maps_cap;
+    if (rc == 0 && fold_ids(&f) == 0)
+        fold_objs(&f);
+    else
+        rc = rc ? rc : -1;
     hbt_unpages(f.alias, f.alias ? (m->nsites ? m->nsites : 1) * sizeof *f.alias : 0);
-    if (rc != 0) {
+    if (rc != 0 || f.bad) {
         site_map_free(m);
         if (f.bad)
             return hbt_fail(err, errlen, "corrupt trace: its objects name call site %u, which it does not define; record it again", f.bad);
-        return hbt_fail(err, errlen, "cannot read the trace's call sites again (out of memory?)");
+        return hbt_fail(err, errlen, "out of memory for the call sites of %" PRIu64 " objects", t->objects);
     }
-    m->maps_len = text;
     return 0;
 }
 
 void site_map_free(struct site_map *m)
 {
     hbt_unpages(m->of_obj, m->of_obj ? (m->nobj ? m->nobj : 1) * sizeof *m->of_obj : 0);
-    hbt_unpages(m->stacks, m->stacks ? (m->nsites ? m->nsites : 1) * sizeof *m->stacks : 0);
-    hbt_unpages(m->maps, m->maps ? m->maps_len + 1 : 0);
+    hbt_unpages(m->stacks, m->stacks ? (size_t)m->stacks_room * sizeof *m->stacks : 0);
+    hbt_unpages(m->maps, m->maps ? m->maps_room : 0);
     memset(m, 0, sizeof *m);
 }
 

@@ -22,6 +22,8 @@ struct site_map {
     char *maps;                /* the mappings' text (NUL-terminated), NULL when not recorded */
     size_t maps_len;
     uint64_t objs_with_site;
+    uint32_t stacks_room;      /* stacks' and maps' mapped room (stacks, bytes), for site_map_free */
+    size_t maps_room;
 };
 
 /* Reads t's site chunks into m (an empty map for a trace before format 5 or recorded without sites).

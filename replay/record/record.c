@@ -684,8 +684,12 @@ static COLD void site_sample(uintptr_t pc)
     rec_site_stack(pc);
 }
 
+/* Raw mode: an allocation at another caller than the thread's previous one: its frame, or its whole
+ * stack when the mode samples stacks and none was taken at this caller yet. */
 static COLD void site_change(uintptr_t pc)
 {
+    if (R.sites == REC_SITES_SAMPLE && !rec_site_seen(pc))
+        return site_sample(pc);
     tls.last_site = pc;
     if (R.sites != REC_SITES_NONE)
         rec_raw_frame(pc, 0, 1);

@@ -112,9 +112,11 @@ void rec_touch_exit(void);
  * site chunks, made by the post-pass from the RAW_X_FRAME records). HEAPBENCH_RECORD_SITES says
  * how much: "none", "one" (the caller of each allocating call: one frame, recorded when it differs
  * from the thread's previous one), "sample" (the default: one frame for every allocation and the
- * whole stack, up to HBT_SITE_FRAMES frames, for one allocation in REC_SITE_EVERY and every block of
- * REC_SITE_BIG bytes or more), "all" (the whole stack of every allocation). */
-#define REC_SITE_EVERY 64u
+ * whole stack, up to HBT_SITE_FRAMES frames, for the first allocation of each caller, one allocation
+ * in REC_SITE_EVERY and every block of REC_SITE_BIG bytes or more), "all" (the whole stack of every
+ * allocation). A whole stack costs ~6,800 instructions (backtrace's DWARF unwinding), so the sample
+ * is sparse: ~27 instructions per allocation at 1 in 256. */
+#define REC_SITE_EVERY 256u
 #define REC_SITE_BIG (64u << 10)
 enum rec_sites { REC_SITES_NONE, REC_SITES_ONE, REC_SITES_SAMPLE, REC_SITES_ALL };
 /* Reads HEAPBENCH_RECORD_SITES (and loads the unwinder outside any malloc). The mode, or -1 after
@@ -122,6 +124,9 @@ enum rec_sites { REC_SITES_NONE, REC_SITES_ONE, REC_SITES_SAMPLE, REC_SITES_ALL 
 int rec_site_init(void);
 /* The countdown to the next whole stack after one (UINT32_MAX when no stacks are taken). */
 uint32_t rec_site_every(void);
+/* Sample mode: whether a whole stack at the caller pc was already taken in this process; marks it
+ * taken (a table of callers by hash: a collision or a race between threads only takes one again). */
+int rec_site_seen(uintptr_t pc);
 /* The whole stack of the allocating call whose caller is pc (its frames, up to HBT_SITE_FRAMES, from
  * pc outwards), as RAW_X_FRAME records; one frame (pc) when the unwinder does not reach pc. */
 __attribute__((noinline, cold)) void rec_site_stack(uintptr_t pc);

@@ -5,7 +5,8 @@
  * Always holds: nothing here allocates through the recorded malloc (backtrace's unwinder is loaded
  * once by rec_site_init, inside the recorder's hold, where its own malloc calls pass straight
  * through); a stack's frames start at the allocating call's caller (the recorder's own frames are
- * left out), at most HBT_SITE_FRAMES of them; the maps copy is a plain read/write of
+ * left out), at most HBT_SITE_FRAMES of them; in sample mode every caller's first allocation gets its
+ * whole stack (the post-pass gives a caller's later allocations the last stack taken there); the maps copy is a plain read/write of
  * /proc/self/maps, whose failure leaves the frames unsymbolized, never the trace unusable. */
 #include "common/rawtrace.h"
 #include "record.h"
@@ -22,6 +23,9 @@
 #define SKIP_MAX 6 /* the recorder's own frames above the caller: backtrace, this function, the wrapper */
 
 static int mode = REC_SITES_SAMPLE;
+
+#define SEEN_SLOTS 4096u /* callers whose whole stack was taken, by hash (32 KiB) */
+static uintptr_t seen[SEEN_SLOTS];
 
 int rec_site_init(void)
 {
@@ -49,6 +53,15 @@ int rec_site_init(void)
 uint32_t rec_site_every(void)
 {
     return mode == REC_SITES_ALL ? 1u : mode == REC_SITES_SAMPLE ? REC_SITE_EVERY : UINT32_MAX;
+}
+
+int rec_site_seen(uintptr_t pc)
+{
+    uintptr_t *slot = &seen[((pc >> 4) ^ (pc >> 16)) & (SEEN_SLOTS - 1)];
+    if (__atomic_load_n(slot, __ATOMIC_RELAXED) == pc)
+        return 1;
+    __atomic_store_n(slot, pc, __ATOMIC_RELAXED);
+    return 0;
 }
 
 void rec_site_stack(uintptr_t pc)

@@ -11,6 +11,7 @@ and exit 130; a failed step ends with one line naming it and exit 1.
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -76,6 +77,19 @@ def run_step(argv, what, env=None, log=None):
     return proc.stdout
 
 
+def static_binary(program):
+    """Whether program (a path, or a name looked up in PATH) is a statically linked ELF file: one without a program
+    interpreter (binutils' readelf), whom LD_PRELOAD, and so the recorder, never reaches. False for a script or a
+    file that cannot be read (their own errors come from the recording)."""
+    path = shutil.which(program) if os.sep not in program else program
+    if not path or not os.path.isfile(path):
+        return False
+    proc = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True)
+    if proc.returncode != 0 or "Program Headers" not in proc.stdout:
+        return False
+    return not re.search(r"^\s*INTERP\s", proc.stdout, re.M)
+
+
 def record(command, out, sites):
     """Records the command into out/trace.hbt with the recorder's call sites; returns the trace's path."""
     trace = os.path.join(out, "trace.hbt")
@@ -119,6 +133,9 @@ def explain(opts, command):
     os.makedirs(out, exist_ok=True)
     if opts.trace and not os.path.isfile(opts.trace):
         cli.usage_exit(PROG, f"{opts.trace} is not a file; give a trace written by heapbench record, or -- CMD ARGS...")
+    if command and static_binary(command[0]):
+        cli.usage_exit(PROG, f"{command[0]} is statically linked: the recorder reaches a program through LD_PRELOAD, which "
+                       "a static binary ignores; explain a dynamically linked build of it")
     trace = opts.trace or record(command, out, opts.sites)
     sites = site_table(trace)
     results = []

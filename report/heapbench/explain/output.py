@@ -8,6 +8,7 @@ unmeasured with its reason, never as a number.
 """
 import io
 import os
+import re
 
 from heapbench.explain.readers import PARTS, PART_TITLES
 from heapbench.page import END, esc, start
@@ -64,12 +65,37 @@ def one_text(name, ex, sites, top):
     return lines
 
 
+FRAME_MARK = re.compile(r"^(?:(\S+)\+)?0x[0-9a-f]+ \[(.+)\]$")
+MARK_NOTES = {
+    "no symbols": "{files}: no symbols (stripped, or built without them): their frames are shown as FILE+0xOFFSET; "
+                  "install their debug symbols (a -dbgsym package) or rebuild with -g",
+    "the file was deleted after the run": "{files}: deleted or replaced after the run: their frames are shown as "
+                                          "FILE+0xOFFSET; explain again with the recorded binaries in place",
+    "not readable": "{files}: not readable when the frames were named (deleted, moved or not permitted after the "
+                    "run): their frames are shown as FILE+0xOFFSET; explain again with the recorded binaries in place",
+    "no mappings recorded": "the program's mappings were not recorded (it did not exit normally): its frames are "
+                            "shown as addresses",
+}
+
+
+def frame_notes(sites):
+    """One line per reason some frames are addresses, not names (the markers hbtrace's frames carry), naming the files."""
+    files = {}
+    for frames in sites.values():
+        for fr in frames:
+            m = FRAME_MARK.match(fr)
+            if m:
+                files.setdefault(m.group(2), set()).add(m.group(1) or "?")
+    return ["note: " + (MARK_NOTES[why] if why in MARK_NOTES else "{files}: frames shown as addresses: " + why)
+            .format(files=", ".join(sorted(f))) for why, f in sorted(files.items())]
+
+
 def text(results, sites, top):
-    """The text answer for [(allocator, Explanation)]."""
+    """The text answer for [(allocator, Explanation)], then the notes on frames without names."""
     out = []
     for name, ex in results:
         out += one_text(name, ex, sites, top) + [""]
-    return "\n".join(out).rstrip()
+    return "\n".join(out + frame_notes(sites)).rstrip()
 
 
 def folded(ex, sites, attr):

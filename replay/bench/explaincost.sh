@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# explaincost.sh - what an explanation costs against a plain replay of the same trace (target: <= 2x):
+# per allocator, ROUNDS interleaved rounds of (plain hbreplay, hbreplay --explain --at=end, --at=peak),
+# CPU time (user + sys, GNU time) of each; prints the medians and the median of the per-round ratios;
+# with CALLGRIND=1 (default) also each one's instructions under callgrind (load-independent).
+# usage: [ALLOCS=glibc,mimalloc,...] [CALLGRIND=0] replay/bench/explaincost.sh TRACE [ROUNDS]   (default 5)
+# Always holds: works in a temporary directory it removes; reads TRACE only; needs make (hbreplay).
+set -eu
+source "$(dirname "$0")/progs.sh"
+TRACE=$(realpath "${1:?usage: replay/bench/explaincost.sh TRACE [ROUNDS] (a trace written by heapbench record)}")
+ROUNDS=${2:-5}
+ALLOCS=${ALLOCS:-glibc,jemalloc,tcmalloc,tcmalloc-minimal,mimalloc,tbbmalloc}
+CALLGRIND=${CALLGRIND:-1}
+REPLAY=$ROOT/build/replay/hbreplay
+bp_tmp explaincost
+cpu() { /usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1 + $2 }' "$TMP/time"; }
+instructions() {
+    rm -f "$TMP"/cg.*
+    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$TMP/cg.%p" "$@" >/dev/null 2>&1 || true
+    cat "$TMP"/cg.* | sed -nE 's/^summary: ([0-9]+).*/\1/p' | awk '{ s += $1 } END { print s }'
+}
+echo "| allocator | plain CPU s | explain end CPU s | ratio end (min-max) | explain peak CPU s | ratio peak (min-max) | callgrind: plain, end, peak M instructions, end ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+IFS=',' read -r -a AL <<<"$ALLOCS"
+for a in "${AL[@]}"; do
+    lib=$(bp_library "$a")
+    : >"$TMP/rounds"
+    for _ in $(seq "$ROUNDS"); do
+        p=$(cpu env LD_PRELOAD="$lib" "$REPLAY" --trace="$TRACE")
+        e=$(cpu env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=end --trace="$TRACE")
+        k=$(cpu env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=peak --trace="$TRACE")
+        echo "$p $e $k" >>"$TMP/rounds"
+    done
+    col() { awk -v c="$1" '{ print $c }' "$TMP/rounds" | bp_median; }
+    ratio() { awk -v c="$1" '$1 > 0 { print $c / $1 }' "$TMP/rounds" | sort -g; }
+    ig="-"
+    if [ "$CALLGRIND" = 1 ]; then
+        ip=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --trace="$TRACE")
+        ie=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=end --trace="$TRACE")
+        ik=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=peak --trace="$TRACE")
+        ig=$(awk -v p="$ip" -v e="$ie" -v k="$ik" 'BEGIN { printf "%.0f, %.0f, %.0f, %.2f", p / 1e6, e / 1e6, k / 1e6, e / p }')
+    fi
+    printf '| %s | %.2f | %.2f | %.2f (%.2f-%.2f) | %.2f | %.2f (%.2f-%.2f) | %s |\n' "$a" "$(col 1)" "$(col 2)" \
+        "$(ratio 2 | bp_median)" "$(ratio 2 | head -n 1)" "$(ratio 2 | tail -n 1)" "$(col 3)" \
+        "$(ratio 3 | bp_median)" "$(ratio 3 | head -n 1)" "$(ratio 3 | tail -n 1)" "$ig"
+done
+bp_load after
