@@ -28,6 +28,9 @@ from heapbench import judged
 # (figure, program label, replay label, scale): the program's runs.csv column, and for the replay the same key
 # of replay_rows() (maxrss_kb: its peak RSS; wall_s: its replay less self)
 FIGURES = (("maxrss_kb", "peak RSS (MiB)", "peak RSS (MiB)", 1 / 1024.0), ("wall_s", "wall (s)", "time less self (s)", 1.0))
+TIMING = ("only pairs the program resolves are judged: where its rep ranges overlap, the order depends on timing "
+          "that one trace cannot hold (a multithreaded program's interleaving, what a fixed-time program gets done), "
+          "and the replay, which replays one recorded run, may go either way")
 MEMORY = ("memory: peak against peak (the program's peak RSS; the replay's peak RSS, which holds the allocator's "
           "start-up memory as the program's does, and the replayer's own, the same under every allocator)")
 
@@ -139,6 +142,7 @@ def fidelity_main(prog_data, replay_data, prog_dir, replay_dir):
         return 2
     reversed_ = 0
     print(MEMORY)
+    print(TIMING)
     for name in names:
         lines, bad = program_table(name, {a: f for (n, a), f in prog.items() if n == name},
                                    {a: f for (n, a), f in replay.items() if n == name})

@@ -128,6 +128,7 @@ class ReplayCompareTest(unittest.TestCase):
         proc = self.run_compare("--fidelity", self.dir("prog"), self.dir("replay"))
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("memory: peak against peak", proc.stdout)
+        self.assertIn("only pairs the program resolves are judged", proc.stdout)
         self.assertIn("replay peak RSS (MiB) against program peak RSS (MiB): same rank 3 of 3; pairs ordered the same "
                       "3 of 3; of the 3 pairs resolved in the program, 3 ordered the same", proc.stdout)
         replay("swapped", lambda row: {"glibc": 9000, "jemalloc": 8400, "tcmalloc": 0}[row["allocator"]])
