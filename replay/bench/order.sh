@@ -2,7 +2,8 @@
 # order.sh - issue 12's fidelity across allocators: does replaying a program's trace rank the
 # allocators by peak RSS as running the program itself does, and is the program's own order
 # above its rep-to-rep noise? For each program definition of PROGS (default python3-alloc and
-# sqlite3; the multithreaded ones: xz zstd pigz pbzip2): records the program once (under
+# sqlite3; the multithreaded ones: xz zstd pigz pbzip2 python3-threads, and the pipelines pipe2-pipe5
+# and pipe5t, below, whose every free is another thread's): records the program once (under
 # glibc), then `heapbench exec` of the program, of its baseline command (the same binary doing
 # nothing, also recorded once: its own start-up heap, its trace's peak live + mapped bytes, is
 # taken off its peak to give the program's non-heap baseline) and of
@@ -33,14 +34,30 @@ base_command() {
     sqlite3) echo "sqlite3 :memory: .quit" ;;
     xz | zstd | pigz) echo "$1 --version" ;;
     pbzip2) echo "pbzip2 -V" ;;
+    pipe*) echo "build/tests/replay-pipeline 2 1 1" ;;
     *) echo "true" ;;
+    esac
+}
+# The pipelines (replay/tests/pipeline.c: every free made by another thread than the block's maker),
+# which have no program definition: pipeN of N stages, pipe5t of 5 stages for a fixed 1 s.
+pipe_command() {
+    case $1 in
+    pipe2) echo "$ROOT/build/tests/replay-pipeline 2 400000 2000" ;;
+    pipe3) echo "$ROOT/build/tests/replay-pipeline 3 300000 2000" ;;
+    pipe4) echo "$ROOT/build/tests/replay-pipeline 4 250000 2000" ;;
+    pipe5) echo "$ROOT/build/tests/replay-pipeline 5 200000 2000" ;;
+    pipe5t) echo "$ROOT/build/tests/replay-pipeline 5 100000000 2000 1" ;;
     esac
 }
 for prog in ${PROGS:-python3-alloc sqlite3}; do
     W=$TMP/$prog
     mkdir -p "$W/work" "$W/tr"
-    bp_setup "$W/work" "$prog"
-    read -r -a cmd <<<"$(bp_command "$W/work" "$prog")"
+    if [ -n "$(pipe_command "$prog")" ]; then
+        read -r -a cmd <<<"$(pipe_command "$prog")"
+    else
+        bp_setup "$W/work" "$prog"
+        read -r -a cmd <<<"$(bp_command "$W/work" "$prog")"
+    fi
     read -r -a base <<<"$(base_command "$prog")"
     (cd "$W/work" && env $ENVSET HEAPBENCH_RECORD_DIR="$W/tr" HEAPBENCH_RECORD_RAW="$RAW" LD_PRELOAD="$ROOT/build/lib/libhbrecord.so" "${cmd[@]}" >/dev/null)
     convert "$W/tr"

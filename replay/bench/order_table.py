@@ -9,7 +9,7 @@ of `hbreplay --trace` under one --touch mode (its name ends in the mode). The pr
 non-heap baseline under an allocator is the baseline command's median peak RSS less
 BASE_HEAP_BYTES. Prints, per allocator, the median peak RSS (KiB) of the program with
 the range of its reps, the program's heap (peak minus that non-heap baseline), each replay's
-peak RSS and heap (peak minus the run's own `load` phase RSS), with
+peak RSS (its `peak` record) and heap (that peak minus the run's own `load` phase RSS), with
 ranks (1 = smallest); then the strict count (same rank) and the pair counts: a pair of
 allocators is *resolved* when the program's rep ranges do not overlap (one is above the other
 in every rep), and a replay *agrees* on a pair when its medians order the pair the same way;
@@ -42,14 +42,29 @@ def peaks(d):
     return by
 
 
+def phase_rss(d, phase):
+    """(allocator, run) -> rss_kb of each run's phase `phase`."""
+    return {(r["allocator"], r["run"]): float(r["rss_kb"]) for r in ok_rows(d, "phases.csv") if r["phase"] == phase}
+
+
+def replay_peaks(d):
+    """allocator -> list of each replay run's peak RSS (KiB): its `peak` phase (the replay pass's, the
+    counter its `load` RSS is read from), else the process's maxrss_kb (a replayer without that record)."""
+    peak = phase_rss(d, "peak")
+    by = {}
+    for r in ok_rows(d, "runs.csv"):
+        by.setdefault(r["allocator"], []).append(peak.get((r["allocator"], r["run"]), float(r["maxrss_kb"])))
+    return by
+
+
 def replay_heaps(d):
-    """allocator -> list of each run's peak RSS minus its `load` phase RSS (KiB)."""
-    load = {(r["allocator"], r["run"]): float(r["rss_kb"]) for r in ok_rows(d, "phases.csv") if r["phase"] == "load"}
+    """allocator -> list of each run's peak RSS (replay_peaks) minus its `load` phase RSS (KiB)."""
+    load, peak = phase_rss(d, "load"), phase_rss(d, "peak")
     by = {}
     for r in ok_rows(d, "runs.csv"):
         key = (r["allocator"], r["run"])
         if key in load:
-            by.setdefault(r["allocator"], []).append(float(r["maxrss_kb"]) - load[key])
+            by.setdefault(r["allocator"], []).append(peak.get(key, float(r["maxrss_kb"])) - load[key])
     return by
 
 
@@ -97,7 +112,7 @@ def main(argv):
     for d in replays:
         mode = d.rsplit("-", 1)[-1]
         rep_lists[f"replay heap {mode}"] = replay_heaps(d)
-        cols += [(f"replay {mode}", medians(peaks(d))), (f"replay heap {mode}", medians(rep_lists[f"replay heap {mode}"]))]
+        cols += [(f"replay {mode}", medians(replay_peaks(d))), (f"replay heap {mode}", medians(rep_lists[f"replay heap {mode}"]))]
     cols = [(n, m) for n, m in cols if all(a in m for a in allocs)]
     print(f"\n{prog}: peak RSS in KiB, medians of {min(len(v) for v in reps.values())}+ ok runs "
           f"(rank 1 = smallest); program reps min-max; baseline = the non-heap baseline: the baseline command's median "

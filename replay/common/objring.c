@@ -6,6 +6,8 @@
  * (the producer) can then touch the slot; memory comes from mmap (hbt_pages), never from the
  * allocator. */
 #include "objring.h"
+#include "oa_table.h"
+#include "resident.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +15,6 @@
 #define TAKEN OBJRING_TAKEN
 #define MOVING (1ull << 62)
 #define SEQ_OF(tag) ((tag) & ~(TAKEN | MOVING))
-#define HOLE UINT64_MAX
 
 static uint64_t pow2_at_least(uint64_t n)
 {
@@ -23,22 +24,14 @@ static uint64_t pow2_at_least(uint64_t n)
     return p;
 }
 
-/* Writes every page of n bytes at p, so they are resident now, not at the replay's first use. */
-static void fault_in(void *p, size_t n)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    for (size_t i = 0; i < n; i += (size_t)(page > 0 ? page : 4096))
-        ((volatile char *)p)[i] = 0;
-}
-
 static int ovf_alloc(struct objring *r, uint64_t cap)
 {
     r->ovf = hbt_pages(cap * sizeof *r->ovf);
     if (!r->ovf)
         return -1;
-    fault_in(r->ovf, cap * sizeof *r->ovf);
+    resident_now(r->ovf, cap * sizeof *r->ovf);
     r->ovf_cap = cap;
-    r->ovf_used = r->ovf_live = 0;
+    r->ovf_live = 0;
     return 0;
 }
 
@@ -57,7 +50,7 @@ int objring_init(struct objring *r, const struct hbt_trace *t, uint64_t ring_max
         r->rings[i].s = hbt_pages(n * sizeof(struct ring_slot));
         if (!r->rings[i].s)
             return -1;
-        fault_in(r->rings[i].s, n * sizeof(struct ring_slot));
+        resident_now(r->rings[i].s, n * sizeof(struct ring_slot));
         r->rings[i].mask = n - 1;
     }
     return ovf_alloc(r, pow2_at_least(2 * ovf_hint + 64));
@@ -80,56 +73,49 @@ void objring_reset(struct objring *r)
         if (r->rings[i].s)
             memset(r->rings[i].s, 0, (r->rings[i].mask + 1) * sizeof(struct ring_slot));
     memset(r->ovf, 0, r->ovf_cap * sizeof *r->ovf);
-    r->ovf_used = r->ovf_live = 0;
+    r->ovf_live = 0;
 }
 
-static uint64_t hash(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-}
+/* An overflow key's home slot, before the mask (oa_table.h: the product's high bits). */
+static uint64_t ovf_home(uint64_t key) { return oa_mix(key) >> 32; }
 
-/* Inserts key (not present) under the lock; doubles the table first when half full. */
+/* Inserts key (not present) under the lock; doubles the table first when it would be more than 3/4
+ * full (past the load's sizing for the trace's peak of live objects: counted in ovf_grown). */
 static int ovf_insert(struct objring *r, uint64_t key, uint64_t a, uint64_t b)
 {
-    if (2 * (r->ovf_used + 1) > r->ovf_cap) {
+    if (4 * (r->ovf_live + 1) > 3 * r->ovf_cap) {
         struct ovf_entry *old = r->ovf;
-        uint64_t cap = r->ovf_cap, grow = 2 * r->ovf_live + 2 > cap / 2 ? 2 * cap : cap; /* rehash drops the holes */
-        if (ovf_alloc(r, grow) < 0) {
+        uint64_t cap = r->ovf_cap;
+        if (ovf_alloc(r, 2 * cap) < 0) {
             r->ovf = old;
             r->ovf_cap = cap;
             return -1;
         }
         for (uint64_t i = 0; i < cap; i++)
-            if (old[i].key && old[i].key != HOLE)
+            if (old[i].key)
                 ovf_insert(r, old[i].key, old[i].a, old[i].b);
         hbt_unpages(old, cap * sizeof *old);
+        r->ovf_grown++;
     }
-    uint64_t i = hash(key) & (r->ovf_cap - 1);
-    while (r->ovf[i].key && r->ovf[i].key != HOLE)
-        i = (i + 1) & (r->ovf_cap - 1);
-    r->ovf_used += r->ovf[i].key == 0;
+    uint64_t i = oa_find(r->ovf, sizeof *r->ovf, r->ovf_cap - 1, ovf_home(key), key);
     r->ovf[i] = (struct ovf_entry){key, a, b, 0};
     r->ovf_live++;
     return 0;
 }
 
-/* Takes key out of the overflow table: 1 (a, b filled) or 0 when absent. */
+/* Takes key out of the overflow table: 1 (a, b filled) or 0 when absent. The rest of its run shifts
+ * back (no tombstones), so the table never needs rebuilding while the live objects fit it. */
 static int ovf_take(struct objring *r, uint64_t key, uint64_t *a, uint64_t *b)
 {
     int found = 0;
     pthread_mutex_lock(&r->lock);
-    for (uint64_t i = hash(key) & (r->ovf_cap - 1); r->ovf[i].key; i = (i + 1) & (r->ovf_cap - 1)) {
-        if (r->ovf[i].key == key) {
-            *a = r->ovf[i].a;
-            *b = r->ovf[i].b;
-            r->ovf[i].key = HOLE;
-            r->ovf_live--;
-            found = 1;
-            break;
-        }
+    uint64_t i = oa_find(r->ovf, sizeof *r->ovf, r->ovf_cap - 1, ovf_home(key), key);
+    if (r->ovf[i].key == key) {
+        *a = r->ovf[i].a;
+        *b = r->ovf[i].b;
+        oa_remove(r->ovf, sizeof *r->ovf, r->ovf_cap - 1, i, ovf_home);
+        r->ovf_live--;
+        found = 1;
     }
     pthread_mutex_unlock(&r->lock);
     return found;
@@ -194,7 +180,7 @@ void objring_each_obj(struct objring *r, void (*fn)(void *arg, uint64_t obj, uin
                    atomic_load_explicit(&r->rings[i].s[j].b, memory_order_relaxed));
         }
     for (uint64_t i = 0; i < r->ovf_cap; i++)
-        if (r->ovf[i].key && r->ovf[i].key != HOLE)
+        if (r->ovf[i].key)
             fn(arg, r->ovf[i].key - 1, r->ovf[i].a, r->ovf[i].b);
 }
 
@@ -207,6 +193,6 @@ void objring_each(struct objring *r, void (*fn)(void *arg, uint64_t a, uint64_t 
                 fn(arg, atomic_load_explicit(&r->rings[i].s[j].a, memory_order_relaxed), atomic_load_explicit(&r->rings[i].s[j].b, memory_order_relaxed));
         }
     for (uint64_t i = 0; i < r->ovf_cap; i++)
-        if (r->ovf[i].key && r->ovf[i].key != HOLE)
+        if (r->ovf[i].key)
             fn(arg, r->ovf[i].a, r->ovf[i].b);
 }

@@ -8,9 +8,10 @@
  * (compare-and-swap), so exactly one of them wins and the object is found in the ring or in the
  * overflow table, never lost or seen twice; the rings cost ring entries x 32 bytes per thread
  * (made resident at init, so in the replayer's baseline); the overflow table holds the objects
- * that outlived their slot (32 bytes each, doubling under its lock when half full); nothing is
- * given back to the kernel while the table is in use, so no event pays a page fault or a TLB
- * shootdown. */
+ * that outlived their slot (32 bytes each, sized at init for twice the hint, and doubling under its
+ * lock only when more than 3/4 full: a take shifts its run back, oa_table.h, so takes leave no
+ * tombstones and never force a rebuild); nothing is given back to the kernel while the table is in
+ * use, so no event pays a page fault or a TLB shootdown unless the table grows (ovf_grown). */
 #ifndef HEAPBENCH_OBJRING_H
 #define HEAPBENCH_OBJRING_H
 
@@ -33,7 +34,7 @@ struct ring {
 };
 
 struct ovf_entry {
-    uint64_t key, a, b, pad;   /* key: the object's global index + 1; 0 free, UINT64_MAX a hole left by a take */
+    uint64_t key, a, b, pad;   /* key: the object's global index + 1; 0 free (oa_table.h: first word, no tombstones) */
 };
 
 struct objring {
@@ -41,7 +42,8 @@ struct objring {
     struct ring *rings;        /* one per recorded thread */
     pthread_mutex_t lock;      /* the overflow table */
     struct ovf_entry *ovf;
-    uint64_t ovf_cap, ovf_used, ovf_live;
+    uint64_t ovf_cap, ovf_live;
+    uint64_t ovf_grown;        /* times the table doubled (more live objects than it was sized for): pages faulted in then */
 };
 
 /* Rings for t's threads (up to ring_max entries each, a power of 2) and an overflow table for

@@ -26,6 +26,7 @@
  * that is missing, truncated or corrupt prints one line on stderr and exits 2 before any
  * record but served_by. */
 #include "explain_snap.h"
+#include "peak_rss.h"
 #include "replay_run.h"
 #include "common/site_map.h"
 #include "trace.h"
@@ -37,6 +38,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +192,21 @@ static void metadata_line(FILE *out)
                  "within gaps, free and runtime\n");
 }
 
+/* The calling thread's stack is the replayer's own memory (hbt_pages_note), which an explanation does
+ * not count as the allocator's (the replay threads' stacks are the replayer's mappings already). Asked
+ * before the replay: glibc reads /proc/self/maps for it, through the allocator. */
+static void note_stack(void)
+{
+    pthread_attr_t a;
+    void *lo;
+    size_t n;
+    if (pthread_getattr_np(pthread_self(), &a) != 0)
+        return;
+    if (pthread_attr_getstack(&a, &lo, &n) == 0)
+        hbt_pages_note(lo, n);
+    pthread_attr_destroy(&a);
+}
+
 static void each_live(void *ctx, void (*fn)(void *, uint64_t, uint64_t, uint64_t), void *arg) { replay_each_live(ctx, fn, arg); }
 
 /* --explain: the replay up to the moment, then its explanation into OUT. */
@@ -205,6 +222,7 @@ static int explain(const char *path, struct hbt_trace *t, const struct hbt_stats
         fprintf(stderr, "hbreplay: %s: %s\n", path, err);
         return 2;
     }
+    note_stack();
     uint8_t *bits = mapping_bits(t, want);
     FILE *out = fopen(outpath, "w");
     if (!bits || !out) {
@@ -212,7 +230,7 @@ static int explain(const char *path, struct hbt_trace *t, const struct hbt_stats
         return 1;
     }
     struct replay *rp;
-    if (replay_prepare(t, o, want->peak_objects, &rp) < 0) {
+    if (replay_prepare(t, o, want->peak_objects, want->threads_alive_peak, &rp) < 0) {
         fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " events\n", path, t->ops);
         return 1;
     }
@@ -296,21 +314,31 @@ int main(int argc, char **argv)
         return 2;
     }
     struct replay *rp;
-    if (replay_prepare(&t, &o, want.peak_objects, &rp) < 0) {
+    if (replay_prepare(&t, &o, want.peak_objects, want.threads_alive_peak, &rp) < 0) {
         fprintf(stderr, "hbreplay: %s: out of memory for %" PRIu64 " events\n", path, t.ops);
         return 1;
     }
+    if (peak_rss_reset() < 0)
+        fprintf(stderr, "hbreplay: warning: the kernel refused to reset the peak RSS (/proc/self/clear_refs): the `self` and "
+                        "`peak` records hold the process's peak since it started, the `load` phase's included\n");
     wl_phase("load", t0, 0, 0);
     struct replay_result r;
     if (replay_run(rp, 1, NULL, NULL, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
-    wl_phase_record("self", r.seconds, 0, 0, wl_rss_kb()); /* ops only on `replay`: throughput sums phase ops */
+    wl_phase_record("self", r.seconds, 0, 0, peak_rss_kb()); /* ops only on `replay`: throughput sums phase ops */
+    peak_rss_reset();
     if (replay_run(rp, 0, sample_live, NULL, &r) < 0)
         return wl_verify(0, "a replay thread could not be started");
+    uint64_t peak_kb = peak_rss_kb(); /* before the replayer's own memory is given back */
     sample_live(NULL, r.seconds, r.live_bytes); /* the end, which the 10 ms samples miss: a peak that lasts to it is seen */
-    replay_free(rp);
     uint64_t end_bytes = want.live_bytes + want.mapped_bytes; /* the program's own mappings count as held */
     wl_phase("replay", wl_now() - r.seconds, r.ops, end_bytes);
+    wl_phase_record("peak", r.seconds, 0, 0, peak_kb);
+    if (r.grown)
+        fprintf(stderr, "hbreplay: %s: warning: the replayer's own memory grew %" PRIu64 " time(s) while replaying (more live "
+                        "objects or threads at once than the trace's peaks it was sized for at load): the heap figure holds "
+                        "that growth too\n", path, r.grown);
+    replay_free(rp);
     wl_phase("ideal", wl_now() - (double)want.peak_total_ns / 1e9, 0, want.peak_total);
     if (t.h.orig_wall_ns)
         wl_phase_record("original", (double)t.h.orig_wall_ns / 1e9, 0, end_bytes, t.h.orig_maxrss_kb);

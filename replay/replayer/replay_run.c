@@ -13,6 +13,7 @@
  * reports (as the program held them). */
 #include "replay_run.h"
 #include "common/objring.h"
+#include "common/resident.h"
 #include "wl_latency.h"
 #include "wl_phase.h"
 
@@ -35,6 +36,19 @@
 #define E_SELF 4096u     /* every block of the self pass (never dereferenced) */
 #define DONE UINT64_MAX  /* a thread's next order once it has no event left */
 #define REPLAY_RING 4096u /* ring slots per thread: an object outliving 4,096 of its thread's later ones moves to the overflow table */
+#define KIT_STACK (1u << 20)      /* a replay thread's stack (one guard page below it) */
+#define KIT_STACK_HOT (256u << 10) /* of which this much, at its top, is made resident at load */
+#define SAMPLER_STACK (256u << 10) /* the live sampler's stack, all resident at load */
+
+/* What a running replay thread needs of its own: its stack and its trace cursor (~1 MiB: a chunk's
+ * buffer), mapped and made resident at load, so that no thread's start or first chunk faults pages in
+ * while replaying; kept in a pool of as many kits as the program had threads alive at once, and
+ * handed from a thread that was joined to the next one started. */
+struct kit {
+    struct hbt_cursor *cursor;
+    char *stack;               /* KIT_STACK bytes above a guard page */
+    int busy;                  /* held by a started thread not yet joined (under launch) */
+};
 
 enum { W_IDLE, W_RUN, W_JOINED };
 
@@ -51,6 +65,7 @@ struct worker {
     uint64_t floor;             /* a lower bound of every other started thread's next (the gate's cache) */
     uint64_t done, nulls, made;
     int stopped;                /* it reached the replay's stop (o->stop) */
+    struct kit *kit;            /* its stack and cursor while started (under launch) */
     int64_t mapped;             /* bytes this thread mapped less those it unmapped */
     pthread_t tid;
 };
@@ -68,6 +83,9 @@ struct replay {
     uint32_t launched;          /* by_start[0..launched) have started (under launch) */
     _Atomic uint64_t next_start; /* the first order of by_start[launched], DONE when all started */
     uint64_t alive, alive_peak; /* recorded threads started and not joined (under launch) */
+    struct kit *kits;           /* the pool: nkits made at load, up to nstart when a start found none free */
+    uint32_t nkits, kits_grown; /* kits_grown: made while replaying (the pool was too small: pages faulted in then) */
+    char *sampler_stack;
 };
 
 /* ---- performing one event ---- */
@@ -349,6 +367,70 @@ static uint64_t others_next(struct replay *rp, const struct worker *w)
 
 static void *worker_main(void *arg);
 
+/* Makes kit k: its stack's top KIT_STACK_HOT and its cursor resident now. 0, or -1 when refused. */
+static int kit_make(struct kit *k)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *m = hbt_pages(page + KIT_STACK);
+    k->cursor = hbt_pages(sizeof *k->cursor);
+    if (!m || !k->cursor || mprotect(m, page, PROT_NONE) != 0)
+        return -1;
+    k->stack = m + page;
+    resident_now(k->stack + KIT_STACK - KIT_STACK_HOT, KIT_STACK_HOT);
+    resident_now(k->cursor, sizeof *k->cursor);
+    k->busy = 0;
+    return 0;
+}
+
+/* Joins w (started, its events done or about to be), giving its kit back (the caller holds rp->launch). */
+static void join_worker(struct replay *rp, struct worker *w)
+{
+    pthread_join(w->tid, NULL);
+    w->state = W_JOINED;
+    rp->alive--;
+    w->kit->busy = 0;
+    w->kit = NULL;
+}
+
+/* A free kit for a thread about to start (the caller holds rp->launch): from the pool; else after
+ * joining the started threads whose events are all done; else a new one (counted in kits_grown: its
+ * pages are faulted in while replaying). Ends the replay when memory is refused. */
+static struct kit *kit_take(struct replay *rp)
+{
+    for (;;) {
+        for (uint32_t i = 0; i < rp->nkits; i++)
+            if (!rp->kits[i].busy) {
+                rp->kits[i].busy = 1;
+                return &rp->kits[i];
+            }
+        int joined = 0;
+        for (uint32_t i = 1; i < rp->launched; i++) {
+            struct worker *x = &rp->ws[rp->by_start[i]];
+            if (x->state == W_RUN && atomic_load_explicit(&x->next, memory_order_acquire) == DONE) {
+                join_worker(rp, x);
+                joined = 1;
+            }
+        }
+        if (joined)
+            continue;
+        if (rp->nkits >= rp->nstart || kit_make(&rp->kits[rp->nkits]) < 0)
+            _exit(wl_verify(0, "out of memory for a replay thread's stack and trace cursor"));
+        rp->nkits++;
+        rp->kits_grown++;
+    }
+}
+
+/* Starts fn(arg) on a thread whose stack is the n bytes at stack (the replayer's own, resident). */
+static int start_on(pthread_t *tid, char *stack, size_t n, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t a;
+    if (pthread_attr_init(&a) != 0)
+        return -1;
+    int rc = pthread_attr_setstack(&a, stack, n) == 0 ? pthread_create(tid, &a, fn, arg) : -1;
+    pthread_attr_destroy(&a);
+    return rc == 0 ? 0 : -1;
+}
+
 /* Starts by_start[launched] (the caller holds rp->launch): first joins every thread that ended
  * before it started in the program (its exit is earlier in the order than the new one's start),
  * so that no more threads are alive at once than the program had. */
@@ -360,16 +442,14 @@ static void launch_next_locked(struct replay *rp)
     uint64_t first = t->threads[u->th].first_order;
     for (uint32_t i = 1; i < k && !rp->o->free_order; i++) { /* by_start[0] is the calling thread's */
         struct worker *x = &rp->ws[rp->by_start[i]];
-        if (x->state == W_RUN && t->threads[x->th].exits && t->threads[x->th].last_order < first) {
-            pthread_join(x->tid, NULL);
-            x->state = W_JOINED;
-            rp->alive--;
-        }
+        if (x->state == W_RUN && t->threads[x->th].exits && t->threads[x->th].last_order < first)
+            join_worker(rp, x);
     }
+    u->kit = kit_take(rp);
     u->state = W_RUN;
     rp->alive++;
     rp->alive_peak = rp->alive > rp->alive_peak ? rp->alive : rp->alive_peak;
-    if (k > 0 && pthread_create(&u->tid, NULL, worker_main, u) != 0)
+    if (k > 0 && start_on(&u->tid, u->kit->stack, KIT_STACK, worker_main, u) != 0)
         _exit(wl_verify(0, "a replay thread could not be started (out of memory or of threads)")); /* others wait for its objects */
     rp->launched = k + 1;
     atomic_store_explicit(&rp->next_start, k + 1 < rp->nstart ? t->threads[rp->ws[rp->by_start[k + 1]].th].first_order : DONE,
@@ -543,40 +623,25 @@ static inline __attribute__((always_inline)) void run_events(struct worker *w, s
     }
 }
 
-/* The calling thread's stack is the replayer's own memory (hbt_pages_note), which an explanation
- * does not count as the allocator's. */
-static void note_stack(void)
-{
-    pthread_attr_t a;
-    void *lo;
-    size_t n;
-    if (pthread_getattr_np(pthread_self(), &a) != 0)
-        return;
-    if (pthread_attr_getstack(&a, &lo, &n) == 0)
-        hbt_pages_note(lo, n);
-    pthread_attr_destroy(&a);
-}
-
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     struct replay *rp = w->rp;
-    struct hbt_cursor c;
+    struct hbt_cursor *c = w->kit->cursor;
     int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
-    hbt_cursor_init(&c, rp->t, w->th);
-    note_stack();
+    hbt_cursor_init(c, rp->t, w->th);
     w->stopped = 0;
     if (rp->o->stop && !rp->self)
-        run_events(w, &c, gating, 0, 0, 1);
+        run_events(w, c, gating, 0, 0, 1);
     else if (rp->self && !gating)
-        run_events(w, &c, 0, 0, 1, 0);
+        run_events(w, c, 0, 0, 1, 0);
     else if (rp->self)
-        run_events(w, &c, 1, 0, 1, 0);
+        run_events(w, c, 1, 0, 1, 0);
     else if (!gating && !sleeping)
-        run_events(w, &c, 0, 0, 0, 0);
+        run_events(w, c, 0, 0, 0, 0);
     else
-        run_events(w, &c, gating, sleeping, 0, 0);
-    w->made = c.seq; /* every object the thread decoded was put (or the replay ended) */
+        run_events(w, c, gating, sleeping, 0, 0);
+    w->made = c->seq; /* every object the thread decoded was put (or the replay ended) */
     atomic_store_explicit(&w->next, DONE, memory_order_release);
     return NULL;
 }
@@ -619,11 +684,18 @@ void replay_free(struct replay *rp)
         objring_free(&rp->tab);
     hbt_unpages(rp->ws, nw * sizeof *rp->ws);
     hbt_unpages(rp->by_start, nw * sizeof *rp->by_start);
+    for (uint32_t i = 0; rp->kits && i < rp->nkits; i++) {
+        hbt_unpages(rp->kits[i].stack ? rp->kits[i].stack - sysconf(_SC_PAGESIZE) : NULL, (size_t)sysconf(_SC_PAGESIZE) + KIT_STACK);
+        hbt_unpages(rp->kits[i].cursor, sizeof *rp->kits[i].cursor);
+    }
+    hbt_unpages(rp->kits, nw * sizeof *rp->kits);
+    hbt_unpages(rp->sampler_stack, SAMPLER_STACK);
     pthread_mutex_destroy(&rp->launch);
     hbt_unpages(rp, sizeof *rp);
 }
 
-int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint64_t peak_objects, struct replay **out)
+int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint64_t peak_objects, uint64_t threads_alive,
+                   struct replay **out)
 {
     size_t nw = t->nthreads ? t->nthreads : 1;
     struct replay *rp = hbt_pages(sizeof *rp);
@@ -634,7 +706,7 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint6
     pthread_mutex_init(&rp->launch, NULL);
     rp->ws = hbt_pages(nw * sizeof *rp->ws);
     rp->by_start = hbt_pages(nw * sizeof *rp->by_start);
-    if (!rp->ws || !rp->by_start || objring_init(&rp->tab, t, REPLAY_RING, peak_objects) < 0) {
+    if (!rp->ws || !rp->by_start || objring_init(&rp->tab, t, REPLAY_RING, peak_objects + (uint64_t)t->nthreads * o->window) < 0) {
         replay_free(rp);
         return -1;
     }
@@ -646,6 +718,21 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint6
     }
     sort_by_start(rp);
     rp->gating = !o->free_order && t->ordered && rp->nstart > 1;
+    /* as many kits as threads run at once: every thread with --order=free, else the program's most
+     * (no more are alive at once in the replay: launch_next_locked), and the sampler's stack */
+    uint64_t want = o->free_order || threads_alive == 0 || threads_alive > rp->nstart ? rp->nstart : threads_alive;
+    rp->kits = hbt_pages(nw * sizeof *rp->kits);
+    rp->sampler_stack = hbt_pages(SAMPLER_STACK);
+    if (!rp->kits || !rp->sampler_stack) {
+        replay_free(rp);
+        return -1;
+    }
+    resident_now(rp->sampler_stack, SAMPLER_STACK);
+    for (rp->nkits = 0; rp->nkits < (want ? want : 1); rp->nkits++)
+        if (kit_make(&rp->kits[rp->nkits]) < 0) {
+            replay_free(rp);
+            return -1;
+        }
     *out = rp;
     return 0;
 }
@@ -716,13 +803,16 @@ static void finish_threads(struct replay *rp)
     pthread_mutex_lock(&rp->launch);
     while (rp->launched < rp->nstart)
         launch_next_locked(rp);
-    pthread_mutex_unlock(&rp->launch);
     for (uint32_t i = 1; i < rp->nstart; i++) {
         struct worker *w = &rp->ws[rp->by_start[i]];
         if (w->state == W_RUN)
-            pthread_join(w->tid, NULL);
+            join_worker(rp, w);
         w->state = W_JOINED;
     }
+    pthread_mutex_unlock(&rp->launch);
+    struct worker *first = &rp->ws[rp->by_start[0]]; /* the calling thread's kit */
+    first->kit->busy = 0;
+    first->kit = NULL;
 }
 
 int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, struct replay_result *r)
@@ -751,7 +841,7 @@ int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, 
     struct sampler sm = {.rp = rp, .sample = sample, .arg = arg};
     pthread_t sampler_tid;
     int sampling = !self && sample;
-    if (sampling && (sem_init(&sm.done, 0, 0) != 0 || pthread_create(&sampler_tid, NULL, sampler_main, &sm) != 0))
+    if (sampling && (sem_init(&sm.done, 0, 0) != 0 || start_on(&sampler_tid, rp->sampler_stack, SAMPLER_STACK, sampler_main, &sm) != 0))
         return -1;
     worker_main(&rp->ws[rp->by_start[0]]);
     finish_threads(rp);
@@ -767,6 +857,7 @@ int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, 
         r->mapped += rp->ws[i].mapped;
     }
     r->threads_peak = rp->alive_peak;
+    r->grown = rp->tab.ovf_grown + rp->kits_grown;
     objring_each(&rp->tab, count_live, r);
     uint64_t made = 0;
     for (uint32_t i = 0; i < t->nthreads; i++)

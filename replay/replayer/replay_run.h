@@ -40,6 +40,8 @@ struct replay_result {
     int64_t mapped;            /* bytes of the program's mappings still mapped at the end (mmap'd less munmap'd) */
     double seconds;            /* from the start of the threads to the last one's end */
     uint64_t threads_peak;     /* most recorded threads alive at once (started and not yet ended) */
+    uint64_t grown;            /* times the replayer's own memory grew while replaying, since replay_prepare (its
+                                * table of long-lived objects, or a thread's stack and cursor): 0 when it stayed as at load */
     uint64_t live_objects, live_bytes, unmade; /* at the end: objects made and not consumed (their
                                                 * requested bytes, mappings included), objects never made */
 };
@@ -47,9 +49,11 @@ struct replay_result {
 struct replay;
 
 /* Prepares t's replay (its threads, the object table, made resident for the trace's peak of
- * peak_objects live objects, so that the replayer's own memory is in its baseline, not in the
- * allocator's heap). 0, or -1 when out of memory. */
-int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint64_t peak_objects, struct replay **out);
+ * peak_objects live objects, and a stack and trace cursor for each of the threads_alive threads the
+ * program ran at once (every thread with --order=free), made resident too, so that the replayer's
+ * own memory is in its baseline, not in the allocator's heap). 0, or -1 when out of memory. */
+int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint64_t peak_objects, uint64_t threads_alive,
+                   struct replay **out);
 /* Runs it, the object table emptied first. self: the self pass, which does everything but the
  * allocator calls, the touching and the sleeping of --speed=recorded (threads, decoding, order,
  * object table, waits for other threads' objects), so that its time is the replayer's own cost.

@@ -7,7 +7,10 @@ allocator. Every ranking and comparison (the report's leaderboard, tables and ch
 tune) reads a trace run's figures through judged_runs():
 - time, in wall_s: the `replay` phase's seconds less the `self` phase's (the same replay without
   allocator calls: the replayer's own cost), named replay_s where a metric is named;
-- memory, in maxrss_kb: the heap, the peak RSS less the `load` phase's RSS, named heap_kb.
+- memory, in maxrss_kb: the heap, the replay's peak RSS less the `load` phase's RSS, named heap_kb. Both
+  terms are the replayer's own readings of one kernel counter: the `peak` phase's rss_kb (the
+  high-water mark, reset when `load` ends) and the `load` phase's rss_kb, read at that reset; a run of
+  a replayer older than the `peak` phase (no such record) takes runs.csv's maxrss_kb for the peak.
 Always holds: a trace run's process figures stay in process_wall_s and process_maxrss_kb; a trace run
 lacking one of the phases it needs gets None (never the process figure in its place); rows of other
 workloads are returned as they are (the same objects); judging a judged row changes nothing.
@@ -38,11 +41,19 @@ def _number(row, column):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def replay_peak_kb(run, phases):
+    """The replay's peak RSS in KiB: its `peak` phase's (the replayer's reading, the counter its `load`
+    RSS comes from), else the process's maxrss_kb of runs.csv (a replayer without the `peak` phase);
+    None when missing. run may be judged or not."""
+    peak = _number(phases.get("peak"), "rss_kb")
+    return peak if peak is not None else _number({"maxrss_kb": process(run, "maxrss_kb")}, "maxrss_kb")
+
+
 def replay_figures(run, phases):
     """(replay_s, heap_kb) of one replay run from its phases ({name: row}); None for a figure
     whose phase or value is missing."""
     replay, self_ = _number(phases.get("replay"), "seconds"), _number(phases.get("self"), "seconds")
-    load, peak = _number(phases.get("load"), "rss_kb"), _number(run, "maxrss_kb")
+    load, peak = _number(phases.get("load"), "rss_kb"), replay_peak_kb(run, phases)
     return (replay - self_ if replay is not None and self_ is not None else None,
             peak - load if peak is not None and load is not None else None)
 

@@ -5,10 +5,16 @@ PROGRAM is a results directory of the program itself (`heapbench exec -w NAME` o
 REPLAY one of its trace replayed (`run -w trace:DIR/NAME.hbt`); a program cell and a replay cell
 match when the program's workload name, less `prog:`, is the trace file's name less `.hbt`, and
 the allocator is the same. Per matched program and allocator: the program's median peak RSS and
-wall time (with their rep ranges) beside the replay's median heap and time (heapbench.judged), each
-ranked (1 = smallest); then per figure: how many allocators have the same rank, how many pairs the
+wall time (with their rep ranges) beside the replay's median peak RSS and time less self
+(heapbench.judged), each ranked (1 = smallest); then per figure: how many allocators have the same rank, how many pairs the
 replay orders as the program does, and of the pairs *resolved* in the program (its rep ranges do not
 overlap: one is above the other in every rep), how many the replay orders the same.
+Memory is compared peak against peak, like with like: the program's peak RSS holds the allocator's
+start-up memory (tcmalloc's is ~6.7 MB on /bin/true) and so does the replay's peak RSS (the replay's
+`peak` phase, judged.replay_peak_kb), which also holds the replayer's own memory, the same under every
+allocator (made resident at load, none added while replaying), so the allocators' order is the
+programs' own; the replay's heap (its peak less its `load` RSS, which holds the start-up) is not, and
+is left to the report. The output says so in its first line.
 Always holds: only ok runs count; an allocator without ok runs on both sides is left out (and named);
 exit 0 when every resolved pair is ordered the same, 1 when one is not, 2 when nothing matches.
 """
@@ -19,7 +25,14 @@ import sys
 from heapbench import judged
 from heapbench.median import median
 
-FIGURES = (("maxrss_kb", "peak RSS (MiB)", "heap (MiB)", 1 / 1024.0), ("wall_s", "wall (s)", "time less self (s)", 1.0))
+# (figure, program label, replay label, scale): the program's runs.csv column, and for the replay the same key
+# of replay_rows() (maxrss_kb: its peak RSS; wall_s: its replay less self)
+FIGURES = (("maxrss_kb", "peak RSS (MiB)", "peak RSS (MiB)", 1 / 1024.0), ("wall_s", "wall (s)", "time less self (s)", 1.0))
+TIMING = ("only pairs the program resolves are judged: where its rep ranges overlap, the order depends on timing "
+          "that one trace cannot hold (a multithreaded program's interleaving, what a fixed-time program gets done), "
+          "and the replay, which replays one recorded run, may go either way")
+MEMORY = ("memory: peak against peak (the program's peak RSS; the replay's peak RSS, which holds the allocator's "
+          "start-up memory as the program's does, and the replayer's own, the same under every allocator)")
 
 
 def program_name(workload):
@@ -108,10 +121,18 @@ def program_table(name, prog, replay):
     return lines, reversed_
 
 
+def replay_rows(replay_data):
+    """The replay's runs judged (wall_s: replay less self), each with maxrss_kb set to the replay's peak RSS
+    (judged.replay_peak_kb) rather than its heap."""
+    by_run = judged.trace_phases(replay_data.get("phases") or [])
+    return [dict(row, maxrss_kb=judged.replay_peak_kb(row, by_run.get(row.get("run"), {})))
+            for row in judged.judged(replay_data)["runs"] if judged.is_trace(row.get("workload"))]
+
+
 def fidelity_main(prog_data, replay_data, prog_dir, replay_dir):
     """Prints the tables of every program of prog_data matched by a trace of replay_data; returns the exit status."""
     prog = samples(prog_data["runs"], program_name, lambda w: not judged.is_trace(w))
-    replay = samples(judged.judged(replay_data)["runs"], trace_name, judged.is_trace)
+    replay = samples(replay_rows(replay_data), trace_name, judged.is_trace)
     names = sorted({n for n, _ in prog} & {n for n, _ in replay})
     if not names:
         sys.stderr.write(f"heapbench compare: --fidelity: no program of {prog_dir} "
@@ -120,6 +141,8 @@ def fidelity_main(prog_data, replay_data, prog_dir, replay_dir):
                          "a program NAME (or prog:NAME) matches trace:.../NAME.hbt\n")
         return 2
     reversed_ = 0
+    print(MEMORY)
+    print(TIMING)
     for name in names:
         lines, bad = program_table(name, {a: f for (n, a), f in prog.items() if n == name},
                                    {a: f for (n, a), f in replay.items() if n == name})

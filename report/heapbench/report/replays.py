@@ -2,7 +2,7 @@
 throughput, the replayer's own cost, and the original program next to its replay.
 
 Reads only phases.csv and runs.csv rows (docs/DATA.md, "The replayer's records"): per run, the
-`load` phase's rss_kb is the replayer's own baseline, `ideal` carries the trace's peak live
+`load` phase's rss_kb is the replayer's own baseline, `peak` the replay's peak RSS (judged.replay_peak_kb), `ideal` carries the trace's peak live
 requested bytes (with the program's own mapped bytes, trace format 2), `self` the replay without allocator calls, `replay` the replay itself and its
 events, `original` the recorded program's own wall time and peak RSS.
 A replay whose heap / ideal is more than FAR times the program's own peak RSS / ideal (an upper
@@ -30,7 +30,7 @@ def phases_by_run(summary):
 
 def run_figures(run, phases):
     """The figures of one ok run, or None when its phases are incomplete."""
-    peak_kb = judged.process(run, "maxrss_kb")
+    peak_kb = judged.replay_peak_kb(run, phases)
     if any(name not in phases for name in NEEDED) or not isinstance(peak_kb, (int, float)):
         return None
     load, self_, replay, ideal = (phases[name] for name in NEEDED)
@@ -106,7 +106,9 @@ def section(summary):
         return None
     text = ["Each trace:FILE cell replays a recorded program's malloc calls under the allocator "
             "(build/replay/hbreplay). The replayer's baseline is its RSS before any replayed allocation (the trace "
-            "and its tables); heap = peak RSS minus that baseline; ideal = the trace's peak live requested bytes "
+            "and its tables, its threads' stacks and cursors: all made resident then, none added while replaying); "
+            "heap = the replay's peak RSS minus that baseline, both read by the replayer from the kernel's one "
+            "counter (its high-water mark reset when the baseline is read), resolution one page (4 KiB); ideal = the trace's peak live requested bytes "
             "(with the memory the program mapped itself, replayed as such), "
             "so heap / ideal is the allocator's fragmentation and overhead (1.00 = none; below 1.00 when the program left "
             "pages of its blocks unwritten, which a trace of format 4 records and the replay leaves unwritten too). "

@@ -94,7 +94,7 @@ class ReplayCompareTest(unittest.TestCase):
         proc = self.run_compare("--fidelity", self.dir("prog"), self.dir("replay"))
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("sq: the program against its replay", proc.stdout)
-        self.assertIn("replay heap (MiB) against program peak RSS (MiB): same rank 3 of 3; pairs ordered the same "
+        self.assertIn("replay peak RSS (MiB) against program peak RSS (MiB): same rank 3 of 3; pairs ordered the same "
                       "3 of 3; of the 3 pairs resolved in the program, 3 ordered the same", proc.stdout)
         self.assertIn("replay time less self (s) against program wall (s): same rank 3 of 3", proc.stdout)
         replay_dir(self.dir("swapped"), {"glibc": 0.3, "jemalloc": 0.1, "mimalloc": 0.2},
@@ -102,6 +102,38 @@ class ReplayCompareTest(unittest.TestCase):
         proc = self.run_compare("--fidelity", self.dir("prog"), self.dir("swapped"))
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         self.assertIn("of the 3 pairs resolved in the program, 0 ordered the same", proc.stdout)
+
+    def test_fidelity_compares_peak_with_peak(self):
+        """The allocators' start-up memory (here tcmalloc's 6.7 MB) is in the program's peak RSS and in the
+        replay's `load` RSS, so the replay's heap (peak - load) orders tcmalloc first where the program's peak
+        puts it last; compared peak (the `peak` phase) against peak, every resolved pair agrees: exit 0, and the
+        output says which figures it compared. With the replay's peaks swapped: exit 1."""
+        start = {"glibc": 2000, "jemalloc": 2500, "tcmalloc": 8700}
+        heap = {"glibc": 7000, "jemalloc": 8400, "tcmalloc": 5200}
+        prog = {("prog:sq", a, 1, "", ""): {"wall_s": [1.0 + 0.01 * i for i in range(5)],
+                                            "maxrss_kb": [start[a] + heap[a] + 1000 + 40 * i for i in range(5)]}
+                for a in start}
+        fixture.fixture_write(self.dir("prog"), prog)
+
+        def replay(name, peak_of):
+            cells = {(TRACE, a, 1, "", ""): {"wall_s": [2.0] * 5, "maxrss_kb": [999999] * 5} for a in start}
+            rows = fixture.fixture_write(self.dir(name), cells)
+            load = {a: 400000 + start[a] for a in start}
+            fixture.fixture_phases(self.dir(name), rows, lambda row: [
+                ("load", 1.0, 0, 0, load[row["allocator"]]), ("self", 0.2, 0, 0, load[row["allocator"]] + 4),
+                ("replay", 0.5, 1000, 0, 0), ("peak", 0.5, 0, 0, load[row["allocator"]] + peak_of(row)),
+                ("ideal", 0.1, 0, 5 << 20, 0)])
+
+        replay("replay", lambda row: heap[row["allocator"]] + 10 * row["rep"])
+        proc = self.run_compare("--fidelity", self.dir("prog"), self.dir("replay"))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("memory: peak against peak", proc.stdout)
+        self.assertIn("only pairs the program resolves are judged", proc.stdout)
+        self.assertIn("replay peak RSS (MiB) against program peak RSS (MiB): same rank 3 of 3; pairs ordered the same "
+                      "3 of 3; of the 3 pairs resolved in the program, 3 ordered the same", proc.stdout)
+        replay("swapped", lambda row: {"glibc": 9000, "jemalloc": 8400, "tcmalloc": 0}[row["allocator"]])
+        proc = self.run_compare("--fidelity", self.dir("prog"), self.dir("swapped"))
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
 
     def test_fidelity_without_a_match_exits_2(self):
         """A program whose name no trace has: one line naming both sides, exit 2."""
