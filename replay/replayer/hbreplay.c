@@ -198,6 +198,7 @@ static int explain(const char *path, struct hbt_trace *t, const struct hbt_stats
     if (stop < 0)
         return 2;
     o->stop = (uint64_t)stop;
+    o->explaining = 1;
     struct site_map sites;
     if (site_map_build(&sites, t, err, sizeof err) < 0) {
         fprintf(stderr, "hbreplay: %s: %s\n", path, err);

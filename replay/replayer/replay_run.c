@@ -544,7 +544,10 @@ static inline __attribute__((always_inline)) void run_events(struct worker *w, s
 }
 
 /* The calling thread's stack is the replayer's own memory (hbt_pages_note), which an explanation
- * does not count as the allocator's. */
+ * does not count as the allocator's. Allocates through the preloaded allocator (glibc reads the
+ * main thread's stack from /proc/self/maps with fopen and getline): called only when explaining
+ * (o->explaining), so a measured replay makes no call the trace does not hold, and the null
+ * allocator, whose blocks all overlap, is never handed glibc's own FILE. */
 static void note_stack(void)
 {
     pthread_attr_t a;
@@ -564,7 +567,8 @@ static void *worker_main(void *arg)
     struct hbt_cursor c;
     int gating = rp->gating, sleeping = rp->o->recorded_speed && !rp->self;
     hbt_cursor_init(&c, rp->t, w->th);
-    note_stack();
+    if (rp->o->explaining)
+        note_stack();
     w->stopped = 0;
     if (rp->o->stop && !rp->self)
         run_events(w, &c, gating, 0, 0, 1);
