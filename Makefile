@@ -18,9 +18,10 @@ PYTHON  := /usr/bin/python3
 # Debian packages the project needs: the allocators (Scudo: libclang-rt-dev, the default LLVM's runtime) and tools, then what the tests and benchmark scripts use
 # (binutils: addr2line names the call sites of traces, heapbench trace and explain).
 DEB_PKGS  := libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2 libclang-rt-dev \
-             hyperfine python3-matplotlib python3-scipy linux-perf libcjson1 python3-psycopg2 binutils
-# What building needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume; zlib: the traces' CRC-32).
-BUILD_PKGS := libcjson-dev zlib1g-dev
+             hyperfine python3-matplotlib python3-scipy linux-perf libcjson1 python3-psycopg2 binutils libnettle8
+# What building needs beyond gcc and libc6-dev (cJSON reads meta.json back on --resume; zlib: the traces' CRC-32;
+# nettle: the SHA-256 that keys hbreplay's cached check of a trace).
+BUILD_PKGS := libcjson-dev zlib1g-dev nettle-dev
 TEST_PKGS := python3-numpy valgrind chromium sqlite3 redis-server redis-tools git gcc clang libclang-rt-14-dev libc6-dev time glibc-source \
              libmimalloc-dev libjemalloc-dev \
              slurm-wlm munge yamllint python3-yaml python3-hypothesis bc postgresql strace xz-utils zstd pigz pbzip2 cmark-gfm heaptrack

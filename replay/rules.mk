@@ -35,9 +35,9 @@ $(RP_OBJDIR)/pic/lto-trace.o: contract/trace.c $(CONTRACT_H) | $(B)/.dir
 $(B)/lib/libhbrecord.so: $(patsubst %,$(RP_OBJDIR)/pic/%.o,record/record record/record_map record/map_table record/obj_map common/rawtrace record/record_touch record/record_site lto-trace)
 	$(CC) $(CFLAGS) $(RP_LTO) -shared -o $@ $^ -lz -ldl -lpthread
 
-$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,replayer/hbreplay replayer/replay_run replayer/peak_rss replayer/touch_table common/trace_stats common/objring replayer/explain_snap common/site_map) $(RP_TRACE) $(RP_WLCOMMON)
+$(B)/replay/hbreplay: $(patsubst %,$(RP_OBJDIR)/%.o,replayer/hbreplay replayer/replay_run replayer/peak_rss replayer/touch_table replayer/check_cache common/trace_stats common/objring replayer/explain_snap common/site_map) $(RP_TRACE) $(RP_WLCOMMON)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lz -lpthread -ldl -lm
+	$(CC) $(CFLAGS) -o $@ $^ -lz -lnettle -lpthread -ldl -lm
 
 $(B)/replay/hbtrace: $(patsubst %,$(RP_OBJDIR)/%.o,trace/hbtrace common/trace_stats common/objring common/site_map trace/symbolize) $(RP_TRACE)
 	@mkdir -p $(dir $@)

@@ -9,7 +9,7 @@
 # (1) replays each trace with --touch=none under callgrind, collecting inside worker_main only, the
 # profile cut after each pass (--dump-after=replay_run), under glibc (valgrind's launcher is a shell
 # script that the null allocator breaks). "replayer" counts the replayer's own code (decoding, order,
-# object table, the loop; files under replay/ and workloads/), "all" adds glibc's calls.
+# object table, the loop; files under replay/, workloads/ and contract/, where the decoder is), "all" adds glibc's calls.
 # (2) ROUNDS interleaved rounds (default 5) through each tree's build/lib/libhbnull.so, --touch=none;
 # the median and the range of each phase's seconds over its events.
 # usage: [BASE=COMMIT] [PROGS="NAME..."] [ROUNDS=N] [OPTS="OPTION..."] [KEEP=DIR] replay/bench/loopcost.sh [EVENTS [THREADS]]
@@ -64,7 +64,7 @@ for t in "${traces[@]}"; do
         for pass in 1 2; do # 1: the self pass, 2: the replay pass
             callgrind_annotate --threshold=100 --show-percs=no "$TMP/cg.out.$pass" 2>/dev/null | awk -v ev="$events" '
                 /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
-                $2 ~ /(^|\/)(replay|workloads)\/[^ :]*:/ { gsub(",", "", $1); own += $1 }
+                $2 ~ /(^|\/)(replay|workloads|contract)\/[^ :]*:/ { gsub(",", "", $1); own += $1 }
                 END { printf "%.1f %.1f\n", own / ev, total / ev }'
         done | tr '\n' ' ' | awk -v t="$t" -v r="$(label "$side")" -v ev="$events" '
             { printf "%-14s %-8s %10d %9.1f %11.1f %9.1f\n", t, r, ev, $1, $3, $4 }'

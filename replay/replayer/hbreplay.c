@@ -1,7 +1,7 @@
 /* hbreplay.c - build/replay/hbreplay: replays an allocation trace on the allocator of this process
  * (preload one to measure it), as a workload of the phase protocol (docs/DATA.md).
  *
- * usage: hbreplay [--touch=none|first|nocalloc|whole|all] [--speed=max|recorded] [--explain=OUT --at=MOMENT] --trace=FILE   (or FILE last)
+ * usage: hbreplay [--touch=none|first|nocalloc|whole|all] [--speed=max|recorded] [--check=cached|full] [--explain=OUT --at=MOMENT] --trace=FILE   (or FILE last)
  *
  * With --explain=OUT (heapbench explain), the replay stops at --at (end, peak: the most live requested
  * + mapped bytes, N: before the event of order N, -N: before the trace's last N events) and writes
@@ -9,7 +9,8 @@
  * `explain` (so that a preloaded statistics library adds the allocator's own figures) and verify;
  * there is no self pass and no live sampling.
  *
- * Records: served_by; phase `load` (opening, checking and decoding the trace; rss_kb = the
+ * Records: served_by; phase `load` (opening and checking the trace, the check from FILE.check when
+ * it was made by this executable for the same bytes (check_cache.h); rss_kb = the
  * replayer's own baseline before any replayed allocation), phase `self` (the same events without
  * allocator calls or touching: the replayer's own cost), phase `live` records every 10 ms or more
  * during the replay (seconds into it, live requested bytes, RSS), phase `replay` (the events: ops done, live
@@ -25,6 +26,7 @@
  * munmap events, with no call returning NULL where the recorded one did not; a trace
  * that is missing, truncated or corrupt prints one line on stderr and exits 2 before any
  * record but served_by. */
+#include "check_cache.h"
 #include "explain_snap.h"
 #include "peak_rss.h"
 #include "replay_run.h"
@@ -51,6 +53,10 @@ static struct wl_param rp_params[] = {
     WL_WORD("speed", "max", "max|recorded", "as fast as possible, or keeping the recorded gaps between events"),
     WL_WORD("order", "recorded", "recorded|free",
             "the program's order between threads and its thread lifetimes (format 3), or each thread's own order only, all threads at once"),
+    WL_WORD("check", "cached", "cached|full",
+            "the load's check of the trace (every object's use, the counts the replay is verified against): kept in FILE.check "
+            "beside the trace, keyed by the SHA-256 of the trace and of this executable, and reused while both are unchanged; "
+            "or walked every time (the cache still written)"),
     WL_INT("window", "64", NULL, 0, 1000000000,
            "with --order=recorded: at most this many events of the program's order a thread may run ahead of another "
            "(fewer on a trace of few live objects: window_for)"),
@@ -217,6 +223,7 @@ static int explain(const char *path, struct hbt_trace *t, const struct hbt_stats
     if (stop < 0)
         return 2;
     o->stop = (uint64_t)stop;
+    o->explaining = 1;
     struct site_map sites;
     if (site_map_build(&sites, t, err, sizeof err) < 0) {
         fprintf(stderr, "hbreplay: %s: %s\n", path, err);
@@ -276,7 +283,7 @@ int main(int argc, char **argv)
         return 2;
     }
     struct hbt_stats want;
-    if (hbt_stats(&t, &want, err, sizeof err) < 0) {
+    if (check_trace(path, &t, !strcmp(wl_word("check"), "full") ? CHECK_FULL : CHECK_CACHED, &want, err, sizeof err) < 0) {
         fprintf(stderr, "hbreplay: %s: %s\n", path, err);
         return 2;
     }

@@ -31,6 +31,9 @@ struct replay_opts {
     const struct touch_table *touches; /* the trace's touch records (TOUCH_FIRST, TOUCH_NOCALLOC); NULL: none */
     uint64_t stop;             /* 0: every event; else the replay stops before the first event of order >= stop
                                 * (the moment an explanation looks at: every earlier event performed, no later one) */
+    int explaining;            /* 1: each replay thread notes its stack as the replayer's own memory (hbt_pages_note),
+                                * which asks glibc (pthread_getattr_np: fopen, getline), so allocates through the
+                                * preloaded allocator: only for an explanation, never in a measured replay */
 };
 
 /* What the replay did. */

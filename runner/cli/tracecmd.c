@@ -155,13 +155,14 @@ static void hb_record_traced(char *const *cmd, const char *cwd, const char *dir,
 }
 
 /* Removes an earlier recording's FILE.d/, or a failed recording's directory (its *.hbt and raw *.hbr
- * files, then the directory). */
+ * files and the replayer's cached checks *.hbt.check, then the directory). */
 static void hb_record_clear(const char *sub)
 {
     DIR *d = opendir(sub);
     for (struct dirent *e; d && (e = readdir(d));) {
         size_t len = strlen(e->d_name);
-        if (len > 4 && (strcmp(e->d_name + len - 4, ".hbt") == 0 || strcmp(e->d_name + len - 4, ".hbr") == 0)) {
+        if ((len > 4 && (strcmp(e->d_name + len - 4, ".hbt") == 0 || strcmp(e->d_name + len - 4, ".hbr") == 0)) ||
+            (len > 10 && strcmp(e->d_name + len - 10, ".hbt.check") == 0)) {
             char *path = hb_xasprintf("%s/%s", sub, e->d_name);
             unlink(path);
             free(path);
