@@ -12,7 +12,7 @@ latency figures come from latency.csv (--latency sampled), one quantile per run.
 import os
 
 from heapbench import latency
-from heapbench.claims import profile
+from heapbench.claims import glibc, profile
 from heapbench.claims import verdict as V
 from heapbench.claims.figures import claim, fmt, run_values
 from heapbench.claims.measure import Spec, per_run
@@ -267,4 +267,7 @@ CLAIMS = [
           "means something; the article's mapped and allocated are one allocator's own counters (jemalloc's), "
           "ours are the process's resident bytes, the same for every allocator; the ordering is judged, not the "
           "percentages", [FRAG_RATE], judge_rates),
+    claim("arenas/count", "001", "64-bit: arenas = 8 x CPU cores (section 2.1)", "glibc's default (no measurement)",
+          glibc.ARENAS_HOW + "; malloc_info's heaps against the cores, as arenas/cap (article 000)", "none: 64 "
+          "threads exceed 8 x 2 cores", [glibc.ARENAS], glibc.judge_cap),
 ]

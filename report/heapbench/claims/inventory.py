@@ -52,7 +52,7 @@ ENTRIES = [
     c("000-realloc-inplace", "calloc and realloc", "realloc grows in place when the next chunk is free or the top",
       TODO),
     c("000-realloc-mremap", "calloc and realloc", "realloc of an mmap'd chunk goes through mremap, without copying",
-      TODO),
+      *row("realloc-mremap")),
     c("000-realloc-amortise", "calloc and realloc", "growing by a factor (x1.5, x2) amortises realloc's cost",
       *row("realloc-grow")),
     c("000-bins", "bins", "128 bins; small bins below 1,024 bytes; large bins in logarithmic spans", *not_here(SOURCE)),
@@ -69,15 +69,15 @@ ENTRIES = [
     c("000-safe-linking", "tcache", "tcache's next pointers are masked with ASLR randomness (safe-linking)", TODO),
     c("000-double-free", "tcache", "tcache's key field detects a double free", TODO),
     c("000-heap-64m", "arenas", "non-main arenas reserve their heaps in 64 MiB aligned units, touching only what "
-      "they use", TODO),
+      "they use", *row("arenas/heap-64m")),
     c("000-arena-cap", "arenas; summary", "the arena count is capped at 8 x cores (glibc up to 2.43), after "
-      "arena_test (8) arenas", TODO),
+      "arena_test (8) arenas", *row("arenas/cap")),
     c("000-arena-cap-244", "arenas; summary", "glibc 2.44 caps the arenas at the core count", *not_here(GLIBC_NEW)),
-    c("000-arena-max-rss", "arenas", "MALLOC_ARENA_MAX=2 lowers a multithreaded server's RSS", TODO),
+    c("000-arena-max-rss", "arenas", "MALLOC_ARENA_MAX=2 lowers a multithreaded server's RSS", *row("arenas/arena-max")),
     c("000-mmap-threshold", "mmap threshold", "requests of 128 KiB or more are mmap'd; freeing a larger block "
       "raises the threshold, so later blocks of that size come from the heap", *row("mmap-threshold")),
-    c("000-mmap-threshold-max", "mmap threshold", "the threshold rises to 32 MiB at most on 64-bit", TODO),
-    c("000-mmap-threshold-fixed", "mmap threshold", "setting M_MMAP_THRESHOLD stops its dynamic adjustment", TODO),
+    c("000-mmap-threshold-max", "mmap threshold", "the threshold rises to 32 MiB at most on 64-bit", *row("mmap-threshold/max")),
+    c("000-mmap-threshold-fixed", "mmap threshold", "setting M_MMAP_THRESHOLD stops its dynamic adjustment", *row("mmap-threshold/fixed")),
     c("000-mmap-free", "mmap threshold", "an mmap'd block's free returns it to the system at once (munmap)", TODO),
     c("000-trim-threshold", "mmap threshold", "M_TRIM_THRESHOLD (128 KiB): free shrinks the heap when the top "
       "chunk exceeds it", TODO),
@@ -102,7 +102,7 @@ ENTRIES = [
       *row("list/free")),
     c("000-list-traverse", "not using a general allocator", "the arena's list is traversed slower than malloc's "
       "(8.0 against 5.6 ms)", TODO),
-    c("000-mallinfo2-main", "measuring", "mallinfo2() reports the main arena only", TODO),
+    c("000-mallinfo2-main", "measuring", "mallinfo2() reports the main arena only", *row("arenas/mallinfo2")),
     c("000-mallinfo-overflow", "measuring", "mallinfo()'s int fields overflow past 4 GB", TODO),
     c("000-massif-defaults", "measuring", "massif's defaults: --time-unit i, --stacks no, --pages-as-heap no, "
       "--detailed-freq 10, --max-snapshots 100", *not_here("a tool's option defaults, not an allocator's "
@@ -115,7 +115,7 @@ ENTRIES = [
       *row("thread-churn/libc-malloc")),
     c("001-arena-get", "1 (the opening)", "above 4 threads, the wait in arena_get grows exponentially",
       *not_here(CORES16)),
-    c("001-arena-count", "2.1", "64-bit: arenas = 8 x cores; 32-bit: 2 x cores", TODO),
+    c("001-arena-count", "2.1", "64-bit: arenas = 8 x cores; 32-bit: 2 x cores", *row("arenas/count")),
     c("001-arena-limit", "2.1", "malloc's latency jumps once threads exceed the arena limit (16 cores)",
       *row("latency/arena-limit")),
     c("001-l1-misses", "2.2", "high L1-dcache-load-misses in arena binding", *not_here(NO_HW)),
