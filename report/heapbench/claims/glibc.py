@@ -90,8 +90,8 @@ def judge_mallinfo2(rows):
     x = ratio(used, live)
     return (f"mallinfo2().uordblks {fmt(mib(used and used / 1024), ' MiB', 1)} while the threads hold "
             f"{fmt(mib(live and live / 1024), ' MiB', 1)} (x{fmt(x)}; tcache's cached chunks count as in use)",
-            V.decide(V.exact(x), hi=0.25, note="glibc 2.36's mallinfo2 sums every arena (the man page's sentence "
-                     "describes older versions)" if x is not None and x > 0.25 else ""))
+            V.decide(V.exact(x), hi=0.25, note="glibc 2.36's mallinfo2 adds up every arena: the man page's sentence does "
+                     "not describe this glibc" if x is not None and x > 0.25 else ""))
 
 
 def _faults_per_round(rows, params, rounds, env=None):
