@@ -29,6 +29,8 @@ MAX = Spec("mmap-threshold", ["glibc"], params=MAX_P, reps=1, warmup=0)
 PAGES_32M = 32 * 1024 * 1024 // 4096
 MREMAP_STEPS = 64  # 1 MiB steps to 64 MiB: 63 reallocs of an mmap'd block (the first is a malloc)
 MREMAP_P = f"--growth=plus --arrays=1 --step=1048576 --elems={MREMAP_STEPS * 1048576 // 8}"
+TCACHE = Spec("tcache", ["glibc"], params=("--blocks=16",), reps=1, warmup=0)
+TCACHE_KEEPS = {24: 7, 1032: 7, 1033: 0, 2048: 0}  # request size: chunks the claim says tcache keeps of 16 freed
 MREMAP = Spec("realloc-grow", ["glibc"], params=(MREMAP_P,), reps=1, warmup=0, wrap=profile.STRACE)
 
 ARENA_SETUP = "glibc source read (malloc/arena.c), no measurement"
@@ -128,6 +130,17 @@ def judge_mremap(rows):
             V.decide(V.exact(x), lo=0.9))
 
 
+def judge_tcache(rows):
+    """Of 16 freed blocks of each size, the chunks that still count as in use (tcache's): 7 up to
+    1,032 bytes and none above, exactly."""
+    kept = {n: pick(rows[0], "phases", "ops", phase=f"size-{n}", allocator="glibc") for n in TCACHE_KEEPS}
+    if None in kept.values():
+        return "n/a", V.untestable(V.NO_FIGURE)
+    text = ", ".join(f"{n} B: {kept[n]:.0f}" for n in TCACHE_KEEPS)
+    return (f"chunks tcache keeps of 16 freed: {text}",
+            V.Verdict(V.HOLDS if all(kept[n] == k for n, k in TCACHE_KEEPS.items()) else V.NOT_HOLD))
+
+
 CLAIMS = [
     claim("arenas/cap", "000", "the arenas are capped at 8 x cores (glibc up to 2.43); article 001: 8 x cores "
           "on 64-bit (section 2.1)", ARENA_SETUP + "; arena_test 8 on 64-bit", ARENAS_HOW + "; the `arenas` "
@@ -156,4 +169,9 @@ CLAIMS = [
           "glibc source read (mremap_chunk); no measurement", "`realloc-grow`, one array grown by 1 MiB steps to "
           "64 MiB under `strace -f -c`: mremap calls per realloc of an mmap'd block (one run)", "the copy is not "
           "measured: a realloc that went through mremap moved page-table entries, not bytes", [MREMAP], judge_mremap),
+    claim("tcache/count", "000", "tcache keeps 7 chunks per size (16 from glibc 2.43) for sizes up to 1,032 bytes "
+          "(summary)", "glibc source and manual read; no measurement", "`tcache`: 16 blocks each of 24, 1,032, "
+          "1,033 and 2,048 bytes freed between live guards; the chunks that still count as in use in mallinfo2 "
+          "(one run: counts); holds at exactly 7, 7, 0, 0", "glibc 2.36 (7 per size, the article's figure up to 2.42)",
+          [TCACHE], judge_tcache),
 ]

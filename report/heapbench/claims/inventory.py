@@ -61,7 +61,7 @@ ENTRIES = [
     c("000-top-shrink", "bins; fragmentation", "the heap shrinks only from the top chunk: one live chunk near the "
       "end keeps all the free space below it resident", *row("frag/pin")),
     c("000-tcache-count", "tcache; summary", "tcache keeps 7 chunks per size (16 from glibc 2.43), sizes up to "
-      "1,032 bytes", TODO),
+      "1,032 bytes", *row("tcache/count")),
     c("000-tcache-lockfree", "tcache", "a tcache hit takes no lock", TODO),
     c("000-fastbins-gone", "tcache", "fastbins are removed in glibc 2.43 (mxfast has no effect)", *not_here(GLIBC_NEW)),
     c("000-tcache-large", "tcache", "tcache caches large blocks when tcache_max is raised (glibc 2.42)",

@@ -84,6 +84,16 @@ class GlibcJudgesTest(unittest.TestCase):
         self.assertEqual(self.kind(G.judge_mremap, strace_rows(3)), V.NOT_HOLD)
         self.assertEqual(self.kind(G.judge_mremap, rows_of()), V.UNTESTABLE)
 
+    def test_tcache(self):
+        """7, 7, 0, 0 chunks kept holds; 16 kept at 1,032 bytes (a larger count) or 7 at 1,033 does not."""
+        def tc_rows(counts):
+            return rows_of([dict(run=0, allocator="glibc", phase=f"size-{n}", ops=k, seconds=0.0)
+                            for n, k in zip(G.TCACHE_KEEPS, counts)], [dict(run=0, allocator="glibc")])
+        self.assertEqual(self.kind(G.judge_tcache, tc_rows((7, 7, 0, 0))), V.HOLDS)
+        self.assertEqual(self.kind(G.judge_tcache, tc_rows((16, 16, 0, 0))), V.NOT_HOLD)
+        self.assertEqual(self.kind(G.judge_tcache, tc_rows((7, 7, 7, 0))), V.NOT_HOLD)
+        self.assertEqual(self.kind(G.judge_tcache, rows_of()), V.UNTESTABLE)
+
 
 if __name__ == "__main__":
     unittest.main()
