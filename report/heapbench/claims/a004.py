@@ -10,7 +10,7 @@ load), RSS and counts from their runs as they are; a time claim whose time is th
 its row shows the measured reason (figures.kernel_bound); the teaching allocators run 55,000
 steps (fitted to bump's 1425 MiB: that row holds by construction) with written blocks.
 """
-from heapbench.claims import profile
+from heapbench.claims import glibc, profile
 from heapbench.claims import verdict as V
 from heapbench.claims.figures import (FAULTS, claim, fmt, kernel_bound, mib, ops, per_op_runs, per_step,
                                       phase_values, rss, run_values)
@@ -295,4 +295,10 @@ CLAIMS = [
           "`strace -f -c` of the list workload building 1,000 malloc'd 16-byte nodes against 1 node: the mmap "
           "calls the 999 more mallocs add, and the brk calls", "our count is the whole process's (the loader's "
           "mmaps are in both runs, so the difference is malloc's)", [BRK[1], BRK[1000]], judge_brk),
+    claim("teach/munmap", "004", "munmap returns a separately mapped block to the kernel as soon as it is freed, "
+          "whatever lies beside it (large blocks with mmap)", "the teaching allocator: requests of 128 KiB or more "
+          "(header included) get their own mapping", glibc.RETURN_HOW + "; under the `mmap` teaching allocator",
+          "RSS is read once all four arrays are freed (each freed while the next ones are still live), not "
+          "after each",
+          [glibc.RETURN], glibc.judge_returned("mmap")),
 ]

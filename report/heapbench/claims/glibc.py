@@ -29,6 +29,8 @@ MAX = Spec("mmap-threshold", ["glibc"], params=MAX_P, reps=1, warmup=0)
 PAGES_32M = 32 * 1024 * 1024 // 4096
 MREMAP_STEPS = 64  # 1 MiB steps to 64 MiB: 63 reallocs of an mmap'd block (the first is a malloc)
 MREMAP_P = f"--growth=plus --arrays=1 --step=1048576 --elems={MREMAP_STEPS * 1048576 // 8}"
+RETURN_P = "--growth=plus --arrays=4 --step=1048576 --elems=2097152"  # 4 arrays of 4 MiB, each its own mapping
+RETURN = Spec("realloc-grow", ["glibc", "mmap"], params=(RETURN_P,), reps=1, warmup=0)
 TCACHE = Spec("tcache", ["glibc"], params=("--blocks=16",), reps=1, warmup=0)
 TCACHE_KEEPS = {24: 7, 1032: 7, 1033: 0, 2048: 0}  # request size: chunks the claim says tcache keeps of 16 freed
 MREMAP = Spec("realloc-grow", ["glibc"], params=(MREMAP_P,), reps=1, warmup=0, wrap=profile.STRACE)
@@ -130,6 +132,24 @@ def judge_mremap(rows):
             V.decide(V.exact(x), lo=0.9))
 
 
+def judge_returned(alloc):
+    """The share of the arrays' bytes (mmap'd blocks) that RSS gives back in the `free` phase:
+    "returned at once" holds at 90% or more."""
+    def judge(rows):
+        grow, free = (pick(rows[0], "phases", "rss_kb", phase=p, allocator=alloc, params=RETURN_P)
+                      for p in ("grow", "free"))
+        held = pick(rows[0], "phases", "live_bytes", phase="grow", allocator=alloc, params=RETURN_P)
+        back = ratio(grow - free, held / 1024) if None not in (grow, free, held) else None
+        return (f"{alloc}: RSS {fmt(mib(grow), ' MiB', 1)} holding {fmt(mib(held and held / 1024), ' MiB', 1)} of arrays, "
+                f"{fmt(mib(free), ' MiB', 1)} once they are freed ({fmt(back and back * 100, '%', 1)} of them given "
+                f"back)", V.decide(V.exact(back), lo=0.9))
+    return judge
+
+
+RETURN_HOW = ("`realloc-grow`, 4 arrays grown in turn by 1 MiB steps to 4 MiB each (so each is a mapping of its "
+              "own): RSS at the end of `grow` against the end of `free`, per byte of the arrays (one run: RSS)")
+
+
 def judge_tcache(rows):
     """Of 16 freed blocks of each size, the chunks that still count as in use (tcache's): 7 up to
     1,032 bytes and none above, exactly."""
@@ -174,4 +194,7 @@ CLAIMS = [
           "1,033 and 2,048 bytes freed between live guards; the chunks that still count as in use in mallinfo2 "
           "(one run: counts); holds at exactly 7, 7, 0, 0", "glibc 2.36 (7 per size, the article's figure up to 2.42)",
           [TCACHE], judge_tcache),
+    claim("mmap-free", "000", "an mmap'd block's free returns it to the system at once (munmap; section: mmap "
+          "threshold, its advantages)", "M_MMAP_THRESHOLD default 128*1024 (128KB); no measurement", RETURN_HOW,
+          "RSS is read once all four arrays are freed, not after each", [RETURN], judge_returned("glibc")),
 ]

@@ -78,7 +78,7 @@ ENTRIES = [
       "raises the threshold, so later blocks of that size come from the heap", *row("mmap-threshold")),
     c("000-mmap-threshold-max", "mmap threshold", "the threshold rises to 32 MiB at most on 64-bit", *row("mmap-threshold/max")),
     c("000-mmap-threshold-fixed", "mmap threshold", "setting M_MMAP_THRESHOLD stops its dynamic adjustment", *row("mmap-threshold/fixed")),
-    c("000-mmap-free", "mmap threshold", "an mmap'd block's free returns it to the system at once (munmap)", TODO),
+    c("000-mmap-free", "mmap threshold", "an mmap'd block's free returns it to the system at once (munmap)", *row("mmap-free")),
     c("000-trim-threshold", "mmap threshold", "M_TRIM_THRESHOLD (128 KiB): free shrinks the heap when the top "
       "chunk exceeds it", TODO),
     c("000-frag-199", "fragmentation", "200,000 x 1 KiB all freed: RSS stays at ~199 MB, and glibc does the same",
@@ -173,7 +173,7 @@ ENTRIES = [
     c("004-faults", "demand paging", "each 256 MiB written costs 65,536 page faults", *row("os/faults")),
     c("004-trim", "returning memory", "trim lowers the break when the top free chunk reaches 128 KiB, keeping "
       "64 KiB", TODO),
-    c("004-munmap", "large blocks with mmap", "munmap returns an mmap'd block at once, whatever lies beside it", TODO),
+    c("004-munmap", "large blocks with mmap", "munmap returns an mmap'd block at once, whatever lies beside it", *row("teach/munmap")),
     c("004-reuse-no-fault", "large blocks with mmap", "a reused sbrk chunk costs no page fault", TODO),
     c("004-teach-live", "performance table", "10.3 MiB live at the end; RSS with live blocks: bump 1425, freelist "
       "17.8, trim 14.5, mmap 11.2, glibc 19.0 MiB", TODO),

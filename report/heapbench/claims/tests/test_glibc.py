@@ -94,6 +94,18 @@ class GlibcJudgesTest(unittest.TestCase):
         self.assertEqual(self.kind(G.judge_tcache, tc_rows((7, 7, 7, 0))), V.NOT_HOLD)
         self.assertEqual(self.kind(G.judge_tcache, rows_of()), V.UNTESTABLE)
 
+    def test_returned(self):
+        """99% of the arrays' bytes given back at free holds; 10% does not; a missing phase gives no verdict."""
+        def rg_rows(alloc, grow_kb, free_kb):
+            return rows_of([dict(run=0, allocator=alloc, params=G.RETURN_P, phase=p, rss_kb=kb, seconds=0.1, ops=1,
+                                 live_bytes=live) for p, kb, live in (("grow", grow_kb, 16 << 20), ("free", free_kb, 0))],
+                           [dict(run=0, allocator=alloc, params=G.RETURN_P)])
+        for alloc in ("glibc", "mmap"):
+            judge = G.judge_returned(alloc)
+            self.assertEqual(self.kind(judge, rg_rows(alloc, 17800, 1600)), V.HOLDS)
+            self.assertEqual(self.kind(judge, rg_rows(alloc, 17800, 16200)), V.NOT_HOLD)
+            self.assertEqual(self.kind(judge, rows_of()), V.UNTESTABLE)
+
 
 if __name__ == "__main__":
     unittest.main()
