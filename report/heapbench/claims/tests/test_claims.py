@@ -272,6 +272,38 @@ class JudgesTest(unittest.TestCase):
         self.assertEqual(judge(a000.judge_list_free, m, {"build": 90000, "traverse": 10000, "free": 145000},
                                [1.0] * 3)[1].kind, V.NOT_HOLD)
 
+    def test_list_traverse_and_batch(self):
+        """The traversal: the arena at x1.5 of malloc's time holds (above x1.21), at x0.4 does not, runs
+        straddling the bound are undecided; the batch claim: malloc x5 the one block's build
+        instructions holds, x1.1 does not."""
+        def traverse(malloc_s, single_s):
+            phases, runs, n = [], [], 0
+            for variant, secs in (("malloc", malloc_s), ("single", single_s)):
+                for t in secs:
+                    p = a000.LIST_P[variant]
+                    runs.append(dict(run=n, allocator="glibc", params=p))
+                    phases.append(dict(run=n, allocator="glibc", params=p, phase="traverse", seconds=t, ops=1))
+                    n += 1
+            return a000.judge_traverse([rows_of(phases, runs)])[1].kind
+        self.assertEqual(traverse([0.0056, 0.0055, 0.0057], [0.0080, 0.0081, 0.0079]), V.HOLDS)
+        self.assertEqual(traverse([0.020, 0.021, 0.019], [0.008, 0.0081, 0.0079]), V.NOT_HOLD)
+        self.assertEqual(traverse([0.005, 0.020, 0.010], [0.008, 0.004, 0.030]), V.UNDECIDED)
+
+        def batch(malloc, single):
+            return a001.judge_batch([measure.EMPTY, instr_rows(a000.LIST_P["malloc"], malloc),
+                                     instr_rows(a000.LIST_P["single"], single), measure.EMPTY])[1].kind
+        self.assertEqual(batch({"build": 500000}, {"build": 100000}), V.HOLDS)
+        self.assertEqual(batch({"build": 110000}, {"build": 100000}), V.NOT_HOLD)
+
+    def test_jemalloc_footprint(self):
+        """jemalloc's RSS at x2.5 glibc's holds "larger"; x1.05 does not."""
+        def rows(glibc_kb, jemalloc_kb):
+            return rows_of([dict(run=i, allocator=a, phase="size-24", rss_kb=kb, seconds=0.0, ops=7)
+                            for i, (a, kb) in enumerate((("glibc", glibc_kb), ("jemalloc", jemalloc_kb)))],
+                           [dict(run=0, allocator="glibc"), dict(run=1, allocator="jemalloc")])
+        self.assertEqual(a001.judge_footprint([rows(1516, 3772)])[1].kind, V.HOLDS)
+        self.assertEqual(a001.judge_footprint([rows(1516, 1600)])[1].kind, V.NOT_HOLD)
+
     def test_parser_arena_in_instructions(self):
         """malloc x1.65 the arena's instructions in the parse and release does not make x9 (bound x5);
         x9 holds."""
