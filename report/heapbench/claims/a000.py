@@ -10,6 +10,7 @@ instructions (callgrind, per phase: they do not depend on the load), the page fa
 wall time of interleaved reps beside them as information (a fault costs ~15 us on this VM even
 when idle, so the wall-time ratio measures the VM).
 """
+from heapbench.claims import a004
 from heapbench.claims import verdict as V
 from heapbench.claims.figures import (FAULTS, claim, fault_text, fmt, instr_spec, instructions, mib, ratio, rss,
                                       run_values, secs_runs)
@@ -155,6 +156,13 @@ def judge_idle(alloc):
     return judge
 
 
+def judge_lower_threshold(rows):
+    """RSS after free-all with mmap_threshold lowered to 128 KiB against the default's (churn-random,
+    3 envs interleaved): "returns memory" holds at x0.8 or less."""
+    kept = V.of_ratio(a004.rss_values(rows, "free-all", "mmap"), a004.rss_values(rows, "free-all", "default"))
+    return f"RSS after free-all, mmap_threshold=131072 / default: x{V.show(kept)}", V.decide(kept, hi=0.8)
+
+
 CLAIMS = [
     claim("frag", "000", "RSS stays at ~199 MB after everything is freed, and glibc does the same", FRAG_SETUP,
           "RSS at the end of `free-all` against `alloc` (RSS does not depend on the load: one run); nothing "
@@ -192,4 +200,10 @@ CLAIMS = [
           "default settings: jemalloc's decay runs inside allocator calls unless background_thread:true "
           "(docs/MEMORY.md has the long form, with and without it); which settings the article used is not quoted",
           [SERVER], judge_idle(a)) for a in ("jemalloc", "tcmalloc")
+] + [
+    claim("frag/lower-mmap-threshold", "000", "lowering M_MMAP_THRESHOLD returns memory (large blocks go through "
+          "mmap; section: fragmentation, its remedies)", "no figure given", "the churn-random cells of "
+          "churn-random/mmap: RSS after free-all with `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072` against "
+          "the default; holds at x0.8 or less", a004.CHURN_DIFF + "; 128 KiB is article 004's setting (000 names "
+          "no value)", [a004.CHURN], judge_lower_threshold),
 ]

@@ -230,6 +230,15 @@ def judge_footprint(rows):
             f"{fmt(mib(kb['glibc']), ' MiB', 2)} (x{fmt(x)})", V.decide(V.exact(x), lo=1.25))
 
 
+def judge_user_share(rows):
+    """At 1 thread, user time over user + system time of the whole process (runs.csv, CPU times:
+    the scheduler's load does not enter them): the article's 90% holds at 80% or more."""
+    where = dict(allocator="glibc", threads=1, params=CHURN_P)
+    user, sys_ = run_values(rows[0], "user_s", **where), run_values(rows[0], "sys_s", **where)
+    iv = V.of_values([u / (u + k) for u, k in zip(user, sys_) if u + k > 0])
+    return f"user share at 1 thread {V.show(iv, '%', 1, 100)}", V.decide(iv, lo=0.8)
+
+
 def judge_batch(rows):
     """One block carved for every node against one malloc per node, in user-space instructions of
     the list's build: "faster" holds at x1.5 or more."""
@@ -299,4 +308,7 @@ CLAIMS = [
           "instructions (callgrind; the cells of list/alloc)", "16-byte nodes linked into a list, not 32-byte "
           "blocks in an array; 2 M of them, not 1,000: at 1,000 the program's start-up (~0.2 M instructions, in "
           "the first phase's count) would outweigh the 1,000 mallocs", a000.LIST_SPECS, judge_batch),
+    claim("user-share", "001", "at 1 thread, 90% of the time is in user space (section 3.2)", SETUP + "; perf "
+          "record -g", "runs.csv `user_s` / (`user_s` + `sys_s`) at 1 thread (CPU times of the process); holds at "
+          "80% or more", DIFF + "; CPU times from getrusage, not perf samples", [CHURN], judge_user_share),
 ]

@@ -87,7 +87,7 @@ ENTRIES = [
     c("000-trim", "fragmentation", "malloc_trim(0) helps little when the top chunk is not contiguous",
       *row("frag/trim")),
     c("000-lower-mmap-threshold", "fragmentation", "lowering M_MMAP_THRESHOLD returns memory (large blocks "
-      "through mmap)", TODO),
+      "through mmap)", *row("frag/lower-mmap-threshold")),
     c("000-background-madvise", "fragmentation", "jemalloc and tcmalloc return memory with background "
       "madvise(MADV_DONTNEED)", *row("background/jemalloc", "background/tcmalloc")),
     c("000-jemalloc-defaults", "jemalloc", "jemalloc's defaults: 4 x CPUs arenas, tcache_max 32 KiB, "
@@ -122,7 +122,7 @@ ENTRIES = [
     c("001-mmap-lock", "2.2", "90% of a stress test's time in mmap's down_write lock", *not_here(CORES16)),
     c("001-table", "3.1", "the table: 1.2, 3.8, 8.5, 22.1, 59.7 s at 1, 4, 8, 16, 32 threads",
       *row("thread-churn/table")),
-    c("001-user-share", "3.2", "at 1 thread, 90% of the time is in user space", TODO),
+    c("001-user-share", "3.2", "at 1 thread, 90% of the time is in user space", *row("user-share")),
     c("001-lock-wait", "3.2", "at 16 threads, 75% of the time is in __lll_lock_wait", *row("thread-churn/lock-wait")),
     c("001-mmap-share", "3.2", "at 32 threads, 60% of the time is in mmap", *row("thread-churn/mmap")),
     c("001-mmap-calls", "3.2", "under high concurrency mmap is called 10x more often", *row("thread-churn/mmap-calls")),
@@ -176,7 +176,7 @@ ENTRIES = [
     c("004-munmap", "large blocks with mmap", "munmap returns an mmap'd block at once, whatever lies beside it", *row("teach/munmap")),
     c("004-reuse-no-fault", "large blocks with mmap", "a reused sbrk chunk costs no page fault", TODO),
     c("004-teach-live", "performance table", "10.3 MiB live at the end; RSS with live blocks: bump 1425, freelist "
-      "17.8, trim 14.5, mmap 11.2, glibc 19.0 MiB", TODO),
+      "17.8, trim 14.5, mmap 11.2, glibc 19.0 MiB", *row("teach/live")),
     c("004-teach-bump", "performance table", "the bump allocator keeps 1425 MiB", *row("teach/bump")),
     c("004-teach-freelist", "performance table", "the freelist allocator never returns memory",
       *row("teach/freelist")),

@@ -304,6 +304,39 @@ class JudgesTest(unittest.TestCase):
         self.assertEqual(a001.judge_footprint([rows(1516, 3772)])[1].kind, V.HOLDS)
         self.assertEqual(a001.judge_footprint([rows(1516, 1600)])[1].kind, V.NOT_HOLD)
 
+    def test_user_share(self):
+        """90% user time at 1 thread holds (at 80% or more); 50% does not; runs across 80% are undecided."""
+        def rows(shares):
+            return rows_of(runs=[dict(allocator="glibc", threads=1, params=a001.CHURN_P, user_s=u, sys_s=1 - u)
+                                 for u in shares])
+        self.assertEqual(a001.judge_user_share([rows([0.9, 0.91, 0.89])])[1].kind, V.HOLDS)
+        self.assertEqual(a001.judge_user_share([rows([0.5, 0.52, 0.48])])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a001.judge_user_share([rows([0.6, 0.95, 0.85])])[1].kind, V.UNDECIDED)
+
+    def test_teach_live_and_lower_threshold(self):
+        """teach/live: every RSS near the article's holds, one twice it does not; the lowered mmap
+        threshold: RSS after free-all x0.3 the default's holds, x1.0 does not."""
+        def teach(kb):
+            phases = [dict(run=i, allocator=a, params=a004.TEACH_P, phase="steady", rss_kb=k, live_bytes=10 << 20,
+                           seconds=1.0, ops=1) for i, (a, k) in enumerate(kb.items())]
+            return rows_of(phases, [dict(run=i, allocator=a, params=a004.TEACH_P) for i, a in enumerate(kb)])
+        near = {"glibc": 19 * 1024, "freelist": 18 * 1024, "trim": 15 * 1024, "mmap": 11 * 1024}
+        self.assertEqual(a004.judge_teach_live([teach(near)])[1].kind, V.HOLDS)
+        self.assertEqual(a004.judge_teach_live([teach(dict(near, mmap=22 * 1024))])[1].kind, V.NOT_HOLD)
+
+        def churn(mmap_kb):
+            cells = {"default": [20000, 20100, 19900], "mmap": mmap_kb}
+            phases, runs, n = [], [], 0
+            for env, kbs in cells.items():
+                for k in kbs:
+                    runs.append(dict(run=n, allocator="glibc", env=a004.ENVS[env]))
+                    phases.append(dict(run=n, allocator="glibc", env=a004.ENVS[env], phase="free-all", rss_kb=k,
+                                       seconds=0.1, ops=1))
+                    n += 1
+            return a000.judge_lower_threshold([rows_of(phases, runs)])[1].kind
+        self.assertEqual(churn([6000, 6100, 5900]), V.HOLDS)
+        self.assertEqual(churn([20000, 20100, 19900]), V.NOT_HOLD)
+
     def test_parser_arena_in_instructions(self):
         """malloc x1.65 the arena's instructions in the parse and release does not make x9 (bound x5);
         x9 holds."""
