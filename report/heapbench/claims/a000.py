@@ -10,6 +10,9 @@ instructions (callgrind, per phase: they do not depend on the load), the page fa
 wall time of interleaved reps beside them as information (a fault costs ~15 us on this VM even
 when idle, so the wall-time ratio measures the VM).
 """
+import os
+import re
+
 from heapbench.claims import a004
 from heapbench.claims import verdict as V
 from heapbench.claims.figures import (FAULTS, claim, fault_text, fmt, instr_spec, instructions, mib, ratio, rss,
@@ -144,6 +147,29 @@ def judge_traverse(rows):
             f"{V.show(m, ' ms', 1, 1e3)})", V.decide(iv, lo=V.half_effect(TRAVERSE_K)))
 
 
+JE_STATS = Spec("tcache", ["jemalloc"], params=("--blocks=16",), envs=("MALLOC_CONF=stats_print:true",), reps=1,
+                warmup=0)
+
+
+def jemalloc_defaults():
+    """The defaults article 000 gives for jemalloc, on this machine: {option: value}."""
+    return {"narenas": 4 * (os.cpu_count() or 1), "tcache_max": 32 * 1024, "dirty_decay_ms": 10000,
+            "muzzy_decay_ms": 0}
+
+
+def judge_je_defaults(rows):
+    """jemalloc's options as its stats_print at exit lists them (opt.<name>: value), each equal to
+    the article's default."""
+    text = "\n".join(rows[0].get("logs", {}).values())
+    got = {k: re.search(rf"^\s*opt\.{k}: (-?\d+)", text, re.M) for k in jemalloc_defaults()}
+    got = {k: int(m.group(1)) if m else None for k, m in got.items()}
+    if None in got.values():
+        return "n/a", V.untestable(V.NO_FIGURE)
+    want = jemalloc_defaults()
+    return (", ".join(f"{k} {got[k]} (article {want[k]})" for k in want),
+            V.Verdict(V.HOLDS if got == want else V.NOT_HOLD))
+
+
 def judge_idle(alloc):
     """RSS at the end of 12 s of idle (no allocator call) against the end of the load: "gives memory
     back" is at least 10% less."""
@@ -206,4 +232,9 @@ CLAIMS = [
           "churn-random/mmap: RSS after free-all with `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072` against "
           "the default; holds at x0.8 or less", a004.CHURN_DIFF + "; 128 KiB is article 004's setting (000 names "
           "no value)", [a004.CHURN], judge_lower_threshold),
+    claim("jemalloc-defaults", "000", "jemalloc's defaults: arenas 4 x CPUs, tcache_max 32 KiB, dirty_decay_ms 10 s, "
+          "muzzy_decay_ms 0 (section: jemalloc)", "no measurement; the values as the article lists them",
+          "jemalloc's own `stats_print` at exit (`--env MALLOC_CONF=stats_print:true`, the `tcache` workload, one "
+          "run): its opt.narenas, opt.tcache_max, opt.dirty_decay_ms, opt.muzzy_decay_ms", "Debian's jemalloc "
+          "5.3.0", [JE_STATS], judge_je_defaults),
 ]

@@ -91,7 +91,7 @@ ENTRIES = [
     c("000-background-madvise", "fragmentation", "jemalloc and tcmalloc return memory with background "
       "madvise(MADV_DONTNEED)", *row("background/jemalloc", "background/tcmalloc")),
     c("000-jemalloc-defaults", "jemalloc", "jemalloc's defaults: 4 x CPUs arenas, tcache_max 32 KiB, "
-      "dirty_decay_ms 10 s, muzzy_decay_ms 0", TODO),
+      "dirty_decay_ms 10 s, muzzy_decay_ms 0", *row("jemalloc-defaults")),
     c("000-tcmalloc-percpu", "tcmalloc", "tcmalloc runs per-CPU caches by default, 8 KiB pages, 60-80 size classes",
       *not_here(GOOGLE_TCMALLOC)),
     c("000-mimalloc-meta", "mimalloc", "mimalloc's pages are 64 KiB of one size class; metadata ~0.2%", TODO),

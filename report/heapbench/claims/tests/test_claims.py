@@ -5,6 +5,8 @@ workloads/tests/run); each judge is fed rows shaped like heapbench.results.load(
 decide both ways around its bound, and say undecided when the runs straddle it.
 """
 import contextlib
+import os
+import tempfile
 import unittest
 from unittest import mock
 
@@ -336,6 +338,23 @@ class JudgesTest(unittest.TestCase):
             return a000.judge_lower_threshold([rows_of(phases, runs)])[1].kind
         self.assertEqual(churn([6000, 6100, 5900]), V.HOLDS)
         self.assertEqual(churn([20000, 20100, 19900]), V.NOT_HOLD)
+
+    def test_jemalloc_defaults(self):
+        """jemalloc's stats_print listing the article's defaults holds; another narenas does not; a log
+        without the listing gives no verdict. The logs of a results directory are read by run number."""
+        want = a000.jemalloc_defaults()
+        log = "\n".join(f"  opt.{k}: {v}" + (" (arenas.x: 1)" if "decay" in k else "") for k, v in want.items())
+        self.assertEqual(a000.judge_je_defaults([rows_of(runs=[{}]) | {"logs": {0: log}}])[1].kind, V.HOLDS)
+        other = log.replace(f"opt.narenas: {want['narenas']}", f"opt.narenas: {want['narenas'] + 4}")
+        self.assertEqual(a000.judge_je_defaults([rows_of(runs=[{}]) | {"logs": {0: other}}])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a000.judge_je_defaults([rows_of(runs=[{}]) | {"logs": {0: "no stats"}}])[1].kind,
+                         V.UNTESTABLE)
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in (("1.log", "one"), ("12.log", "twelve"), ("notes.txt", "x")):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            self.assertEqual(measure._logs(d), {1: "one", 12: "twelve"})
+            self.assertEqual(measure._logs(os.path.join(d, "none")), {})
 
     def test_parser_arena_in_instructions(self):
         """malloc x1.65 the arena's instructions in the parse and release does not make x9 (bound x5);
