@@ -74,6 +74,13 @@ def judge_kept(params):
     return judge
 
 
+def judge_trim_threshold(rows):
+    """free() shrinks the heap when the top chunk exceeds the trim threshold: RSS after free-all (the
+    whole batch coalesced into the top, ~200 MB above 128 KiB) under a tenth of the RSS after alloc."""
+    x = _kept(rows[0], FRAG_P)
+    return _frag_text(rows[0], FRAG_P), V.decide(x, hi=0.1)
+
+
 def judge_half(rows):
     """RSS after freeing every other block within 5% of the RSS after alloc."""
     a, half, _, _ = _frag(rows[0], PIN_P)
@@ -237,4 +244,8 @@ CLAIMS = [
           "jemalloc's own `stats_print` at exit (`--env MALLOC_CONF=stats_print:true`, the `tcache` workload, one "
           "run): its opt.narenas, opt.tcache_max, opt.dirty_decay_ms, opt.muzzy_decay_ms", "Debian's jemalloc "
           "5.3.0", [JE_STATS], judge_je_defaults),
+    claim("frag/trim-threshold", "000", "M_TRIM_THRESHOLD (default 128KB): free shrinks the heap once the top chunk "
+          "exceeds it (section: mmap threshold)", "no measurement", "the frag cell of the frag row (nothing live "
+          "above the blocks): RSS at the end of `free-all` against `alloc`; holds under x0.1", "the threshold's "
+          "value is not tested: the top chunk here is ~200 MB, far above it", [FRAG_NOPIN], judge_trim_threshold),
 ]

@@ -80,7 +80,7 @@ ENTRIES = [
     c("000-mmap-threshold-fixed", "mmap threshold", "setting M_MMAP_THRESHOLD stops its dynamic adjustment", *row("mmap-threshold/fixed")),
     c("000-mmap-free", "mmap threshold", "an mmap'd block's free returns it to the system at once (munmap)", *row("mmap-free")),
     c("000-trim-threshold", "mmap threshold", "M_TRIM_THRESHOLD (128 KiB): free shrinks the heap when the top "
-      "chunk exceeds it", TODO),
+      "chunk exceeds it", *row("frag/trim-threshold")),
     c("000-frag-199", "fragmentation", "200,000 x 1 KiB all freed: RSS stays at ~199 MB, and glibc does the same",
       *row("frag")),
     c("000-frag-half", "fragmentation", "RSS is unchanged after freeing every other block", *row("frag/half")),

@@ -356,6 +356,13 @@ class JudgesTest(unittest.TestCase):
             self.assertEqual(measure._logs(d), {1: "one", 12: "twelve"})
             self.assertEqual(measure._logs(os.path.join(d, "none")), {})
 
+    def test_trim_threshold(self):
+        """RSS after free-all at 1.6% of alloc's holds (the heap shrank); at 99% it does not."""
+        self.assertEqual(a000.judge_trim_threshold([frag_rows(a000.FRAG_P, 206000, 206000, 3300, 3300)])[1].kind,
+                         V.HOLDS)
+        self.assertEqual(a000.judge_trim_threshold([frag_rows(a000.FRAG_P, 206000, 206000, 204000, 3300)])[1].kind,
+                         V.NOT_HOLD)
+
     def test_parser_arena_in_instructions(self):
         """malloc x1.65 the arena's instructions in the parse and release does not make x9 (bound x5);
         x9 holds."""
