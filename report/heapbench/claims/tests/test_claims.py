@@ -309,7 +309,7 @@ class JudgesTest(unittest.TestCase):
     def test_user_share(self):
         """90% user time at 1 thread holds (at 80% or more); 50% does not; runs across 80% are undecided."""
         def rows(shares):
-            return rows_of(runs=[dict(allocator="glibc", threads=1, params=a001.CHURN_P, user_s=u, sys_s=1 - u)
+            return rows_of(runs=[dict(allocator="glibc", threads=1, params=a001.USER_P, user_s=u, sys_s=1 - u)
                                  for u in shares])
         self.assertEqual(a001.judge_user_share([rows([0.9, 0.91, 0.89])])[1].kind, V.HOLDS)
         self.assertEqual(a001.judge_user_share([rows([0.5, 0.52, 0.48])])[1].kind, V.NOT_HOLD)
