@@ -10,6 +10,10 @@ instructions (callgrind, per phase: they do not depend on the load), the page fa
 wall time of interleaved reps beside them as information (a fault costs ~15 us on this VM even
 when idle, so the wall-time ratio measures the VM).
 """
+import os
+import re
+
+from heapbench.claims import a004
 from heapbench.claims import verdict as V
 from heapbench.claims.figures import (FAULTS, claim, fault_text, fmt, instr_spec, instructions, mib, ratio, rss,
                                       run_values, secs_runs)
@@ -70,6 +74,13 @@ def judge_kept(params):
     return judge
 
 
+def judge_trim_threshold(rows):
+    """free() shrinks the heap when the top chunk exceeds the trim threshold: RSS after free-all (the
+    whole batch coalesced into the top, ~200 MB above 128 KiB) under a tenth of the RSS after alloc."""
+    x = _kept(rows[0], FRAG_P)
+    return _frag_text(rows[0], FRAG_P), V.decide(x, hi=0.1)
+
+
 def judge_half(rows):
     """RSS after freeing every other block within 5% of the RSS after alloc."""
     a, half, _, _ = _frag(rows[0], PIN_P)
@@ -94,7 +105,7 @@ def _list(rows, variant, phases):
     return secs_runs(rows[0], phases, allocator="glibc", params=LIST_P[variant])
 
 
-def _list_instr(rows, phases):
+def list_instr(rows, phases):
     """(malloc's, the single arena's) user-space instructions over the phases (LIST_SPECS rows)."""
     return instructions(rows[1], phases), instructions(rows[2], phases)
 
@@ -113,7 +124,7 @@ def judge_list_ratio(phases, k):
     """malloc against the article's arena over the phases, in user-space instructions: the claim is
     xk faster; holds above half the effect."""
     def judge(rows):
-        m, s = _list_instr(rows, phases)
+        m, s = list_instr(rows, phases)
         x = ratio(m, s)
         return (f"{' + '.join(phases)}: user-space instructions malloc / single arena x{fmt(x)} ({fmt(m, '', 0)} "
                 f"against {fmt(s, '', 0)}); {_list_info(rows, phases)}", V.decide(V.exact(x), lo=V.half_effect(k)))
@@ -123,12 +134,47 @@ def judge_list_ratio(phases, k):
 def judge_list_free(rows):
     """The free phase, the article's arena against malloc, in user-space instructions: "~0" means
     under a fifth of malloc's (its one munmap's kernel time is not in them: shown in the row)."""
-    m, s = _list_instr(rows, ("free",))
+    m, s = list_instr(rows, ("free",))
     x = ratio(s, m)
     mm = V.of_values(_list(rows, "malloc", ("free",)))
     return (f"free: user-space instructions single arena / malloc x{fmt(x, '', 5)} ({fmt(s, '', 0)} against "
             f"{fmt(m, '', 0)}); malloc's free {V.show(mm, ' ms', 1, 1e3)} (the article's 61 ms: information); "
             f"{_list_info(rows, ('free',))}", V.decide(V.exact(x), hi=0.2))
+
+
+TRAVERSE_K = 8.0 / 5.6  # the article's traversal: the arena's 8.0 ms against malloc's 5.6 ms
+
+
+def judge_traverse(rows):
+    """The traversal, the article's arena against malloc, in wall time of interleaved reps (the nodes
+    are resident by then: no fault in the phase): "slower" holds above half the article's x1.43."""
+    iv = V.of_ratio(_list(rows, "single", ("traverse",)), _list(rows, "malloc", ("traverse",)))
+    m, s = (V.of_values(_list(rows, v, ("traverse",))) for v in ("malloc", "single"))
+    return (f"traverse: single arena / malloc x{V.show(iv)} (single arena {V.show(s, ' ms', 1, 1e3)}, malloc "
+            f"{V.show(m, ' ms', 1, 1e3)})", V.decide(iv, lo=V.half_effect(TRAVERSE_K)))
+
+
+JE_STATS = Spec("tcache", ["jemalloc"], params=("--blocks=16",), envs=("MALLOC_CONF=stats_print:true",), reps=1,
+                warmup=0)
+
+
+def jemalloc_defaults():
+    """The defaults article 000 gives for jemalloc, on this machine: {option: value}."""
+    return {"narenas": 4 * (os.cpu_count() or 1), "tcache_max": 32 * 1024, "dirty_decay_ms": 10000,
+            "muzzy_decay_ms": 0}
+
+
+def judge_je_defaults(rows):
+    """jemalloc's options as its stats_print at exit lists them (opt.<name>: value), each equal to
+    the article's default."""
+    text = "\n".join(rows[0].get("logs", {}).values())
+    got = {k: re.search(rf"^\s*opt\.{k}: (-?\d+)", text, re.M) for k in jemalloc_defaults()}
+    got = {k: int(m.group(1)) if m else None for k, m in got.items()}
+    if None in got.values():
+        return "n/a", V.untestable(V.NO_FIGURE)
+    want = jemalloc_defaults()
+    return (", ".join(f"{k} {got[k]} (article {want[k]})" for k in want),
+            V.Verdict(V.HOLDS if got == want else V.NOT_HOLD))
 
 
 def judge_idle(alloc):
@@ -141,6 +187,13 @@ def judge_idle(alloc):
         return (f"{alloc}: RSS {fmt(mib(load), ' MiB', 1)} at the end of the load, {fmt(mib(idle), ' MiB', 1)} after "
                 f"{IDLE_S} s idle ({fmt(back and back * 100, '%', 1)} given back)", V.decide(V.exact(back), lo=0.1))
     return judge
+
+
+def judge_lower_threshold(rows):
+    """RSS after free-all with mmap_threshold lowered to 128 KiB against the default's (churn-random,
+    3 envs interleaved): "returns memory" holds at x0.8 or less."""
+    kept = V.of_ratio(a004.rss_values(rows, "free-all", "mmap"), a004.rss_values(rows, "free-all", "default"))
+    return f"RSS after free-all, mmap_threshold=131072 / default: x{V.show(kept)}", V.decide(kept, hi=0.8)
 
 
 CLAIMS = [
@@ -164,6 +217,10 @@ CLAIMS = [
     claim("list/alloc", "000", "2 M nodes: ~7x faster allocation with an arena", LIST_SETUP,
           "the `build` phase in user-space instructions; holds above x4", LIST_DIFF + LIST_INSTR_DIFF, LIST_SPECS,
           judge_list_ratio(("build",), 7)),
+    claim("list/traverse", "000", "the arena's list is traversed slower than malloc's (8.0 against 5.6 ms)",
+          LIST_SETUP + "; the traversal alone", "the `traverse` phase's wall time, interleaved reps (no page fault "
+          "in it: the nodes were written in `build`); holds above x1.21 (half the article's x1.43)", LIST_DIFF +
+          ": our arena's nodes lie 16 bytes apart, malloc's 32", LIST_SPECS, judge_traverse),
     claim("list/free", "000", "freeing the 2 M nodes takes 61 ms with malloc, ~0 with the arena",
           LIST_SETUP + "; the free phase alone", "the `free` phase in user-space instructions; holds under x0.2",
           LIST_DIFF + LIST_INSTR_DIFF + "; the arena's one free of 32 MB is a munmap here, which unmaps ~7,800 "
@@ -176,4 +233,19 @@ CLAIMS = [
           "default settings: jemalloc's decay runs inside allocator calls unless background_thread:true "
           "(docs/MEMORY.md has the long form, with and without it); which settings the article used is not quoted",
           [SERVER], judge_idle(a)) for a in ("jemalloc", "tcmalloc")
+] + [
+    claim("frag/lower-mmap-threshold", "000", "lowering M_MMAP_THRESHOLD returns memory (large blocks go through "
+          "mmap; section: fragmentation, its remedies)", "no figure given", "the churn-random cells of "
+          "churn-random/mmap: RSS after free-all with `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072` against "
+          "the default; holds at x0.8 or less", a004.CHURN_DIFF + "; 128 KiB is article 004's setting (000 names "
+          "no value)", [a004.CHURN], judge_lower_threshold),
+    claim("jemalloc-defaults", "000", "jemalloc's defaults: arenas 4 x CPUs, tcache_max 32 KiB, dirty_decay_ms 10 s, "
+          "muzzy_decay_ms 0 (section: jemalloc)", "no measurement; the values as the article lists them",
+          "jemalloc's own `stats_print` at exit (`--env MALLOC_CONF=stats_print:true`, the `tcache` workload, one "
+          "run): its opt.narenas, opt.tcache_max, opt.dirty_decay_ms, opt.muzzy_decay_ms", "Debian's jemalloc "
+          "5.3.0", [JE_STATS], judge_je_defaults),
+    claim("frag/trim-threshold", "000", "M_TRIM_THRESHOLD (default 128KB): free shrinks the heap once the top chunk "
+          "exceeds it (section: mmap threshold)", "no measurement", "the frag cell of the frag row (nothing live "
+          "above the blocks): RSS at the end of `free-all` against `alloc`; holds under x0.1", "the threshold's "
+          "value is not tested: the top chunk here is ~200 MB, far above it", [FRAG_NOPIN], judge_trim_threshold),
 ]

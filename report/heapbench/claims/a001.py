@@ -12,15 +12,17 @@ latency figures come from latency.csv (--latency sampled), one quantile per run.
 import os
 
 from heapbench import latency
-from heapbench.claims import profile
+from heapbench.claims import a000, glibc, profile
 from heapbench.claims import verdict as V
-from heapbench.claims.figures import claim, fmt, run_values
+from heapbench.claims.figures import claim, fmt, mib, ratio, rss, run_values
 from heapbench.claims.measure import Spec, per_run
 
 FAST = ["jemalloc", "tcmalloc", "mimalloc"]
 THREADS = (1, 4, 8, 16, 32)
 CHURN_P = "--mode=loop --size=32 --check=no --ops=1000000"
 CHURN = Spec("thread-churn", ["glibc"] + FAST, threads=THREADS, params=(CHURN_P,))
+USER_P = CHURN_P.replace("--ops=1000000", "--ops=20000000")  # ~0.4 s of CPU: the clocks' ticks stay small beside it
+CHURN_1 = Spec("thread-churn", ["glibc"], threads=(1,), params=(USER_P,))
 STRACE_AT = {t: Spec("thread-churn", ["glibc"], threads=(t,), params=(CHURN_P,), reps=1, warmup=0, wrap=profile.STRACE)
              for t in (1, 32)}
 CALLGRIND_AT = {t: Spec("thread-churn", ["glibc"], threads=(t,), params=(CHURN_P,), reps=1, warmup=0,
@@ -218,6 +220,35 @@ def judge_rates(rows):
             V.both(*parts))
 
 
+FOOTPRINT = Spec("tcache", ["glibc", "jemalloc"], params=("--blocks=16",), reps=1, warmup=0)
+
+
+def judge_footprint(rows):
+    """RSS after a program's first few small mallocs (the tcache cell's first phase), jemalloc's
+    against glibc's: "larger" holds at x1.25 or more."""
+    kb = {a: rss(rows[0], "size-24", allocator=a) for a in ("glibc", "jemalloc")}
+    x = ratio(kb["jemalloc"], kb["glibc"])
+    return (f"RSS after 32 small mallocs: jemalloc {fmt(mib(kb['jemalloc']), ' MiB', 2)}, glibc "
+            f"{fmt(mib(kb['glibc']), ' MiB', 2)} (x{fmt(x)})", V.decide(V.exact(x), lo=1.25))
+
+
+def judge_user_share(rows):
+    """At 1 thread, user time over user + system time of the whole process (runs.csv, CPU times:
+    the scheduler's load does not enter them): the article's 90% holds at 80% or more."""
+    where = dict(allocator="glibc", threads=1, params=USER_P)
+    user, sys_ = run_values(rows[0], "user_s", **where), run_values(rows[0], "sys_s", **where)
+    iv = V.of_values([u / (u + k) for u, k in zip(user, sys_) if u + k > 0])
+    return f"user share at 1 thread {V.show(iv, '%', 1, 100)}", V.decide(iv, lo=0.8)
+
+
+def judge_batch(rows):
+    """One block carved for every node against one malloc per node, in user-space instructions of
+    the list's build: "faster" holds at x1.5 or more."""
+    m, s = a000.list_instr(rows, ("build",))
+    x = ratio(m, s)
+    return (f"build: user-space instructions malloc per node / one block x{fmt(x)}", V.decide(V.exact(x), lo=1.5))
+
+
 CLAIMS = [
     claim("thread-churn/8", "001", "glibc: 8 threads 5x slower than 1", SETUP,
           "the whole process's wall time (runs.csv `wall_s`)", DIFF, [CHURN], judge_scaling),
@@ -267,4 +298,19 @@ CLAIMS = [
           "means something; the article's mapped and allocated are one allocator's own counters (jemalloc's), "
           "ours are the process's resident bytes, the same for every allocator; the ordering is judged, not the "
           "percentages", [FRAG_RATE], judge_rates),
+    claim("arenas/count", "001", "64-bit: arenas = 8 x CPU cores (section 2.1)", "glibc's default (no measurement)",
+          glibc.ARENAS_HOW + "; malloc_info's heaps against the cores, as arenas/cap (article 000)", "none: 64 "
+          "threads exceed 8 x 2 cores", [glibc.ARENAS], glibc.judge_cap),
+    claim("jemalloc-footprint", "001", "jemalloc's initial memory footprint is larger (section 4.1)", "no figure given",
+          "the `tcache` workload's first phase (32 blocks of 24 bytes malloc'd, 16 freed): RSS under jemalloc against "
+          "glibc (one run: RSS)", "our program; what the article measured is not quoted", [FOOTPRINT], judge_footprint),
+    claim("batch", "001", "one malloc(32000) carved into 1,000 x 32 bytes is faster than 1,000 malloc(32) (section "
+          "4.3)", "1,000 x malloc(32) against one malloc(32000); no figure given", "the list's `build` phase, "
+          "2,000,000 nodes: one malloc per node against one block of all nodes (`--alloc=single`), in user-space "
+          "instructions (callgrind; the cells of list/alloc)", "16-byte nodes linked into a list, not 32-byte "
+          "blocks in an array; 2 M of them, not 1,000: at 1,000 the program's start-up (~0.2 M instructions, in "
+          "the first phase's count) would outweigh the 1,000 mallocs", a000.LIST_SPECS, judge_batch),
+    claim("user-share", "001", "at 1 thread, 90% of the time is in user space (section 3.2)", SETUP + "; perf "
+          "record -g", "runs.csv `user_s` / (`user_s` + `sys_s`) at 1 thread, 20 M operations (~0.4 s of CPU: "
+          "at the table's 1 M the process's CPU times are a few clock ticks); holds at 80% or more", DIFF + "; CPU times from getrusage, not perf samples", [CHURN_1], judge_user_share),
 ]

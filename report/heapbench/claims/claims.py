@@ -3,7 +3,7 @@
 Always holds: every claim id is unique; each claim's article is a key of ARTICLES; the rows under
 "own" are findings of ours beside the claims, never counted as an article's claim.
 """
-from heapbench.claims import a000, a001, a002, a003, a004, other, own
+from heapbench.claims import a000, a001, a002, a003, a004, glibc, other, own
 
 ARTICLES = {
     "000": "Article 000: fragmentation, the arena list and glibc's internals (macOS)",
@@ -14,4 +14,4 @@ ARTICLES = {
     "own": "Our own findings (no article claims these)",
 }
 
-CLAIMS = a000.CLAIMS + other.CLAIMS + a001.CLAIMS + a002.CLAIMS + a003.CLAIMS + a004.CLAIMS + own.CLAIMS
+CLAIMS = a000.CLAIMS + other.CLAIMS + glibc.CLAIMS + a001.CLAIMS + a002.CLAIMS + a003.CLAIMS + a004.CLAIMS + own.CLAIMS

@@ -52,7 +52,7 @@ ENTRIES = [
     c("000-realloc-inplace", "calloc and realloc", "realloc grows in place when the next chunk is free or the top",
       TODO),
     c("000-realloc-mremap", "calloc and realloc", "realloc of an mmap'd chunk goes through mremap, without copying",
-      TODO),
+      *row("realloc-mremap")),
     c("000-realloc-amortise", "calloc and realloc", "growing by a factor (x1.5, x2) amortises realloc's cost",
       *row("realloc-grow")),
     c("000-bins", "bins", "128 bins; small bins below 1,024 bytes; large bins in logarithmic spans", *not_here(SOURCE)),
@@ -61,7 +61,7 @@ ENTRIES = [
     c("000-top-shrink", "bins; fragmentation", "the heap shrinks only from the top chunk: one live chunk near the "
       "end keeps all the free space below it resident", *row("frag/pin")),
     c("000-tcache-count", "tcache; summary", "tcache keeps 7 chunks per size (16 from glibc 2.43), sizes up to "
-      "1,032 bytes", TODO),
+      "1,032 bytes", *row("tcache/count")),
     c("000-tcache-lockfree", "tcache", "a tcache hit takes no lock", TODO),
     c("000-fastbins-gone", "tcache", "fastbins are removed in glibc 2.43 (mxfast has no effect)", *not_here(GLIBC_NEW)),
     c("000-tcache-large", "tcache", "tcache caches large blocks when tcache_max is raised (glibc 2.42)",
@@ -69,29 +69,29 @@ ENTRIES = [
     c("000-safe-linking", "tcache", "tcache's next pointers are masked with ASLR randomness (safe-linking)", TODO),
     c("000-double-free", "tcache", "tcache's key field detects a double free", TODO),
     c("000-heap-64m", "arenas", "non-main arenas reserve their heaps in 64 MiB aligned units, touching only what "
-      "they use", TODO),
+      "they use", *row("arenas/heap-64m")),
     c("000-arena-cap", "arenas; summary", "the arena count is capped at 8 x cores (glibc up to 2.43), after "
-      "arena_test (8) arenas", TODO),
+      "arena_test (8) arenas", *row("arenas/cap")),
     c("000-arena-cap-244", "arenas; summary", "glibc 2.44 caps the arenas at the core count", *not_here(GLIBC_NEW)),
-    c("000-arena-max-rss", "arenas", "MALLOC_ARENA_MAX=2 lowers a multithreaded server's RSS", TODO),
+    c("000-arena-max-rss", "arenas", "MALLOC_ARENA_MAX=2 lowers a multithreaded server's RSS", *row("arenas/arena-max")),
     c("000-mmap-threshold", "mmap threshold", "requests of 128 KiB or more are mmap'd; freeing a larger block "
       "raises the threshold, so later blocks of that size come from the heap", *row("mmap-threshold")),
-    c("000-mmap-threshold-max", "mmap threshold", "the threshold rises to 32 MiB at most on 64-bit", TODO),
-    c("000-mmap-threshold-fixed", "mmap threshold", "setting M_MMAP_THRESHOLD stops its dynamic adjustment", TODO),
-    c("000-mmap-free", "mmap threshold", "an mmap'd block's free returns it to the system at once (munmap)", TODO),
+    c("000-mmap-threshold-max", "mmap threshold", "the threshold rises to 32 MiB at most on 64-bit", *row("mmap-threshold/max")),
+    c("000-mmap-threshold-fixed", "mmap threshold", "setting M_MMAP_THRESHOLD stops its dynamic adjustment", *row("mmap-threshold/fixed")),
+    c("000-mmap-free", "mmap threshold", "an mmap'd block's free returns it to the system at once (munmap)", *row("mmap-free")),
     c("000-trim-threshold", "mmap threshold", "M_TRIM_THRESHOLD (128 KiB): free shrinks the heap when the top "
-      "chunk exceeds it", TODO),
+      "chunk exceeds it", *row("frag/trim-threshold")),
     c("000-frag-199", "fragmentation", "200,000 x 1 KiB all freed: RSS stays at ~199 MB, and glibc does the same",
       *row("frag")),
     c("000-frag-half", "fragmentation", "RSS is unchanged after freeing every other block", *row("frag/half")),
     c("000-trim", "fragmentation", "malloc_trim(0) helps little when the top chunk is not contiguous",
       *row("frag/trim")),
     c("000-lower-mmap-threshold", "fragmentation", "lowering M_MMAP_THRESHOLD returns memory (large blocks "
-      "through mmap)", TODO),
+      "through mmap)", *row("frag/lower-mmap-threshold")),
     c("000-background-madvise", "fragmentation", "jemalloc and tcmalloc return memory with background "
       "madvise(MADV_DONTNEED)", *row("background/jemalloc", "background/tcmalloc")),
     c("000-jemalloc-defaults", "jemalloc", "jemalloc's defaults: 4 x CPUs arenas, tcache_max 32 KiB, "
-      "dirty_decay_ms 10 s, muzzy_decay_ms 0", TODO),
+      "dirty_decay_ms 10 s, muzzy_decay_ms 0", *row("jemalloc-defaults")),
     c("000-tcmalloc-percpu", "tcmalloc", "tcmalloc runs per-CPU caches by default, 8 KiB pages, 60-80 size classes",
       *not_here(GOOGLE_TCMALLOC)),
     c("000-mimalloc-meta", "mimalloc", "mimalloc's pages are 64 KiB of one size class; metadata ~0.2%", TODO),
@@ -101,8 +101,8 @@ ENTRIES = [
     c("000-list-free", "not using a general allocator", "free 61 ms with malloc, ~0 with the arena",
       *row("list/free")),
     c("000-list-traverse", "not using a general allocator", "the arena's list is traversed slower than malloc's "
-      "(8.0 against 5.6 ms)", TODO),
-    c("000-mallinfo2-main", "measuring", "mallinfo2() reports the main arena only", TODO),
+      "(8.0 against 5.6 ms)", *row("list/traverse")),
+    c("000-mallinfo2-main", "measuring", "mallinfo2() reports the main arena only", *row("arenas/mallinfo2")),
     c("000-mallinfo-overflow", "measuring", "mallinfo()'s int fields overflow past 4 GB", TODO),
     c("000-massif-defaults", "measuring", "massif's defaults: --time-unit i, --stacks no, --pages-as-heap no, "
       "--detailed-freq 10, --max-snapshots 100", *not_here("a tool's option defaults, not an allocator's "
@@ -115,14 +115,14 @@ ENTRIES = [
       *row("thread-churn/libc-malloc")),
     c("001-arena-get", "1 (the opening)", "above 4 threads, the wait in arena_get grows exponentially",
       *not_here(CORES16)),
-    c("001-arena-count", "2.1", "64-bit: arenas = 8 x cores; 32-bit: 2 x cores", TODO),
+    c("001-arena-count", "2.1", "64-bit: arenas = 8 x cores; 32-bit: 2 x cores", *row("arenas/count")),
     c("001-arena-limit", "2.1", "malloc's latency jumps once threads exceed the arena limit (16 cores)",
       *row("latency/arena-limit")),
     c("001-l1-misses", "2.2", "high L1-dcache-load-misses in arena binding", *not_here(NO_HW)),
     c("001-mmap-lock", "2.2", "90% of a stress test's time in mmap's down_write lock", *not_here(CORES16)),
     c("001-table", "3.1", "the table: 1.2, 3.8, 8.5, 22.1, 59.7 s at 1, 4, 8, 16, 32 threads",
       *row("thread-churn/table")),
-    c("001-user-share", "3.2", "at 1 thread, 90% of the time is in user space", TODO),
+    c("001-user-share", "3.2", "at 1 thread, 90% of the time is in user space", *row("user-share")),
     c("001-lock-wait", "3.2", "at 16 threads, 75% of the time is in __lll_lock_wait", *row("thread-churn/lock-wait")),
     c("001-mmap-share", "3.2", "at 32 threads, 60% of the time is in mmap", *row("thread-churn/mmap")),
     c("001-mmap-calls", "3.2", "under high concurrency mmap is called 10x more often", *row("thread-churn/mmap-calls")),
@@ -130,10 +130,10 @@ ENTRIES = [
       *row("thread-churn/32-jemalloc", "thread-churn/32-tcmalloc", "thread-churn/32-mimalloc")),
     c("001-frag-rates", "4.1-4.2; 6.2", "fragmentation rates (mapped - allocated) / mapped: ptmalloc 8%, tcmalloc "
       "15%, jemalloc 5%, mimalloc 3%", *row("fragmentation-rates")),
-    c("001-jemalloc-footprint", "4.1", "jemalloc's initial memory footprint is larger", TODO),
+    c("001-jemalloc-footprint", "4.1", "jemalloc's initial memory footprint is larger", *row("jemalloc-footprint")),
     c("001-jemalloc-stable", "4.1", "jemalloc's latency is more stable", *row("latency/stable")),
     c("001-mimalloc-large", "4.1", "mimalloc is slower on large objects", TODO),
-    c("001-batch", "4.3", "allocating one block for 1,000 x 32 bytes is faster than 1,000 mallocs", TODO),
+    c("001-batch", "4.3", "allocating one block for 1,000 x 32 bytes is faster than 1,000 mallocs", *row("batch")),
     c("001-faults", "7", "32 threads: page faults x50", *row("thread-churn/faults")),
     c("001-numa", "7", "cross-NUMA-node access up to 3x slower", *not_here("one NUMA node on this machine")),
     c("001-bitmap-pool", "8", "a lock-free bitmap pool: 20x lower latency than jemalloc at 128 threads",
@@ -173,10 +173,10 @@ ENTRIES = [
     c("004-faults", "demand paging", "each 256 MiB written costs 65,536 page faults", *row("os/faults")),
     c("004-trim", "returning memory", "trim lowers the break when the top free chunk reaches 128 KiB, keeping "
       "64 KiB", TODO),
-    c("004-munmap", "large blocks with mmap", "munmap returns an mmap'd block at once, whatever lies beside it", TODO),
+    c("004-munmap", "large blocks with mmap", "munmap returns an mmap'd block at once, whatever lies beside it", *row("teach/munmap")),
     c("004-reuse-no-fault", "large blocks with mmap", "a reused sbrk chunk costs no page fault", TODO),
     c("004-teach-live", "performance table", "10.3 MiB live at the end; RSS with live blocks: bump 1425, freelist "
-      "17.8, trim 14.5, mmap 11.2, glibc 19.0 MiB", TODO),
+      "17.8, trim 14.5, mmap 11.2, glibc 19.0 MiB", *row("teach/live")),
     c("004-teach-bump", "performance table", "the bump allocator keeps 1425 MiB", *row("teach/bump")),
     c("004-teach-freelist", "performance table", "the freelist allocator never returns memory",
       *row("teach/freelist")),

@@ -7,9 +7,11 @@ params (one -p each), envs (one --env each), and optionally reps/warmup (None: t
 temporary directory, whose other files come back in rows["files"]; a callgrind.out file as
 callgrind_annotate's inclusive listing, see profile.py).
 The rows come back as heapbench.results.load() gives them: {"runs": [...], "phases": [...],
-"sizes": [...], ..., "files": {name: text}}.
+"sizes": [...], ..., "files": {name: text}, "logs": {run: text}} (logs: each run's
+logs/<run>.log, the process's stdout and stderr, docs/DATA.md).
 Always holds: every cell is measured by the runner (build/heapbench run) into a temporary
-directory that is removed afterwards, and read back only through heapbench.results; a Spec is
+directory that is removed afterwards, and read back only through heapbench.results (its logs,
+plain text, as they are); a Spec is
 measured once per check-claims run however many claims read it; a figure is a median over the
 runs whose status is ok; a cell that did not run has no ok rows, and the claim says n/a.
 """
@@ -24,7 +26,7 @@ from heapbench import cli, results
 from heapbench.claims import profile
 from heapbench.median import median
 
-EMPTY = {"runs": [], "phases": [], "sizes": [], "latency": [], "files": {}}
+EMPTY = {"runs": [], "phases": [], "sizes": [], "latency": [], "files": {}, "logs": {}}
 
 Spec = collections.namedtuple("Spec", "workload allocators threads params envs reps warmup wrap extra",
                               defaults=(None, (), (), None, None, None, ()))
@@ -66,6 +68,17 @@ def _extra_files(out):
     return files
 
 
+def _logs(path):
+    """{run: text} of the logs/<run>.log files of a results directory ({} without any)."""
+    logs = {}
+    for name in os.listdir(path) if os.path.isdir(path) else []:
+        stem = name[:-len(".log")]
+        if name.endswith(".log") and stem.isdigit():
+            with open(os.path.join(path, name), encoding="utf-8", errors="replace") as fh:
+                logs[int(stem)] = fh.read()
+    return logs
+
+
 def measure(spec, reps):
     """The rows of spec, measured by one `heapbench run` (cached per spec and reps); EMPTY, with a
     line on stderr, when it gave no results."""
@@ -91,6 +104,7 @@ def _measure(spec, reps):
             print(f"check-claims: heapbench run gave no results ({err})", file=sys.stderr)
             return EMPTY
         rows["files"] = _extra_files(out)
+        rows["logs"] = _logs(os.path.join(out, "r", "logs"))
         return rows
     finally:
         shutil.rmtree(out, ignore_errors=True)

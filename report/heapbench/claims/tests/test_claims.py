@@ -5,6 +5,8 @@ workloads/tests/run); each judge is fed rows shaped like heapbench.results.load(
 decide both ways around its bound, and say undecided when the runs straddle it.
 """
 import contextlib
+import os
+import tempfile
 import unittest
 from unittest import mock
 
@@ -271,6 +273,95 @@ class JudgesTest(unittest.TestCase):
         self.assertIn("x0.00010", measured)
         self.assertEqual(judge(a000.judge_list_free, m, {"build": 90000, "traverse": 10000, "free": 145000},
                                [1.0] * 3)[1].kind, V.NOT_HOLD)
+
+    def test_list_traverse_and_batch(self):
+        """The traversal: the arena at x1.5 of malloc's time holds (above x1.21), at x0.4 does not, runs
+        straddling the bound are undecided; the batch claim: malloc x5 the one block's build
+        instructions holds, x1.1 does not."""
+        def traverse(malloc_s, single_s):
+            phases, runs, n = [], [], 0
+            for variant, secs in (("malloc", malloc_s), ("single", single_s)):
+                for t in secs:
+                    p = a000.LIST_P[variant]
+                    runs.append(dict(run=n, allocator="glibc", params=p))
+                    phases.append(dict(run=n, allocator="glibc", params=p, phase="traverse", seconds=t, ops=1))
+                    n += 1
+            return a000.judge_traverse([rows_of(phases, runs)])[1].kind
+        self.assertEqual(traverse([0.0056, 0.0055, 0.0057], [0.0080, 0.0081, 0.0079]), V.HOLDS)
+        self.assertEqual(traverse([0.020, 0.021, 0.019], [0.008, 0.0081, 0.0079]), V.NOT_HOLD)
+        self.assertEqual(traverse([0.005, 0.020, 0.010], [0.008, 0.004, 0.030]), V.UNDECIDED)
+
+        def batch(malloc, single):
+            return a001.judge_batch([measure.EMPTY, instr_rows(a000.LIST_P["malloc"], malloc),
+                                     instr_rows(a000.LIST_P["single"], single), measure.EMPTY])[1].kind
+        self.assertEqual(batch({"build": 500000}, {"build": 100000}), V.HOLDS)
+        self.assertEqual(batch({"build": 110000}, {"build": 100000}), V.NOT_HOLD)
+
+    def test_jemalloc_footprint(self):
+        """jemalloc's RSS at x2.5 glibc's holds "larger"; x1.05 does not."""
+        def rows(glibc_kb, jemalloc_kb):
+            return rows_of([dict(run=i, allocator=a, phase="size-24", rss_kb=kb, seconds=0.0, ops=7)
+                            for i, (a, kb) in enumerate((("glibc", glibc_kb), ("jemalloc", jemalloc_kb)))],
+                           [dict(run=0, allocator="glibc"), dict(run=1, allocator="jemalloc")])
+        self.assertEqual(a001.judge_footprint([rows(1516, 3772)])[1].kind, V.HOLDS)
+        self.assertEqual(a001.judge_footprint([rows(1516, 1600)])[1].kind, V.NOT_HOLD)
+
+    def test_user_share(self):
+        """90% user time at 1 thread holds (at 80% or more); 50% does not; runs across 80% are undecided."""
+        def rows(shares):
+            return rows_of(runs=[dict(allocator="glibc", threads=1, params=a001.USER_P, user_s=u, sys_s=1 - u)
+                                 for u in shares])
+        self.assertEqual(a001.judge_user_share([rows([0.9, 0.91, 0.89])])[1].kind, V.HOLDS)
+        self.assertEqual(a001.judge_user_share([rows([0.5, 0.52, 0.48])])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a001.judge_user_share([rows([0.6, 0.95, 0.85])])[1].kind, V.UNDECIDED)
+
+    def test_teach_live_and_lower_threshold(self):
+        """teach/live: every RSS near the article's holds, one twice it does not; the lowered mmap
+        threshold: RSS after free-all x0.3 the default's holds, x1.0 does not."""
+        def teach(kb):
+            phases = [dict(run=i, allocator=a, params=a004.TEACH_P, phase="steady", rss_kb=k, live_bytes=10 << 20,
+                           seconds=1.0, ops=1) for i, (a, k) in enumerate(kb.items())]
+            return rows_of(phases, [dict(run=i, allocator=a, params=a004.TEACH_P) for i, a in enumerate(kb)])
+        near = {"glibc": 19 * 1024, "freelist": 18 * 1024, "trim": 15 * 1024, "mmap": 11 * 1024}
+        self.assertEqual(a004.judge_teach_live([teach(near)])[1].kind, V.HOLDS)
+        self.assertEqual(a004.judge_teach_live([teach(dict(near, mmap=22 * 1024))])[1].kind, V.NOT_HOLD)
+
+        def churn(mmap_kb):
+            cells = {"default": [20000, 20100, 19900], "mmap": mmap_kb}
+            phases, runs, n = [], [], 0
+            for env, kbs in cells.items():
+                for k in kbs:
+                    runs.append(dict(run=n, allocator="glibc", env=a004.ENVS[env]))
+                    phases.append(dict(run=n, allocator="glibc", env=a004.ENVS[env], phase="free-all", rss_kb=k,
+                                       seconds=0.1, ops=1))
+                    n += 1
+            return a000.judge_lower_threshold([rows_of(phases, runs)])[1].kind
+        self.assertEqual(churn([6000, 6100, 5900]), V.HOLDS)
+        self.assertEqual(churn([20000, 20100, 19900]), V.NOT_HOLD)
+
+    def test_jemalloc_defaults(self):
+        """jemalloc's stats_print listing the article's defaults holds; another narenas does not; a log
+        without the listing gives no verdict. The logs of a results directory are read by run number."""
+        want = a000.jemalloc_defaults()
+        log = "\n".join(f"  opt.{k}: {v}" + (" (arenas.x: 1)" if "decay" in k else "") for k, v in want.items())
+        self.assertEqual(a000.judge_je_defaults([rows_of(runs=[{}]) | {"logs": {0: log}}])[1].kind, V.HOLDS)
+        other = log.replace(f"opt.narenas: {want['narenas']}", f"opt.narenas: {want['narenas'] + 4}")
+        self.assertEqual(a000.judge_je_defaults([rows_of(runs=[{}]) | {"logs": {0: other}}])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a000.judge_je_defaults([rows_of(runs=[{}]) | {"logs": {0: "no stats"}}])[1].kind,
+                         V.UNTESTABLE)
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in (("1.log", "one"), ("12.log", "twelve"), ("notes.txt", "x")):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            self.assertEqual(measure._logs(d), {1: "one", 12: "twelve"})
+            self.assertEqual(measure._logs(os.path.join(d, "none")), {})
+
+    def test_trim_threshold(self):
+        """RSS after free-all at 1.6% of alloc's holds (the heap shrank); at 99% it does not."""
+        self.assertEqual(a000.judge_trim_threshold([frag_rows(a000.FRAG_P, 206000, 206000, 3300, 3300)])[1].kind,
+                         V.HOLDS)
+        self.assertEqual(a000.judge_trim_threshold([frag_rows(a000.FRAG_P, 206000, 206000, 204000, 3300)])[1].kind,
+                         V.NOT_HOLD)
 
     def test_parser_arena_in_instructions(self):
         """malloc x1.65 the arena's instructions in the parse and release does not make x9 (bound x5);
