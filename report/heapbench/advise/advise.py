@@ -76,6 +76,10 @@ class AdviseStop(Exception):
         self.code = code
 
 
+class ProbeCut(Exception):
+    """The probe run was stopped at its limit: one run takes longer than the budget can answer with."""
+
+
 class Advise:
     """One advise run: its options, the output directory, the state and the clock."""
 
@@ -95,12 +99,14 @@ class Advise:
         argv += ["--metric", self.opts["metric"]] if self.opts["metric"] else []
         return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["--"] + self.command)
 
-    def measure(self, tag, argv, envs):
-        """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory)."""
+    def measure(self, tag, argv, envs, limit=None):
+        """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory).
+        limit: the clock reading at which the runner is stopped (default: the budget's end, the cut
+        named in the dropped list); a runner stopped at a limit given raises ProbeCut."""
         path = os.path.join(self.out, tag)
         shutil.rmtree(path, ignore_errors=True)  # an interrupted attempt of this stage
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        dog = watchdog.Watchdog(self.clock, watchdog.watchdog_limit(self.opts["budget"]))
+        dog = watchdog.Watchdog(self.clock, limit if limit is not None else watchdog.watchdog_limit(self.opts["budget"]))
         try:
             try:
                 with dog:
@@ -108,6 +114,8 @@ class Advise:
             except KeyboardInterrupt:
                 if not dog.fired():
                     raise
+                if limit is not None:
+                    raise ProbeCut(tag) from None
                 self.cut(tag.split(os.sep)[0], f"the runs of {tag} not done when the budget ran out")
                 data = results.load(path)
         except measure.MeasureUsageError as err:
@@ -130,6 +138,55 @@ class Advise:
         state.state_save(self.out, self.st)
 
     # --- stages -------------------------------------------------------------------------------
+    def plan_words(self, allocators):
+        """What the smallest budget pays for, in the words the refusals give."""
+        reps = budget.stats.stats_needed_reps(self.opts["alpha"] / budget.POWER_MARGIN, 1)
+        return (f"one probe run, the baseline's {budget.BASELINE_REPS} runs, the profile (~2.5 runs), a screen of {allocators} "
+                f"allocators x {budget.PROGRAM_SCREEN_REPS} runs, one candidate confirmed with the {reps} reps "
+                "Holm needs")
+
+    def too_small(self, allocators, how, need, about="about "):
+        """The refusal of a budget that cannot answer (exit 2); about: 'more than ' when need is a lower bound."""
+        unit = self.clock.unit
+        return AdviseStop(f"--budget {self.opts['budget']:g} {unit} is too small: {how}, and an answer "
+                          f"({self.plan_words(allocators)}) needs {about}{need:.0f} {unit}; give --budget "
+                          f"{need:.0f} or more (heapbench advise --resume {self.out} --budget {need:.0f})", 2)
+
+    def probe(self):
+        """Before any run: a budget below the plan's floor (its runner starts alone) is refused; then one
+        run of the program, stopped at PROBE_SHARE times the longest run the budget can answer with,
+        sizes the plan, and a budget that cannot answer is refused (exit 2) before the baseline's runs."""
+        allocators = len(advise_installed(self.opts["allocators"]))
+        alpha, unit = self.opts["alpha"], self.clock.unit
+        floor = budget.budget_floor(allocators, alpha)
+        if self.opts["budget"] < floor:
+            raise self.too_small(allocators, f"even a program that takes no time costs the runner's "
+                                 f"{budget.RUNNER_OVERHEAD:g} {unit} per invocation (estimated from the plan, "
+                                 "nothing was run)", floor)
+        longest = budget.budget_probe_limit(self.opts["budget"], allocators, alpha)
+        self.clock.show("probe", "one run of the program: does the budget fit it?", self.opts["budget"])
+        limit = self.clock.elapsed() + longest + budget.RUNNER_OVERHEAD
+        argv = self.program_argv(["glibc"], budget.PROBE_REPS, 0, timeout=self.opts["budget"] * 0.3)
+        try:
+            records = self.measure("probe", argv, [self.opts.get("user_env", "")], limit=limit)
+        except ProbeCut:  # not saved as done: --resume with a larger budget probes again
+            need = budget.budget_smallest(longest, longest, allocators, alpha)
+            raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
+                                 "run was stopped then)", need, "more than ") from None
+        rec = records.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
+        if rec is None or not rec["reps_ok"] or rec["failed"]:
+            why = rec["failed"][0] if rec and rec["failed"] else "no run"
+            if why.startswith("timeout"):
+                raise AdviseStop(advise_failure_line(why, self.opts["budget"] * 0.3), 1)
+            self.save("probe", {"run_s": 0.0, "failed": why})  # the baseline's runs say what failed, with the count
+            return
+        run_s = rec["cpu"] if self.opts.get("budget_clock") == "cpu" and rec["cpu"] else rec["time"]
+        need = budget.budget_too_small(self.opts["budget"], run_s, allocators, alpha)
+        if need:
+            raise self.too_small(allocators, f"one run takes {run_s:.2f} {unit} (one probe run, before the "
+                                 "baseline)", need)
+        self.save("probe", {"run_s": run_s})
+
     def baseline(self):
         """The program as it is (the system's glibc, defaults), a few reps: its run time sizes the plan,
         its noise chooses the speed figure; a crash, a process left behind or a --metric that never
@@ -168,11 +225,8 @@ class Advise:
                   "metric": rec["metric"], "metric_name": rec["metric_name"], "speed": axis, "speed_why": why}
         self.save("baseline", result)
         if need:
-            unit = self.clock.unit
-            raise AdviseStop(f"--budget {self.opts['budget']:g} {unit} is too small: one run takes {run_s:.2f} {unit}, and "
-                             f"an answer (the profile, a screen of {allocators} allocators, one candidate confirmed "
-                             f"with the reps Holm needs) needs about {need:.0f} {unit}; give --budget {need:.0f} or more "
-                             f"(heapbench advise --resume {self.out} --budget {need:.0f})", 2)
+            raise self.too_small(allocators, f"one run takes {run_s:.2f} {self.clock.unit} (the median of the "
+                                 f"baseline's {rec['reps_ok']} runs)", need)
 
     def profile(self):
         """One trace recorded and its statistics: the knobs this profile makes relevant."""
@@ -570,11 +624,11 @@ def main(argv):
     except KeyboardInterrupt:
         print("heapbench advise: interrupted before the first stage; nothing was measured", file=sys.stderr)
         return 130
-    stage = "baseline"
+    stage = "probe"
     try:
-        for stage, run in (("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
+        for stage, run in (("probe", adv.probe), ("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
                            ("confirm", adv.confirm)):
-            if stage not in adv.st["done"]:
+            if stage not in adv.st["done"] and not (stage == "probe" and "baseline" in adv.st["done"]):
                 run()
             prof = adv.st["done"].get("profile", {})
             if stage == "profile" and "stats" in prof:

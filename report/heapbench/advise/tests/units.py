@@ -124,6 +124,20 @@ def test_budget():
     check("budget-smallest-counts-allocators", budget.budget_too_small(1, 1.0, 7) > budget.budget_too_small(1, 1.0, 2) + 9,
           (budget.budget_too_small(1, 1.0, 7), budget.budget_too_small(1, 1.0, 2)))
     # The screen stops before the confirmation's reserve: what is left after it still fits K=1 or 2.
+    # Before any run: the floor is the plan of a run of no length; the longest run a budget can answer
+    # with inverts budget_smallest (linear in the run's length); the probe stops at a tenth of the budget.
+    floor = budget.budget_floor(7, 0.05)
+    check("budget-floor-is-plan-at-zero", 0 < floor == budget.budget_smallest(0, 0, 7, 0.05) and floor > 3, floor)
+    for total in (10, 60, 300):
+        longest = budget.budget_longest_run(total, 7, 0.05)
+        check(f"budget-longest-run-inverts-{total}", abs(budget.budget_smallest(longest, longest, 7, 0.05) - total) < 1e-6
+              and budget.budget_too_small(total, longest * 1.01, 7) > total and not budget.budget_too_small(total, longest * 0.99, 7),
+              longest)
+    check("budget-longest-run-below-floor", budget.budget_longest_run(floor / 2, 7, 0.05) == 0.0)
+    check("budget-probe-limit", budget.budget_probe_limit(300, 7, 0.05) == 30.0
+          and abs(budget.budget_probe_limit(6, 7, 0.05) - 0.6) < 1e-9, budget.budget_probe_limit(6, 7, 0.05))
+    check("budget-smallest-counts-probe", budget.budget_smallest(1, 1, 2, 0.05) - budget.budget_smallest(0, 0, 2, 0.05)
+          > (budget.PROBE_REPS + budget.BASELINE_REPS + 2.5 + 2 * budget.PROGRAM_SCREEN_REPS) / (1 - budget.RESERVE))
     end = budget.budget_screen_end(100, 10, 1.0, 0.05, 7)
     left_after = 100 * (1 - budget.RESERVE) - end
     check("budget-screen-leaves-confirm", left_after >= budget.budget_confirm_min(1.0, 0.05, 2) - 1e-9
