@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from heapbench import registry
-from heapbench.advise import advise, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
+from heapbench.advise import advise, answer, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
 
 TRACE_TEXT = """trace: /tmp/x.hbt
 format version: 2
@@ -77,6 +77,32 @@ def test_candidates():
 def _rec(time, peak):
     """A confirmed record: samples of time and peak (cpu and wall = time)."""
     return {"time_samples": time, "peak_samples": peak, "cpu_samples": time, "wall_samples": time}
+
+
+def test_keep_covered():
+    """A screen that ranks glibc first: "keep what you have" stands only when the candidates ranked after it
+    (the screen's best RESERVE_K) ran on the program; one left untested makes the answer undecided."""
+    rows = [{"stage": "screen", "allocator": a, "settings": [], "label": label, "env": env, "time": t, "peak_kb": 100,
+             "baseline": label == "glibc"} for a, label, env, t in
+            (("glibc", "glibc", "", 1.0), ("jemalloc", "jemalloc", "", 1.2), ("tcmalloc", "tcmalloc", "", 1.1),
+             ("glibc", "glibc arena_max=1", "GLIBC_TUNABLES=glibc.malloc.arena_max=1", 1.3))]
+    order = choose.choose(rows, "time", program=True)
+    check("keep-screen-glibc-first-order", [c["label"] for c in order][:2] == ["tcmalloc", "jemalloc"], order)
+    base = dict(_rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98], [100.0] * 6), reps_ok=6)
+    slower = dict(_rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6), reps_ok=6)
+    for tested, verdict in ((1, recommend.UNDECIDED), (2, recommend.KEEP)):
+        conf = {"chosen": order[:tested], "untested": order[tested:]}
+        records = {c["label"]: slower for c in order[:tested]}
+        got = recommend.recommend("time", base, records, 0.05, 0.05)
+        check(f"keep-before-guard-{tested}", got["verdict"] == recommend.KEEP, got["verdict"])
+        answer.answer_keep_covered(got, conf, records, {}, "program")
+        check(f"keep-covered-{tested}-tested", got["verdict"] == verdict, (tested, got))
+    check("keep-names-untested", "1 other candidate(s) ranked below them by short runs of the program were not: "
+          "glibc arena_max=1" in got["why"] and "run on the program: tcmalloc, jemalloc" in got["why"], got["why"])
+    refused = recommend.recommend("time", base, {"tcmalloc": slower}, 0.05, 0.05)
+    answer.answer_keep_covered(refused, {"chosen": order[:2], "untested": order[2:]}, {"tcmalloc": slower},
+                               {"jemalloc": "failed in 3 of 6 runs"}, "program")
+    check("keep-refused-counts-as-run", refused["verdict"] == recommend.KEEP, refused)
 
 
 def test_recommend():
@@ -268,6 +294,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_keep_covered, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
