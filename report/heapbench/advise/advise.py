@@ -351,7 +351,10 @@ class Advise:
         return argv + (["--latency", latency.SAMPLED] if self.opts["goal"] == "latency" else [])
 
     def confirm(self):
-        """The best screened candidates (front + best per goal) on the real program, interleaved with the baseline."""
+        """The best screened candidates (front + best per goal) on the real program, interleaved with the
+        baseline; then, while the budget holds another round at the reps Holm needs over every candidate
+        tested so far, the next candidates of the screen's order, each round with its own baseline: the
+        confirmation covers as much of what the screen kept as the budget allows, and names the rest."""
         scr = self.st["done"]["screen"]
         chosen = choose.choose(scr["candidates"], self.opts["goal"],
                                program=scr.get("mode") == "program")
@@ -361,43 +364,78 @@ class Advise:
         if not chosen:
             self.save("confirm", {"skipped": "no screened candidate ran without failing", "chosen": []})
             return
-        run_s = self.st["done"]["baseline"]["run_s"]
-        user = self.opts.get("user_env", "")
-        plan = budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), run_s,
-                                          lambda k: choose.choose_cells(chosen[:k], user), self.opts["alpha"],
-                                          len(chosen), self.st.get("max_reps", budget.MAX_REPS))
-        if plan is None:
+        rounds, tested, remaining = [], [], chosen
+        max_reps = self.st.get("max_reps", budget.MAX_REPS)
+        while remaining:
+            plan = self.confirm_plan(remaining, len(tested), rounds[0]["reps"] if rounds else max_reps)
+            if plan is None:
+                break
+            k, reps, cost = plan
+            batch = remaining[:k]
+            tag = "confirm" if not rounds else f"confirm{len(rounds) + 1}"
+            if not self.confirm_round(tag, batch, reps, cost, len(tested) + len(remaining)):
+                break  # the watchdog stopped it before its baseline had two runs: not a round
+            rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps})
+            tested, remaining = tested + batch, remaining[k:]
+        if not rounds:
             self.cut("confirm", "the confirmation on the program (no room left in the budget)")
             self.save("confirm", {"skipped": "no room left in the budget", "chosen": [], "untested": chosen})
             return
-        k, reps, cost = plan
-        if k < len(chosen):
-            self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in chosen[k:]))
-        untested, chosen = chosen[k:], chosen[:k]
-        self.clock.show("confirm", f"{k} candidate(s) and the baseline, {reps} reps each",
+        if remaining:
+            self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in remaining))
+        self.save("confirm", {"dir": rounds[0]["dir"], "rounds": rounds, "chosen": tested, "reps": rounds[0]["reps"],
+                              "untested": remaining})
+
+    def confirm_plan(self, remaining, family_before, max_reps):
+        """budget.budget_confirm_plan of the next round over the remaining candidates (None: none fits)."""
+        user = self.opts.get("user_env", "")
+        return budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), self.st["done"]["baseline"]["run_s"],
+                                          lambda k: choose.choose_cells(remaining[:k], user), self.opts["alpha"],
+                                          len(remaining), max_reps, family_before)
+
+    def confirm_round(self, tag, batch, reps, cost, total):
+        """One interleaved invocation of the baseline and batch; whether its baseline had two runs or more."""
+        user = self.opts.get("user_env", "")
+        self.clock.show("confirm", f"{len(batch)} candidate(s) and the baseline, {reps} reps each"
+                        + (f" ({tag}, {total} candidates in all)" if tag != "confirm" else ""),
                         self.clock.elapsed() + cost)
-        allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
-        envs = sorted({self.opts.get("user_env", "")} | {c["env"] for c in chosen})
-        records = self.measure("confirm", self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
+        allocators = sorted({"glibc"} | {c["allocator"] for c in batch})
+        envs = sorted({user} | {c["env"] for c in batch})
+        records = self.measure(tag, self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
         base = records.get(("glibc",) + measure.measure_env_key(user))
-        if not base or base["reps_ok"] < 2:  # the watchdog stopped it before the baseline had two runs
-            self.save("confirm", {"skipped": "the budget ran out during the confirmation", "chosen": [],
-                                  "untested": untested + chosen})
-            return
-        self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps, "untested": untested})
+        return bool(base) and base["reps_ok"] >= 2
 
     def records(self):
         """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run, the speed axis applied
         (tune.speed); a candidate with a failed run is refused with the count, a failed baseline run ends advise."""
         conf = self.st["done"]["confirm"]
-        path = os.path.join(self.out, conf["dir"])
+        rounds = conf.get("rounds") or [{"dir": conf["dir"], "labels": [c["label"] for c in conf["chosen"]]}]
+        by_label = {c["label"]: c for c in conf["chosen"]}
+        first, out, refused = None, {}, {}
+        axis = self.st["done"]["baseline"].get("speed")
+        for rnd in rounds:
+            base, recs, refusals = self.round_records(rnd["dir"], [by_label[label] for label in rnd["labels"]])
+            first = first or base
+            axis = axis or speed.speed_resolve("auto", [base] + list(recs.values()))
+            for rec in [base] + list(recs.values()):
+                rec["mem"] = rec["peak"]
+                speed.speed_apply(rec, axis)
+            for rec in recs.values():
+                rec["vs"] = base  # its own round's baseline (recommend_tests)
+            out.update(recs)
+            refused.update(refusals)
+        return first, out, axis, refused
+
+    def round_records(self, tag, chosen):
+        """(baseline record, {label: record}, {label: refusal}) of one confirmation round's directory."""
+        path = os.path.join(self.out, tag)
         data = results.load(path)
         by_key = {}
         for recs in measure.measure_cells(data, "confirm", by_allocator=True).values():
             by_key.update(recs)
         base = by_key.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         out, refused = {}, {}
-        for c in conf["chosen"]:
+        for c in chosen:
             rec = by_key.get((c["allocator"],) + measure.measure_env_key(c["env"]))
             if rec and rec["failed"]:
                 refused[c["label"]] = advise_refusal(rec)
@@ -409,11 +447,7 @@ class Advise:
             raise AdviseStop(f"the program as it is (the baseline) failed in the confirmation run ({why}); "
                              f"see {path}", 1)
         base.update(label="glibc (baseline)", env="", tag="confirm")
-        axis = self.st["done"]["baseline"].get("speed") or speed.speed_resolve("auto", [base] + list(out.values()))
-        for rec in [base] + list(out.values()):
-            rec["mem"] = rec["peak"]
-            speed.speed_apply(rec, axis)
-        return base, out, axis, refused
+        return base, out, refused
 
 
 def advise_user_env():

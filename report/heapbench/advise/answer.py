@@ -91,7 +91,8 @@ def answer(adv):
             "elapsed_s": adv.clock.elapsed(),
             "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
             "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
-                           + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
+                           + [r["dir"] for r in conf.get("rounds") or [{"dir": "confirm"}]]
+                           if os.path.isdir(os.path.join(adv.out, d))]}
 
 
 def answer_keep_covered(answer, conf, records, refused, mode=None):

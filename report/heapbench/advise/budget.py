@@ -108,15 +108,16 @@ def budget_screen_end(budget, elapsed, run_s, alpha, allocators):
     return elapsed + max(0.0, min(left - reserve, left * SCREEN_SHARE))
 
 
-def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available, max_reps=MAX_REPS):
+def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available, max_reps=MAX_REPS, family_before=0):
     """(K, reps, cost) of the largest confirmation that fits what is left, or None when not even one candidate fits.
 
     cells_of(k): the number of matrix cells the confirmation of the best k candidates runs (the
-    runner's allocator x env product); available: how many candidates there are.
+    runner's allocator x env product); available: how many candidates there are; family_before:
+    the candidates confirmed in earlier rounds (Holm corrects over them all: the reps needed grow).
     """
     left = budget * (1 - RESERVE) - elapsed - RUNNER_OVERHEAD
     for k in range(min(MAX_K, available), 0, -1):
-        reps = stats.stats_needed_reps(alpha / POWER_MARGIN, k)
+        reps = stats.stats_needed_reps(alpha / POWER_MARGIN, family_before + k)
         per_rep = cells_of(k) * run_s * SLACK
         if (reps + CONFIRM_WARMUP) * per_rep <= left:
             reps = max(reps, min(max_reps, int(left // per_rep) - CONFIRM_WARMUP))

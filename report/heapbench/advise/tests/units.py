@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from heapbench import registry
+from heapbench import registry, stats
 from heapbench.advise import advise, answer, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
 
 TRACE_TEXT = """trace: /tmp/x.hbt
@@ -105,6 +105,19 @@ def test_keep_covered():
     check("keep-refused-counts-as-run", refused["verdict"] == recommend.KEEP, refused)
 
 
+def test_recommend_rounds():
+    """Candidates confirmed in rounds: each is tested against its own round's baseline ("vs"), Holm over all."""
+    fast_round = _rec([0.5, 0.51, 0.49, 0.5, 0.52, 0.5], [100.0] * 6)
+    cand = _rec([0.5, 0.5, 0.51, 0.49, 0.5, 0.51], [100.0] * 6)
+    slow_first = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98], [100.0] * 6)
+    other = _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6)
+    alone = recommend.recommend_tests(slow_first, {"c": cand, "o": other}, "time", 0.05, 0.05)
+    check("rounds-without-vs-sees-a-change", alone["c"]["change"] < -0.4, alone["c"]["change"])
+    tests = recommend.recommend_tests(slow_first, {"c": dict(cand, vs=fast_round), "o": other}, "time", 0.05, 0.05)
+    check("rounds-vs-own-baseline", abs(tests["c"]["change"]) < 0.03 and tests["c"]["verdict"] != "IMPROVEMENT"
+          and tests["o"]["change"] > 0.25, {k: (t["change"], t["verdict"]) for k, t in tests.items()})
+
+
 def test_recommend():
     """Holm over the candidates; a clear memory win is recommended with its interval; noise is KEEP."""
     base = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98], [100.0, 101, 99, 100, 102, 100])
@@ -171,6 +184,11 @@ def test_budget():
     check("budget-screen-none-when-tight", budget.budget_screen_end(30, 10, 1.0, 0.05, 7) == 10,
           budget.budget_screen_end(30, 10, 1.0, 0.05, 7))
     check("budget-replay-cost", abs(budget.budget_replay_cost(2_000_000) - (budget.REPLAY_FIXED_S + 1.0)) < 1e-9)
+    # A later round of the confirmation: Holm corrects over every candidate tested, so its reps grow.
+    first = budget.budget_confirm_plan(3000, 0, 0.01, lambda k: k + 1, 0.05, 4, max_reps=5)
+    later = budget.budget_confirm_plan(3000, 0, 0.01, lambda k: k + 1, 0.05, 4, max_reps=5, family_before=12)
+    check("budget-later-round-more-reps", first is not None and later is not None and later[1] > first[1]
+          and later[1] >= stats.stats_needed_reps(0.05 / budget.POWER_MARGIN, 16), (first, later))
     grown = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: 2, 0.05, 1, max_reps=budget.MAX_REPS_GROWN)
     check("budget-grown-reps", grown is not None and grown[1] == 40, grown)
 
@@ -294,6 +312,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_keep_covered, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
