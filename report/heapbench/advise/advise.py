@@ -121,6 +121,8 @@ class Advise:
         except measure.MeasureUsageError as err:
             raise AdviseStop(f"the runner refused the options ({err}); see {self.log.name}", 2) from err
         except results.ResultsError as err:
+            if limit is not None and dog.fired():  # stopped before it could write anything (its start, at a high load)
+                raise ProbeCut(tag) from None
             raise AdviseStop(f"{err} (runner output: {self.log.name})", 1) from err
         refusal = ownalloc.own_refusal(data["runs"])
         if refusal and not self.opts.get("allow_own_allocator"):
