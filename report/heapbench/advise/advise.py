@@ -178,8 +178,10 @@ class Advise:
         rec = records.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         if rec is None or not rec["reps_ok"] or rec["failed"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
-            if why.startswith("timeout"):
-                raise AdviseStop(advise_failure_line(why, self.opts["budget"] * 0.3), 1)
+            if why.startswith("timeout"):  # the runner's timeout came before the watchdog: the same lower bound
+                need = budget.budget_smallest(longest, longest, allocators, alpha)
+                raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
+                                     "run was stopped then)", need, "more than ")
             self.save("probe", {"run_s": 0.0, "failed": why})  # the baseline's runs say what failed, with the count
             return
         run_s = rec["cpu"] if self.opts.get("budget_clock") == "cpu" and rec["cpu"] else rec["time"]
