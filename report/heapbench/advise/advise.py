@@ -76,6 +76,10 @@ class AdviseStop(Exception):
         self.code = code
 
 
+class ProbeCut(Exception):
+    """The probe run was stopped at its limit: one run takes longer than the budget can answer with."""
+
+
 class Advise:
     """One advise run: its options, the output directory, the state and the clock."""
 
@@ -95,12 +99,14 @@ class Advise:
         argv += ["--metric", self.opts["metric"]] if self.opts["metric"] else []
         return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["--"] + self.command)
 
-    def measure(self, tag, argv, envs):
-        """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory)."""
+    def measure(self, tag, argv, envs, limit=None):
+        """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory).
+        limit: the clock reading at which the runner is stopped (default: the budget's end, the cut
+        named in the dropped list); a runner stopped at a limit given raises ProbeCut."""
         path = os.path.join(self.out, tag)
         shutil.rmtree(path, ignore_errors=True)  # an interrupted attempt of this stage
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        dog = watchdog.Watchdog(self.clock, watchdog.watchdog_limit(self.opts["budget"]))
+        dog = watchdog.Watchdog(self.clock, limit if limit is not None else watchdog.watchdog_limit(self.opts["budget"]))
         try:
             try:
                 with dog:
@@ -108,11 +114,15 @@ class Advise:
             except KeyboardInterrupt:
                 if not dog.fired():
                     raise
+                if limit is not None:
+                    raise ProbeCut(tag) from None
                 self.cut(tag.split(os.sep)[0], f"the runs of {tag} not done when the budget ran out")
                 data = results.load(path)
         except measure.MeasureUsageError as err:
             raise AdviseStop(f"the runner refused the options ({err}); see {self.log.name}", 2) from err
         except results.ResultsError as err:
+            if limit is not None and dog.fired():  # stopped before it could write anything (its start, at a high load)
+                raise ProbeCut(tag) from None
             raise AdviseStop(f"{err} (runner output: {self.log.name})", 1) from err
         refusal = ownalloc.own_refusal(data["runs"])
         if refusal and not self.opts.get("allow_own_allocator"):
@@ -130,6 +140,57 @@ class Advise:
         state.state_save(self.out, self.st)
 
     # --- stages -------------------------------------------------------------------------------
+    def plan_words(self, allocators):
+        """What the smallest budget pays for, in the words the refusals give."""
+        reps = budget.stats.stats_needed_reps(self.opts["alpha"] / budget.POWER_MARGIN, 1)
+        return (f"one probe run, the baseline's {budget.BASELINE_REPS} runs, the profile (~2.5 runs), a screen of {allocators} "
+                f"allocators x {budget.PROGRAM_SCREEN_REPS} runs, one candidate confirmed with the {reps} reps "
+                "Holm needs")
+
+    def too_small(self, allocators, how, need, about="about "):
+        """The refusal of a budget that cannot answer (exit 2); about: 'more than ' when need is a lower bound."""
+        unit = self.clock.unit
+        return AdviseStop(f"--budget {self.opts['budget']:g} {unit} is too small: {how}, and an answer "
+                          f"({self.plan_words(allocators)}) needs {about}{need:.0f} {unit}; give --budget "
+                          f"{need:.0f} or more (heapbench advise --resume {self.out} --budget {need:.0f})", 2)
+
+    def probe(self):
+        """Before any run: a budget below the plan's floor (its runner starts alone) is refused; then one
+        run of the program, stopped at PROBE_SHARE times the longest run the budget can answer with,
+        sizes the plan, and a budget that cannot answer is refused (exit 2) before the baseline's runs."""
+        allocators = len(advise_installed(self.opts["allocators"]))
+        alpha, unit = self.opts["alpha"], self.clock.unit
+        floor = budget.budget_floor(allocators, alpha)
+        if self.opts["budget"] < floor:
+            raise self.too_small(allocators, f"even a program that takes no time costs the runner's "
+                                 f"{budget.RUNNER_OVERHEAD:g} {unit} per invocation (estimated from the plan, "
+                                 "nothing was run)", floor)
+        longest = budget.budget_probe_limit(self.opts["budget"], allocators, alpha)
+        self.clock.show("probe", "one run of the program: does the budget fit it?", self.opts["budget"])
+        limit = self.clock.elapsed() + longest + budget.RUNNER_OVERHEAD
+        argv = self.program_argv(["glibc"], budget.PROBE_REPS, 0, timeout=self.opts["budget"] * 0.3)
+        try:
+            records = self.measure("probe", argv, [self.opts.get("user_env", "")], limit=limit)
+        except ProbeCut:  # not saved as done: --resume with a larger budget probes again
+            need = budget.budget_smallest(longest, longest, allocators, alpha)
+            raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
+                                 "run was stopped then)", need, "more than ") from None
+        rec = records.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
+        if rec is None or not rec["reps_ok"] or rec["failed"]:
+            why = rec["failed"][0] if rec and rec["failed"] else "no run"
+            if why.startswith("timeout"):  # the runner's timeout came before the watchdog: the same lower bound
+                need = budget.budget_smallest(longest, longest, allocators, alpha)
+                raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
+                                     "run was stopped then)", need, "more than ")
+            self.save("probe", {"run_s": 0.0, "failed": why})  # the baseline's runs say what failed, with the count
+            return
+        run_s = rec["cpu"] if self.opts.get("budget_clock") == "cpu" and rec["cpu"] else rec["time"]
+        need = budget.budget_too_small(self.opts["budget"], run_s, allocators, alpha)
+        if need:
+            raise self.too_small(allocators, f"one run takes {run_s:.2f} {unit} (one probe run, before the "
+                                 "baseline)", need)
+        self.save("probe", {"run_s": run_s})
+
     def baseline(self):
         """The program as it is (the system's glibc, defaults), a few reps: its run time sizes the plan,
         its noise chooses the speed figure; a crash, a process left behind or a --metric that never
@@ -168,11 +229,8 @@ class Advise:
                   "metric": rec["metric"], "metric_name": rec["metric_name"], "speed": axis, "speed_why": why}
         self.save("baseline", result)
         if need:
-            unit = self.clock.unit
-            raise AdviseStop(f"--budget {self.opts['budget']:g} {unit} is too small: one run takes {run_s:.2f} {unit}, and "
-                             f"an answer (the profile, a screen of {allocators} allocators, one candidate confirmed "
-                             f"with the reps Holm needs) needs about {need:.0f} {unit}; give --budget {need:.0f} or more "
-                             f"(heapbench advise --resume {self.out} --budget {need:.0f})", 2)
+            raise self.too_small(allocators, f"one run takes {run_s:.2f} {self.clock.unit} (the median of the "
+                                 f"baseline's {rec['reps_ok']} runs)", need)
 
     def profile(self):
         """One trace recorded and its statistics: the knobs this profile makes relevant."""
@@ -297,7 +355,10 @@ class Advise:
         return argv + (["--latency", latency.SAMPLED] if self.opts["goal"] == "latency" else [])
 
     def confirm(self):
-        """The best screened candidates (front + best per goal) on the real program, interleaved with the baseline."""
+        """The best screened candidates (front + best per goal) on the real program, interleaved with the
+        baseline; then, while the budget holds another round at the reps Holm needs over every candidate
+        tested so far, the next candidates of the screen's order, each round with its own baseline: the
+        confirmation covers as much of what the screen kept as the budget allows, and names the rest."""
         scr = self.st["done"]["screen"]
         chosen = choose.choose(scr["candidates"], self.opts["goal"],
                                program=scr.get("mode") == "program")
@@ -307,43 +368,78 @@ class Advise:
         if not chosen:
             self.save("confirm", {"skipped": "no screened candidate ran without failing", "chosen": []})
             return
-        run_s = self.st["done"]["baseline"]["run_s"]
-        user = self.opts.get("user_env", "")
-        plan = budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), run_s,
-                                          lambda k: choose.choose_cells(chosen[:k], user), self.opts["alpha"],
-                                          len(chosen), self.st.get("max_reps", budget.MAX_REPS))
-        if plan is None:
+        rounds, tested, remaining = [], [], chosen
+        max_reps = self.st.get("max_reps", budget.MAX_REPS)
+        while remaining:
+            plan = self.confirm_plan(remaining, len(tested), rounds[0]["reps"] if rounds else max_reps)
+            if plan is None:
+                break
+            k, reps, cost = plan
+            batch = remaining[:k]
+            tag = "confirm" if not rounds else f"confirm{len(rounds) + 1}"
+            if not self.confirm_round(tag, batch, reps, cost, len(tested) + len(remaining)):
+                break  # the watchdog stopped it before its baseline had two runs: not a round
+            rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps})
+            tested, remaining = tested + batch, remaining[k:]
+        if not rounds:
             self.cut("confirm", "the confirmation on the program (no room left in the budget)")
             self.save("confirm", {"skipped": "no room left in the budget", "chosen": [], "untested": chosen})
             return
-        k, reps, cost = plan
-        if k < len(chosen):
-            self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in chosen[k:]))
-        untested, chosen = chosen[k:], chosen[:k]
-        self.clock.show("confirm", f"{k} candidate(s) and the baseline, {reps} reps each",
+        if remaining:
+            self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in remaining))
+        self.save("confirm", {"dir": rounds[0]["dir"], "rounds": rounds, "chosen": tested, "reps": rounds[0]["reps"],
+                              "untested": remaining})
+
+    def confirm_plan(self, remaining, family_before, max_reps):
+        """budget.budget_confirm_plan of the next round over the remaining candidates (None: none fits)."""
+        user = self.opts.get("user_env", "")
+        return budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), self.st["done"]["baseline"]["run_s"],
+                                          lambda k: choose.choose_cells(remaining[:k], user), self.opts["alpha"],
+                                          len(remaining), max_reps, family_before)
+
+    def confirm_round(self, tag, batch, reps, cost, total):
+        """One interleaved invocation of the baseline and batch; whether its baseline had two runs or more."""
+        user = self.opts.get("user_env", "")
+        self.clock.show("confirm", f"{len(batch)} candidate(s) and the baseline, {reps} reps each"
+                        + (f" ({tag}, {total} candidates in all)" if tag != "confirm" else ""),
                         self.clock.elapsed() + cost)
-        allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
-        envs = sorted({self.opts.get("user_env", "")} | {c["env"] for c in chosen})
-        records = self.measure("confirm", self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
+        allocators = sorted({"glibc"} | {c["allocator"] for c in batch})
+        envs = sorted({user} | {c["env"] for c in batch})
+        records = self.measure(tag, self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
         base = records.get(("glibc",) + measure.measure_env_key(user))
-        if not base or base["reps_ok"] < 2:  # the watchdog stopped it before the baseline had two runs
-            self.save("confirm", {"skipped": "the budget ran out during the confirmation", "chosen": [],
-                                  "untested": untested + chosen})
-            return
-        self.save("confirm", {"dir": "confirm", "chosen": chosen, "reps": reps, "untested": untested})
+        return bool(base) and base["reps_ok"] >= 2
 
     def records(self):
         """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run, the speed axis applied
         (tune.speed); a candidate with a failed run is refused with the count, a failed baseline run ends advise."""
         conf = self.st["done"]["confirm"]
-        path = os.path.join(self.out, conf["dir"])
+        rounds = conf.get("rounds") or [{"dir": conf["dir"], "labels": [c["label"] for c in conf["chosen"]]}]
+        by_label = {c["label"]: c for c in conf["chosen"]}
+        first, out, refused = None, {}, {}
+        axis = self.st["done"]["baseline"].get("speed")
+        for rnd in rounds:
+            base, recs, refusals = self.round_records(rnd["dir"], [by_label[label] for label in rnd["labels"]])
+            first = first or base
+            axis = axis or speed.speed_resolve("auto", [base] + list(recs.values()))
+            for rec in [base] + list(recs.values()):
+                rec["mem"] = rec["peak"]
+                speed.speed_apply(rec, axis)
+            for rec in recs.values():
+                rec["vs"] = base  # its own round's baseline (recommend_tests)
+            out.update(recs)
+            refused.update(refusals)
+        return first, out, axis, refused
+
+    def round_records(self, tag, chosen):
+        """(baseline record, {label: record}, {label: refusal}) of one confirmation round's directory."""
+        path = os.path.join(self.out, tag)
         data = results.load(path)
         by_key = {}
         for recs in measure.measure_cells(data, "confirm", by_allocator=True).values():
             by_key.update(recs)
         base = by_key.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         out, refused = {}, {}
-        for c in conf["chosen"]:
+        for c in chosen:
             rec = by_key.get((c["allocator"],) + measure.measure_env_key(c["env"]))
             if rec and rec["failed"]:
                 refused[c["label"]] = advise_refusal(rec)
@@ -355,11 +451,7 @@ class Advise:
             raise AdviseStop(f"the program as it is (the baseline) failed in the confirmation run ({why}); "
                              f"see {path}", 1)
         base.update(label="glibc (baseline)", env="", tag="confirm")
-        axis = self.st["done"]["baseline"].get("speed") or speed.speed_resolve("auto", [base] + list(out.values()))
-        for rec in [base] + list(out.values()):
-            rec["mem"] = rec["peak"]
-            speed.speed_apply(rec, axis)
-        return base, out, axis, refused
+        return base, out, refused
 
 
 def advise_user_env():
@@ -570,11 +662,11 @@ def main(argv):
     except KeyboardInterrupt:
         print("heapbench advise: interrupted before the first stage; nothing was measured", file=sys.stderr)
         return 130
-    stage = "baseline"
+    stage = "probe"
     try:
-        for stage, run in (("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
+        for stage, run in (("probe", adv.probe), ("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
                            ("confirm", adv.confirm)):
-            if stage not in adv.st["done"]:
+            if stage not in adv.st["done"] and not (stage == "probe" and "baseline" in adv.st["done"]):
                 run()
             prof = adv.st["done"].get("profile", {})
             if stage == "profile" and "stats" in prof:

@@ -40,6 +40,7 @@ def answer(adv):
                                      adv.opts["alpha"]) if axis == "wall" and adv.opts.get("speed", "auto") == "auto" else None
         flat = flat and flat.replace("--wall-anyway", "--speed wall")  # tune's option; advise's is --speed wall
         answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
+        answer_keep_covered(answer, conf, records, refused, done.get("screen", {}).get("mode"))
         timed = answer.get("figure") == "time"  # a memory answer does not rank on speed: a flat wall time is a note
         if flat and timed and (answer_cpu_improves(answer) or answer["verdict"] == recommend.RECOMMEND):
             answer.update(verdict=recommend.UNDECIDED, label="", why=flat)
@@ -90,7 +91,31 @@ def answer(adv):
             "elapsed_s": adv.clock.elapsed(),
             "stage_end_s": dict(adv.st.get("stage_end_s", {}), recommend=round(adv.clock.elapsed(), 1)),
             "stage_dirs": [d for d in ["baseline", "profile"] + sorted(done.get("screen", {}).get("dirs", {}).values())
-                           + ["confirm"] if os.path.isdir(os.path.join(adv.out, d))]}
+                           + [r["dir"] for r in conf.get("rounds") or [{"dir": "confirm"}]]
+                           if os.path.isdir(os.path.join(adv.out, d))]}
+
+
+def answer_keep_covered(answer, conf, records, refused, mode=None):
+    """KEEP only with program runs of the screen's best candidates: the first RESERVE_K of the screen's
+    order (choose.py: glibc's default is never among them, so a screen that ranks glibc first still
+    names the candidates that came after it) must have been run in the confirmation (measured, or
+    refused for failing there); else the answer becomes UNDECIDED naming them. A KEEP that stands names
+    what it rests on: the candidates run on the program, and how many the screen ranked below them."""
+    if answer["verdict"] != recommend.KEEP:
+        return answer
+    order = [c["label"] for c in conf.get("chosen", []) + conf.get("untested", [])]
+    best = order[:budget.RESERVE_K]
+    missing = [label for label in best if label not in refused and (records.get(label) or {}).get("reps_ok", 0) < 2]
+    if not records or missing:
+        answer.update(verdict=recommend.UNDECIDED, open=missing, why="not decided on the program: the screen's best "
+                      f"candidates ({', '.join(missing) or 'none'}) were not run on the program")
+        return answer
+    untested = [c["label"] for c in conf.get("untested", [])]
+    how = "short runs of the program" if mode == "program" else "the replay"
+    answer["why"] += f"; run on the program: {', '.join(records)}"
+    if untested:
+        answer["why"] += f"; {len(untested)} other candidate(s) ranked below them by {how} were not: {', '.join(untested[:6])}"
+    return answer
 
 
 def answer_cpu_improves(answer):

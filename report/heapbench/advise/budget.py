@@ -7,14 +7,19 @@ candidates, with the reps Holm's correction over them needs: stats_needed_reps a
 POWER_MARGIN) is reserved first and the screen gets only what is left, so that a screen can
 never eat the program's test; an invocation whose estimate does not fit what is left is not
 started (it is named in the dropped list that the advice prints); budget_smallest is the budget
-that fits the baseline, the profile, one screen round at the allocators' defaults and the
-confirmation of one candidate, computed from the same costs.
+that fits the probe, the baseline, the profile, one screen round at the allocators' defaults and the
+confirmation of one candidate, computed from the same costs; it grows linearly with the run's
+length, so budget_floor (a run of no length: the runner's own costs) refuses a budget before any
+run and budget_longest_run bounds the one probe run that sizes the rest.
 """
 from heapbench import stats
 
 RUNNER_OVERHEAD = 0.6   # s per runner invocation besides its runs (start, probe, metadata), measured ~0.3-0.6 s
 VERIFY_COST = 0.3       # s per setting verified (tune's verify_point runs a small program)
 BASELINE_REPS = 3
+PROBE_REPS = 1          # the one run before the baseline that tells whether the budget can answer at all
+PROBE_SHARE = 0.1       # the probe is stopped at this share of the budget (or at twice the longest run the budget
+                        # can answer with, when longer): a refused budget costs little, and names a useful lower bound
 SCREEN_REPS = 3         # replays per screened candidate
 PROGRAM_SCREEN_REPS = 3  # runs of the program per screened candidate (a screen by the program itself)
 SCREEN_SHARE = 0.5      # the screen's largest share of what is left after the baseline and the profile
@@ -63,7 +68,8 @@ def budget_smallest(run_s, screen_unit_s, allocators, alpha, spent=None):
     """The smallest budget that gives an answer on this program: the baseline and the profile (or what
     they took: spent), one screen round of the allocators at their defaults (screen_unit_s a run) and
     the confirmation of one candidate, with the reserve."""
-    before = spent if spent is not None else BASELINE_REPS * run_s + RUNNER_OVERHEAD + budget_record_cost(run_s)
+    before = spent if spent is not None else ((PROBE_REPS + BASELINE_REPS) * run_s + 2 * RUNNER_OVERHEAD
+                                              + budget_record_cost(run_s))
     screen = budget_screen_cost(allocators * PROGRAM_SCREEN_REPS, screen_unit_s) if allocators > 1 else 0.0
     return (before + screen + budget_confirm_min(run_s, alpha)) / (1 - RESERVE)
 
@@ -72,6 +78,25 @@ def budget_too_small(budget, run_s, allocators=2, alpha=0.05):
     """budget_smallest() of a program whose run takes run_s when budget is below it, else 0."""
     need = budget_smallest(run_s, run_s, allocators, alpha)
     return need if budget < need else 0.0
+
+
+def budget_floor(allocators, alpha):
+    """The smallest budget that could answer on any program: budget_smallest of a run of no length
+    (the runner's start per invocation, the reserve); below it, advise measures nothing."""
+    return budget_smallest(0.0, 0.0, allocators, alpha)
+
+
+def budget_longest_run(budget, allocators, alpha):
+    """The longest run (in the budget's unit) with which budget can still answer: budget_smallest
+    is linear in the run's length, so this solves budget_smallest(run) == budget (0 below the floor)."""
+    floor = budget_floor(allocators, alpha)
+    slope = budget_smallest(1.0, 1.0, allocators, alpha) - floor
+    return max(0.0, (budget - floor) / slope)
+
+
+def budget_probe_limit(budget, allocators, alpha):
+    """The longest the probe run may take: PROBE_SHARE of the budget, or twice budget_longest_run when longer."""
+    return max(PROBE_SHARE * budget, 2 * budget_longest_run(budget, allocators, alpha))
 
 
 def budget_screen_end(budget, elapsed, run_s, alpha, allocators):
@@ -83,15 +108,16 @@ def budget_screen_end(budget, elapsed, run_s, alpha, allocators):
     return elapsed + max(0.0, min(left - reserve, left * SCREEN_SHARE))
 
 
-def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available, max_reps=MAX_REPS):
+def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available, max_reps=MAX_REPS, family_before=0):
     """(K, reps, cost) of the largest confirmation that fits what is left, or None when not even one candidate fits.
 
     cells_of(k): the number of matrix cells the confirmation of the best k candidates runs (the
-    runner's allocator x env product); available: how many candidates there are.
+    runner's allocator x env product); available: how many candidates there are; family_before:
+    the candidates confirmed in earlier rounds (Holm corrects over them all: the reps needed grow).
     """
     left = budget * (1 - RESERVE) - elapsed - RUNNER_OVERHEAD
     for k in range(min(MAX_K, available), 0, -1):
-        reps = stats.stats_needed_reps(alpha / POWER_MARGIN, k)
+        reps = stats.stats_needed_reps(alpha / POWER_MARGIN, family_before + k)
         per_rep = cells_of(k) * run_s * SLACK
         if (reps + CONFIRM_WARMUP) * per_rep <= left:
             reps = max(reps, min(max_reps, int(left // per_rep) - CONFIRM_WARMUP))

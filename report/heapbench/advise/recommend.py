@@ -23,13 +23,15 @@ FIGURE_NAME = {"time": "time", "peak": "peak RSS", "cpu": "CPU time", "wall": "w
 
 
 def recommend_tests(base, records, figure, threshold, alpha):
-    """{label: test} of each candidate record against base for figure, Holm-adjusted across them.
+    """{label: test} of each candidate record against base for figure (or against its own round's
+    baseline, the record's "vs", when the confirmation ran in rounds), Holm-adjusted across them.
 
     test: stats_cell's figures plus p_adjusted, verdict and needed_reps (stats_verdict with the
     family of every candidate), and reachable (whether these reps can reach significance at all).
     """
     labels = [label for label, rec in records.items() if rec.get(figure + "_samples")]
-    cells = {label: stats.stats_cell(base.get(figure + "_samples") or [], records[label][figure + "_samples"],
+    cells = {label: stats.stats_cell((records[label].get("vs") or base).get(figure + "_samples") or [],
+                                     records[label][figure + "_samples"],
                                      level=stats.stats_interval_level(alpha))
              for label in labels}
     adjusted = stats.stats_holm([cells[label]["p"] for label in labels])

@@ -7,7 +7,9 @@ over advice.json's recommendation, stated beside it with the interleaved `heapbe
 figures it rests on (docs/measurements/advise.md); every advise run uses --budget-clock cpu
 and the budget given (default advise's own, 300); one line per run goes to DIR/runs.tsv
 (program, run, load average before and after, verdict, answer, change, elapsed and budget,
-within +10%, right, the screen's Kendall tau, the screen's mode, wall seconds) and the per-program
+the overrun past the budget, within +10%, right, the screen's Kendall tau, the screen's mode, wall
+seconds, and the CPU seconds of the advise process tree as getrusage counts them, which checks
+advise's own clock) and the per-program
 counts to DIR/summary.md, with the commit and the load average; nothing outside DIR is written.
 
 Use: report/heapbench/advise/bench/knownanswer.py [-n RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
@@ -16,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -67,6 +70,12 @@ def load1():
     return os.getloadavg()[0]
 
 
+def children_cpu():
+    """User + system CPU seconds of this process's waited-for children (advise and all it ran)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def one_run(name, command, budget, out):
     """Advises on one program once; returns the row of runs.tsv as a dict."""
     _, _, goal, extra, right, _ = PROGRAMS[name]
@@ -74,11 +83,11 @@ def one_run(name, command, budget, out):
     argv = [os.path.join(ROOT, "build", "heapbench"), "advise", "--goal", goal, "--budget-clock", "cpu",
             "-o", directory] + (["--budget", str(budget)] if budget else []) + extra
     argv += command if command[0] == "-w" else command
-    before, start = load1(), time.monotonic()
+    before, start, cpu0 = load1(), time.monotonic(), children_cpu()
     proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     wall = time.monotonic() - start
     row = {"program": name, "exit": proc.returncode, "load_before": f"{before:.1f}", "load_after": f"{load1():.1f}",
-           "wall_s": f"{wall:.0f}", "dir": directory}
+           "wall_s": f"{wall:.0f}", "cpu_s": f"{children_cpu() - cpu0:.0f}", "dir": directory}
     try:
         with open(os.path.join(directory, "advice.json"), encoding="utf-8") as f:
             advice = json.load(f)
@@ -90,12 +99,13 @@ def one_run(name, command, budget, out):
     change = (rec.get("figures") or {}).get("change")
     return dict(row, verdict=rec["verdict"], answer=rec.get("label") or rec["verdict"],
                 change="" if change is None else f"{change * 100:+.1f}%", elapsed=f"{advice['elapsed_s']:.0f}",
-                budget=f"{advice['budget_s']:.0f}", within=advice["elapsed_s"] <= 1.1 * advice["budget_s"],
+                budget=f"{advice['budget_s']:.0f}",
+                overrun=f"{max(0.0, advice['elapsed_s'] / advice['budget_s'] - 1) * 100:.1f}%", within=advice["elapsed_s"] <= 1.1 * advice["budget_s"],
                 right=bool(right(rec)), tau=tau.group(1) if tau else "", mode=advice.get("screen_mode") or "")
 
 
 COLUMNS = ("program", "load_before", "load_after", "exit", "verdict", "answer", "change", "elapsed", "budget",
-           "within", "right", "tau", "mode", "wall_s", "dir")
+           "overrun", "within", "right", "tau", "mode", "wall_s", "cpu_s", "dir")
 
 
 def summary(rows, out, budget):

@@ -14,8 +14,8 @@ import sys
 import tempfile
 import time
 
-from heapbench import registry
-from heapbench.advise import advise, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
+from heapbench import registry, stats
+from heapbench.advise import advise, answer, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
 
 TRACE_TEXT = """trace: /tmp/x.hbt
 format version: 2
@@ -79,6 +79,45 @@ def _rec(time, peak):
     return {"time_samples": time, "peak_samples": peak, "cpu_samples": time, "wall_samples": time}
 
 
+def test_keep_covered():
+    """A screen that ranks glibc first: "keep what you have" stands only when the candidates ranked after it
+    (the screen's best RESERVE_K) ran on the program; one left untested makes the answer undecided."""
+    rows = [{"stage": "screen", "allocator": a, "settings": [], "label": label, "env": env, "time": t, "peak_kb": 100,
+             "baseline": label == "glibc"} for a, label, env, t in
+            (("glibc", "glibc", "", 1.0), ("jemalloc", "jemalloc", "", 1.2), ("tcmalloc", "tcmalloc", "", 1.1),
+             ("glibc", "glibc arena_max=1", "GLIBC_TUNABLES=glibc.malloc.arena_max=1", 1.3))]
+    order = choose.choose(rows, "time", program=True)
+    check("keep-screen-glibc-first-order", [c["label"] for c in order][:2] == ["tcmalloc", "jemalloc"], order)
+    base = dict(_rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98], [100.0] * 6), reps_ok=6)
+    slower = dict(_rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6), reps_ok=6)
+    for tested, verdict in ((1, recommend.UNDECIDED), (2, recommend.KEEP)):
+        conf = {"chosen": order[:tested], "untested": order[tested:]}
+        records = {c["label"]: slower for c in order[:tested]}
+        got = recommend.recommend("time", base, records, 0.05, 0.05)
+        check(f"keep-before-guard-{tested}", got["verdict"] == recommend.KEEP, got["verdict"])
+        answer.answer_keep_covered(got, conf, records, {}, "program")
+        check(f"keep-covered-{tested}-tested", got["verdict"] == verdict, (tested, got))
+    check("keep-names-untested", "1 other candidate(s) ranked below them by short runs of the program were not: "
+          "glibc arena_max=1" in got["why"] and "run on the program: tcmalloc, jemalloc" in got["why"], got["why"])
+    refused = recommend.recommend("time", base, {"tcmalloc": slower}, 0.05, 0.05)
+    answer.answer_keep_covered(refused, {"chosen": order[:2], "untested": order[2:]}, {"tcmalloc": slower},
+                               {"jemalloc": "failed in 3 of 6 runs"}, "program")
+    check("keep-refused-counts-as-run", refused["verdict"] == recommend.KEEP, refused)
+
+
+def test_recommend_rounds():
+    """Candidates confirmed in rounds: each is tested against its own round's baseline ("vs"), Holm over all."""
+    fast_round = _rec([0.5, 0.51, 0.49, 0.5, 0.52, 0.5], [100.0] * 6)
+    cand = _rec([0.5, 0.5, 0.51, 0.49, 0.5, 0.51], [100.0] * 6)
+    slow_first = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98], [100.0] * 6)
+    other = _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6)
+    alone = recommend.recommend_tests(slow_first, {"c": cand, "o": other}, "time", 0.05, 0.05)
+    check("rounds-without-vs-sees-a-change", alone["c"]["change"] < -0.4, alone["c"]["change"])
+    tests = recommend.recommend_tests(slow_first, {"c": dict(cand, vs=fast_round), "o": other}, "time", 0.05, 0.05)
+    check("rounds-vs-own-baseline", abs(tests["c"]["change"]) < 0.03 and tests["c"]["verdict"] != "IMPROVEMENT"
+          and tests["o"]["change"] > 0.25, {k: (t["change"], t["verdict"]) for k, t in tests.items()})
+
+
 def test_recommend():
     """Holm over the candidates; a clear memory win is recommended with its interval; noise is KEEP."""
     base = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98], [100.0, 101, 99, 100, 102, 100])
@@ -124,6 +163,20 @@ def test_budget():
     check("budget-smallest-counts-allocators", budget.budget_too_small(1, 1.0, 7) > budget.budget_too_small(1, 1.0, 2) + 9,
           (budget.budget_too_small(1, 1.0, 7), budget.budget_too_small(1, 1.0, 2)))
     # The screen stops before the confirmation's reserve: what is left after it still fits K=1 or 2.
+    # Before any run: the floor is the plan of a run of no length; the longest run a budget can answer
+    # with inverts budget_smallest (linear in the run's length); the probe stops at a tenth of the budget.
+    floor = budget.budget_floor(7, 0.05)
+    check("budget-floor-is-plan-at-zero", 0 < floor == budget.budget_smallest(0, 0, 7, 0.05) and floor > 3, floor)
+    for total in (10, 60, 300):
+        longest = budget.budget_longest_run(total, 7, 0.05)
+        check(f"budget-longest-run-inverts-{total}", abs(budget.budget_smallest(longest, longest, 7, 0.05) - total) < 1e-6
+              and budget.budget_too_small(total, longest * 1.01, 7) > total and not budget.budget_too_small(total, longest * 0.99, 7),
+              longest)
+    check("budget-longest-run-below-floor", budget.budget_longest_run(floor / 2, 7, 0.05) == 0.0)
+    check("budget-probe-limit", budget.budget_probe_limit(300, 7, 0.05) == 30.0
+          and abs(budget.budget_probe_limit(6, 7, 0.05) - 0.6) < 1e-9, budget.budget_probe_limit(6, 7, 0.05))
+    check("budget-smallest-counts-probe", budget.budget_smallest(1, 1, 2, 0.05) - budget.budget_smallest(0, 0, 2, 0.05)
+          > (budget.PROBE_REPS + budget.BASELINE_REPS + 2.5 + 2 * budget.PROGRAM_SCREEN_REPS) / (1 - budget.RESERVE))
     end = budget.budget_screen_end(100, 10, 1.0, 0.05, 7)
     left_after = 100 * (1 - budget.RESERVE) - end
     check("budget-screen-leaves-confirm", left_after >= budget.budget_confirm_min(1.0, 0.05, 2) - 1e-9
@@ -131,6 +184,11 @@ def test_budget():
     check("budget-screen-none-when-tight", budget.budget_screen_end(30, 10, 1.0, 0.05, 7) == 10,
           budget.budget_screen_end(30, 10, 1.0, 0.05, 7))
     check("budget-replay-cost", abs(budget.budget_replay_cost(2_000_000) - (budget.REPLAY_FIXED_S + 1.0)) < 1e-9)
+    # A later round of the confirmation: Holm corrects over every candidate tested, so its reps grow.
+    first = budget.budget_confirm_plan(3000, 0, 0.01, lambda k: k + 1, 0.05, 4, max_reps=5)
+    later = budget.budget_confirm_plan(3000, 0, 0.01, lambda k: k + 1, 0.05, 4, max_reps=5, family_before=12)
+    check("budget-later-round-more-reps", first is not None and later is not None and later[1] > first[1]
+          and later[1] >= stats.stats_needed_reps(0.05 / budget.POWER_MARGIN, 16), (first, later))
     grown = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: 2, 0.05, 1, max_reps=budget.MAX_REPS_GROWN)
     check("budget-grown-reps", grown is not None and grown[1] == 40, grown)
 
@@ -254,6 +312,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
