@@ -18,7 +18,10 @@ from heapbench.bisect import decide, measure, output, repo, search, state as st
 
 PROG = "heapbench bisect"
 MORE_STEPS = 6  # steps beyond log2(commits) before a search of skipped or undecided commits stops
-DEFAULT_METRICS = ("minflt", "maxrss_kb", "task_clock_ms", "wall_s")  # counts first: no load moves them
+COUNTS = ("minflt", "maxrss_kb")  # runs.csv counts that no load moves
+COUNTED = "metric_instructions"  # instructions counted by valgrind (runs of their own, exec --count-instructions)
+TIMES = ("task_clock_ms", "wall_s")
+DEFAULT_METRICS = COUNTS + (COUNTED,) + TIMES  # deterministic first: time only where nothing else shows the change
 NUMERIC = {"wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw", "task_clock_ms",
            "page_faults", "context_switches", "cpu_migrations", "cycles", "instructions"}
 
@@ -35,6 +38,9 @@ def parser():
     p.add_argument("--metric", metavar="M", help="what decides: a runs.csv column (minflt, maxrss_kb, wall_s, "
                    "task_clock_ms, ...) or NAME=REGEX for a figure the program prints; default: the first of "
                    + ", ".join(DEFAULT_METRICS) + " in which the ends differ")
+    p.add_argument("--count-instructions", action="store_true",
+                   help="decide on the instructions valgrind counts (" + COUNTED + ", runs of their own); without "
+                   "--metric they are tried after page faults and peak RSS, before time, when valgrind is installed")
     p.add_argument("-a", "--allocators", metavar="A", default="glibc", help="the allocator to run under (default glibc)")
     p.add_argument("--max-rounds", type=int, default=15, metavar="N",
                    help="rounds (good, commit, bad) a step may take before it is left undecided (default 15)")
@@ -64,6 +70,13 @@ def settings_of(p, opts, command):
     if "," in opts.allocators:
         p.error("-a: bisect measures under one allocator; give one name")
     metric, regex = metric_of(p, opts.metric)
+    if opts.count_instructions:
+        if metric:
+            p.error("--count-instructions and --metric: give one of them (--count-instructions decides on "
+                    f"{COUNTED})")
+        metric = COUNTED
+    if metric == COUNTED and not shutil.which("valgrind"):
+        p.error("--count-instructions: valgrind is not installed (apt-get install valgrind)")
     if not os.path.isdir(opts.repo):
         p.error(f"--repo {opts.repo}: no such directory")
     return {"repo": os.path.abspath(opts.repo), "build": opts.build, "command": command, "metric": metric,
@@ -101,12 +114,14 @@ def prepare_end(p, settings, out_dir, commit, name):
     return path
 
 
-def run_round(settings, trees, out_dir, k, roles):
-    """One round: each role of roles (rotated by k) run once; {role: values} or raises StepFailed."""
+def run_round(settings, trees, out_dir, k, roles, counted=False):
+    """One round: each role of roles (rotated by k) run once (under valgrind's count when counted);
+    {role: values} or raises StepFailed."""
     order = roles[k % len(roles):] + roles[:k % len(roles)]
     values = {}
     for role in order:
-        vals, why = measure.run_once(trees[role], settings, os.path.join(out_dir, f"round-{k:02d}-{role}"))
+        run_dir = os.path.join(out_dir, f"{'counted-' if counted else ''}round-{k:02d}-{role}")
+        vals, why = measure.run_once(trees[role], settings, run_dir, counted)
         if vals is None:
             raise StepFailed(role, why)
         values[role] = vals
@@ -121,10 +136,9 @@ class StepFailed(Exception):
         self.role, self.why = role, why
 
 
-def pick_metric(settings, rounds):
-    """(metric, change figures) of the ends' rounds: the settings' metric, else the first default
-    whose good-to-bad change is beyond --min-change with an interval that excludes 0; None if none."""
-    candidates = [settings["metric"]] if settings["metric"] else list(DEFAULT_METRICS)
+def pick_metric(settings, rounds, candidates):
+    """(metric, change figures) of the ends' rounds: the first of candidates whose good-to-bad
+    change is beyond --min-change with an interval that excludes 0; (None, None) if none."""
     for metric in candidates:
         g = [r["good"].get(metric) for r in rounds]
         b = [r["bad"].get(metric) for r in rounds]
@@ -140,21 +154,38 @@ def pick_metric(settings, rounds):
     return None, None
 
 
+def ends_stages(settings):
+    """[(counted, metrics, last round)]: what the ends are measured for, in order. The metric asked
+    for, up to --max-rounds; else the counts in MIN_ROUNDS plain rounds, valgrind's instructions in
+    MIN_ROUNDS counted rounds (when valgrind is installed), then the times up to --max-rounds."""
+    if settings["metric"]:
+        return [(settings["metric"] == COUNTED, [settings["metric"]], settings["max_rounds"])]
+    stages = [(False, list(COUNTS), decide.MIN_ROUNDS)]
+    if shutil.which("valgrind"):
+        stages.append((True, [COUNTED], decide.MIN_ROUNDS))
+    else:
+        measure.say(f"valgrind is not installed: {COUNTED} is not tried (apt-get install valgrind)")
+    return stages + [(False, list(TIMES), settings["max_rounds"])]
+
+
 def check_ends(p, settings, trees, out_dir):
     """Measures the ends until a metric separates them (or max_rounds); returns (metric, effect)."""
-    rounds = []
-    for k in range(1, settings["max_rounds"] + 1):
-        try:
-            rounds.append(run_round(settings, trees, os.path.join(out_dir, "ends"), k, ["good", "bad"]))
-        except StepFailed as err:
-            p.error(f"the {err.role} end's program failed ({err.why}); fix the command or the ends")
-        if settings["metric"] and not any(settings["metric"] in r["good"] for r in rounds):
-            p.error(f"--metric {settings['metric']}: the program gave no value (a --metric regex that never "
-                    "matched, or a counter this machine does not measure)")
-        if k in decide.looks(settings["max_rounds"]):
-            metric, effect = pick_metric(settings, rounds)
-            if metric:
-                return metric, effect
+    rounds = {False: [], True: []}  # plain and counted rounds, each kind reused by the later stages
+    for counted, metrics, last in ends_stages(settings):
+        kept = rounds[counted]
+        for k in range(1, last + 1):
+            if k > len(kept):
+                try:
+                    kept.append(run_round(settings, trees, os.path.join(out_dir, "ends"), k, ["good", "bad"], counted))
+                except StepFailed as err:
+                    p.error(f"the {err.role} end's program failed ({err.why}); fix the command or the ends")
+            if settings["metric"] and not any(settings["metric"] in r["good"] for r in kept):
+                p.error(f"--metric {settings['metric']}: the program gave no value (a --metric regex that never "
+                        "matched, or a counter this machine does not measure)")
+            if k in decide.looks(settings["max_rounds"]) or k == last:
+                metric, effect = pick_metric(settings, kept[:k], metrics)
+                if metric:
+                    return metric, effect
     p.error(f"--good and --bad do not differ by {settings['min_change'] * 100:g}% or more in "
             f"{settings['metric'] or ', '.join(DEFAULT_METRICS)} after {settings['max_rounds']} rounds "
             "(the good end behaves like the bad one); nothing to bisect")
@@ -172,9 +203,10 @@ def step(settings, state, trees, out_dir, index):
         return {"verdict": search.SKIP, "reason": why, "rounds": 0, "dir": step_dir}
     at = decide.looks(settings["max_rounds"])
     metric, rounds, interval = state["metric"], [], None
+    counted = metric == COUNTED
     for k in range(1, settings["max_rounds"] + 1):
         try:
-            v = run_round(settings, dict(trees, commit=path), step_dir, k, ["good", "commit", "bad"])
+            v = run_round(settings, dict(trees, commit=path), step_dir, k, ["good", "commit", "bad"], counted)
         except StepFailed as err:
             if err.role != "commit":
                 raise

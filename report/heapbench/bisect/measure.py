@@ -3,7 +3,8 @@
 Always holds: a build runs `sh -c BUILD` with the commit's directory as its working directory,
 its output kept in build.log there; a run is `heapbench exec -n 1 --warmup 0` into a results
 directory of its own, started in the commit's directory (so `./prog` is that commit's program),
-and gives the runs.csv row's numbers when its status is ok, else the status and reason; a runner
+(with `--count-instructions`, valgrind's count into metric_instructions, when the bisect decides on
+instructions), and gives the runs.csv row's numbers when its status is ok, else the status and reason; a runner
 that cannot start or refuses its words (exit 2) raises MeasureError (the bisect stops, exit 2).
 """
 import os
@@ -35,9 +36,11 @@ def build(tree, command, timeout):
     return False, f"build exit {proc.returncode}: " + (lines[-1] if lines else "no output")
 
 
-def exec_words(settings, out_dir):
-    """The `heapbench exec` words of one run into out_dir."""
+def exec_words(settings, out_dir, counted=False):
+    """The `heapbench exec` words of one run into out_dir (its instructions counted by valgrind when counted)."""
     words = ["exec", "-n", "1", "--warmup", "0", "-w", "bisect", "-o", out_dir, "-a", settings["allocator"]]
+    if counted:
+        words.append("--count-instructions")
     for m in settings["metric_regex"]:
         words += ["--metric", m]
     if settings.get("timeout"):
@@ -45,10 +48,10 @@ def exec_words(settings, out_dir):
     return words + ["--"] + settings["command"]
 
 
-def run_once(tree, settings, out_dir):
+def run_once(tree, settings, out_dir, counted=False):
     """({column: number} of the ok row, '') or (None, 'status: reason') of one run in tree."""
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)
-    cmd = [cli.binary()] + exec_words(settings, out_dir)
+    cmd = [cli.binary()] + exec_words(settings, out_dir, counted)
     try:
         proc = subprocess.run(cmd, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                               env=cli.run_env(), stdin=subprocess.DEVNULL)
