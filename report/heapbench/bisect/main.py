@@ -14,7 +14,7 @@ import signal
 import sys
 
 from heapbench import cli, layout
-from heapbench.bisect import decide, measure, output, repo, search, state as st
+from heapbench.bisect import decide, fromhistory, measure, output, repo, search, state as st
 
 PROG = "heapbench bisect"
 MORE_STEPS = 6  # steps beyond log2(commits) before a search of skipped or undecided commits stops
@@ -33,6 +33,17 @@ def parser():
     p.add_argument("--good", metavar="REV", help="a commit that behaves as wanted")
     p.add_argument("--bad", metavar="REV", help="a later commit that does not (good must be its ancestor)")
     p.add_argument("--repo", metavar="DIR", default=".", help="the git repository (default: .); never modified")
+    p.add_argument("--from-history", action="store_true",
+                   help="take --good and --bad from a change point of a history: the labels (commits) of the last "
+                        "point before the change and of the first after it, in the series --cell, --metric")
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="with --from-history: the history (as 'heapbench history --db'; default $HEAPBENCH_HISTORY, "
+                        "else history.sqlite in the results location)")
+    p.add_argument("--testbed", metavar="T", help="with --from-history: the testbed (default: the one holding --cell)")
+    p.add_argument("--cell", metavar="C", help="with --from-history: the series' cell, as 'heapbench history changes' "
+                   "prints it (workload/allocator/tN [params])")
+    p.add_argument("--change", metavar="LABEL", help="with --from-history: the label of the first point after the "
+                   "change (default: the series' newest change point)")
     p.add_argument("--build", metavar="CMD", default="", help="shell command that builds a commit, run in a copy "
                    "of its files (e.g. 'make prog'); a commit whose build fails is skipped")
     p.add_argument("--metric", metavar="M", help="what decides: a runs.csv column (minflt, maxrss_kb, wall_s, "
@@ -55,8 +66,15 @@ def parser():
 
 def settings_of(p, opts, command):
     """The checked settings of a fresh bisect (usage errors exit 2)."""
-    if not opts.good or not opts.bad:
-        p.error("give both ends: --good REV --bad REV")
+    if opts.from_history:
+        if opts.good or opts.bad:
+            p.error("--from-history takes the ends from the history; leave out --good and --bad")
+        if not opts.cell or not (opts.metric or opts.count_instructions):
+            p.error("--from-history: give the series: --cell C and --metric M (the metric of its change point)")
+    elif opts.db or opts.testbed or opts.cell or opts.change:
+        p.error("--db, --testbed, --cell and --change name a history's change point: give --from-history too")
+    elif not opts.good or not opts.bad:
+        p.error("give both ends: --good REV --bad REV (or --from-history --cell C --metric M)")
     if not command:
         p.error("give the program after '--': heapbench bisect --good A --bad B -- ./prog ARGS")
     if opts.max_rounds < decide.MIN_ROUNDS:
@@ -246,8 +264,9 @@ def search_loop(settings, state, out_dir):
 def fresh(p, opts, command):
     """Checks everything, measures the ends and returns (settings, state, out_dir)."""
     settings = settings_of(p, opts, command)
+    ends = (opts.good, opts.bad) if not opts.from_history else labels_of_change(p, opts, settings)
     try:
-        good, bad = (repo.commit_of(settings["repo"], r) for r in (opts.good, opts.bad))
+        good, bad = (repo.commit_of(settings["repo"], r) for r in ends)
         commits = repo.commit_range(settings["repo"], good, bad)
     except repo.RepoError as err:
         p.error(str(err))
@@ -263,6 +282,25 @@ def fresh(p, opts, command):
              "metric": metric, "ends": effect, "steps": {}}
     st.save(out_dir, state)
     return settings, state, out_dir
+
+
+def labels_of_change(p, opts, settings):
+    """(good label, bad label) of --from-history's change point; each must be a revision of --repo."""
+    try:
+        ends = fromhistory.find(opts.db, opts.cell, settings["metric"], opts.testbed, opts.change)
+    except fromhistory.EndsError as err:
+        p.error(str(err))
+    for label in (ends.good_label, ends.bad_label):
+        if not repo.is_commit(settings["repo"], label):
+            p.error(f"the history's point {label!r} is not a commit of {settings['repo']}: bisect needs points "
+                    "labelled with the version under test (history add --label \"$(git describe)\" or a hash); "
+                    "give --good and --bad instead")
+    where = f"change point at {ends.bad_label}" if ends.found else f"--change {ends.bad_label}"
+    measure.say(f"from the history: {ends.testbed} {opts.cell} {settings['metric']}, {where} (point {ends.bad_index + 1} "
+                f"of {ends.points}): good {ends.good_label}, bad {ends.bad_label}")
+    settings["history"] = {"testbed": ends.testbed, "cell": opts.cell, "good_label": ends.good_label,
+                           "bad_label": ends.bad_label}
+    return ends.good_label, ends.bad_label
 
 
 def resumed(p, opts):
