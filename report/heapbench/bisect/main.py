@@ -53,6 +53,11 @@ def parser():
                    help="decide on the instructions valgrind counts (" + COUNTED + ", runs of their own); without "
                    "--metric they are tried after page faults and peak RSS, before time, when valgrind is installed")
     p.add_argument("-a", "--allocators", metavar="A", default="glibc", help="the allocator to run under (default glibc)")
+    cli.add_option(p, "allocator", "the allocator library --build makes in each commit's files (PATH relative to "
+                   "them, e.g. tiny=build/libtiny.so), measured with -a NAME: bisect a user's allocator")
+    cli.add_option(p, "workloads", "measure this workload's cell (heapbench run) instead of a program after '--'")
+    cli.add_option(p, "params", "with -w: the workload's one param set (default: its LIST set, which must be one)")
+    cli.add_option(p, "threads", "with -w: the one thread count of the cell")
     p.add_argument("--max-rounds", type=int, default=15, metavar="N",
                    help="rounds (good, commit, bad) a step may take before it is left undecided (default 15)")
     p.add_argument("--alpha", type=float, default=0.05, help="error rate of each decision (default 0.05)")
@@ -75,8 +80,15 @@ def settings_of(p, opts, command):
         p.error("--db, --testbed, --cell and --change name a history's change point: give --from-history too")
     elif not opts.good or not opts.bad:
         p.error("give both ends: --good REV --bad REV (or --from-history --cell C --metric M)")
-    if not command:
-        p.error("give the program after '--': heapbench bisect --good A --bad B -- ./prog ARGS")
+    if command and opts.workloads:
+        p.error("give a workload cell (-w W) or a program after '--', not both")
+    if not command and not opts.workloads:
+        p.error("give the program after '--' (heapbench bisect --good A --bad B -- ./prog ARGS) or a workload cell (-w W)")
+    if (opts.params or opts.threads) and not opts.workloads:
+        p.error("-p and -t describe a workload cell: give -w W too")
+    for name, value in (("-w", opts.workloads), ("-t", opts.threads)):
+        if value and "," in value:
+            p.error(f"{name} {value}: bisect measures one cell; give one value")
     if opts.max_rounds < decide.MIN_ROUNDS:
         p.error(f"--max-rounds {opts.max_rounds}: a decision needs at least {decide.MIN_ROUNDS} rounds")
     if not 0 < opts.alpha < 1:
@@ -97,9 +109,26 @@ def settings_of(p, opts, command):
         p.error("--count-instructions: valgrind is not installed (apt-get install valgrind)")
     if not os.path.isdir(opts.repo):
         p.error(f"--repo {opts.repo}: no such directory")
+    library = library_of(p, opts.allocator, opts.allocators)
     return {"repo": os.path.abspath(opts.repo), "build": opts.build, "command": command, "metric": metric,
             "metric_regex": regex, "allocator": opts.allocators, "max_rounds": opts.max_rounds, "alpha": opts.alpha,
-            "min_change": min_change, "timeout": opts.timeout, "build_timeout": opts.build_timeout}
+            "min_change": min_change, "timeout": opts.timeout, "build_timeout": opts.build_timeout,
+            "workload": opts.workloads, "params": opts.params, "threads": opts.threads, "library": library}
+
+
+def library_of(p, text, allocator):
+    """(NAME, PATH) of --allocator NAME=PATH, PATH relative to each commit's files; None without it."""
+    if not text:
+        return None
+    name, eq, path = text.partition("=")
+    if not eq or not name or not path:
+        p.error(f"--allocator {text!r}: give NAME=PATH, the library --build makes, e.g. tiny=build/libtiny.so")
+    if os.path.isabs(path):
+        p.error(f"--allocator {text}: PATH is the library each commit's build makes, relative to the commit's files "
+                "(an absolute path would be one library for every commit)")
+    if name != allocator:
+        p.error(f"--allocator {name}=...: measure under it with -a {name} (-a is {allocator})")
+    return [name, path]
 
 
 def metric_of(p, text):
@@ -121,11 +150,16 @@ def tree(out_dir, commit):
     return os.path.join(out_dir, "trees", commit[:12])
 
 
+def product(settings):
+    """The file a commit's build must make: --allocator's library, else None."""
+    return settings["library"][1] if settings.get("library") else None
+
+
 def prepare_end(p, settings, out_dir, commit, name):
     """Exports and builds one end; an end that does not build is a usage error."""
     path = tree(out_dir, commit)
     repo.export(settings["repo"], commit, path)
-    ok, why = measure.build(path, settings["build"], settings["build_timeout"])
+    ok, why = measure.build(path, settings["build"], settings["build_timeout"], product(settings))
     if not ok:
         hint = " (the build command was not found)" if why.startswith("build exit 127") else ""
         p.error(f"the {name} end {commit[:12]} does not build{hint}: {why}; see {path}/build.log")
@@ -217,7 +251,7 @@ def step(settings, state, trees, out_dir, index):
     shutil.rmtree(step_dir, ignore_errors=True)
     path = tree(out_dir, commit)
     repo.export(settings["repo"], commit, path)
-    ok, why = measure.build(path, settings["build"], settings["build_timeout"])
+    ok, why = measure.build(path, settings["build"], settings["build_timeout"], product(settings))
     if not ok:
         return {"verdict": search.SKIP, "reason": why, "rounds": 0, "dir": step_dir}
     at = decide.looks(settings["max_rounds"])

@@ -18,8 +18,17 @@ class MeasureError(Exception):
     """The runner could not measure at all (message says what to do)."""
 
 
-def build(tree, command, timeout):
-    """(ok, last line of its output) of the build command in tree ('' command: nothing to build)."""
+def build(tree, command, timeout, product=None):
+    """(ok, last line of its output) of the build command in tree ('' command: nothing to build);
+    product: a file (relative to tree) the build must make, else it failed."""
+    ok, why = _build(tree, command, timeout)
+    if ok and product and not os.path.isfile(os.path.join(tree, product)):
+        return False, f"the build made no {product}"
+    return ok, why
+
+
+def _build(tree, command, timeout):
+    """(ok, last line of its output) of the build command in tree."""
     if not command:
         return True, ""
     log = os.path.join(tree, "build.log")
@@ -36,22 +45,33 @@ def build(tree, command, timeout):
     return False, f"build exit {proc.returncode}: " + (lines[-1] if lines else "no output")
 
 
-def exec_words(settings, out_dir, counted=False):
-    """The `heapbench exec` words of one run into out_dir (its instructions counted by valgrind when counted)."""
-    words = ["exec", "-n", "1", "--warmup", "0", "-w", "bisect", "-o", out_dir, "-a", settings["allocator"]]
+def exec_words(settings, out_dir, tree, counted=False):
+    """The words of one run into out_dir of the commit whose files are in tree: `heapbench run` of the
+    workload cell, else `heapbench exec` of the program; its instructions counted by valgrind when
+    counted; the allocator library the commit's build made when --allocator names one."""
+    if settings.get("workload"):
+        words = ["run", "-w", settings["workload"]]
+        words += ["-p", settings["params"]] if settings.get("params") else []
+        words += ["-t", settings["threads"]] if settings.get("threads") else []
+    else:
+        words = ["exec", "-w", "bisect"]
+    words += ["-n", "1", "--warmup", "0", "-o", out_dir, "-a", settings["allocator"]]
+    if settings.get("library"):
+        name, path = settings["library"]
+        words += ["--allocator", f"{name}={os.path.join(os.path.abspath(tree), path)}"]
     if counted:
         words.append("--count-instructions")
     for m in settings["metric_regex"]:
         words += ["--metric", m]
     if settings.get("timeout"):
         words += ["--timeout", str(settings["timeout"])]
-    return words + ["--"] + settings["command"]
+    return words + (["--"] + settings["command"] if not settings.get("workload") else [])
 
 
 def run_once(tree, settings, out_dir, counted=False):
     """({column: number} of the ok row, '') or (None, 'status: reason') of one run in tree."""
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)
-    cmd = [cli.binary()] + exec_words(settings, out_dir, counted)
+    cmd = [cli.binary()] + exec_words(settings, out_dir, tree, counted)
     try:
         proc = subprocess.run(cmd, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                               env=cli.run_env(), stdin=subprocess.DEVNULL)
@@ -61,6 +81,9 @@ def run_once(tree, settings, out_dir, counted=False):
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
         raise MeasureError(f"'heapbench exec' could not run the program (exit {proc.returncode}): {last}")
     rows = results.load(out_dir)["runs"]
+    if len(rows) > 1:
+        raise MeasureError(f"the workload gave {len(rows)} cells, bisect measures one: give one param set (-p) and "
+                           "one thread count (-t)")
     row = rows[0] if rows else {}
     if row.get("status") != "ok":
         return None, f"{row.get('status', 'no row')}: {row.get('reason') or 'no reason given'}"
