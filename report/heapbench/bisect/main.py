@@ -14,11 +14,14 @@ import signal
 import sys
 
 from heapbench import cli, layout
-from heapbench.bisect import decide, measure, output, repo, search, state as st
+from heapbench.bisect import decide, fromhistory, measure, output, repo, search, state as st
 
 PROG = "heapbench bisect"
 MORE_STEPS = 6  # steps beyond log2(commits) before a search of skipped or undecided commits stops
-DEFAULT_METRICS = ("minflt", "maxrss_kb", "task_clock_ms", "wall_s")  # counts first: no load moves them
+COUNTS = ("minflt", "maxrss_kb")  # runs.csv counts that no load moves
+COUNTED = "metric_instructions"  # instructions counted by valgrind (runs of their own, exec --count-instructions)
+TIMES = ("task_clock_ms", "wall_s")
+DEFAULT_METRICS = COUNTS + (COUNTED,) + TIMES  # deterministic first: time only where nothing else shows the change
 NUMERIC = {"wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw", "task_clock_ms",
            "page_faults", "context_switches", "cpu_migrations", "cycles", "instructions"}
 
@@ -30,12 +33,31 @@ def parser():
     p.add_argument("--good", metavar="REV", help="a commit that behaves as wanted")
     p.add_argument("--bad", metavar="REV", help="a later commit that does not (good must be its ancestor)")
     p.add_argument("--repo", metavar="DIR", default=".", help="the git repository (default: .); never modified")
+    p.add_argument("--from-history", action="store_true",
+                   help="take --good and --bad from a change point of a history: the labels (commits) of the last "
+                        "point before the change and of the first after it, in the series --cell, --metric")
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="with --from-history: the history (as 'heapbench history --db'; default $HEAPBENCH_HISTORY, "
+                        "else history.sqlite in the results location)")
+    p.add_argument("--testbed", metavar="T", help="with --from-history: the testbed (default: the one holding --cell)")
+    p.add_argument("--cell", metavar="C", help="with --from-history: the series' cell, as 'heapbench history changes' "
+                   "prints it (workload/allocator/tN [params])")
+    p.add_argument("--change", metavar="LABEL", help="with --from-history: the label of the first point after the "
+                   "change (default: the series' newest change point)")
     p.add_argument("--build", metavar="CMD", default="", help="shell command that builds a commit, run in a copy "
                    "of its files (e.g. 'make prog'); a commit whose build fails is skipped")
     p.add_argument("--metric", metavar="M", help="what decides: a runs.csv column (minflt, maxrss_kb, wall_s, "
                    "task_clock_ms, ...) or NAME=REGEX for a figure the program prints; default: the first of "
                    + ", ".join(DEFAULT_METRICS) + " in which the ends differ")
+    p.add_argument("--count-instructions", action="store_true",
+                   help="decide on the instructions valgrind counts (" + COUNTED + ", runs of their own); without "
+                   "--metric they are tried after page faults and peak RSS, before time, when valgrind is installed")
     p.add_argument("-a", "--allocators", metavar="A", default="glibc", help="the allocator to run under (default glibc)")
+    cli.add_option(p, "allocator", "the allocator library --build makes in each commit's files (PATH relative to "
+                   "them, e.g. tiny=build/libtiny.so), measured with -a NAME: bisect a user's allocator")
+    cli.add_option(p, "workloads", "measure this workload's cell (heapbench run) instead of a program after '--'")
+    cli.add_option(p, "params", "with -w: the workload's one param set (default: its LIST set, which must be one)")
+    cli.add_option(p, "threads", "with -w: the one thread count of the cell")
     p.add_argument("--max-rounds", type=int, default=15, metavar="N",
                    help="rounds (good, commit, bad) a step may take before it is left undecided (default 15)")
     p.add_argument("--alpha", type=float, default=0.05, help="error rate of each decision (default 0.05)")
@@ -49,10 +71,24 @@ def parser():
 
 def settings_of(p, opts, command):
     """The checked settings of a fresh bisect (usage errors exit 2)."""
-    if not opts.good or not opts.bad:
-        p.error("give both ends: --good REV --bad REV")
-    if not command:
-        p.error("give the program after '--': heapbench bisect --good A --bad B -- ./prog ARGS")
+    if opts.from_history:
+        if opts.good or opts.bad:
+            p.error("--from-history takes the ends from the history; leave out --good and --bad")
+        if not opts.cell or not (opts.metric or opts.count_instructions):
+            p.error("--from-history: give the series: --cell C and --metric M (the metric of its change point)")
+    elif opts.db or opts.testbed or opts.cell or opts.change:
+        p.error("--db, --testbed, --cell and --change name a history's change point: give --from-history too")
+    elif not opts.good or not opts.bad:
+        p.error("give both ends: --good REV --bad REV (or --from-history --cell C --metric M)")
+    if command and opts.workloads:
+        p.error("give a workload cell (-w W) or a program after '--', not both")
+    if not command and not opts.workloads:
+        p.error("give the program after '--' (heapbench bisect --good A --bad B -- ./prog ARGS) or a workload cell (-w W)")
+    if (opts.params or opts.threads) and not opts.workloads:
+        p.error("-p and -t describe a workload cell: give -w W too")
+    for name, value in (("-w", opts.workloads), ("-t", opts.threads)):
+        if value and "," in value:
+            p.error(f"{name} {value}: bisect measures one cell; give one value")
     if opts.max_rounds < decide.MIN_ROUNDS:
         p.error(f"--max-rounds {opts.max_rounds}: a decision needs at least {decide.MIN_ROUNDS} rounds")
     if not 0 < opts.alpha < 1:
@@ -64,11 +100,35 @@ def settings_of(p, opts, command):
     if "," in opts.allocators:
         p.error("-a: bisect measures under one allocator; give one name")
     metric, regex = metric_of(p, opts.metric)
+    if opts.count_instructions:
+        if metric:
+            p.error("--count-instructions and --metric: give one of them (--count-instructions decides on "
+                    f"{COUNTED})")
+        metric = COUNTED
+    if metric == COUNTED and not shutil.which("valgrind"):
+        p.error("--count-instructions: valgrind is not installed (apt-get install valgrind)")
     if not os.path.isdir(opts.repo):
         p.error(f"--repo {opts.repo}: no such directory")
+    library = library_of(p, opts.allocator, opts.allocators)
     return {"repo": os.path.abspath(opts.repo), "build": opts.build, "command": command, "metric": metric,
             "metric_regex": regex, "allocator": opts.allocators, "max_rounds": opts.max_rounds, "alpha": opts.alpha,
-            "min_change": min_change, "timeout": opts.timeout, "build_timeout": opts.build_timeout}
+            "min_change": min_change, "timeout": opts.timeout, "build_timeout": opts.build_timeout,
+            "workload": opts.workloads, "params": opts.params, "threads": opts.threads, "library": library}
+
+
+def library_of(p, text, allocator):
+    """(NAME, PATH) of --allocator NAME=PATH, PATH relative to each commit's files; None without it."""
+    if not text:
+        return None
+    name, eq, path = text.partition("=")
+    if not eq or not name or not path:
+        p.error(f"--allocator {text!r}: give NAME=PATH, the library --build makes, e.g. tiny=build/libtiny.so")
+    if os.path.isabs(path):
+        p.error(f"--allocator {text}: PATH is the library each commit's build makes, relative to the commit's files "
+                "(an absolute path would be one library for every commit)")
+    if name != allocator:
+        p.error(f"--allocator {name}=...: measure under it with -a {name} (-a is {allocator})")
+    return [name, path]
 
 
 def metric_of(p, text):
@@ -90,23 +150,30 @@ def tree(out_dir, commit):
     return os.path.join(out_dir, "trees", commit[:12])
 
 
+def product(settings):
+    """The file a commit's build must make: --allocator's library, else None."""
+    return settings["library"][1] if settings.get("library") else None
+
+
 def prepare_end(p, settings, out_dir, commit, name):
     """Exports and builds one end; an end that does not build is a usage error."""
     path = tree(out_dir, commit)
     repo.export(settings["repo"], commit, path)
-    ok, why = measure.build(path, settings["build"], settings["build_timeout"])
+    ok, why = measure.build(path, settings["build"], settings["build_timeout"], product(settings))
     if not ok:
         hint = " (the build command was not found)" if why.startswith("build exit 127") else ""
         p.error(f"the {name} end {commit[:12]} does not build{hint}: {why}; see {path}/build.log")
     return path
 
 
-def run_round(settings, trees, out_dir, k, roles):
-    """One round: each role of roles (rotated by k) run once; {role: values} or raises StepFailed."""
+def run_round(settings, trees, out_dir, k, roles, counted=False):
+    """One round: each role of roles (rotated by k) run once (under valgrind's count when counted);
+    {role: values} or raises StepFailed."""
     order = roles[k % len(roles):] + roles[:k % len(roles)]
     values = {}
     for role in order:
-        vals, why = measure.run_once(trees[role], settings, os.path.join(out_dir, f"round-{k:02d}-{role}"))
+        run_dir = os.path.join(out_dir, f"{'counted-' if counted else ''}round-{k:02d}-{role}")
+        vals, why = measure.run_once(trees[role], settings, run_dir, counted)
         if vals is None:
             raise StepFailed(role, why)
         values[role] = vals
@@ -121,10 +188,9 @@ class StepFailed(Exception):
         self.role, self.why = role, why
 
 
-def pick_metric(settings, rounds):
-    """(metric, change figures) of the ends' rounds: the settings' metric, else the first default
-    whose good-to-bad change is beyond --min-change with an interval that excludes 0; None if none."""
-    candidates = [settings["metric"]] if settings["metric"] else list(DEFAULT_METRICS)
+def pick_metric(settings, rounds, candidates):
+    """(metric, change figures) of the ends' rounds: the first of candidates whose good-to-bad
+    change is beyond --min-change with an interval that excludes 0; (None, None) if none."""
     for metric in candidates:
         g = [r["good"].get(metric) for r in rounds]
         b = [r["bad"].get(metric) for r in rounds]
@@ -136,25 +202,43 @@ def pick_metric(settings, rounds):
         # Student's t of the rounds' ratios at the step's level (a bootstrap of three values decided on noise)
         change, low, high = decide.interval(ratios, 1 - settings["alpha"] / len(decide.looks(settings["max_rounds"])))
         if abs(change) >= settings["min_change"] and (low > 0 or high < 0):
-            return metric, {"change": change, "low": low, "high": high, "rounds": len(rounds)}
+            return metric, {"change": change, "low": low, "high": high, "rounds": len(rounds),
+                            "values": [[x, y] for x, y in zip(g, b)]}
     return None, None
+
+
+def ends_stages(settings):
+    """[(counted, metrics, last round)]: what the ends are measured for, in order. The metric asked
+    for, up to --max-rounds; else the counts in MIN_ROUNDS plain rounds, valgrind's instructions in
+    MIN_ROUNDS counted rounds (when valgrind is installed), then the times up to --max-rounds."""
+    if settings["metric"]:
+        return [(settings["metric"] == COUNTED, [settings["metric"]], settings["max_rounds"])]
+    stages = [(False, list(COUNTS), decide.MIN_ROUNDS)]
+    if shutil.which("valgrind"):
+        stages.append((True, [COUNTED], decide.MIN_ROUNDS))
+    else:
+        measure.say(f"valgrind is not installed: {COUNTED} is not tried (apt-get install valgrind)")
+    return stages + [(False, list(TIMES), settings["max_rounds"])]
 
 
 def check_ends(p, settings, trees, out_dir):
     """Measures the ends until a metric separates them (or max_rounds); returns (metric, effect)."""
-    rounds = []
-    for k in range(1, settings["max_rounds"] + 1):
-        try:
-            rounds.append(run_round(settings, trees, os.path.join(out_dir, "ends"), k, ["good", "bad"]))
-        except StepFailed as err:
-            p.error(f"the {err.role} end's program failed ({err.why}); fix the command or the ends")
-        if settings["metric"] and not any(settings["metric"] in r["good"] for r in rounds):
-            p.error(f"--metric {settings['metric']}: the program gave no value (a --metric regex that never "
-                    "matched, or a counter this machine does not measure)")
-        if k in decide.looks(settings["max_rounds"]):
-            metric, effect = pick_metric(settings, rounds)
-            if metric:
-                return metric, effect
+    rounds = {False: [], True: []}  # plain and counted rounds, each kind reused by the later stages
+    for counted, metrics, last in ends_stages(settings):
+        kept = rounds[counted]
+        for k in range(1, last + 1):
+            if k > len(kept):
+                try:
+                    kept.append(run_round(settings, trees, os.path.join(out_dir, "ends"), k, ["good", "bad"], counted))
+                except StepFailed as err:
+                    p.error(f"the {err.role} end's program failed ({err.why}); fix the command or the ends")
+            if settings["metric"] and not any(settings["metric"] in r["good"] for r in kept):
+                p.error(f"--metric {settings['metric']}: the program gave no value (a --metric regex that never "
+                        "matched, or a counter this machine does not measure)")
+            if k in decide.looks(settings["max_rounds"]) or k == last:
+                metric, effect = pick_metric(settings, kept[:k], metrics)
+                if metric:
+                    return metric, effect
     p.error(f"--good and --bad do not differ by {settings['min_change'] * 100:g}% or more in "
             f"{settings['metric'] or ', '.join(DEFAULT_METRICS)} after {settings['max_rounds']} rounds "
             "(the good end behaves like the bad one); nothing to bisect")
@@ -167,14 +251,20 @@ def step(settings, state, trees, out_dir, index):
     shutil.rmtree(step_dir, ignore_errors=True)
     path = tree(out_dir, commit)
     repo.export(settings["repo"], commit, path)
-    ok, why = measure.build(path, settings["build"], settings["build_timeout"])
+    ok, why = measure.build(path, settings["build"], settings["build_timeout"], product(settings))
     if not ok:
         return {"verdict": search.SKIP, "reason": why, "rounds": 0, "dir": step_dir}
     at = decide.looks(settings["max_rounds"])
     metric, rounds, interval = state["metric"], [], None
+    counted = metric == COUNTED
+    ends = state["ends"].get("values") if counted else None
     for k in range(1, settings["max_rounds"] + 1):
         try:
-            v = run_round(settings, dict(trees, commit=path), step_dir, k, ["good", "commit", "bad"])
+            if ends:  # a count valgrind gives the same every run: the ends' counts are measured once, in the ends' rounds
+                v = run_round(settings, dict(trees, commit=path), step_dir, k, ["commit"], counted)
+                v["good"], v["bad"] = ({metric: x} for x in ends[(k - 1) % len(ends)])
+            else:
+                v = run_round(settings, dict(trees, commit=path), step_dir, k, ["good", "commit", "bad"], counted)
         except StepFailed as err:
             if err.role != "commit":
                 raise
@@ -214,8 +304,9 @@ def search_loop(settings, state, out_dir):
 def fresh(p, opts, command):
     """Checks everything, measures the ends and returns (settings, state, out_dir)."""
     settings = settings_of(p, opts, command)
+    ends = (opts.good, opts.bad) if not opts.from_history else labels_of_change(p, opts, settings)
     try:
-        good, bad = (repo.commit_of(settings["repo"], r) for r in (opts.good, opts.bad))
+        good, bad = (repo.commit_of(settings["repo"], r) for r in ends)
         commits = repo.commit_range(settings["repo"], good, bad)
     except repo.RepoError as err:
         p.error(str(err))
@@ -231,6 +322,25 @@ def fresh(p, opts, command):
              "metric": metric, "ends": effect, "steps": {}}
     st.save(out_dir, state)
     return settings, state, out_dir
+
+
+def labels_of_change(p, opts, settings):
+    """(good label, bad label) of --from-history's change point; each must be a revision of --repo."""
+    try:
+        ends = fromhistory.find(opts.db, opts.cell, settings["metric"], opts.testbed, opts.change)
+    except fromhistory.EndsError as err:
+        p.error(str(err))
+    for label in (ends.good_label, ends.bad_label):
+        if not repo.is_commit(settings["repo"], label):
+            p.error(f"the history's point {label!r} is not a commit of {settings['repo']}: bisect needs points "
+                    "labelled with the version under test (history add --label \"$(git describe)\" or a hash); "
+                    "give --good and --bad instead")
+    where = f"change point at {ends.bad_label}" if ends.found else f"--change {ends.bad_label}"
+    measure.say(f"from the history: {ends.testbed} {opts.cell} {settings['metric']}, {where} (point {ends.bad_index + 1} "
+                f"of {ends.points}): good {ends.good_label}, bad {ends.bad_label}")
+    settings["history"] = {"testbed": ends.testbed, "cell": opts.cell, "good_label": ends.good_label,
+                           "bad_label": ends.bad_label}
+    return ends.good_label, ends.bad_label
 
 
 def resumed(p, opts):

@@ -3,7 +3,8 @@
 Always holds: a build runs `sh -c BUILD` with the commit's directory as its working directory,
 its output kept in build.log there; a run is `heapbench exec -n 1 --warmup 0` into a results
 directory of its own, started in the commit's directory (so `./prog` is that commit's program),
-and gives the runs.csv row's numbers when its status is ok, else the status and reason; a runner
+(with `--count-instructions`, valgrind's count into metric_instructions, when the bisect decides on
+instructions), and gives the runs.csv row's numbers when its status is ok, else the status and reason; a runner
 that cannot start or refuses its words (exit 2) raises MeasureError (the bisect stops, exit 2).
 """
 import os
@@ -17,8 +18,17 @@ class MeasureError(Exception):
     """The runner could not measure at all (message says what to do)."""
 
 
-def build(tree, command, timeout):
-    """(ok, last line of its output) of the build command in tree ('' command: nothing to build)."""
+def build(tree, command, timeout, product=None):
+    """(ok, last line of its output) of the build command in tree ('' command: nothing to build);
+    product: a file (relative to tree) the build must make, else it failed."""
+    ok, why = _build(tree, command, timeout)
+    if ok and product and not os.path.isfile(os.path.join(tree, product)):
+        return False, f"the build made no {product}"
+    return ok, why
+
+
+def _build(tree, command, timeout):
+    """(ok, last line of its output) of the build command in tree."""
     if not command:
         return True, ""
     log = os.path.join(tree, "build.log")
@@ -35,20 +45,33 @@ def build(tree, command, timeout):
     return False, f"build exit {proc.returncode}: " + (lines[-1] if lines else "no output")
 
 
-def exec_words(settings, out_dir):
-    """The `heapbench exec` words of one run into out_dir."""
-    words = ["exec", "-n", "1", "--warmup", "0", "-w", "bisect", "-o", out_dir, "-a", settings["allocator"]]
+def exec_words(settings, out_dir, tree, counted=False):
+    """The words of one run into out_dir of the commit whose files are in tree: `heapbench run` of the
+    workload cell, else `heapbench exec` of the program; its instructions counted by valgrind when
+    counted; the allocator library the commit's build made when --allocator names one."""
+    if settings.get("workload"):
+        words = ["run", "-w", settings["workload"]]
+        words += ["-p", settings["params"]] if settings.get("params") else []
+        words += ["-t", settings["threads"]] if settings.get("threads") else []
+    else:
+        words = ["exec", "-w", "bisect"]
+    words += ["-n", "1", "--warmup", "0", "-o", out_dir, "-a", settings["allocator"]]
+    if settings.get("library"):
+        name, path = settings["library"]
+        words += ["--allocator", f"{name}={os.path.join(os.path.abspath(tree), path)}"]
+    if counted:
+        words.append("--count-instructions")
     for m in settings["metric_regex"]:
         words += ["--metric", m]
     if settings.get("timeout"):
         words += ["--timeout", str(settings["timeout"])]
-    return words + ["--"] + settings["command"]
+    return words + (["--"] + settings["command"] if not settings.get("workload") else [])
 
 
-def run_once(tree, settings, out_dir):
+def run_once(tree, settings, out_dir, counted=False):
     """({column: number} of the ok row, '') or (None, 'status: reason') of one run in tree."""
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)
-    cmd = [cli.binary()] + exec_words(settings, out_dir)
+    cmd = [cli.binary()] + exec_words(settings, out_dir, tree, counted)
     try:
         proc = subprocess.run(cmd, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                               env=cli.run_env(), stdin=subprocess.DEVNULL)
@@ -58,6 +81,9 @@ def run_once(tree, settings, out_dir):
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
         raise MeasureError(f"'heapbench exec' could not run the program (exit {proc.returncode}): {last}")
     rows = results.load(out_dir)["runs"]
+    if len(rows) > 1:
+        raise MeasureError(f"the workload gave {len(rows)} cells, bisect measures one: give one param set (-p) and "
+                           "one thread count (-t)")
     row = rows[0] if rows else {}
     if row.get("status") != "ok":
         return None, f"{row.get('status', 'no row')}: {row.get('reason') or 'no reason given'}"

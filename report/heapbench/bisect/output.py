@@ -5,10 +5,9 @@ else every commit not ruled out (skipped or undecided ones and the first known b
 the change from the good end to the bad end in the chosen metric, with its interval, and each
 measured step says its verdict and how many rounds decided it.
 """
-import json
 import os
 
-from heapbench.bisect import search
+from heapbench.bisect import search, state as st
 
 
 def _pct(x):
@@ -47,12 +46,11 @@ def search_verdicts(state):
 
 
 def write(out_dir, state):
-    """OUT/answer.json: the first bad commit (or null), the candidates, the metric and the effect."""
+    """OUT/answer.json (replaced whole): the first bad commit (or null), the candidates, the metric and the effect."""
     commits = state["commits"]
     first, candidates = search.answer(len(commits), search_verdicts(state))
     answer = {"first_bad": commits[first] if first is not None else None,
               "candidates": [commits[i] for i in candidates], "metric": state["metric"], "effect": state["ends"],
               "steps": len(state["steps"])}
-    with open(os.path.join(out_dir, "answer.json"), "w", encoding="utf-8") as f:
-        json.dump(answer, f, indent=1, sort_keys=True)
+    st.write_json(os.path.join(out_dir, "answer.json"), answer)
     return answer

@@ -32,6 +32,11 @@ def commit_of(repo, rev):
     return out
 
 
+def is_commit(repo, rev):
+    """True when rev names a commit of repo (a hash, a tag, `git describe`'s output)."""
+    return bool(_git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False))
+
+
 def commit_range(repo, good, bad):
     """The commits after good up to bad, oldest first, along bad's first parents (good must be an
     ancestor of bad)."""

@@ -2,8 +2,9 @@
 
 Usage: mkrepo.py DIR COMMITS CHANGE KIND [BROKEN,...]
   COMMITS commits (1..COMMITS); from commit CHANGE on the program does 5% more page faults
-  (KIND=faults: it writes 5% more freshly malloc'd pages) or 10% more work (KIND=time: a ~20 ms
-  loop 10% longer); each commit numbered in BROKEN does not build (an #error in its config.h).
+  (KIND=faults: it writes 5% more freshly malloc'd pages) or 10% more work (KIND=time: a run of
+  ~20 ms, nearly all of it a loop, whose loop is 10% longer), or, KIND=alloc, not a program but a tiny allocator library, libtiny.so
+  (tiny.c over glibc's __libc_malloc and its kin), whose every block is 256 bytes longer from CHANGE on; each commit numbered in BROKEN does not build (an #error in its config.h).
   Prints the hashes of commit 1 (good) and COMMITS (bad), and of CHANGE, one per line.
 Always holds: every commit changes config.h (so each commit is a distinct tree); the program is
 built by `make` with the repository's own Makefile; nothing outside DIR is written.
@@ -30,13 +31,41 @@ int main(void)
 }
 '''
 MAKEFILE = "prog: prog.c config.h\n\tcc -O1 -o prog prog.c\n"
-PAGES, WORK = 4000, 25_000_000
+# KIND=alloc: a tiny allocator library over glibc's own entry points, every block PAD bytes longer
+TINY = r'''#include <errno.h>
+#include <stddef.h>
+#include "config.h"
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+void *malloc(size_t n) { return __libc_malloc(n + PAD); }
+void free(void *p) { __libc_free(p); }
+void *calloc(size_t k, size_t n) { return n && k > ((size_t)-1 - PAD) / n ? NULL : __libc_calloc(1, k * n + PAD); }
+void *realloc(void *p, size_t n) { return __libc_realloc(p, n + PAD); }
+void *memalign(size_t a, size_t n) { return __libc_memalign(a, n + PAD); }
+void *aligned_alloc(size_t a, size_t n) { return __libc_memalign(a, n + PAD); }
+int posix_memalign(void **out, size_t a, size_t n)
+{
+    void *p = __libc_memalign(a, n + PAD);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+}
+'''
+TINY_MAKEFILE = "libtiny.so: tiny.c config.h\n\tcc -O2 -shared -fPIC -o libtiny.so tiny.c\n"
+SIZES = {"faults": (4000, 25_000_000), "time": (400, 20_000_000)}  # (pages, loop steps) of each kind: the
+# time kind's run is the loop's ~20 ms (400 pages take ~2 ms), so that 10% more loop is ~10% more time
 
 
 def config(n, change, kind, broken):
     """config.h of commit n."""
-    pages = PAGES * 105 // 100 if kind == "faults" and n >= change else PAGES
-    work = WORK * 110 // 100 if kind == "time" and n >= change else WORK
+    if kind == "alloc":
+        return f"/* commit {n} */\n#define PAD {256 if n >= change else 0}\n" + ("#error no build\n" if n in broken else "")
+    pages, work = SIZES[kind]
+    pages = pages * 105 // 100 if kind == "faults" and n >= change else pages
+    work = work * 110 // 100 if kind == "time" and n >= change else work
     text = f"/* commit {n} */\n#define PAGES {pages}L\n#define WORK {work}L\n"
     return text + ("#error this commit does not build\n" if n in broken else "")
 
@@ -53,10 +82,10 @@ def make(directory, commits, change, kind, broken=()):
     """Makes the repository; returns (good hash, bad hash, change hash)."""
     os.makedirs(directory)
     git(directory, "init", "-q", "-b", "main")
-    with open(os.path.join(directory, "prog.c"), "w") as f:
-        f.write(PROG)
-    with open(os.path.join(directory, "Makefile"), "w") as f:
-        f.write(MAKEFILE)
+    files = {"tiny.c": TINY, "Makefile": TINY_MAKEFILE} if kind == "alloc" else {"prog.c": PROG, "Makefile": MAKEFILE}
+    for name, text in files.items():
+        with open(os.path.join(directory, name), "w") as f:
+            f.write(text)
     hashes = {}
     for n in range(1, commits + 1):
         with open(os.path.join(directory, "config.h"), "w") as f:

@@ -1,0 +1,63 @@
+"""mkhistory.py - a history of nightly points over a repository made by mkrepo.py, for `bisect --from-history`'s test and benchmark.
+
+Usage: mkhistory.py REPO HISTORY EVERY [REPS]
+  Every EVERY-th commit of REPO's main branch (oldest first, the first and the last always) is
+  exported with `git archive`, built with `make`, run REPS times (default 3) with `heapbench exec
+  -w nightly -a glibc -- ./prog`, and added to the SQLite history HISTORY with the commit's hash as
+  its label, one point per night, in commit order. Prints the labels, one a line.
+Always holds: REPO is only read; every export and results directory is made under a temporary
+directory that is removed; heapbench is build/heapbench of this tree (HEAPBENCH_BIN overrides).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+HEAPBENCH = os.environ.get("HEAPBENCH_BIN", os.path.join(ROOT, "build", "heapbench"))
+
+
+def nights(commits, every):
+    """The commits a nightly run measured: every every-th, with the first and the last."""
+    picked = commits[::every]
+    return picked + ([commits[-1]] if picked[-1] != commits[-1] else [])
+
+
+def night(repo, commit, history, reps, work):
+    """Exports, builds and measures one commit, and adds it to history labelled with its hash."""
+    tree = os.path.join(work, commit[:12])
+    os.makedirs(tree)
+    archive = subprocess.Popen(["git", "-C", repo, "archive", "--format=tar", commit], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", tree], stdin=archive.stdout, check=True)
+    archive.stdout.close()
+    if archive.wait():
+        sys.exit(f"mkhistory: git archive of {commit} failed")
+    subprocess.run(["make", "-s"], cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    out = os.path.join(work, "r-" + commit[:12])
+    subprocess.run([HEAPBENCH, "exec", "-n", str(reps), "--warmup", "0", "-w", "nightly", "-a", "glibc", "-o", out,
+                    "--", "./prog"], cwd=tree, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([HEAPBENCH, "history", "add", "--db", history, "--label", commit, out], check=True,
+                   stdout=subprocess.DEVNULL)
+    shutil.rmtree(tree)
+    shutil.rmtree(out)
+
+
+def main(argv):
+    if len(argv) not in (3, 4):
+        sys.exit(__doc__)
+    repo, history, every = argv[0], argv[1], int(argv[2])
+    reps = int(argv[3]) if len(argv) == 4 else 3
+    commits = subprocess.run(["git", "-C", repo, "rev-list", "--reverse", "main"], check=True, stdout=subprocess.PIPE,
+                             text=True).stdout.split()
+    work = tempfile.mkdtemp(prefix="mkhistory-")
+    try:
+        for commit in nights(commits, every):
+            night(repo, commit, history, reps, work)
+            print(commit)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
