@@ -10,7 +10,9 @@ share the same moment's interference; a pair is the two sides' values in one rou
 (heapbench.compare.paired judges the pairs). Without --duet a set of rounds is one runner, `exec -w
 base,head --alternate -- BASE ::: HEAD` (or `run -w prog:A,prog:B --alternate`), its rep k being
 round k: a round costs two process starts, not two runner starts (the runner's own start, its
-probes and files, take ~0.25 s at idle and ~1 s at load 25, against a ~20 ms program). With --budget, adaptive.py runs the rounds (its
+probes and files, take ~0.25 s at idle and ~1 s at load 25, against a ~20 ms program). Without --metrics the metrics are chosen on the first rounds (choose: the counts instead of a
+time metric that spreads above half its threshold, or of times measured under instrumentation, which
+are never judged). With --budget, adaptive.py runs the rounds (its
 sequential rule replaces the screening and the confirmation). Like the other modes, round set 1 screens without
 multiple-test correction and names suspects; only a REGRESSION of a fresh round set of the suspect
 cells (Holm over the suspects of each metric) fails the gate. Every runner's output is kept under
@@ -29,6 +31,7 @@ from heapbench import results
 from heapbench import stats
 from heapbench import cells
 from heapbench.compare import launch
+from heapbench.compare import metricchoice
 from heapbench.compare import paired
 
 Side = collections.namedtuple("Side", "name program command")  # program: 'prog:NAME' or None
@@ -69,6 +72,23 @@ def metrics(parser, args, default_metrics):
         parser.error(f"--ab compares runs.csv columns; {', '.join(bad)} are latency quantiles, which commands "
                      "do not write; pick e.g. --metrics wall_s,maxrss_kb,task_clock_ms")
     return names
+
+
+def choose(args, names, settings, rows, rounds_dir, default_metrics):
+    """The metrics to judge the rounds on, from the first rounds' runs (rows, their meta.json in
+    rounds_dir's first runner directory): without --metrics, metricchoice.for_gate's (the counts
+    under instrumentation, or instead of a time metric that spreads above half its threshold);
+    with --metrics, those that are the program's (metricchoice.comparable). One line on stderr
+    says what was left out and why."""
+    first = sorted(os.listdir(rounds_dir))[0]
+    data = {"runs": rows, "meta": results.load(os.path.join(rounds_dir, first))["meta"]}
+    if args.metrics == ",".join(default_metrics):
+        chosen, line = metricchoice.for_gate(names, data, settings["thresholds"], False)
+    else:
+        chosen, line = metricchoice.comparable(names, data)
+    if line:
+        print(f"ci --ab: {line}", file=sys.stderr)
+    return chosen or names
 
 
 def duet_cpus(parser, args):
@@ -258,6 +278,8 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
     allocators = ",".join(args.allocators) or "glibc"
     rows = run_rounds(args, pair, os.path.join(out_dir, "rounds"), 1, args.reps, allocators, args.env,
                       settings["duet"])
+    names = choose(args, names, settings, rows, os.path.join(out_dir, "rounds"), default_metrics)
+    settings["metrics"] = names
     screen = judge(rows, pair, names, settings, holm=False)
     suspects = [r for r in screen["rows"] if r["verdict"] == stats.REGRESSION]
     print(f"ci --ab: round set 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)

@@ -108,6 +108,19 @@ class AbGateTest(unittest.TestCase):
         self.assertEqual([k for k, _ in ran[::2]], list(range(1, 7)))
         self.assertEqual(firsts, ["head", "base"] * 3)
 
+    def test_noisy_time_is_traded_for_counts_without_metrics(self):
+        """Without --metrics, a program whose wall time jumps from rep to rep (a 10 ms or a 300 ms
+        sleep, by its pid): wall_s spreads far above half its threshold, so the gate says so in one
+        line and judges the counts (minflt among them) instead of wall_s."""
+        noisy = "import os, time; time.sleep(0.3 if os.getpid() % 2 else 0.01)"
+        proc = gate("--ab", "--base", f"{PY} -c '{noisy}'", "-n", "8", "-o", self.out, "--", PY, "-c", noisy)
+        self.assertIn(proc.returncode, (0, 1, 3), proc.stderr[-2000:])
+        self.assertRegex(proc.stderr, r"ci --ab: wall_s spreads [0-9.]+% from rep to rep .*gating on the counts")
+        judged = {r["metric"] for r in self.rows()}
+        self.assertNotIn("wall_s", judged)
+        self.assertIn("minflt", judged)
+        self.assertIn("maxrss_kb", judged)
+
     def test_a_command_with_the_separator_word_runs_a_runner_per_side(self):
         """A command holding the runner's ':::' word cannot share a runner: each side of each round
         runs in its own (round-NNN-base, round-NNN-head), and the gate still pairs them."""
