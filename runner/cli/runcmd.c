@@ -103,6 +103,26 @@ static void hb_runctx_valgrind(struct hb_runctx *c)
     }
 }
 
+/* exec's commands into the worklist: one, or one per -w name (HB_EXEC_SEP between them, checked
+ * by options.c). */
+static void hb_runctx_commands(struct hb_runctx *c)
+{
+    if (c->o.workloads.n <= 1) {
+        hb_worklist_add_command(&c->wl, c->o.workloads.n ? c->o.workloads.v[0] : NULL, &c->o.command);
+        return;
+    }
+    struct hb_strv one = {0};
+    size_t k = 0;
+    for (size_t i = 0; i <= c->o.command.n; i++) {
+        if (i < c->o.command.n && strcmp(c->o.command.v[i], HB_EXEC_SEP) != 0) {
+            hb_strv_push(&one, c->o.command.v[i]);
+            continue;
+        }
+        hb_worklist_add_command(&c->wl, c->o.workloads.v[k++], &one);
+        hb_strv_free(&one);
+    }
+}
+
 /* Loads registries, applies user additions and builds the matrix and metrics. */
 static void hb_runctx_matrix(struct hb_runctx *c)
 {
@@ -119,7 +139,7 @@ static void hb_runctx_matrix(struct hb_runctx *c)
     for (size_t i = 0; i < c->o.user_bins.n; i++)
         hb_worklist_add_bin(&c->wl, c->o.user_bins.v[i]);
     if (c->o.cmd == HB_CMD_EXEC)
-        hb_worklist_add_command(&c->wl, c->o.workloads.n ? c->o.workloads.v[0] : NULL, &c->o.command);
+        hb_runctx_commands(c);
     hb_matrix_build(&c->m, &c->o, &c->wl, &c->reg);
     if (!c->m.ng || !c->m.nalloc)
         hb_usage("the matrix is empty (no workloads or no allocators chosen); see heapbench list");

@@ -118,6 +118,7 @@ void hb_matrix_build(struct hb_matrix *m, const struct hb_options *o, struct hb_
     m->reps = o->reps;
     m->warmup = o->warmup;
     m->quick = o->quick;
+    m->alternate = o->alternate;
     m->shard_i = o->shard_i;
     m->shard_n = o->shard_n;
     hb_matrix_pick_workloads(m, o, wl);
@@ -185,6 +186,12 @@ int hb_matrix_mark(struct hb_matrix *m, const char *workload, const char *alloca
         }
     }
     return -1;
+}
+
+/* The group visited k-th in round: k, or ng-1-k in the even rounds of --alternate (matrix.h). */
+size_t hb_matrix_group_at(const struct hb_matrix *m, int round, size_t k)
+{
+    return m->alternate && round % 2 == 0 ? m->ng - 1 - k : k;
 }
 
 /* Undone measured (rep, cell) pairs of this shard. */

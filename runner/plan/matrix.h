@@ -2,7 +2,9 @@
  *
  * A group is workload x params x threads x env; a cell is a group x an allocator. The order
  * is rounds (warm-up rounds, then reps 1..N); each round visits every group and, within a
- * group, every allocator in turn (A B C A B C ...), so drift hits all allocators alike.
+ * group, every allocator in turn (A B C A B C ...), so drift hits all allocators alike; with
+ * --alternate every even round visits the groups in reverse order (hb_matrix_group_at), so that
+ * no group always runs first or always after another (run numbers keep the formula below).
  * Always holds: run numbers are those of the full matrix (1-based, unique, the execution
  * order), whatever the shard or resume: run = ((rep-1)*ngroups + g)*nalloc + a + 1.
  */
@@ -29,6 +31,7 @@ struct hb_matrix {
     struct hb_alloc **alloc;
     size_t nalloc;
     int reps, warmup, quick;
+    int alternate;            /* --alternate: even rounds visit the groups last to first */
     int shard_i, shard_n;
     struct hb_strv envs;      /* the environment sets (axis values) */
     struct hb_strv workloads; /* names of the chosen workloads, in order */
@@ -62,5 +65,8 @@ size_t hb_matrix_pending(const struct hb_matrix *m);
 int hb_matrix_group_pending(const struct hb_matrix *m, size_t g);
 
 void hb_matrix_free(struct hb_matrix *m);
+
+/* The group visited k-th (0-based) in round (1-based, warm-ups counted). */
+size_t hb_matrix_group_at(const struct hb_matrix *m, int round, size_t k);
 
 #endif

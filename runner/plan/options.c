@@ -20,7 +20,8 @@
 enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
     OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_ALLOCSTATS,
-    OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD, OPT_MEM_LIMIT, OPT_ALLOC_INSTRUCTIONS, OPT_JSON
+    OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD, OPT_MEM_LIMIT, OPT_ALLOC_INSTRUCTIONS, OPT_JSON,
+    OPT_ALTERNATE
 };
 
 /* --count-instructions: valgrind's cachegrind without its cache simulation counts the instructions
@@ -38,6 +39,8 @@ static const char hb_usage_measure[] =
     "  -n, --reps N             measured repetitions per cell (default 5; --quick: 2)\n"
     "      --warmup N           warm-up rounds, not recorded (default 1): each workload's first\n"
     "                           cell runs under every allocator, its other cells only measured\n"
+    "      --alternate          every other round visits the workloads in reverse order (A B, B A, ...),\n"
+    "                           so that no workload always runs first or always after another\n"
     "      --env 'K=V K2=V2'    one environment set (an axis value); repeat for more sets\n"
     "      --allocator NAME=/path/lib.so   add a library for this run\n"
     "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"
@@ -98,6 +101,8 @@ void hb_options_usage(enum hb_cmd cmd, FILE *out)
         fprintf(out, "usage: heapbench exec [options] -- CMD ARGS...\n"
                      "Measures any command under every allocator, like a workload without phases.\n"
                      "  -w, --workloads NAME     name of the command's cell (default: basename of CMD)\n"
+                     "  -w N1,N2 -- CMD1 ARGS ::: CMD2 ARGS   several commands, one cell each, measured\n"
+                     "                           in turn every round (with --alternate: A B, B A, ...)\n"
                      "      --hyperfine          also time the commands with hyperfine afterwards\n");
         fputs(hb_usage_measure, out);
         break;
@@ -402,6 +407,7 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_METRIC: hb_opt_pair(&o->metrics, "--metric", val, "REGEX", "'ops=([0-9]+) ops'"); break;
     case OPT_HYPERFINE: o->hyperfine = 1; break;
     case OPT_JSON: o->json = 1; break;
+    case OPT_ALTERNATE: o->alternate = 1; break;
     case OPT_ALLOCSTATS: o->allocstats = 1; break;
     case OPT_THP: hb_opt_thp(o, val); break;
     case OPT_WRAP:
@@ -448,11 +454,35 @@ static int hb_opt_allowed(enum hb_cmd cmd, int c)
     }
 }
 
+/* exec -w N1,N2,...: one command per name, HB_EXEC_SEP between them, none empty, no name twice. */
+static void hb_opt_commands(const struct hb_options *o)
+{
+    size_t seps = 0, words = 0;
+    for (size_t i = 0; i < o->command.n; i++) {
+        int sep = strcmp(o->command.v[i], HB_EXEC_SEP) == 0;
+        if (sep && !words)
+            hb_usage("exec: command %zu of -w is empty; give one command per name: -w %s,%s -- CMD1 ARGS %s CMD2 ARGS",
+                     seps + 1, o->workloads.v[0], o->workloads.v[1], HB_EXEC_SEP);
+        seps += sep;
+        words = sep ? 0 : words + 1;
+    }
+    if (seps + 1 != o->workloads.n || !words)
+        hb_usage("exec: -w names %zu commands and %zu were given; separate them with '%s': "
+                 "-w %s,%s -- CMD1 ARGS %s CMD2 ARGS", o->workloads.n, words ? seps + 1 : seps, HB_EXEC_SEP,
+                 o->workloads.v[0], o->workloads.v[1], HB_EXEC_SEP);
+    for (size_t i = 0; i < o->workloads.n; i++)
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(o->workloads.v[i], o->workloads.v[k]) == 0)
+                hb_usage("exec: -w names '%s' twice; give each command its own name", o->workloads.v[i]);
+}
+
 /* The operands after the options: exec's and record's command, trace's one file, nothing else. */
 static void hb_opt_operands(struct hb_options *o, const char *name)
 {
     if (o->cmd == HB_CMD_EXEC && !o->command.n && !o->resume)
         hb_usage("exec: no command; give it after --, e.g. heapbench exec -- python3 -c 'pass'");
+    if (o->cmd == HB_CMD_EXEC && o->workloads.n > 1)
+        hb_opt_commands(o);
     if (o->cmd == HB_CMD_RECORD && o->workloads.n &&
         (o->workloads.n > 1 || strncmp(o->workloads.v[0], "prog:", 5) != 0 || !o->workloads.v[0][5]))
         hb_usage("record: -w takes one prog:NAME (a definition of exec/programs/), got '%s'", o->workloads.v[0]);
@@ -481,6 +511,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"interval", required_argument, 0, OPT_INTERVAL},
         {"resume", required_argument, 0, OPT_RESUME}, {"shard", required_argument, 0, OPT_SHARD},
         {"metric", required_argument, 0, OPT_METRIC}, {"hyperfine", no_argument, 0, OPT_HYPERFINE},
+        {"alternate", no_argument, 0, OPT_ALTERNATE},
         {"wrap", required_argument, 0, OPT_WRAP},
         {"count-instructions", no_argument, 0, OPT_INSTRUCTIONS},
         {"count-alloc-instructions", no_argument, 0, OPT_ALLOC_INSTRUCTIONS},

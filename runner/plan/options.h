@@ -41,6 +41,7 @@ struct hb_options {
     struct hb_strv metrics;      /* --metric NAME=REGEX[,higher] */
     int hyperfine;               /* exec --hyperfine */
     int json;                    /* list --json */
+    int alternate;               /* --alternate: every other round visits the groups in reverse order */
     char *wrap;                  /* --wrap 'CMD ARGS': prefix of every measured process's argv */
     int count;                   /* HB_COUNT_*: --count-instructions (cachegrind) or --count-alloc-instructions
                                   * (callgrind): o->wrap is then valgrind, whose output file the engine names */
@@ -51,8 +52,12 @@ struct hb_options {
     unsigned long long mem_limit; /* --mem-limit: bytes (the run's cgroup, else RLIMIT_DATA), 0 = none;
                                    * default 3/4 of physical memory (protects the machine) */
     int mem_limit_set;           /* 1: given on the command line */
-    struct hb_strv command;      /* exec and record: CMD ARGS...; trace: FILE */
+    struct hb_strv command;      /* exec and record: CMD ARGS...; trace: FILE; exec with -w N1,N2,...:
+                                  * the commands, HB_EXEC_SEP between them */
 };
+
+/* The word between exec's commands: heapbench exec -w base,head -- CMD1 ARGS ::: CMD2 ARGS */
+#define HB_EXEC_SEP ":::"
 
 /* What valgrind counts in every measured process (options.count). */
 enum { HB_COUNT_NONE, HB_COUNT_PROGRAM, HB_COUNT_ALLOC };

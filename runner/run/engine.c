@@ -357,7 +357,8 @@ int hb_engine_run(struct hb_engine *e)
     int stopped = 0;
     for (int round = 1; round <= m->warmup + m->reps && !stopped; round++) {
         int rep = round - m->warmup;
-        for (size_t g = 0; g < m->ng && !stopped; g++) {
+        for (size_t k = 0; k < m->ng && !stopped; k++) {
+            size_t g = hb_matrix_group_at(m, round, k);
             if (!hb_matrix_in_shard(m, g) || (rep <= 0 && !hb_engine_warms_up(m, g)))
                 continue;
             for (size_t a = 0; a < m->nalloc && !stopped; a++) {

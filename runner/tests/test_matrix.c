@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "plan/matrix.h"
 #include "plan/options.h"
@@ -152,6 +154,64 @@ static void test_options(void)
     parse(&o, HB_CMD_EXEC, (char *[]){"exec", "-n", "3", "--", "prog", "-x", "--y", NULL});
     TCHECK("exec keeps the command after --", o.reps == 3 && o.command.n == 3 && strcmp(o.command.v[1], "-x") == 0);
     hb_options_free(&o);
+    parse(&o, HB_CMD_EXEC, (char *[]){"exec", "-w", "base,head", "--alternate", "--", "a", "1", ":::", "b", NULL});
+    TCHECK("exec -w N1,N2 keeps both commands and the separator", o.alternate && o.workloads.n == 2 &&
+                                                                     o.command.n == 4 && !strcmp(o.command.v[2], ":::"));
+    hb_options_free(&o);
+}
+
+/* exec -w N1,N2 with a command count that does not match, or a name twice: exit 2, one line. */
+static void test_exec_commands_refused(void)
+{
+    char *cases[][9] = {
+        {"exec", "-w", "base,head", "--", "a", "1", NULL},                   /* one command for two names */
+        {"exec", "-w", "base,head", "--", "a", ":::", NULL},                 /* the second command empty */
+        {"exec", "-w", "base,head", "--", ":::", "b", NULL},                 /* the first command empty */
+        {"exec", "-w", "base,head", "--", "a", ":::", "b", ":::", "c"},    /* three commands */
+        {"exec", "-w", "same,same", "--", "a", ":::", "b", NULL},            /* a name twice */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int argc = 0;
+        while (argc < 9 && cases[i][argc])
+            argc++;
+        char *argv[10] = {0};
+        memcpy(argv, cases[i], (size_t)argc * sizeof *argv);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct hb_options o;
+            if (!freopen("/dev/null", "w", stderr))
+                _exit(99);
+            hb_options_parse(&o, HB_CMD_EXEC, argc, argv);
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        char name[96];
+        snprintf(name, sizeof name, "exec -w: refused case %zu exits 2", i + 1);
+        TCHECK(name, WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    }
+}
+
+/* --alternate: even rounds visit the groups last to first; without it every round is in order. */
+static void test_alternate(struct hb_registry *reg, struct hb_worklist *wl)
+{
+    struct hb_options o;
+    struct hb_matrix m;
+    parse(&o, HB_CMD_RUN, (char *[]){"run", "-a", "glibc", "-w", "single", "--env", "", "--env", "X=1",
+                                     "--env", "Y=1", "--alternate", NULL});
+    hb_matrix_build(&m, &o, wl, reg);
+    TCHECK("alternate: three groups", m.ng == 3);
+    TCHECK("alternate: odd rounds in order", hb_matrix_group_at(&m, 1, 0) == 0 && hb_matrix_group_at(&m, 3, 2) == 2);
+    TCHECK("alternate: even rounds reversed", hb_matrix_group_at(&m, 2, 0) == 2 && hb_matrix_group_at(&m, 2, 2) == 0 &&
+                                                  hb_matrix_group_at(&m, 4, 1) == 1);
+    hb_matrix_free(&m);
+    hb_options_free(&o);
+    parse(&o, HB_CMD_RUN, (char *[]){"run", "-a", "glibc", "-w", "single", "--env", "", "--env", "X=1", NULL});
+    hb_matrix_build(&m, &o, wl, reg);
+    TCHECK("no --alternate: even rounds in order too", hb_matrix_group_at(&m, 2, 0) == 0 && hb_matrix_group_at(&m, 2, 1) == 1);
+    hb_matrix_free(&m);
+    hb_options_free(&o);
 }
 
 /* The matrix: group order, run numbers, shards, marks. */
@@ -212,6 +272,8 @@ int main(void)
     test_long_tables();
     test_options();
     test_matrix(&reg, &wl);
+    test_exec_commands_refused();
+    test_alternate(&reg, &wl);
     hb_registry_free(&reg);
     hb_worklist_free(&wl);
     return tcheck_summary();

@@ -4,6 +4,7 @@
  * this covers the multiplexed path that a VM without hardware counters never takes. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "measure/perf.h"
 #include "tcheck.h"
@@ -39,10 +40,40 @@ static void tp_test_deny(void)
     unsetenv("HEAPBENCH_PERF_DENY");
 }
 
+/* The open perf events of this process (links of /proc/self/fd to anon_inode:[perf_event]). */
+static int tp_open_events(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++) {
+        char path[64], target[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len > 0) {
+            target[len] = 0;
+            n += strcmp(target, "anon_inode:[perf_event]") == 0;
+        }
+    }
+    return n;
+}
+
+/* The probe keeps one event per counted syscall tracepoint open (so that a run's close does not
+ * unregister the tracepoint and wait for RCU), and a second probe opens no more. */
+static void tp_test_probe_keeps_tracepoints(void)
+{
+    hb_perf_probe();
+    int sys = 0;
+    for (int i = 0; i < HB_CTR_COUNT; i++)
+        sys += !strncmp(hb_counter_names[i], "sys_", 4) && !hb_counter_reason[i];
+    TCHECK("probe: one open event per syscall tracepoint that opens", tp_open_events() == sys);
+    hb_perf_probe();
+    TCHECK("probe: a second probe keeps the same events", tp_open_events() == sys);
+}
+
 /* Runs the perf arithmetic and deny-list tests and prints the closing count. */
 int main(void)
 {
     tp_test_scale();
     tp_test_deny();
+    tp_test_probe_keeps_tracepoints();
     return tcheck_summary();
 }

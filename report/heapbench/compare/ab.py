@@ -7,11 +7,18 @@ under every allocator asked for, the sides alternating A B, B A, A B ...
 so that a drift of the machine hits both equally; with --duet both sides of a round run at the
 same time, each pinned to its own half of the CPUs, the halves swapping every round, so that both
 share the same moment's interference; a pair is the two sides' values in one round
-(heapbench.compare.paired judges the pairs). With --budget, adaptive.py runs the rounds (its
+(heapbench.compare.paired judges the pairs). Without --duet a set of rounds is one runner, `exec -w
+base,head --alternate -- BASE ::: HEAD` (or `run -w prog:A,prog:B --alternate`), its rep k being
+round k: a round costs two process starts, not two runner starts (the runner's own start, its
+probes and files, take ~0.25 s at idle and ~1 s at load 25, against a ~20 ms program). Without --metrics the metrics are chosen on the first rounds (choose: the counts instead of a
+time metric that spreads above half its threshold, or of times measured under instrumentation, which
+are never judged). With --budget, adaptive.py runs the rounds (its
 sequential rule replaces the screening and the confirmation). Like the other modes, round set 1 screens without
 multiple-test correction and names suspects; only a REGRESSION of a fresh round set of the suspect
-cells (Holm over the suspects of each metric) fails the gate. Every round's runner output is kept
-in its own directory (round-NNN-base, round-NNN-head) under the gate's output.
+cells (Holm over the suspects of each metric) fails the gate. Every runner's output is kept under
+the gate's output: rounds-FIRST-LAST for a set of rounds in one runner, round-NNN-base and
+round-NNN-head for each side of a duet round (or of two sides that cannot share a runner: the
+same prog: twice, or a command holding the word ':::').
 """
 import collections
 import os
@@ -24,11 +31,13 @@ from heapbench import results
 from heapbench import stats
 from heapbench import cells
 from heapbench.compare import launch
+from heapbench.compare import metricchoice
 from heapbench.compare import paired
 
 Side = collections.namedtuple("Side", "name program command")  # program: 'prog:NAME' or None
 AB_METRICS = ("wall_s", "maxrss_kb")
 KEY = ("allocator", "threads", "env")  # what pairs a base row with a head row of the same round
+EXEC_SEP = ":::"  # the runner's word between exec's commands (options.h HB_EXEC_SEP)
 
 
 def sides(parser, base_text, head_words):
@@ -65,6 +74,23 @@ def metrics(parser, args, default_metrics):
     return names
 
 
+def choose(args, names, settings, rows, rounds_dir, default_metrics):
+    """The metrics to judge the rounds on, from the first rounds' runs (rows, their meta.json in
+    rounds_dir's first runner directory): without --metrics, metricchoice.for_gate's (the counts
+    under instrumentation, or instead of a time metric that spreads above half its threshold);
+    with --metrics, those that are the program's (metricchoice.comparable). One line on stderr
+    says what was left out and why."""
+    first = sorted(os.listdir(rounds_dir))[0]
+    data = {"runs": rows, "meta": results.load(os.path.join(rounds_dir, first))["meta"]}
+    if args.metrics == ",".join(default_metrics):
+        chosen, line = metricchoice.for_gate(names, data, settings["thresholds"], False)
+    else:
+        chosen, line = metricchoice.comparable(names, data)
+    if line:
+        print(f"ci --ab: {line}", file=sys.stderr)
+    return chosen or names
+
+
 def duet_cpus(parser, args):
     """The two CPU sets of --duet (this process's CPUs, halved: on 2 CPUs one each), or None
     without --duet; exit 2 on fewer than 2 CPUs or with --pin."""
@@ -91,10 +117,49 @@ def _words(args, side, out_dir, warmup, allocators, envs, cpus=None):
     return words + (["--"] + side.command if side.command else [])
 
 
+def _together(pair):
+    """Whether both sides can run in one runner: two commands without the runner's separator word
+    among their words, or two different program definitions."""
+    if pair[0].program:
+        return pair[0].program != pair[1].program
+    return all(EXEC_SEP not in side.command for side in pair)
+
+
+def _batch_words(args, pair, out_dir, warmup, allocators, envs, count):
+    """The runner words of count rounds of both sides in one runner into out_dir: `exec -w
+    base,head --alternate -- BASE ::: HEAD` (or `run -w prog:A,prog:B --alternate`), --round-reps
+    runs of each side per round."""
+    names = [side.program or side.name for side in pair]
+    words = ["run" if pair[0].program else "exec", "-w", ",".join(names), "--alternate",
+             "-n", str(count * args.round_reps), "--warmup", str(warmup), "-o", out_dir, "-a", allocators]
+    for env in envs:
+        words += ["--env", env]
+    words += launch.passed(args, launch.BOTH_BATCHES) + launch.measure_words(args)
+    return words + ([] if pair[0].program else ["--"] + pair[0].command + [EXEC_SEP] + pair[1].command)
+
+
+def _run_batch(args, pair, out_dir, first, count, allocators, envs, deadline):
+    """Rounds first..first+count-1 in one runner (the sides alternating A B, B A within it), stopped
+    at deadline; returns their rows with 'round' and 'side' set (a round cut short pairs nothing)."""
+    directory = os.path.join(out_dir, f"rounds-{first:03d}-{first + count - 1:03d}")
+    warmup = (int(args.warmup[-1]) if args.warmup else 1) if first == 1 else 0
+    launch.runner("heapbench ci", _batch_words(args, pair, directory, warmup, allocators, envs, count), directory,
+                  deadline)
+    side_of = {side.program or side.name: side.name for side in pair}
+    rows = []
+    for row in results.load(directory)["runs"]:
+        if isinstance(row.get("rep"), int) and row.get("workload") in side_of:
+            rows.append(dict(row, round=first + (row["rep"] - 1) // args.round_reps, side=side_of[row["workload"]]))
+    return rows
+
+
 def run_rounds(args, pair, out_dir, first, count, allocators, envs, duet=None, deadline=None):
     """Runs rounds first..first+count-1 (each: both sides, alternating which goes first; with duet,
     two CPU sets, both sides at once, swapping sets every round), none started after deadline
-    (time.monotonic()), and returns their runs.csv rows, each with 'round' and 'side' set."""
+    (time.monotonic()), and returns their runs.csv rows, each with 'round' and 'side' set. Without
+    duet the rounds run in one runner (_run_batch: two process starts a round, not two runners)."""
+    if not duet and _together(pair):
+        return _run_batch(args, pair, out_dir, first, count, allocators, envs, deadline)
     rows = []
     for k in range(first, first + count):
         if deadline is not None and time.monotonic() >= deadline:
@@ -213,6 +278,8 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
     allocators = ",".join(args.allocators) or "glibc"
     rows = run_rounds(args, pair, os.path.join(out_dir, "rounds"), 1, args.reps, allocators, args.env,
                       settings["duet"])
+    names = choose(args, names, settings, rows, os.path.join(out_dir, "rounds"), default_metrics)
+    settings["metrics"] = names
     screen = judge(rows, pair, names, settings, holm=False)
     suspects = [r for r in screen["rows"] if r["verdict"] == stats.REGRESSION]
     print(f"ci --ab: round set 1 (screening, uncorrected): {len(suspects)} suspect cell x metric", file=sys.stderr)

@@ -7,7 +7,8 @@ first look that gives it REGRESSION, IMPROVEMENT or SAME, and keeps that row (it
 which look and after how many rounds); later rounds run only the allocators with a cell still
 undecided; the gate stops when every cell is decided, no look is left, or the budget is spent
 (the last look's row of a cell still undecided says so); with a seconds budget no round starts
-after the budget's end (a look then judges the rounds it has). A budget that cannot pay for the first
+after the budget's end (a look then judges the rounds it has). The metrics are chosen once, on the first look's rounds (ab.choose: without --metrics, counts
+instead of a time metric that spreads too much, or under instrumentation). A budget that cannot pay for the first
 look, or that is 0 or not a number, is one line and exit 2 before anything runs. Every round's
 output is kept under out_dir/rounds, as without a budget.
 """
@@ -72,10 +73,11 @@ def _open_allocators(latest, allocators):
     return [a for a in allocators if a in names] if names else allocators
 
 
-def rounds_until_decided(measure, pair, settings, spend, first, allocators):
+def rounds_until_decided(measure, pair, settings, spend, first, allocators, choose=None):
     """The sequential rule's loop: measure(first_round, count, allocators, deadline) -> runs.csv
     rows of those rounds (each with 'round' and 'side'; none started after deadline, a
-    time.monotonic() or None); returns the final {rows, missing, extra}."""
+    time.monotonic() or None); choose(rows) -> the metrics to judge, called once on the first
+    look's rows (None: settings' metrics); returns the final {rows, missing, extra}."""
     alphas = sequential.look_alphas(settings["alpha"])
     per_round = 2 * len(allocators) * max(1, settings.get("env_sets", 1)) * settings.get("round_reps", 1)
     rows, state = [], {"decided": {}, "latest": {}, "order": {}}
@@ -90,6 +92,8 @@ def rounds_until_decided(measure, pair, settings, spend, first, allocators):
         if not new:
             break
         rows += new
+        if choose and look == 1:
+            settings = dict(settings, metrics=choose(rows))
         done = max(row["round"] for row in new)
         still = _look(rows, pair, settings, look, alpha, done, state)
         print(f"ci --ab: look {look} of {len(alphas)} after {done} rounds (alpha {alpha:.3g}): "
@@ -115,4 +119,6 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
     def measure(start, count, names, deadline):
         return ab.run_rounds(args, pair, os.path.join(out_dir, "rounds"), start, count, ",".join(names),
                              args.env, settings["duet"], deadline)
-    return rounds_until_decided(measure, pair, settings, spend, first, allocators)
+    def chosen(rows):
+        return ab.choose(args, settings["metrics"], settings, rows, os.path.join(out_dir, "rounds"), default_metrics)
+    return rounds_until_decided(measure, pair, settings, spend, first, allocators, chosen)

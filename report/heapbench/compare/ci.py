@@ -179,14 +179,7 @@ def ci_default_metrics(args, settings, batch):
     Updates settings["metrics"] (batch 2 judges the same)."""
     if args.metrics != ",".join(cells.DEFAULT_METRICS):
         return
-    if metricchoice.instrumented(batch):
-        counts = [m for m in metricchoice.available_counts(batch) if m.startswith("metric_")]
-        if counts:
-            settings["metrics"] = counts
-            print(f"ci: the runs are instrumented ({metricchoice.instrumented(batch)}): gating on the counts "
-                  f"{', '.join(counts)}", file=sys.stderr)
-        return
-    chosen, line = metricchoice.choose(settings["metrics"], batch, settings["thresholds"], settings["relative"])
+    chosen, line = metricchoice.for_gate(settings["metrics"], batch, settings["thresholds"], settings["relative"])
     if line:
         settings["metrics"] = chosen
         print(f"ci: {line}", file=sys.stderr)

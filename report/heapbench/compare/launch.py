@@ -3,13 +3,16 @@
 Always holds: the runner is build/heapbench (or $HEAPBENCH_BIN), started without the shard
 variables (a gate measures all of its own matrix), its progress on stderr; a runner that cannot
 start, exits 2 (usage) or leaves no runs.csv is one line and exit 2 from the gate (exit 1 of the
-runner, a failed cell, is data: the comparison judges it). Runners started together (a duet) each
+runner, a failed cell, is data: the comparison judges it); a runner still running at its caller's
+deadline is interrupted with SIGINT and its finished rows are kept. Runners started together (a duet) each
 run on their own CPUs, and all of them have ended before the gate goes on or stops. The pass-through options keep run's
 spelling (cli.VOCABULARY).
 """
 import os
+import signal
 import subprocess
 import sys
+import time
 
 from heapbench import cli, judged
 from heapbench import results
@@ -54,9 +57,19 @@ def _check(prog, status, words, out_dir):
         cli.usage_exit(prog, f"'heapbench {words[0]}' failed (exit {status}); see its message above")
 
 
-def runner(prog, words, out_dir):
-    """Runs `heapbench WORDS` (WORDS holds -o out_dir); exits 2 if it could not run."""
-    _check(prog, _start(prog, words, out_dir).wait(), words, out_dir)
+def runner(prog, words, out_dir, deadline=None):
+    """Runs `heapbench WORDS` (WORDS holds -o out_dir); exits 2 if it could not run. At deadline
+    (time.monotonic()) the runner is interrupted as Ctrl-C would (it keeps the rows it has)."""
+    proc = _start(prog, words, out_dir)
+    try:
+        status = proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        print(f"ci: the budget's end: interrupting 'heapbench {words[0]}' (its finished runs are kept)",
+              file=sys.stderr, flush=True)
+        proc.send_signal(signal.SIGINT)
+        status = proc.wait()
+        status = 0 if status == 130 else status
+    _check(prog, status, words, out_dir)
 
 
 def together(prog, jobs):

@@ -99,3 +99,16 @@ def choose(metrics, data, thresholds, relative):
                      for m, s, limit in noisy)
     return kept, (f"{said}: gating on the counts {', '.join(counts)} instead of "
                   f"{', '.join(sorted(dropped))} (give --metrics to choose)")
+
+
+def for_gate(metrics, data, thresholds, relative):
+    """(metrics, line): a gate's default metrics for the runs it just measured (data, loaded): the
+    counts (metric_*) those runs hold when they ran under instrumentation, else choose()'s; line
+    says what was traded and why ('' when nothing was)."""
+    what = instrumented(data)
+    if what:
+        counts = [m for m in available_counts(data) if m.startswith("metric_")]
+        return (counts, f"the runs are instrumented ({what}): gating on the counts {', '.join(counts)}") \
+            if counts else (list(metrics), "")
+    return choose(metrics, data, thresholds, relative)
+

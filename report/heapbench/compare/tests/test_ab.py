@@ -90,16 +90,45 @@ class AbGateTest(unittest.TestCase):
             return list(csv.DictReader(fh))
 
     def test_same_program_passes_and_rounds_alternate(self):
-        """The same command on both sides: exit 0, every row SAME; rounds ran base-first then head-first."""
+        """The same command on both sides: exit 0, every row SAME; the 6 rounds ran in one runner
+        (one runner start, not 12), whose runs.csv (rows in the order they ran) shows the sides
+        alternating which goes first, round by round."""
         proc = gate("--ab", "--base", f"{PY} -c pass", "-n", "6", "--metrics", "maxrss_kb,minflt",
                     "-o", self.out, "--", PY, "-c", "pass")
         self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
         self.assertEqual({r["verdict"] for r in self.rows()}, {"SAME"})
         self.assertIn("ci --ab: PASS", proc.stderr)
-        order = [line for line in proc.stderr.splitlines() if line.startswith("ci: ") and " exec " in line]
-        self.assertEqual(len(order), 12, proc.stderr[-2000:])
-        sides = [line.split(" -o ")[1].split()[0].rsplit("-", 1)[1] for line in order]
-        self.assertEqual(sides[:4], ["base", "head", "head", "base"])
+        starts = [line for line in proc.stderr.splitlines() if line.startswith("ci: ") and " exec " in line]
+        self.assertEqual(len(starts), 1, proc.stderr[-2000:])
+        self.assertIn(" exec -w base,head --alternate -n 6 ", starts[0])
+        with open(os.path.join(self.out, "rounds", "rounds-001-006", "runs.csv"), newline="") as fh:
+            ran = [(int(r["rep"]), r["workload"]) for r in csv.DictReader(fh)]
+        self.assertEqual(sorted(ran), [(k, side) for k in range(1, 7) for side in ("base", "head")])
+        firsts = [side for k, side in ran[::2]]
+        self.assertEqual([k for k, _ in ran[::2]], list(range(1, 7)))
+        self.assertEqual(firsts, ["head", "base"] * 3)
+
+    def test_noisy_time_is_traded_for_counts_without_metrics(self):
+        """Without --metrics, a program whose wall time jumps from rep to rep (a 10 ms or a 300 ms
+        sleep, by its pid): wall_s spreads far above half its threshold, so the gate says so in one
+        line and judges the counts (minflt among them) instead of wall_s."""
+        noisy = "import os, time; time.sleep(0.3 if os.getpid() % 2 else 0.01)"
+        proc = gate("--ab", "--base", f"{PY} -c '{noisy}'", "-n", "8", "-o", self.out, "--", PY, "-c", noisy)
+        self.assertIn(proc.returncode, (0, 1, 3), proc.stderr[-2000:])
+        self.assertRegex(proc.stderr, r"ci --ab: wall_s spreads [0-9.]+% from rep to rep .*gating on the counts")
+        judged = {r["metric"] for r in self.rows()}
+        self.assertNotIn("wall_s", judged)
+        self.assertIn("minflt", judged)
+        self.assertIn("maxrss_kb", judged)
+
+    def test_a_command_with_the_separator_word_runs_a_runner_per_side(self):
+        """A command holding the runner's ':::' word cannot share a runner: each side of each round
+        runs in its own (round-NNN-base, round-NNN-head), and the gate still pairs them."""
+        proc = gate("--ab", "--base", f"{PY} -c pass :::", "-n", "6", "--metrics", "maxrss_kb",
+                    "-o", self.out, "--", PY, "-c", "pass", ":::")
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "rounds")))[:2], ["round-001-base", "round-001-head"])
+        self.assertEqual(self.rows()[0]["n_base"], "6")
 
     def test_bigger_head_is_a_confirmed_regression(self):
         """The head allocates 40 MB more (peak RSS and page faults up, whatever the load): screened,

@@ -208,7 +208,19 @@ class AdaptiveGateTest(unittest.TestCase):
         self.assertEqual([r["verdict"] for r in rows], [stats.REGRESSION])
         self.assertIn(f"decided at look 1 of {sequential.LOOKS}, after {first} rounds", rows[0]["note"])
         self.assertFalse(os.path.exists(os.path.join(self.out, "confirm")))
-        self.assertEqual(len(os.listdir(os.path.join(self.out, "rounds"))), 2 * first)
+        self.assertEqual(os.listdir(os.path.join(self.out, "rounds")), [f"rounds-001-{first:03d}"])  # one runner
+
+    def test_noisy_time_is_traded_for_counts_at_the_first_look(self):
+        """--budget without --metrics: the metrics are chosen on the first look's rounds; a wall time
+        that jumps from rep to rep (a 10 ms or a 300 ms sleep, by pid) is traded for the counts."""
+        noisy = "import os, time; time.sleep(0.3 if os.getpid() % 2 else 0.01)"
+        proc = gate("--ab", "--base", f"{PY} -c '{noisy}'", "--budget", "60", "-o", self.out, "--", PY, "-c", noisy)
+        self.assertIn(proc.returncode, (0, 1, 3), proc.stderr[-2000:])
+        self.assertRegex(proc.stderr, r"ci --ab: wall_s spreads [0-9.]+% from rep to rep .*gating on the counts")
+        with open(os.path.join(self.out, "compare.csv"), newline="") as fh:
+            judged = {r["metric"] for r in csv.DictReader(fh)}
+        self.assertNotIn("wall_s", judged)
+        self.assertIn("minflt", judged)
 
     @unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2, "duet needs 2 CPUs")
     def test_duet_pins_each_side_and_swaps(self):
