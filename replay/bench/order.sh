@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# order.sh - issue 12's fidelity across allocators: does replaying a program's trace rank the
+# order.sh - fidelity across allocators: does replaying a program's trace rank the
 # allocators by peak RSS as running the program itself does, and is the program's own order
 # above its rep-to-rep noise? For each program definition of PROGS (default python3-alloc and
 # sqlite3; the multithreaded ones: xz zstd pigz pbzip2 python3-threads, and the pipelines pipe2-pipe5

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ordering.sh - issue 27's order targets. (1) Live bytes: multithreaded programs recorded here
+# ordering.sh - order targets. (1) Live bytes: multithreaded programs recorded here
 # (replay/tests' producer/consumer through a 1,000-block queue and thread-churn program, the
 # project's cross-thread and thread-churn workloads) replayed under glibc with the recorded
 # order and with --order=free: the replay's most live requested bytes (its `live` samples)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# overhead.sh - issue 12's recorder targets on real programs: wall time with the recorder over
+# overhead.sh - recorder targets on real programs: wall time with the recorder over
 # wall time without it (target <= 1.5x) and trace bytes per operation (target <= 12), for the
 # python3-alloc, sqlite3 and gcc program definitions.
 # usage: replay/bench/overhead.sh [ROUNDS]   (default 5)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# recorder.sh - issue 27's recorder target: CPU time recorded over CPU time plain (target <= 1.5x)
+# recorder.sh - recorder target: CPU time recorded over CPU time plain (target <= 1.5x)
 # on the tree's most malloc-heavy workloads, those that make the most malloc-API calls per second
 # of CPU (the default cells of LIST, the threaded ones also at 1 thread; bitmap-pool with 10x its
 # --ops, as its default cell takes 20 ms of CPU, twice the resolution of the CPU times).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# replayer.sh - issue 12's replayer target: its own cost per event on one thread (target
+# replayer.sh - replayer target: its own cost per event on one thread (target
 # <= 15 ns), measured by replaying a single-threaded trace (sqlite3's, recorded here) through
 # the in-tree bump allocator (a thread-local pointer bump per size class; it never frees, so every
 # page the replayer writes is a fresh page fault, but it writes nothing into its blocks itself, so

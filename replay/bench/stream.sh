@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stream.sh - issue 27's memory target: the replayer's `load` RSS (its own baseline) must not
+# stream.sh - memory target: the replayer's `load` RSS (its own baseline) must not
 # grow with the trace: <= 64 MiB on a 20 M-event trace and no more on a 200 M-event one. Writes
 # synthetic traces (replay/bench/gentrace.c: one thread, 1,024 blocks live, and two threads with
 # cross-thread frees) of each length and replays them through build/lib/libhbnull.so with

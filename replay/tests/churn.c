@@ -1,4 +1,4 @@
-/* churn.c - a program for the replayer's order tests (issue 27): threads that come and go, one
+/* churn.c - a program for the replayer's order tests: threads that come and go, one
  * at a time beside the main thread, so at most 2 are alive at once.
  * usage: replay-churn THREADS BLOCKS. The main thread starts THREADS threads one after the other,
  * joining each before starting the next; each makes BLOCKS blocks of 32-4,095 bytes, frees

@@ -1,4 +1,4 @@
-/* prodcons.c - a program for the replayer's order tests (issue 27): a producer and a consumer
+/* prodcons.c - a program for the replayer's order tests: a producer and a consumer
  * thread through a bounded queue; every block is made by the producer and freed by the consumer.
  * usage: replay-prodcons BLOCKS QUEUE. The producer makes BLOCKS blocks of 64-1,024 bytes
  * (a fixed pseudo-random sequence) and puts each in a queue that holds at most QUEUE; the

@@ -56,7 +56,7 @@ CLAIMS = [
           "its band would be x1.09-x4.34 (the article's x2.17 within a factor of 2) on a time that stood for "
           "the allocators' work; shown: user-space instructions (callgrind, one run each), pages faulted in the "
           "timed part, wall time",
-          "-O2 here, -O0 in the article (an independent build of its code gave x1.58 at -O0, x1.44 at -O2: issue 29); wall time "
+          "-O2 here, -O0 in the article (an independent build of its code gave x1.58 at -O0, x1.44 at -O2); wall time "
           "here, clock()'s CPU time in the article (a page fault's kernel time counts in both, a wait for the CPU "
           "only in ours: under load malloc's 65,536 faults inflate its side); the pool's slots come from 1 MiB "
           "malloc'd slabs, not a static array (gotten, touched and linked before timing, freed after it: the "

@@ -111,7 +111,7 @@ CLAIMS = [
           "callgrind's inclusive cost of malloc, free, realloc and calloc over that of the parse and release "
           "(`ps_take_file`, the timed part of a file), on 2 files of 46,000 lines (a share does not need the full size)",
           "instructions, not time: a cache miss or a page fault costs time, not instructions (an independent "
-          "perf profile of the article's code gave 37%: issue 29); note the article's own arithmetic: with "
+          "perf profile of the article's code gave 37%); note the article's own arithmetic: with "
           "57-67% of the time in allocation, removing all of it gives at most x2.3-x3.0, less than its x9",
           [PROFILE], judge_profile),
     claim("parser/reset", "003", "without reset RSS grows with every file (~1.5 GB over 30 files); with the reset "

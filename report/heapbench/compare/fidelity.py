@@ -1,5 +1,5 @@
 """fidelity.py - `heapbench compare --fidelity PROGRAM REPLAY`: a program's own run beside its replay's run,
-matched by name, to check that the replay orders the allocators as the program does (issue 27).
+matched by name, to check that the replay orders the allocators as the program does.
 
 PROGRAM is a results directory of the program itself (`heapbench exec -w NAME` or `run -w prog:NAME`),
 REPLAY one of its trace replayed (`run -w trace:DIR/NAME.hbt`); a program cell and a replay cell

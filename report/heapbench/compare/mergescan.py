@@ -32,7 +32,7 @@ class Input:
         self.distinct = 0
 
     def expected_rows(self):
-        """shard_cells x reps when meta.json says them (runner of issue 16 on), else None."""
+        """shard_cells x reps when meta.json says them (runners that record them), else None."""
         cells, reps = self.meta.get("shard_cells"), self.meta.get("reps")
         return cells * reps if isinstance(cells, int) and isinstance(reps, int) else None
 

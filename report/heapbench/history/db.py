@@ -24,7 +24,7 @@ from heapbench.history import schema
 from heapbench.history import secret
 
 BUSY_TIMEOUT_MS = 60000
-LOCK_KEY = 260026  # the advisory lock every PostgreSQL writer of a history takes (issue 26)
+LOCK_KEY = 260026  # the advisory lock every PostgreSQL writer of a history takes
 
 
 class HistoryError(Exception):

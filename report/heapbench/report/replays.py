@@ -1,4 +1,4 @@
-"""replays.py - the report's view of trace:FILE cells (issue 12): fragmentation against the ideal,
+"""replays.py - the report's view of trace:FILE cells: fragmentation against the ideal,
 throughput, the replayer's own cost, and the original program next to its replay.
 
 Reads only phases.csv and runs.csv rows (docs/DATA.md, "The replayer's records"): per run, the

@@ -164,7 +164,7 @@ class CiTest(unittest.TestCase):
         self.assertEqual(self.ci("--absolute", machine=1.4, host="slow-host").returncode, 2)
 
     def test_absolute_across_testbeds_is_refused(self):
-        """A baseline made on another testbed (same host name, another kernel; issue 26: a baseline
+        """A baseline made on another testbed (same host name, another kernel: a baseline
         measured elsewhere confirmed a false minflt regression): --absolute is refused for every metric,
         memory counts included (exit 2, one line naming the fact that differs); relative still gates."""
         proc = self.ci("--update-baseline", host="runner", kernel="6.1.0-9", seed=1)
@@ -190,7 +190,7 @@ class CiTest(unittest.TestCase):
                     self.assertGreater(stats.stats_min_p(n_base, n - 1), 0.05 / m, (m, n_base, n))
 
     def test_too_few_reps_is_refused_before_measuring(self):
-        """-n 2 against a 5-rep baseline cannot decide anything (issue 25 F: it printed PASS with every
+        """-n 2 against a 5-rep baseline cannot decide anything (it printed PASS with every
         comparison UNDECIDED): exit 2 before any run, one line naming the reps needed (-n 4)."""
         self.make_baseline()
         shutil.rmtree(self.out)

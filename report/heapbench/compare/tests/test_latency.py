@@ -99,7 +99,7 @@ class LatencyCompareTest(unittest.TestCase):
 
     def test_sampled_against_all_refused_or_marked(self):
         """A --latency sampled run against an --latency all run: latency quantiles refused (exit 2, one
-        line naming both modes); runs.csv metrics compared, each verdict marked (issue 25 E)."""
+        line naming both modes); runs.csv metrics compared, each verdict marked."""
         write(self.base, 1, 0.0)
         write(self.new, 2, 0.0)
         for directory, mode in ((self.base, "sampled"), (self.new, "all")):

@@ -176,7 +176,7 @@ class MergeTest(unittest.TestCase):
     @unittest.skipUnless(os.access(BIN, os.X_OK), "build/heapbench is not built")
     def test_runs_of_one_host_with_other_cells_are_renumbered(self):
         """Two whole runs of one host with other cells: their run numbers 1, 2... repeat, so the
-        second input's are renumbered, and check finds the merged directory whole (issue 25 B)."""
+        second input's are renumbered, and check finds the merged directory whole."""
         ra, rb = self.real_runs(("ra", "sizes"), ("rb", "calloc"))
         out = self.path("mg")
         proc = subprocess.run([BIN, "merge", "-o", out, ra, rb], capture_output=True, text=True)
@@ -190,7 +190,7 @@ class MergeTest(unittest.TestCase):
     @unittest.skipUnless(os.access(BIN, os.X_OK), "build/heapbench is not built")
     def test_input_with_a_cut_line_refused(self):
         """A shard whose runs.csv ends in a cut line is refused with check's word, exit 2, and
-        nothing written (issue 25 C)."""
+        nothing written."""
         ra, rb = self.real_runs(("sh1", "sizes"), ("shp", "calloc"))
         with open(os.path.join(rb, "runs.csv"), "rb+") as fh:
             fh.truncate(os.path.getsize(os.path.join(rb, "runs.csv")) - 40)

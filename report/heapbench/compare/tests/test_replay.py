@@ -1,4 +1,4 @@
-"""test_replay.py - compare on replays (trace:FILE cells, issue 27): judged by the replay, not the process,
+"""test_replay.py - compare on replays (trace:FILE cells): judged by the replay, not the process,
 and --fidelity, a program's run beside its replay's.
 
 Always holds: each test writes its own results directories (runs.csv and phases.csv, fixture.py)

@@ -4,7 +4,7 @@
 Always holds: every series is drawn here from a seeded generator (100 + noise, a step of the given
 size at the middle); a step counts as found when a change point is reported within +-1 point of
 it; a false alarm is any change point in a pure-noise series. It prints Markdown tables (the
-ones docs/HISTORY.md shows) and the two targets of issue 26 with MET or NOT MET, and exits 0
+ones docs/HISTORY.md shows) and its two targets with MET or NOT MET, and exits 0
 either way (a benchmark, not a test). Usage: report/py report/heapbench/history/bench/detection.py [--trials N] [--noise-series N]
 """
 import argparse

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""scale.py - history add, changes and report on a generated history the size of the default matrix (issue 26's figures).
+"""scale.py - history add, changes and report on a generated history the size of the default matrix (the figures docs/HISTORY.md gives).
 
 Always holds: everything is written under a temporary directory that is removed at the end
 (--keep DIR keeps it there instead); the cells are the default matrix's (`heapbench run

@@ -1,4 +1,4 @@
-"""test_replays.py - unit tests of how the report judges replays (trace:FILE cells, issue 27): by the replay
+"""test_replays.py - unit tests of how the report judges replays (trace:FILE cells): by the replay
 phase less the replayer's own for time, by the heap (peak RSS less the load phase's RSS) for memory,
 in the leaderboard, the every-cell table and the Replays section, and its warning when a replay held
 far more memory than the program did.
