@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "measure/launch.h"
+#include "base/elfcheck.h"
 #include "base/layout.h"
 #include "plan/options.h"
 #include "plan/program.h"
@@ -61,6 +62,16 @@ static int hb_record_launch(char *const *cmd, const char *cwd, const struct hb_s
     if (!res->reason[0])
         snprintf(res->reason, sizeof res->reason, "exit code %d", res->exit_code);
     return -1;
+}
+
+/* Refuses (exit 2, one line) a CMD that LD_PRELOAD cannot reach: the recorder is preloaded, so a static
+ * or set-id program would run unrecorded and leave no trace. */
+static void hb_record_check_preload(const char *cmd)
+{
+    char why[256];
+    if (hb_preload_impossible(cmd, why, sizeof why))
+        hb_usage("record: %s cannot be recorded (%s): the recorder reaches a program only through LD_PRELOAD; "
+                 "record a dynamically linked build of it (without set-id bits)", cmd, why);
 }
 
 /* Run 1: CMD measured without the recorder. */
@@ -294,6 +305,7 @@ int hb_cmd_record(int argc, char **argv)
         p = hb_record_program(prog, work, &all, &nprogs, &pcmd);
     char **cmd = p ? pcmd.v : o.command.v;
     const char *cwd = p ? p->workdir : NULL;
+    hb_record_check_preload(cmd[0]);
     struct hb_result orig, rec;
     struct hb_runcg cg;
     hb_runcg_open(&cg, 0);

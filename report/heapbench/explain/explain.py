@@ -11,7 +11,6 @@ and exit 130; a failed step ends with one line naming it and exit 1.
 """
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -71,23 +70,13 @@ def run_step(argv, what, env=None, log=None):
     proc = subprocess.run(argv, stdout=log or subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if proc.returncode == 130 or proc.returncode == -signal.SIGINT:
         raise KeyboardInterrupt
+    last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+    if proc.returncode == 2 and argv[0] == cli.binary():
+        # heapbench refused the command (a static binary, a missing program...): its own line, exit 2
+        cli.usage_exit(PROG, last.split(": ", 1)[-1])
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
         raise ExplainStop(f"{what} failed ({last})")
     return proc.stdout
-
-
-def static_binary(program):
-    """Whether program (a path, or a name looked up in PATH) is a statically linked ELF file: one without a program
-    interpreter (binutils' readelf), whom LD_PRELOAD, and so the recorder, never reaches. False for a script or a
-    file that cannot be read (their own errors come from the recording)."""
-    path = shutil.which(program) if os.sep not in program else program
-    if not path or not os.path.isfile(path):
-        return False
-    proc = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True)
-    if proc.returncode != 0 or "Program Headers" not in proc.stdout:
-        return False
-    return not re.search(r"^\s*INTERP\s", proc.stdout, re.M)
 
 
 def record(command, out, sites):
@@ -133,9 +122,6 @@ def explain(opts, command):
     os.makedirs(out, exist_ok=True)
     if opts.trace and not os.path.isfile(opts.trace):
         cli.usage_exit(PROG, f"{opts.trace} is not a file; give a trace written by heapbench record, or -- CMD ARGS...")
-    if command and static_binary(command[0]):
-        cli.usage_exit(PROG, f"{command[0]} is statically linked: the recorder reaches a program through LD_PRELOAD, which "
-                       "a static binary ignores; explain a dynamically linked build of it")
     trace = opts.trace or record(command, out, opts.sites)
     sites = site_table(trace)
     results = []
