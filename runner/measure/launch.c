@@ -156,12 +156,12 @@ static void hb_child(const struct hb_run *r)
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             sigaction(sig, &dfl, NULL);
-    struct rlimit as = {(rlim_t)s->mem_limit, (rlim_t)s->mem_limit};
+    struct rlimit data = {(rlim_t)s->mem_limit, (rlim_t)s->mem_limit};
     if (s->pin && sched_setaffinity(0, sizeof *s->pin, s->pin) != 0)
         ce.stage = HB_STAGE_AFFINITY;
     else if (s->thp && hb_thp_prctl(*s->thp) != 0)
         ce.stage = HB_STAGE_THP;
-    else if (s->mem_limit && setrlimit(RLIMIT_DATA, &as) != 0)
+    else if (s->mem_limit && setrlimit(RLIMIT_DATA, &data) != 0)
         ce.stage = HB_STAGE_LIMIT;
     else if ((r->child_out_fd >= 0 && (dup2(r->child_out_fd, 1) < 0 || dup2(r->child_out_fd, 2) < 0)) ||
              (r->child_in_fd >= 0 && dup2(r->child_in_fd, 0) < 0))
