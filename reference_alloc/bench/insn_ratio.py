@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from heapbench import worklist
+from heapbench import cli, worklist
 
 # RM_LIB=PATH measures another build of refmalloc (an older commit's, for a "before" column).
 LIB = os.environ.get("RM_LIB") or os.path.join(ROOT, "build", "lib", "librefmalloc.so")
@@ -131,22 +131,23 @@ def cases(tmp, iters, opts, only):
                 yield f"{name} {args} (quick)", None if name in NOT_UNDER_VALGRIND else argv
 
 
+def parse(args):
+    """The options (usage errors: one line, exit 2; --help: the usage, exit 0)."""
+    p = cli.ArgParser(prog="insn-ratio", description=__doc__.split("\n\n")[0])
+    p.add_argument("--iters", type=int, default=200000, help="iterations of the small loop (default 200000)")
+    p.add_argument("--benchtests", action="store_true", help="also glibc's benchtests bench-malloc-simple and -thread")
+    p.add_argument("--list", action="store_true", help="also every workload cell of workloads/LIST at its quick size")
+    p.add_argument("--max-threads", type=int, default=8, help="with --list: cells of at most N threads (default 8)")
+    p.add_argument("--only", default="", help="comma-separated case names (workload names, small-loop, "
+                   "bench-malloc-simple, bench-malloc-thread)")
+    return p.parse_args(args)
+
+
 def main(args):
     """Runs every case without and with refmalloc and prints the table."""
-    iters, only = 200000, set()
-    opts = {"list": "--list" in args, "benchtests": "--benchtests" in args, "max_threads": 8}
-    try:
-        if "--iters" in args:
-            iters = int(args[args.index("--iters") + 1])
-        if "--max-threads" in args:
-            opts["max_threads"] = int(args[args.index("--max-threads") + 1])
-        if "--only" in args:
-            only = set(args[args.index("--only") + 1].split(","))
-    except (IndexError, ValueError):
-        print("insn-ratio: --iters and --max-threads take a count, --only a comma-separated list of "
-              "workload names (or small-loop, bench-malloc-simple, bench-malloc-thread); see the "
-              "usage line in reference_alloc/bench/insn_ratio.py", file=sys.stderr)
-        return 2
+    a = parse(args)
+    iters, only = a.iters, set(filter(None, a.only.split(",")))
+    opts = {"list": a.list, "benchtests": a.benchtests, "max_threads": a.max_threads}
     print("| case | glibc instructions | refmalloc instructions | ratio |")
     print("| --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
