@@ -1,0 +1,53 @@
+"""test_purenoise.py - the pure-noise bench stopped while it runs (SIGTERM, SIGHUP, Ctrl-C's SIGINT): one line,
+exit 128 + the signal, and its temporary directory removed with what the run in progress wrote there.
+
+Always holds: the bench runs with TMPDIR set to a directory of the test's own, which must be empty again once
+it has exited; the signal is sent only once its temporary directory exists (the run has started).
+"""
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".."))
+BENCH = os.path.join(ROOT, "report", "heapbench", "history", "bench", "pure-noise")
+
+
+class PureNoiseStopTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="hb-purenoise-")
+        if not os.access(os.path.join(ROOT, "build", "heapbench"), os.X_OK):
+            self.fail("build/heapbench is missing: run make")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def stopped(self, sig):
+        """Starts the bench, sends sig once its temporary directory exists; (exit code, stderr, what is left)."""
+        env = dict(os.environ, TMPDIR=self.tmp)
+        proc = subprocess.Popen([os.path.join(ROOT, "report", "py"), BENCH, "--points", "3", "-w", "thread-churn", "-n", "1"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        while not os.listdir(self.tmp) and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(os.listdir(self.tmp), "the bench made no temporary directory (or ended first)")
+        time.sleep(0.3)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+        return proc.returncode, err.strip().splitlines(), os.listdir(self.tmp)
+
+    def test_signals(self):
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            with self.subTest(signal=sig.name):
+                rc, lines, left = self.stopped(sig)
+                self.assertEqual(rc, 128 + sig, lines)
+                self.assertEqual(len(lines), 1, lines)
+                self.assertIn("temporary directory was removed", lines[0])
+                self.assertEqual(left, [], "the temporary directory was left")
+
+
+if __name__ == "__main__":
+    unittest.main()
