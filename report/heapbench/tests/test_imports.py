@@ -33,18 +33,6 @@ class CheckImports(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def plant(self, rel, text):
-        """Appends text to the copy's file rel (under report/heapbench)."""
-        with open(os.path.join(self.tmp, PKG, rel), "a") as fh:
-            fh.write(text)
-
-    def assert_fails(self, rel, words):
-        """check-imports on the copy exits 1 with a line naming rel and words."""
-        status, out = check(self.tmp)
-        self.assertEqual(status, 1, out)
-        lines = [line for line in out.splitlines() if rel in line and words in line]
-        self.assertTrue(lines, f"no line naming {rel} and '{words}' in:\n{out}")
-
     def test_real_tree_passes(self):
         status, out = check(cli.ROOT)
         self.assertEqual(status, 0, out)
@@ -54,46 +42,52 @@ class CheckImports(unittest.TestCase):
         status, out = check(self.tmp)
         self.assertEqual(status, 0, out)
 
-    def test_module_cycle_fails(self):
-        # the core of the change points importing its caller back (changes.py imports edivisive)
-        self.plant("history/edivisive.py", "\nfrom heapbench.history import changes  # noqa\n")
-        self.assert_fails("edivisive", "import cycle between modules")
-
-    def test_cycle_between_parts_fails(self):
-        # history reading compare while compare's merge reads ... history: a cycle of the two readers
-        self.plant("history/points.py", "\nfrom heapbench.compare import output  # noqa\n")
-        self.plant("compare/merge.py", "\nfrom heapbench.history import export  # noqa\n")
-        self.assert_fails("heapbench", "import cycle between parts heapbench.compare heapbench.history")
-
-    def test_floor_importing_a_reader_fails(self):
-        self.plant("results.py", "\ndef _x():\n    from heapbench.report import cells  # noqa\n")
-        self.assert_fails("results.py", "(floor) imports heapbench.report.cells (read), a higher role")
-
-    def test_reader_importing_a_driver_fails(self):
-        # inside one folder: compare (read) must not import what runs measurements (compare.launch)
-        self.plant("compare/output.py", "\nfrom heapbench.compare import launch  # noqa\n")
-        self.assert_fails("compare/output.py", "(read) imports heapbench.compare.launch (drive), a higher role")
-
-    def test_relative_upward_import_fails(self):
-        self.plant("history/scan.py", "\nfrom ..tune import tune  # noqa\n")
-        self.assert_fails("history/scan.py", "(read) imports heapbench.tune.tune (drive), a higher role")
-
-    def test_module_without_role_fails(self):
-        with open(os.path.join(self.tmp, PKG, "newpart.py"), "w") as fh:
-            fh.write('"""newpart.py - a part with no declared role."""\n')
-        self.assert_fails("newpart.py", "has no role")
-
-    def test_sys_path_edit_fails(self):
-        self.plant("history/bench/detection.py", "\nimport sys\nsys.path.insert(0, '.')\n")
-        self.assert_fails("detection.py", "changes sys.path")
-
-    def test_sys_path_assignment_fails(self):
-        self.plant("tests/datamd.py", "\nimport sys\nsys.path[:0] = ['.']\n")
-        self.assert_fails("datamd.py", "changes sys.path")
-
     def test_usage_error_exits_2(self):
         status, out = check(os.path.join(self.tmp, "report"))
         self.assertEqual(status, 2, out)
+
+
+# Each planted violation: (test name, [(file under report/heapbench, text appended; a new file is created)],
+# the file check-imports must name, the words its line must hold).
+PLANTS = [
+    # the core of the change points importing its caller back (changes.py imports edivisive)
+    ("module_cycle", [("history/edivisive.py", "\nfrom heapbench.history import changes  # noqa\n")],
+     "edivisive", "import cycle between modules"),
+    # history reading compare while compare's merge reads ... history: a cycle of the two readers
+    ("cycle_between_parts", [("history/points.py", "\nfrom heapbench.compare import output  # noqa\n"),
+                             ("compare/merge.py", "\nfrom heapbench.history import export  # noqa\n")],
+     "heapbench", "import cycle between parts heapbench.compare heapbench.history"),
+    ("floor_importing_a_reader", [("results.py", "\ndef _x():\n    from heapbench.report import cells  # noqa\n")],
+     "results.py", "(floor) imports heapbench.report.cells (read), a higher role"),
+    # inside one folder: compare (read) must not import what runs measurements (compare.launch)
+    ("reader_importing_a_driver", [("compare/output.py", "\nfrom heapbench.compare import launch  # noqa\n")],
+     "compare/output.py", "(read) imports heapbench.compare.launch (drive), a higher role"),
+    ("relative_upward_import", [("history/scan.py", "\nfrom ..tune import tune  # noqa\n")],
+     "history/scan.py", "(read) imports heapbench.tune.tune (drive), a higher role"),
+    ("module_without_role", [("newpart.py", '"""newpart.py - a part with no declared role."""\n')],
+     "newpart.py", "has no role"),
+    ("sys_path_edit", [("history/bench/detection.py", "\nimport sys\nsys.path.insert(0, '.')\n")],
+     "detection.py", "changes sys.path"),
+    ("sys_path_assignment", [("tests/datamd.py", "\nimport sys\nsys.path[:0] = ['.']\n")],
+     "datamd.py", "changes sys.path"),
+]
+
+
+def planted_test(plants, rel, words):
+    """A test that plants each (file, text) into the copy; check-imports must exit 1 with a line naming rel and words."""
+    def test(self):
+        for path, text in plants:
+            with open(os.path.join(self.tmp, PKG, path), "a") as fh:
+                fh.write(text)
+        status, out = check(self.tmp)
+        self.assertEqual(status, 1, out)
+        lines = [line for line in out.splitlines() if rel in line and words in line]
+        self.assertTrue(lines, f"no line naming {rel} and '{words}' in:\n{out}")
+    return test
+
+
+for _name, _plants, _rel, _words in PLANTS:
+    setattr(CheckImports, f"test_{_name}_fails", planted_test(_plants, _rel, _words))
 
 
 if __name__ == "__main__":
