@@ -25,6 +25,9 @@ $(B)/workloads/%: workloads/%.c $(WL_COMMON_OBJ) $(WL_COMMON_H) | $(B)/.dir
 # Unit tests of workloads/common: workloads/tests/<name>.c -> build/tests/workloads-<name>, run by workloads/tests/run.
 WL_TESTS := $(patsubst workloads/tests/%.c,$(B)/tests/workloads-%,$(wildcard workloads/tests/*.c))
 TEST_BUILD += $(WL_TESTS)
+# The quantile program is also the C reference of the Python side's latency test (heapbench suite, after
+# a plain `make`): built by `make` itself.
+ALL += $(B)/tests/workloads-quantile
 
 $(B)/tests/workloads-%: workloads/tests/%.c $(WL_COMMON_OBJ) $(WL_COMMON_H) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) $(WL_INC) -Iscripts -o $@ $< $(WL_COMMON_OBJ) -lpthread -ldl -lm
