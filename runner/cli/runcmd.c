@@ -210,17 +210,17 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_summary_init(&c.summary, &c.m);
     struct hb_inputs inputs;
     hb_inputs_collect(&inputs, &c.o, &c.m);
+    struct hb_strv names = {0};
+    for (size_t i = 0; i < c.nmetrics; i++)
+        hb_strv_push(&names, c.metrics[i].name);
     if (c.o.resume) {
         hb_inputs_check(&inputs, c.o.resume);
-        hb_results_reopen(&c.r, c.o.resume, run_id);
+        hb_results_reopen(&c.r, c.o.resume, run_id, &names);
         hb_resume_mark(c.o.resume, &c.m, &c.summary);
     } else {
-        struct hb_strv names = {0};
-        for (size_t i = 0; i < c.nmetrics; i++)
-            hb_strv_push(&names, c.metrics[i].name);
         hb_results_create(&c.r, c.o.outdir, &names);
-        hb_strv_free(&names);
     }
+    hb_strv_free(&names);
     hb_perf_probe();
     struct hb_runcg cg;
     hb_runcg_open(&cg, c.o.mem_limit);

@@ -65,6 +65,20 @@ assert sorted(r["run"] for r in runs) == [1, 2], [r["run"] for r in runs]
 for f in ("allocstats.csv", "latency.csv"):
     assert open(os.path.join(sys.argv[1], f)).readline().startswith("schema,"), f'
 
+# A directory written before a column of runs.csv was added (its last column dropped here, header and
+# rows, its last row cut): --resume refuses it in one line naming the column (exit 2) and appends nothing.
+"$HB" run -w thread-churn -t 1 -p '--ops=1000' -a glibc -n 2 --warmup 0 -o "$RT_TMP/cols" >/dev/null 2>&1
+last=$(head -n 1 "$RT_TMP/cols/runs.csv" | awk -F, '{ print $NF }')
+/usr/bin/python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))[:-1]
+csv.writer(open(sys.argv[1], "w", newline=""), lineterminator="\n").writerows(r[:-1] for r in rows)' "$RT_TMP/cols/runs.csv"
+before=$(md5sum <"$RT_TMP/cols/runs.csv")
+err=$("$HB" run --resume "$RT_TMP/cols" 2>&1 >/dev/null); rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -q "runs.csv was written by another heapbench version (this version adds $last)" <<<"$err" &&
+    [ "$(md5sum <"$RT_TMP/cols/runs.csv")" = "$before" ]; then
+    t_pass "--resume of a runs.csv without a newer column ($last): one line naming it, exit 2, nothing appended"
+else t_fail "--resume of a runs.csv without a newer column" "exit $rc: $err"; fi
+
 # Inputs: a run of a trace, a --workload-bin program and an --allocator library, its last row cut off
 # (an interrupted run); each input changed in turn refuses --resume naming it, and writes nothing.
 mkdir -p "$RT_TMP/in"

@@ -18,6 +18,7 @@
 #include "base/layout.h"
 #include <sys/file.h>
 
+#include "write/csvrow.h"
 #include "write/integrity.h"
 #include "base/sysinfo.h"
 
@@ -145,14 +146,74 @@ void hb_results_create(struct hb_results *r, const char *outdir, const struct hb
     hb_results_open_files(r);
 }
 
+/* The columns of the header line of path (empty when it cannot be read). */
+static void hb_results_file_header(const char *path, struct hb_strv *cols)
+{
+    FILE *in = fopen(path, "re");
+    char *line = NULL;
+    size_t cap = 0, pos = 0;
+    if (in && getline(&line, &cap, in) > 0)
+        hb_csv_parse(line, &pos, cols);
+    if (in)
+        fclose(in);
+    free(line);
+}
+
+/* 1 when a and b hold the same columns in the same order. */
+static int hb_results_same(const struct hb_strv *a, const struct hb_strv *b)
+{
+    size_t i = 0;
+    while (a->n == b->n && i < a->n && strcmp(a->v[i], b->v[i]) == 0)
+        i++;
+    return a->n == b->n && i == a->n;
+}
+
+/* The columns of a that b lacks, comma-separated ("" when none); new string. */
+static char *hb_results_missing(const struct hb_strv *a, const struct hb_strv *b)
+{
+    char *out = hb_xstrdup("");
+    for (size_t i = 0; i < a->n; i++)
+        if (hb_strv_find(b, a->v[i]) < 0) {
+            char *more = hb_xasprintf("%s%s%s", out, *out ? "," : "", a->v[i]);
+            free(out);
+            out = more;
+        }
+    return out;
+}
+
+/* Exits 2 when a CSV of dir has another header than this heapbench writes (a directory of an
+ * older or newer version): its rows would have more or fewer fields than its header. A file
+ * that is not there yet is created with the right header later (hb_results_open_files). */
+static void hb_results_check_headers(const struct hb_results *r, const struct hb_strv *metric_names)
+{
+    for (int f = 0; f < HB_NFILES; f++) {
+        char *path = hb_results_path(r, hb_columns_file(f)), *h = hb_columns_header(f, f == HB_RUNS ? metric_names : NULL);
+        struct hb_strv have = {0}, want = {0};
+        size_t pos = 0;
+        hb_csv_parse(h, &pos, &want);
+        if (access(path, F_OK) == 0)
+            hb_results_file_header(path, &have);
+        if (have.n && !hb_results_same(&have, &want)) {
+            char *added = hb_results_missing(&want, &have), *gone = hb_results_missing(&have, &want);
+            hb_usage("--resume %s: %s was written by another heapbench version (%s%s%s%s%s): rows written now would "
+                     "not match its header; run the same command into a new directory (-o DIR)", r->dir,
+                     hb_columns_file(f), *added ? "this version adds " : "", added, *added && *gone ? "; " : "",
+                     *gone ? "it has columns this version does not write: " : "", *added || *gone ? gone : "its columns in another order");
+        }
+        hb_strv_free(&have), hb_strv_free(&want);
+        free(path), free(h);
+    }
+}
+
 /* Reopens an existing directory. */
-void hb_results_reopen(struct hb_results *r, const char *dir, const char *run_id)
+void hb_results_reopen(struct hb_results *r, const char *dir, const char *run_id, const struct hb_strv *metric_names)
 {
     memset(r, 0, sizeof *r);
     r->host = hb_sys_host();
     r->dir = hb_xstrdup(dir);
     r->run_id = hb_xstrdup(run_id);
     hb_results_lock(r);
+    hb_results_check_headers(r, metric_names);
     struct hb_strv problems = {0}, notes = {0};
     int found = hb_integrity_scan(dir, 1, &problems, &notes);
     for (size_t i = 0; i < problems.n; i++)

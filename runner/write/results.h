@@ -27,10 +27,11 @@ struct hb_results {
 void hb_results_create(struct hb_results *r, const char *outdir, const struct hb_strv *metric_names);
 
 /* Opens an existing results directory for appending (--resume); run_id from meta.json. Takes
- * the lock, then repairs every CSV (integrity.h: partial last lines and the rows of runs that
+ * the lock, refuses (exit 2, one line naming the columns) a CSV whose header is not the one this
+ * heapbench writes with metric_names, then repairs every CSV (integrity.h: partial last lines and the rows of runs that
  * are not whole go, so resume measures those runs again). Exits 2 when dir is not a results
  * directory or is being written, 1 when it cannot be repaired. */
-void hb_results_reopen(struct hb_results *r, const char *dir, const char *run_id);
+void hb_results_reopen(struct hb_results *r, const char *dir, const char *run_id, const struct hb_strv *metric_names);
 
 /* Appends the built row(s) to a file with one write(2); resets row. -1 on a write error. */
 int hb_results_append(struct hb_results *r, enum hb_csv_file f, struct hb_csv *row);
