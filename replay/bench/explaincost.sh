@@ -2,7 +2,9 @@
 # explaincost.sh - what an explanation costs against a plain replay of the same trace (target: <= 2x):
 # per allocator, ROUNDS interleaved rounds of (plain hbreplay, hbreplay --explain --at=end, --at=peak),
 # CPU time (user + sys, GNU time) of each; prints the medians and the median of the per-round ratios;
-# with CALLGRIND=1 (default) also each one's instructions under callgrind (load-independent).
+# with CALLGRIND=1 (default) also each one's instructions under callgrind (load-independent). Ends with one
+# met/not met line: met when every allocator's median CPU ratios (end and peak) and instruction ratios are <= 2
+# (exit 1 otherwise).
 # usage: [ALLOCS=glibc,mimalloc,...] [CALLGRIND=0] replay/bench/explaincost.sh TRACE [ROUNDS]   (default 5)
 # Always holds: works in a temporary directory it removes; reads TRACE only; needs make (hbreplay).
 set -eu
@@ -39,9 +41,17 @@ for a in "${AL[@]}"; do
         ie=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=end --trace="$TRACE")
         ik=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=peak --trace="$TRACE")
         ig=$(awk -v p="$ip" -v e="$ie" -v k="$ik" 'BEGIN { printf "%.0f, %.0f, %.0f, %.2f", p / 1e6, e / 1e6, k / 1e6, e / p }')
+        awk -v p="$ip" -v e="$ie" -v k="$ik" 'BEGIN { exit !(p > 0 && e / p <= 2 && k / p <= 2) }' || echo "$a" >>"$TMP/missed"
     fi
+    awk -v e="$(ratio 2 | bp_median)" -v k="$(ratio 3 | bp_median)" 'BEGIN { exit !(e > 0 && e <= 2 && k <= 2) }' ||
+        echo "$a" >>"$TMP/missed"
     printf '| %s | %.2f | %.2f | %.2f (%.2f-%.2f) | %.2f | %.2f (%.2f-%.2f) | %s |\n' "$a" "$(col 1)" "$(col 2)" \
         "$(ratio 2 | bp_median)" "$(ratio 2 | head -n 1)" "$(ratio 2 | tail -n 1)" "$(col 3)" \
         "$(ratio 3 | bp_median)" "$(ratio 3 | head -n 1)" "$(ratio 3 | tail -n 1)" "$ig"
 done
 bp_load after
+if [ -s "$TMP/missed" ]; then
+    echo "explain against replay: NOT MET ($(sort -u "$TMP/missed" | tr '\n' ' ')above 2x)"
+    exit 1
+fi
+echo "explain against replay: met (median CPU$([ "$CALLGRIND" = 1 ] && echo " and instruction") ratios <= 2x under every allocator, end and peak)"

@@ -58,5 +58,5 @@ for p in "${PROG[@]}"; do
     [ "$same" = yes ] || fails=$((fails + 1))
 done
 bp_load after
-[ "$fails" -eq 0 ] && echo "heaptrack agreement: ideal within 1% of heaptrack's peak and the same top 5 call sites on every program" ||
-    { echo "heaptrack agreement: $fails target(s) missed (rows above)"; exit 1; }
+[ "$fails" -eq 0 ] && echo "heaptrack agreement: met (ideal within 1% of heaptrack's peak and the same top 5 call sites on every program)" ||
+    { echo "heaptrack agreement: NOT MET ($fails target(s) missed, rows above)"; exit 1; }
