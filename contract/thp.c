@@ -2,6 +2,7 @@
  * Always holds: the switch table below is the only place that knows an allocator's huge-page
  * setting; merging keeps every other setting of MALLOC_CONF and GLIBC_TUNABLES. */
 #include "thp.h"
+#include "wl_readfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,13 +46,8 @@ const char *hb_thp_name(int mode)
 int hb_thp_system(void)
 {
     char buf[128];
-    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
+    if (wl_read_small("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf) < 0)
         return -1;
-    buf[n] = '\0';
     char *open_b = strchr(buf, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
     if (!close_b)
         return -1;

@@ -6,6 +6,7 @@
  * workload leaves it). */
 #include "wl_clock.h"
 #include "wl_hist.h"
+#include "wl_readfile.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,15 +28,8 @@ struct wl_clock_info wl_clock_info = {"monotonic", 1000.0, 0, 1.0};
 static int wl_clock_tsc_stable(void)
 {
     static char buf[16384];
-    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (wl_read_small("/proc/cpuinfo", buf, sizeof buf) < 0)
         return 0;
-    size_t n = 0;
-    ssize_t got;
-    while (n < sizeof buf - 1 && (got = read(fd, buf + n, sizeof buf - 1 - n)) > 0)
-        n += (size_t)got;
-    close(fd);
-    buf[n] = '\0';
     char *flags = strstr(buf, "\nflags");
     if (!flags)
         return 0;

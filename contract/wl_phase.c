@@ -8,6 +8,7 @@
 #include "wl_phase.h"
 #include "wl_latency.h"
 #include "wl_record.h"
+#include "wl_readfile.h"
 #include "wl_time.h"
 
 #include <dlfcn.h>
@@ -21,14 +22,8 @@
 uint64_t wl_rss_kb(void)
 {
     char buf[128];
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (wl_read_small("/proc/self/statm", buf, sizeof buf) < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     unsigned long long size = 0, resident = 0;
     if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
         return 0;

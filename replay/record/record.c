@@ -38,6 +38,7 @@
 #include "record.h"
 #include "spin.h"
 #include "trace.h"
+#include "wl_readfile.h"
 
 #include <cpuid.h>
 #include <dlfcn.h>
@@ -969,10 +970,7 @@ ALIGNED_HOOK(pvalloc, HBT_PVALLOC, (size_t n), real.pvalloc(n), 0)
 
 static void read_command(char *out, size_t cap)
 {
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, out, cap - 1) : -1;
-    if (fd >= 0)
-        close(fd);
+    ssize_t n = wl_read_small("/proc/self/cmdline", out, cap);
     n = n < 0 ? 0 : n;
     for (ssize_t i = 0; i < n; i++)
         out[i] = out[i] ? out[i] : ' ';

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wl_readfile.h"
+
 int peak_rss_reset(void)
 {
     int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
@@ -21,14 +23,8 @@ int peak_rss_reset(void)
 uint64_t peak_rss_kb(void)
 {
     char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (wl_read_small("/proc/self/status", buf, sizeof buf) < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     const char *at = strstr(buf, "\nVmHWM:");
     return at ? strtoull(at + 7, NULL, 10) : 0;
 }
