@@ -26,34 +26,8 @@ mkfake() {
     for h in run/engine plan/matrix measure/launch write/rows record/runresult base/util; do : > "$d/$h.h"; done
     for spec in "$@"; do printf '%s\n' "${spec#*=}" > "$d/${spec%%=*}"; done
 }
-# lfails NAME KIND DIR: check-layers on DIR must exit 1 with a KIND: line
-lfails() {
-    local out
-    out=$(runner/tests/check-layers "$3") && { t_fail "$1" "passed"; return; }
-    echo "$out" | grep -q "^$2:" && t_pass "$1" || t_fail "$1" "$out"
-}
 mkfake "$T/ok"
 t_check "check-layers: a well-layered fake tree passes" runner/tests/check-layers "$T/ok"
-# each broken tree: NAME | the kind of line check-layers must print | the files that break it (PATH=TEXT | ...)
-n=0
-while IFS='|' read -r -a f; do
-    n=$((n + 1))
-    mkfake "$T/l-$n" "${f[@]:2}"
-    lfails "check-layers: ${f[0]} fails" "${f[1]}" "$T/l-$n"
-done <<'CASES'
-measure/ including write/ (a peer)|direction|measure/launch.h=#include "write/rows.h"
-plan/ including measure/ (a peer)|direction|plan/matrix.c=#include "measure/launch.h"
-write/ including plan/ (a peer)|direction|write/rows.h=#include "plan/matrix.h"
-the record including measure/|direction|record/runresult.h=#include "measure/launch.h"
-base/ including the record|direction|base/util.h=#include "record/runresult.h"
-run/ including cli/|direction|run/engine.c=#include "cli/progress.h"|cli/progress.h=
-an include without its stage|unqualified|plan/matrix.c=#include "util.h"
-a test including a header without its stage|unqualified|tests/test_launch.c=#include "launch.h"
-an include of a stage file that does not exist|missing|measure/launch.c=#include "measure/lauch.h"
-a file outside the stage folders|stage|engine.c=#include "run/engine.h"
-a .c without its .h|header|measure/lonely.c=#include "base/util.h"
-a cycle plan/a.c -> plan/b.h, plan/b.c -> plan/a.h|cycle|plan/a.c=#include "plan/b.h"|plan/a.h=|plan/b.c=#include "plan/a.h"|plan/b.h=
-CASES
 t_check "the tree: the floor includes only itself, no program folder reaches into runner/, one file per header name" runner/tests/check-floor .
 
 # mktree DIR FILE=TEXT...: a fake source tree, well layered, with the given files added or replaced
@@ -67,27 +41,38 @@ mktree() {
     printf '# the runner/base/ of old\nL := $(call CONTRACT_PIC,thp)\n' > "$d/allocators/rules.mk"
     for spec in "$@"; do printf '%s\n' "${spec#*=}" > "$d/${spec%%=*}"; done
 }
-# fails NAME KIND DIR: check-floor on DIR must exit 1 with a KIND: line
-fails() {
-    local out
-    out=$(runner/tests/check-floor "$3") && { t_fail "$1" "passed"; return; }
-    echo "$out" | grep -q "^$2:" && t_pass "$1" || t_fail "$1" "$out"
-}
 mktree "$T/f-ok"
 t_check "check-floor: a fake tree with the floor below everything passes" runner/tests/check-floor "$T/f-ok"
-# each broken tree: NAME | the kind of line check-floor must print | the file that breaks it (PATH=TEXT)
+# each broken tree: the checker (layers: check-layers on a fake runner tree made by mkfake; floor:
+# check-floor on a fake source tree made by mktree) | NAME | the kind of line the checker must print
+# (it must exit 1) | the files that break it (PATH=TEXT | ...)
 n=0
-while IFS='|' read -r name kind spec; do
+while IFS='|' read -r -a f; do
     n=$((n + 1))
-    mktree "$T/f-$n" "$spec"
-    fails "check-floor: $name fails" "$kind" "$T/f-$n"
+    [ "${f[0]}" = layers ] && mkfake "$T/b-$n" "${f[@]:3}" || mktree "$T/b-$n" "${f[@]:3}"
+    name="check-${f[0]}: ${f[1]} fails"
+    if out=$(runner/tests/check-"${f[0]}" "$T/b-$n"); then t_fail "$name" "passed"
+    elif grep -q "^${f[2]}:" <<<"$out"; then t_pass "$name"
+    else t_fail "$name" "$out"; fi
 done <<'CASES'
-contract/ including a runner header|floor|contract/thp.c=#include "util.h"
-contract/rules.mk building from runner/|floor|contract/rules.mk=	$(CC) -Irunner/base -c contract/thp.c
-allocators/ including a header only runner/ has|reach|allocators/stats/hbstats.c=#include "util.h"
-replay/ including a runner/ path|reach|replay/r.c=#include "../runner/base/util.h"
-allocators/rules.mk compiling a runner/ source|reach|allocators/rules.mk=L: runner/base/thp.c
-one header name in runner/ and contract/|name|runner/write/thp.h=
+layers|measure/ including write/ (a peer)|direction|measure/launch.h=#include "write/rows.h"
+layers|plan/ including measure/ (a peer)|direction|plan/matrix.c=#include "measure/launch.h"
+layers|write/ including plan/ (a peer)|direction|write/rows.h=#include "plan/matrix.h"
+layers|the record including measure/|direction|record/runresult.h=#include "measure/launch.h"
+layers|base/ including the record|direction|base/util.h=#include "record/runresult.h"
+layers|run/ including cli/|direction|run/engine.c=#include "cli/progress.h"|cli/progress.h=
+layers|an include without its stage|unqualified|plan/matrix.c=#include "util.h"
+layers|a test including a header without its stage|unqualified|tests/test_launch.c=#include "launch.h"
+layers|an include of a stage file that does not exist|missing|measure/launch.c=#include "measure/lauch.h"
+layers|a file outside the stage folders|stage|engine.c=#include "run/engine.h"
+layers|a .c without its .h|header|measure/lonely.c=#include "base/util.h"
+layers|a cycle plan/a.c -> plan/b.h, plan/b.c -> plan/a.h|cycle|plan/a.c=#include "plan/b.h"|plan/a.h=|plan/b.c=#include "plan/a.h"|plan/b.h=
+floor|contract/ including a runner header|floor|contract/thp.c=#include "util.h"
+floor|contract/rules.mk building from runner/|floor|contract/rules.mk=	$(CC) -Irunner/base -c contract/thp.c
+floor|allocators/ including a header only runner/ has|reach|allocators/stats/hbstats.c=#include "util.h"
+floor|replay/ including a runner/ path|reach|replay/r.c=#include "../runner/base/util.h"
+floor|allocators/rules.mk compiling a runner/ source|reach|allocators/rules.mk=L: runner/base/thp.c
+floor|one header name in runner/ and contract/|name|runner/write/thp.h=
 CASES
 
 t_summary
