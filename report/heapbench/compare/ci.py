@@ -80,6 +80,9 @@ def ci_parser():
     cli.add_option(parser, "env", "passed to 'run' for batch 1", action="append", default=[])
     for concept in ("allocator", "workload_bin", "pin", "timeout", "warmup"):
         cli.add_option(parser, concept, "passed to 'run' for both batches", action="append", default=[])
+    cli.add_option(parser, "priority", "passed to 'run' for both batches: the measured processes' scheduling, "
+                   "normal, nice (nice -20) or rt (SCHED_FIFO): other jobs of a busy machine preempt them far less "
+                   "(needs root or CAP_SYS_NICE)", action="append", default=[])
     cli.add_option(parser, "latency", f"passed to 'run' for both batches: {latency.MODES_TEXT}; {latency.SAMPLED} "
                    "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too")
     parser.add_argument("--count-instructions", action="store_true",

@@ -19,7 +19,7 @@ from heapbench import results
 
 RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
 # Passed to every run of every batch of a gate.
-BOTH_BATCHES = ("--allocator", "--workload-bin", "--pin", "--timeout")
+BOTH_BATCHES = ("--allocator", "--workload-bin", "--pin", "--timeout", "--priority")
 
 
 def passed(args, names):
