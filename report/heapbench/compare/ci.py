@@ -94,7 +94,7 @@ def ci_parser():
                              "prog:NAME definitions) interleaved, rounds of -n, and gate on the paired differences")
     parser.add_argument("--budget", metavar="RUNS|SECONDS",
                         help="with --ab: adapt the rounds to the noise: add rounds until every comparison is "
-                             "decided or the budget is spent, runs (400) or seconds of measuring (60s, 2m); a "
+                             "decided or the budget is spent, runs (400) or seconds (60s, 2m: the gate's wall time from its own start); a "
                              "sequential rule keeps false alarms at --alpha, no confirmation step")
     parser.add_argument("--round-reps", type=int, default=1, metavar="K",
                         help="with --ab: runs of each side in a round, back to back, their median the side's value "
