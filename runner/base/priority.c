@@ -1,7 +1,7 @@
 /* priority.c - raises the runner and its measured children to the --priority level (priority.h).
  *
- * Always holds: only sched_setscheduler and setpriority are called; hb_prio_child allocates
- * nothing and calls no stdio (it runs between fork and exec).
+ * Always holds: only sched_setscheduler and setpriority change anything, on the runner itself or
+ * on a measured child the runner names by its pid.
  */
 #include "base/priority.h"
 
@@ -30,27 +30,27 @@ const char *hb_prio_name(int level)
     return level >= HB_PRIO_NORMAL && level <= HB_PRIO_RT ? hb_prio_names[level] : "?";
 }
 
-/* level for this process: SCHED_FIFO at rt_prio, or SCHED_OTHER at nice -20; reset_on_fork adds
- * SCHED_RESET_ON_FORK (children start at SCHED_OTHER, nice 0). */
-static int hb_prio_take(int level, int rt_prio, int reset_on_fork)
+/* level for process pid (0: this one): SCHED_FIFO at rt_prio, or SCHED_OTHER at nice -20;
+ * reset_on_fork adds SCHED_RESET_ON_FORK (its children start at SCHED_OTHER, nice 0). */
+static int hb_prio_take(pid_t pid, int level, int rt_prio, int reset_on_fork)
 {
     int flag = reset_on_fork ? SCHED_RESET_ON_FORK : 0;
     if (level == HB_PRIO_RT) {
         struct sched_param sp = {.sched_priority = rt_prio};
-        return sched_setscheduler(0, SCHED_FIFO | flag, &sp);
+        return sched_setscheduler(pid, SCHED_FIFO | flag, &sp);
     }
     if (level == HB_PRIO_NICE) {
-        if (setpriority(PRIO_PROCESS, 0, HB_PRIO_NICE_VALUE) != 0)
+        if (setpriority(PRIO_PROCESS, (id_t)pid, HB_PRIO_NICE_VALUE) != 0)
             return -1;
         struct sched_param sp = {.sched_priority = 0};
-        return flag ? sched_setscheduler(0, SCHED_OTHER | flag, &sp) : 0;
+        return flag ? sched_setscheduler(pid, SCHED_OTHER | flag, &sp) : 0;
     }
     return 0;
 }
 
 int hb_prio_self(int level, char *err, size_t n)
 {
-    if (hb_prio_take(level, HB_PRIO_RT_RUNNER, 1) == 0)
+    if (hb_prio_take(0, level, HB_PRIO_RT_RUNNER, 1) == 0)
         return 0;
     int e = errno;
     if (e == EPERM || e == EACCES) /* sched_setscheduler says EPERM, setpriority EACCES */
@@ -65,7 +65,7 @@ int hb_prio_self(int level, char *err, size_t n)
     return -1;
 }
 
-int hb_prio_child(int level)
+int hb_prio_set(pid_t pid, int level)
 {
-    return hb_prio_take(level, HB_PRIO_RT_CHILD, 0);
+    return hb_prio_take(pid, level, HB_PRIO_RT_CHILD, 0);
 }

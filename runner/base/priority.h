@@ -5,14 +5,15 @@
  * Always holds: the runner itself is raised first (hb_prio_self), which is also the check that the
  * priority is permitted here: a refused one is refused before anything is measured; the runner's
  * raise carries SCHED_RESET_ON_FORK, so no helper it starts (setup, drivers, sha256sum, hyperfine)
- * inherits it, and each measured child raises itself (hb_prio_child) between its release and its
- * exec; under rt the runner stays one step above its child (HB_PRIO_RT_RUNNER over HB_PRIO_RT_CHILD),
+ * inherits it, and each measured child is set to the level by the runner (hb_prio_set) while it
+ * waits for its release, so that it wakes at that level; under rt the runner stays one step above its child (HB_PRIO_RT_RUNNER over HB_PRIO_RT_CHILD),
  * so that a measured program spinning on every CPU cannot keep the runner from its timeout.
  */
 #ifndef HEAPBENCH_PRIORITY_H
 #define HEAPBENCH_PRIORITY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 enum hb_prio { HB_PRIO_NORMAL, HB_PRIO_NICE, HB_PRIO_RT };
 
@@ -31,8 +32,7 @@ const char *hb_prio_name(int level);
  * permitted here) and a one-line reason with what to do in err. */
 int hb_prio_self(int level, char *err, size_t n);
 
-/* In a measured child between fork and exec (async-signal-safe, allocates nothing): takes level.
- * 0, or -1 with errno. */
-int hb_prio_child(int level);
+/* Sets the process pid (a measured child, not yet released) to level. 0, or -1 with errno. */
+int hb_prio_set(pid_t pid, int level);
 
 #endif

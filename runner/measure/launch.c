@@ -51,7 +51,7 @@ static volatile sig_atomic_t hb_launch_interrupted; /* hb_launch_interrupt() hit
 void (*hb_launch_before_release)(pid_t pid); /* test seam (launch.h); NULL in the CLI */
 
 /* What the child reports on the error pipe when it cannot reach execve. */
-enum hb_child_stage { HB_STAGE_AFFINITY, HB_STAGE_REDIRECT, HB_STAGE_CHDIR, HB_STAGE_EXEC, HB_STAGE_THP, HB_STAGE_LIMIT, HB_STAGE_PRIORITY };
+enum hb_child_stage { HB_STAGE_AFFINITY, HB_STAGE_REDIRECT, HB_STAGE_CHDIR, HB_STAGE_EXEC, HB_STAGE_THP, HB_STAGE_LIMIT };
 struct hb_child_error {
     int stage;
     int err;
@@ -171,8 +171,6 @@ static void hb_child(const struct hb_run *r)
         ce.stage = HB_STAGE_CHDIR;
     else if (read(r->child_release_fd, &go, 1) != 1)
         _exit(127); /* the parent gave up before releasing us */
-    else if (s->priority && hb_prio_child(s->priority) != 0) /* after the release: in its cgroup by now */
-        ce.stage = HB_STAGE_PRIORITY;
     else if (r->child_phase_fd >= 0 && dup2(r->child_phase_fd, HB_PHASE_FD_CHILD) < 0)
         ce.stage = HB_STAGE_REDIRECT;
     else
@@ -189,8 +187,7 @@ static void hb_child_error_reason(const struct hb_run *r)
     static const char *const what[] = {"cannot set CPU affinity for", "cannot redirect output of",
                                        "cannot chdir for", "cannot exec",
                                        "cannot set the huge-page mode (prctl PR_SET_THP_DISABLE) of",
-                                       "cannot set the memory limit of",
-                                       "cannot set the scheduling priority (--priority) of"};
+                                       "cannot set the memory limit of"};
     const char *extra = r->cerr.stage == HB_STAGE_CHDIR ? r->spec->cwd : NULL;
     snprintf(r->res->reason, sizeof r->res->reason, "%s %s%s%s: %s", what[r->cerr.stage], r->spec->argv[0],
              extra ? " to " : "", extra ? extra : "", strerror(r->cerr.err));
@@ -487,6 +484,14 @@ static int hb_run_release(struct hb_run *r)
         return -1;
     }
     r->oom_kills = hb_runcg_oom_kills(r->spec->cgroup);
+    /* --priority: set on the child while it waits for its release (in its cgroup by now), so that
+     * it wakes at that priority: set by the child itself after the release, it would first wait
+     * for a turn among the machine's other tasks, inside the measured time */
+    if (r->spec->priority && hb_prio_set(r->pid, r->spec->priority) != 0) {
+        snprintf(r->res->reason, sizeof r->res->reason, "cannot set the scheduling priority (--priority %s) of %s: %s",
+                 hb_prio_name(r->spec->priority), r->spec->argv[0], strerror(errno));
+        return -1;
+    }
     if (hb_launch_before_release)
         hb_launch_before_release(r->pid);
     hb_mach_snap(&r->mach0, 0);
