@@ -255,6 +255,7 @@ def main(argv):
     if args.reps < 2:
         parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
     ci_check_modes(parser, args)
+    launch.raise_priority(parser.prog, args)
     args.relative = not (args.absolute or args.ab or args.history is not None)
     settings = compare.compare_settings(parser, args)
     out_dir = args.output or os.path.join(layout.results_dir(), time.strftime("ci-%Y%m%d-%H%M%S"))

@@ -37,6 +37,23 @@ def measure_words(args):
     return words + (["--latency", args.latency] if args.latency else [])
 
 
+def raise_priority(prog, args):
+    """--priority nice|rt: raises this process (the gate: its looks and the runners' starts) to nice
+    -20, reset on fork (the runners it starts raise themselves), trying the level first, which checks
+    that it is permitted here; one line and exit 2 when not, before anything is measured."""
+    level = (args.priority or ["normal"])[-1]
+    if level == "normal":
+        return
+    try:
+        if level == "rt":  # what each runner will ask for itself: tried, then left
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        os.sched_setscheduler(0, os.SCHED_OTHER | os.SCHED_RESET_ON_FORK, os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, 0, -20)
+    except PermissionError:
+        cli.usage_exit(prog, f"--priority {level} is not permitted here (it needs root or CAP_SYS_NICE); run as "
+                             "root, or give --priority normal")
+
+
 def _start(prog, words, out_dir, cpus=None):
     """Starts `heapbench WORDS` (WORDS holds -o out_dir), on the CPUs cpus (it and every process it
     starts) when given; exits 2 if it could not start."""
