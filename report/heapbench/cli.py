@@ -25,13 +25,15 @@ VOCABULARY = {
     "warmup": (None, "--warmup", "N"),
     "pin": (None, "--pin", "CPUS"),
     "timeout": (None, "--timeout", "S"),
+    "priority": (None, "--priority", "LEVEL"),
     "allocator": (None, "--allocator", "NAME=/path/lib.so"),
     "workload_bin": (None, "--workload-bin", "NAME=PATH"),
     "latency": (None, "--latency", "MODE"),
     "metric": (None, "--metric", "NAME=REGEX[,higher]"),
 }
 # The values an option of the vocabulary takes, where they are a closed set.
-CHOICES = {"latency": latency.MODES}
+PRIORITIES = ("normal", "nice", "rt")  # the levels of run's --priority (runner/base/priority.h)
+CHOICES = {"latency": latency.MODES, "priority": PRIORITIES}
 
 
 class ArgParser(argparse.ArgumentParser):

@@ -11,6 +11,7 @@
 
 #include "write/json.h"
 #include "measure/perf.h"
+#include "base/priority.h"
 #include "base/sysinfo.h"
 #include "trace.h"
 #include "base/version.h"
@@ -276,6 +277,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
         shard_groups += hb_matrix_in_shard(m, g);
     fprintf(f, "  \"shard_cells\": %zu,\n", shard_groups * m->nalloc);
     hb_meta_kv(f, "pin", o->have_pin ? o->pin_text : NULL);
+    hb_meta_kv(f, "priority", hb_prio_name(o->priority));
     fprintf(f, "  \"mem_limit_bytes\": %llu,\n", o->mem_limit);
     hb_meta_limits(f, o, meta->cgroup);
     hb_meta_list(f, "workloads", &m->workloads);

@@ -18,6 +18,7 @@
 #include "cli/python.h"
 #include "cli/resume.h"
 #include "base/layout.h"
+#include "base/priority.h"
 #include "cli/shardlist.h"
 #include "base/sysinfo.h"
 #include "thp.h"
@@ -207,6 +208,9 @@ int hb_cmd_run(enum hb_cmd cmd, int argc, char **argv)
     hb_runctx_matrix(&c);
     if (c.o.list_shard)
         return hb_shardlist_print(&c.m, stdout);
+    char prio_err[256]; /* --priority: the runner first, which is also the check that it is permitted */
+    if (c.o.priority != HB_PRIO_NORMAL && hb_prio_self(c.o.priority, prio_err, sizeof prio_err) != 0)
+        hb_usage("%s", prio_err);
     hb_summary_init(&c.summary, &c.m);
     struct hb_inputs inputs;
     hb_inputs_collect(&inputs, &c.o, &c.m);

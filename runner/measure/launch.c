@@ -29,6 +29,7 @@
 #include "measure/launch.h"
 #include "measure/launch_driver.h"
 #include "base/machstate.h"
+#include "base/priority.h"
 #include "measure/logtail.h"
 #include "measure/perf.h"
 #include "measure/phases.h"
@@ -483,6 +484,14 @@ static int hb_run_release(struct hb_run *r)
         return -1;
     }
     r->oom_kills = hb_runcg_oom_kills(r->spec->cgroup);
+    /* --priority: set on the child while it waits for its release (in its cgroup by now), so that
+     * it wakes at that priority: set by the child itself after the release, it would first wait
+     * for a turn among the machine's other tasks, inside the measured time */
+    if (r->spec->priority && hb_prio_set(r->pid, r->spec->priority) != 0) {
+        snprintf(r->res->reason, sizeof r->res->reason, "cannot set the scheduling priority (--priority %s) of %s: %s",
+                 hb_prio_name(r->spec->priority), r->spec->argv[0], strerror(errno));
+        return -1;
+    }
     if (hb_launch_before_release)
         hb_launch_before_release(r->pid);
     hb_mach_snap(&r->mach0, 0);

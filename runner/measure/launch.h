@@ -36,6 +36,8 @@ struct hb_launch_spec {
     double timeout_s;         /* <= 0: none */
     int interval_ms;          /* RSS sampling interval; <= 0: no timeline */
     const cpu_set_t *pin;     /* NULL: no affinity change */
+    int priority;             /* a level of base/priority.h, set on the child by the parent before its release;
+                               * the caller has raised the runner first (hb_prio_self), which checked it is permitted */
     const int *thp;           /* NULL: the inherited huge-page state; else a mode of thp.h, set in the child */
     int want_phases;          /* 1: create the phase pipe (workloads and the exec probe) */
     const char *stdout_path;  /* NULL: inherit; else the child's stdout (and stderr) go to this file */

@@ -9,6 +9,7 @@
 #include "wl_latmode.h"
 
 #include "plan/shardenv.h"
+#include "base/priority.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +22,7 @@ enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
     OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_ALLOCSTATS,
     OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD, OPT_MEM_LIMIT, OPT_ALLOC_INSTRUCTIONS, OPT_JSON,
-    OPT_ALTERNATE
+    OPT_ALTERNATE, OPT_PRIORITY
 };
 
 /* --count-instructions: valgrind's cachegrind without its cache simulation counts the instructions
@@ -45,6 +46,10 @@ static const char hb_usage_measure[] =
     "      --allocator NAME=/path/lib.so   add a library for this run\n"
     "      --pin CPUS           run every process on these CPUs (e.g. 0 or 0-1)\n"
     "      --timeout S          kill a process (group) after S seconds (default 300)\n"
+    "      --priority LEVEL     scheduling of the measured processes: normal (default), nice (nice -20)\n"
+    "                           or rt (SCHED_FIFO; the runner one step above, so --timeout still kills):\n"
+    "                           other jobs then preempt the program far less; needs root or CAP_SYS_NICE\n"
+    "                           (refused, exit 2, before measuring where not permitted); in meta.json\n"
     "      --interval MS        RSS sampling interval (default 10; 0 = no timeline)\n"
     "      --thp MODE[,MODE]    transparent huge pages never|madvise|always per process (prctl and the\n"
     "                           allocator's own switch; the mode in effect is runs.csv's thp column);\n"
@@ -399,6 +404,10 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         if (hb_parse_double(val, &o->timeout_s) != 0)
             hb_usage("--timeout: '%s' is not a number of seconds; e.g. --timeout 60", val);
         break;
+    case OPT_PRIORITY:
+        if ((o->priority = hb_prio_parse(val)) < 0)
+            hb_usage("--priority: '%s' is not a level; give " HB_PRIO_WORDS, val);
+        break;
     case OPT_INTERVAL: o->interval_ms = hb_opt_int("--interval", val, 0); break;
     case OPT_RESUME: free(o->resume); o->resume = hb_xstrdup(val); break;
     case OPT_SHARD: hb_opt_shard(o, "--shard", val); break;
@@ -511,7 +520,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"interval", required_argument, 0, OPT_INTERVAL},
         {"resume", required_argument, 0, OPT_RESUME}, {"shard", required_argument, 0, OPT_SHARD},
         {"metric", required_argument, 0, OPT_METRIC}, {"hyperfine", no_argument, 0, OPT_HYPERFINE},
-        {"alternate", no_argument, 0, OPT_ALTERNATE},
+        {"alternate", no_argument, 0, OPT_ALTERNATE}, {"priority", required_argument, 0, OPT_PRIORITY},
         {"wrap", required_argument, 0, OPT_WRAP},
         {"count-instructions", no_argument, 0, OPT_INSTRUCTIONS},
         {"count-alloc-instructions", no_argument, 0, OPT_ALLOC_INSTRUCTIONS},

@@ -31,6 +31,7 @@ struct hb_options {
     int have_pin;
     char *pin_text;
     double timeout_s;
+    int priority;                /* --priority: a level of base/priority.h (HB_PRIO_NORMAL by default) */
     int interval_ms;
     char *outdir;                /* -o (record: the trace file) */
     char *resume;                /* --resume */

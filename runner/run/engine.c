@@ -234,7 +234,7 @@ static int hb_engine_visit(struct hb_engine *e, struct hb_progress *pr, size_t g
         hb_strv_pushf(&envp, "HEAPBENCH_LATENCY=%s", e->o->latency);
     struct hb_launch_spec spec = {
         .argv = argv.v, .envp = envp.v, .timeout_s = e->o->timeout_s, .interval_ms = e->o->interval_ms,
-        .pin = e->o->have_pin ? &e->o->pin : NULL, .thp = thp >= 0 ? &thp : NULL,
+        .priority = e->o->priority, .pin = e->o->have_pin ? &e->o->pin : NULL, .thp = thp >= 0 ? &thp : NULL,
         .want_phases = 1, .stdout_path = log,
         .cwd = g->wl->kind == HB_WL_PROGRAM ? g->wl->prog->workdir : NULL, .mem_limit = e->o->mem_limit,
         .cgroup = e->cgroup && e->cgroup->version ? e->cgroup : NULL};

@@ -3,6 +3,7 @@
  * Always holds: the children are this binary re-exec'ed with a mode argument (tl_child_main),
  * so no extra build rule exists; every check compares against what the child really did. */
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #include "tcheck.h"
 #include "measure/perf.h"
+#include "base/priority.h"
 #include "base/resolve.h"
 #include "test_launch_util.h"
 
@@ -523,6 +525,34 @@ static void tl_test_perf_deny(void)
 }
 
 /* Child mode when given a mode argument; else runs every test and prints the closing count. */
+/* The scheduling policy of the child at its release (read by the seam hb_launch_before_release). */
+static int tl_policy_at_release = -1;
+static void tl_record_policy(pid_t pid)
+{
+    tl_policy_at_release = sched_getscheduler(pid);
+}
+
+/* --priority rt: the child is already SCHED_FIFO while it waits for its release (so it wakes at
+ * that priority, not after a turn among the machine's other tasks), and runs ok. Root only. */
+static void tl_test_priority(void)
+{
+    struct hb_result r;
+    char *argv[] = {(char *)tl_self(), "work", NULL};
+    struct hb_launch_spec s = tl_spec(argv, 30);
+    s.priority = HB_PRIO_RT;
+    if (geteuid() != 0) {
+        printf("note: not root: --priority at release not tested\n");
+        return;
+    }
+    hb_launch_before_release = tl_record_policy;
+    int rc = hb_launch(&s, &r);
+    hb_launch_before_release = NULL;
+    TCHECK("priority rt: the child is SCHED_FIFO before its release", tl_policy_at_release == SCHED_FIFO);
+    TCHECK("priority rt: the run is ok", rc == 0 && r.status == HB_OK);
+    if (rc == 0)
+        hb_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -542,6 +572,7 @@ int main(int argc, char **argv)
     tl_test_exec_errors();
     tl_test_release_after_child_died();
     tl_test_resolve();
+    tl_test_priority();
     tl_test_perf_deny();
     tl_test_interrupt_anytime(); /* last: a child killed before its counters open records a reason that sticks */
     char cmd[128];

@@ -6,8 +6,11 @@ alpha spent over them, Holm over a metric's cells at each look): a cell x metric
 first look that gives it REGRESSION, IMPROVEMENT or SAME, and keeps that row (its note says at
 which look and after how many rounds); later rounds run only the allocators with a cell still
 undecided; the gate stops when every cell is decided, no look is left, or the budget is spent
-(the last look's row of a cell still undecided says so); with a seconds budget no round starts
-after the budget's end (a look then judges the rounds it has). The metrics are chosen once, on the first look's rounds (ab.choose: without --metrics, counts
+(the last look's row of a cell still undecided says so); a seconds budget is the gate's wall time
+from the start of its own process (the command's start and imports, the rounds, the looks): no
+round starts after the budget's end less the time the longest look took to judge (kept for the
+last look and the outputs; a look then judges the rounds it has), and a budget already spent
+before the first round is one line and exit 2. The metrics are chosen once, on the first look's rounds (ab.choose: without --metrics, counts
 instead of a time metric that spreads too much, or under instrumentation). A budget that cannot pay for the first
 look, or that is 0 or not a number, is one line and exit 2 before anything runs. Every round's
 output is kept under out_dir/rounds, as without a budget.
@@ -46,6 +49,18 @@ def _plan(parser, args, alpha):
     return spend, first, allocators
 
 
+def process_started():
+    """The time.monotonic() at which this process started (the `heapbench` command itself: its front
+    end execs Python in the same process), from /proc/self/stat's start time; now when unreadable."""
+    try:
+        with open("/proc/self/stat") as fh:
+            ticks = int(fh.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime, after "pid (comm)"
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return time.monotonic()
+    return time.monotonic() - max(0.0, age)
+
+
 def _look(rows, pair, settings, look, alpha, done, state):
     """Judges the rounds so far at one look; moves each newly decided cell x metric into
     state['decided'] (its note: the look and the rounds), the others into state['latest'];
@@ -73,34 +88,46 @@ def _open_allocators(latest, allocators):
     return [a for a in allocators if a in names] if names else allocators
 
 
-def rounds_until_decided(measure, pair, settings, spend, first, allocators, choose=None):
+def rounds_until_decided(measure, pair, settings, spend, first, allocators, choose=None, started=None):
     """The sequential rule's loop: measure(first_round, count, allocators, deadline) -> runs.csv
     rows of those rounds (each with 'round' and 'side'; none started after deadline, a
     time.monotonic() or None); choose(rows) -> the metrics to judge, called once on the first
-    look's rows (None: settings' metrics); returns the final {rows, missing, extra}."""
+    look's rows (None: settings' metrics); started: the time.monotonic() a seconds budget runs
+    from (None: this process's start); returns the final {rows, missing, extra}. ValueError when a
+    seconds budget was spent before the first round."""
     alphas = sequential.look_alphas(settings["alpha"])
     per_round = 2 * len(allocators) * max(1, settings.get("env_sets", 1)) * settings.get("round_reps", 1)
     rows, state = [], {"decided": {}, "latest": {}, "order": {}}
-    done, started = 0, time.monotonic()
-    deadline = started + spend.seconds if spend.seconds is not None else None
+    started = process_started() if started is None else started
+    done, measuring, judging = 0, 0.0, 0.0  # rounds run, seconds spent running them, the longest look
+    end = started + spend.seconds if spend.seconds is not None else None
+    if end is not None and time.monotonic() >= end:
+        raise ValueError(f"--budget {spend.text}: the budget was spent before the first round (the gate's own "
+                         f"start took {time.monotonic() - started:.0f} s); give a larger --budget")
     for look, alpha in enumerate(alphas, start=1):
-        last = sequential.last_round(spend, per_round, done, time.monotonic() - started)
+        deadline = None if end is None else end - judging  # the last look and the outputs still to pay for
+        left = None if deadline is None else deadline - time.monotonic()
+        last = sequential.last_round(spend, per_round, done, measuring, left)
         target = sequential.next_look(first, last, done, len(alphas) - look + 1)
         if target is None or target <= done:
             break
+        t0 = time.monotonic()
         new = measure(done + 1, target - done, _open_allocators(state["latest"], allocators), deadline)
+        measuring += time.monotonic() - t0
         if not new:
             break
         rows += new
         if choose and look == 1:
             settings = dict(settings, metrics=choose(rows))
         done = max(row["round"] for row in new)
+        t0 = time.monotonic()
         still = _look(rows, pair, settings, look, alpha, done, state)
+        judging = max(judging, time.monotonic() - t0)
         print(f"ci --ab: look {look} of {len(alphas)} after {done} rounds (alpha {alpha:.3g}): "
               f"{len(state['decided'])} cell x metric decided, {still} open", file=sys.stderr, flush=True)
         if not still:
             break
-    spent = f"{done} rounds, {time.monotonic() - started:.0f} s"
+    spent = f"{done} rounds, {time.monotonic() - started:.0f} s since the gate started"
     for row in state["latest"].values():
         row["note"] = "; ".join(filter(None, (row["note"], f"undecided when the budget ({spend.text}) was "
                                               f"spent: {spent}")))
@@ -121,4 +148,7 @@ def gate(parser, args, head_words, settings, default_metrics, out_dir):
                              args.env, settings["duet"], deadline)
     def chosen(rows):
         return ab.choose(args, settings["metrics"], settings, rows, os.path.join(out_dir, "rounds"), default_metrics)
-    return rounds_until_decided(measure, pair, settings, spend, first, allocators, chosen)
+    try:
+        return rounds_until_decided(measure, pair, settings, spend, first, allocators, chosen)
+    except ValueError as err:
+        parser.error(str(err))

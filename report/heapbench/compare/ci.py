@@ -80,6 +80,9 @@ def ci_parser():
     cli.add_option(parser, "env", "passed to 'run' for batch 1", action="append", default=[])
     for concept in ("allocator", "workload_bin", "pin", "timeout", "warmup"):
         cli.add_option(parser, concept, "passed to 'run' for both batches", action="append", default=[])
+    cli.add_option(parser, "priority", "passed to 'run' for both batches: the measured processes' scheduling, "
+                   "normal, nice (nice -20) or rt (SCHED_FIFO): other jobs of a busy machine preempt them far less "
+                   "(needs root or CAP_SYS_NICE)", action="append", default=[])
     cli.add_option(parser, "latency", f"passed to 'run' for both batches: {latency.MODES_TEXT}; {latency.SAMPLED} "
                    "writes latency.csv, so that the default --metrics gate on p99 and p99.9 too")
     parser.add_argument("--count-instructions", action="store_true",
@@ -91,7 +94,7 @@ def ci_parser():
                              "prog:NAME definitions) interleaved, rounds of -n, and gate on the paired differences")
     parser.add_argument("--budget", metavar="RUNS|SECONDS",
                         help="with --ab: adapt the rounds to the noise: add rounds until every comparison is "
-                             "decided or the budget is spent, runs (400) or seconds of measuring (60s, 2m); a "
+                             "decided or the budget is spent, runs (400) or seconds (60s, 2m: the gate's wall time from its own start); a "
                              "sequential rule keeps false alarms at --alpha, no confirmation step")
     parser.add_argument("--round-reps", type=int, default=1, metavar="K",
                         help="with --ab: runs of each side in a round, back to back, their median the side's value "
@@ -252,6 +255,7 @@ def main(argv):
     if args.reps < 2:
         parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
     ci_check_modes(parser, args)
+    launch.raise_priority(parser.prog, args)
     args.relative = not (args.absolute or args.ab or args.history is not None)
     settings = compare.compare_settings(parser, args)
     out_dir = args.output or os.path.join(layout.results_dir(), time.strftime("ci-%Y%m%d-%H%M%S"))

@@ -19,7 +19,7 @@ from heapbench import results
 
 RUN_SHORT = {short: concept for concept, (short, _, _) in cli.VOCABULARY.items()}  # '-w' -> 'workloads'
 # Passed to every run of every batch of a gate.
-BOTH_BATCHES = ("--allocator", "--workload-bin", "--pin", "--timeout")
+BOTH_BATCHES = ("--allocator", "--workload-bin", "--pin", "--timeout", "--priority")
 
 
 def passed(args, names):
@@ -35,6 +35,23 @@ def measure_words(args):
     """The measurement options of ci passed to every run: --count-instructions, --latency."""
     words = ["--count-instructions"] if args.count_instructions else []
     return words + (["--latency", args.latency] if args.latency else [])
+
+
+def raise_priority(prog, args):
+    """--priority nice|rt: raises this process (the gate: its looks and the runners' starts) to nice
+    -20, reset on fork (the runners it starts raise themselves), trying the level first, which checks
+    that it is permitted here; one line and exit 2 when not, before anything is measured."""
+    level = (args.priority or ["normal"])[-1]
+    if level == "normal":
+        return
+    try:
+        if level == "rt":  # what each runner will ask for itself: tried, then left
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        os.sched_setscheduler(0, os.SCHED_OTHER | os.SCHED_RESET_ON_FORK, os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, 0, -20)
+    except PermissionError:
+        cli.usage_exit(prog, f"--priority {level} is not permitted here (it needs root or CAP_SYS_NICE); run as "
+                             "root, or give --priority normal")
 
 
 def _start(prog, words, out_dir, cpus=None):

@@ -71,15 +71,17 @@ def schedule(first, last, looks=LOOKS):
     return out
 
 
-def last_round(budget, runs_per_round, done=0, seconds_spent=0.0):
+def last_round(budget, runs_per_round, done=0, seconds_spent=0.0, seconds_left=None):
     """The last round the budget pays for: a runs budget's whole rounds; a seconds budget's from the
-    time the done rounds took (None before any round: not known yet)."""
+    time the done rounds took (seconds_spent) and the seconds left for rounds (None: the budget less
+    seconds_spent); None before any round: not known yet."""
     if budget.runs is not None:
         return budget.runs // max(1, runs_per_round)
     if done == 0:
         return None
-    per_round = seconds_spent / done
-    return done + int((budget.seconds - seconds_spent) / per_round) if per_round > 0 else done
+    per_round = max(seconds_spent / done, MIN_RUN_S * runs_per_round)  # no run is quicker than the floor
+    left = budget.seconds - seconds_spent if seconds_left is None else seconds_left
+    return done + max(0, int(left / per_round))
 
 
 def check(budget, first, runs_per_round):

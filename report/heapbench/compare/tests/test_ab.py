@@ -6,6 +6,7 @@ by design (load-independent, so the tests hold on a loaded machine), in a tempor
 (skipped, not passed, when build/heapbench is not built).
 """
 import csv
+import json
 import os
 import random
 import subprocess
@@ -107,6 +108,29 @@ class AbGateTest(unittest.TestCase):
         firsts = [side for k, side in ran[::2]]
         self.assertEqual([k for k, _ in ran[::2]], list(range(1, 7)))
         self.assertEqual(firsts, ["head", "base"] * 3)
+
+    @unittest.skipUnless(os.geteuid() == 0, "--priority rt needs root here")
+    def test_priority_reaches_every_round(self):
+        """--priority rt: the rounds' runner ran at rt (its meta.json says so) and the gate passes."""
+        proc = gate("--ab", "--base", f"{PY} -c pass", "-n", "6", "--metrics", "maxrss_kb", "--priority", "rt",
+                    "-o", self.out, "--", PY, "-c", "pass")
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        with open(os.path.join(self.out, "rounds", "rounds-001-006", "meta.json")) as fh:
+            self.assertEqual(json.load(fh)["priority"], "rt")
+
+    def test_priority_not_permitted_is_one_line_before_measuring(self):
+        """--priority rt and nice without CAP_SYS_NICE (setpriv drops it, prlimit zeroes RLIMIT_RTPRIO
+        and RLIMIT_NICE): one line saying what to do, exit 2, nothing measured."""
+        for level in ("rt", "nice"):
+            out = os.path.join(self.tmp.name, f"refused-{level}")
+            proc = subprocess.run(["prlimit", "--rtprio=0", "--nice=0", "setpriv", "--bounding-set=-sys_nice",
+                                   "--inh-caps=-sys_nice", HB, "ci", "--ab", "--base", f"{PY} -c pass", "-n", "6",
+                                   "--priority", level, "-o", out, "--", PY, "-c", "pass"],
+                                  capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 2, proc.stderr[-2000:])
+            self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+            self.assertIn(f"--priority {level} is not permitted here", proc.stderr)
+            self.assertFalse(os.path.exists(os.path.join(out, "rounds")))
 
     def test_noisy_time_is_traded_for_counts_without_metrics(self):
         """Without --metrics, a program whose wall time jumps from rep to rep (a 10 ms or a 300 ms

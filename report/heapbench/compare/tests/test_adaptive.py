@@ -13,6 +13,7 @@ import os
 import random
 import subprocess
 import tempfile
+import time
 import unittest
 
 from heapbench import cli, stats
@@ -162,6 +163,45 @@ class RuleTest(unittest.TestCase):
                                                        spend, sequential.first_look(0.05, 1, paired.min_p), ["glibc"])
             alarms += result["rows"][0]["verdict"] in (stats.REGRESSION, stats.IMPROVEMENT)
         self.assertLessEqual(alarms, 18)
+
+
+class BudgetClockTest(unittest.TestCase):
+    """A seconds budget is the gate's wall time from its own process's start, not from its first round."""
+
+    def test_deadlines_count_from_the_gate_start(self):
+        """A gate whose start (imports, the runner's probes) already took 30 s of a 40 s budget: no
+        round is started after 40 s from that start, and the rounds it pays for are fewer."""
+        deadlines, calls = [], []
+        plain = fake(random.Random(3), 0.0, 0.5, calls)
+
+        def measure(start, count, allocators, deadline=None):
+            deadlines.append(deadline)
+            return plain(start, count, allocators)
+        started = time.monotonic() - 30
+        with contextlib.redirect_stderr(io.StringIO()):
+            result = adaptive.rounds_until_decided(measure, PAIR, settings(), sequential.parse_budget("40s"),
+                                                   sequential.first_look(0.05, 1, paired.min_p), ["glibc"],
+                                                   started=started)
+        self.assertTrue(deadlines and all(d is not None and d <= started + 40 for d in deadlines), deadlines)
+        self.assertIn("s since the gate started", result["rows"][0]["note"])
+
+    def test_a_budget_spent_before_the_first_round_is_refused(self):
+        """The gate's start took longer than the whole budget: ValueError saying so, nothing measured."""
+        calls = []
+        with self.assertRaises(ValueError) as err:
+            adaptive.rounds_until_decided(fake(random.Random(0), 0.0, 0.1, calls), PAIR, settings(),
+                                          sequential.parse_budget("20s"), 9, ["glibc"], started=time.monotonic() - 25)
+        self.assertIn("spent before the first round", str(err.exception))
+        self.assertEqual(calls, [])
+
+    def test_process_start_is_this_process_start(self):
+        """process_started() in a process that slept 1.5 s before asking: at least 1.4 s ago."""
+        code = ("import time; time.sleep(1.5); from heapbench.compare import adaptive; "
+                "print(time.monotonic() - adaptive.process_started())")
+        out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, PYTHONPATH=os.path.join(cli.ROOT, "report")))
+        self.assertGreaterEqual(float(out.stdout), 1.4)
+        self.assertLess(float(out.stdout), 600)
 
 
 class RoundRepsTest(unittest.TestCase):
