@@ -1,6 +1,7 @@
 /* check_cache.c - a trace's check cached beside it, keyed by SHA-256 (see check_cache.h).
- * Always holds: the cache file is one header line "heapbench-check KEY SIZE\n" (KEY: 64 hex
- * digits, SIZE: sizeof(struct hbt_stats)) followed by the struct's bytes exactly; anything else
+ * Always holds: the cache file is one header line "heapbench-check2 KEY SIZE THREADS\n" (KEY: 64 hex
+ * digits, SIZE: sizeof(struct hbt_stats), THREADS: the trace's threads) followed by the struct's
+ * bytes, then per thread its first order, last order and exit (3 x 8 bytes), exactly; anything else
  * is not a cache and is walked over (and replaced). */
 #include "check_cache.h"
 
@@ -12,7 +13,7 @@
 #include <unistd.h>
 
 #define HASH_BUF (1u << 20)
-#define MAGIC "heapbench-check"
+#define MAGIC "heapbench-check2"
 
 /* Feeds the whole file at path into ctx. 0, or -1 with errno set. */
 static int hash_file(struct sha256_ctx *ctx, const char *path, uint8_t *buf)
@@ -48,52 +49,82 @@ static int cache_key(const char *path, char hex[65])
     return rc;
 }
 
-/* The header line of a cache file for key. */
-static int header(char *out, size_t cap, const char *key)
+/* The header line of a cache file for key and a trace of nthreads threads. */
+static int header(char *out, size_t cap, const char *key, uint32_t nthreads)
 {
-    return snprintf(out, cap, MAGIC " %s %zu\n", key, sizeof(struct hbt_stats));
+    return snprintf(out, cap, MAGIC " %s %zu %u\n", key, sizeof(struct hbt_stats), nthreads);
 }
 
-/* s from the cache file cpath when it holds key: 1, else 0. */
-static int cache_read(const char *cpath, const char *key, struct hbt_stats *s)
+/* A thread's orders as cached: first, last, exits. */
+#define THREAD_WORDS 3
+
+/* The threads' orders, to or from words (THREAD_WORDS per thread). */
+static void orders_out(const struct hbt_trace *t, uint64_t *w)
 {
-    char want[128], got[128];
-    int hl = header(want, sizeof want, key);
-    int fd = open(cpath, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    int ok = hbt_pread_all(fd, got, (size_t)hl, 0) == 0 && memcmp(got, want, (size_t)hl) == 0 &&
-             hbt_pread_all(fd, s, sizeof *s, (uint64_t)hl) == 0 && pread(fd, got, 1, (off_t)hl + (off_t)sizeof *s) == 0;
-    close(fd);
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        w[THREAD_WORDS * i] = t->threads[i].first_order, w[THREAD_WORDS * i + 1] = t->threads[i].last_order,
+        w[THREAD_WORDS * i + 2] = (uint64_t)t->threads[i].exits;
+}
+static void orders_in(struct hbt_trace *t, const uint64_t *w)
+{
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        t->threads[i].first_order = w[THREAD_WORDS * i], t->threads[i].last_order = w[THREAD_WORDS * i + 1],
+        t->threads[i].exits = (int)w[THREAD_WORDS * i + 2];
+}
+
+/* s and t's threads' orders from the cache file cpath when it holds key: 1, else 0. */
+static int cache_read(const char *cpath, const char *key, struct hbt_trace *t, struct hbt_stats *s)
+{
+    char want[160], got[160];
+    int hl = header(want, sizeof want, key, t->nthreads);
+    size_t wbytes = (size_t)t->nthreads * THREAD_WORDS * sizeof(uint64_t);
+    uint64_t *w = hbt_pages(wbytes ? wbytes : 1);
+    int fd = w ? open(cpath, O_RDONLY | O_CLOEXEC) : -1;
+    int ok = fd >= 0 && hbt_pread_all(fd, got, (size_t)hl, 0) == 0 && memcmp(got, want, (size_t)hl) == 0 &&
+             hbt_pread_all(fd, s, sizeof *s, (uint64_t)hl) == 0 && hbt_pread_all(fd, w, wbytes, (uint64_t)hl + sizeof *s) == 0 &&
+             pread(fd, got, 1, (off_t)hl + (off_t)sizeof *s + (off_t)wbytes) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (ok)
+        orders_in(t, w);
+    hbt_unpages(w, wbytes ? wbytes : 1);
     return ok;
 }
 
-/* Writes s under key to cpath through a temporary file renamed over it; any failure leaves no file. */
-static void cache_write(const char *cpath, const char *key, const struct hbt_stats *s)
+/* Writes s and t's threads' orders under key to cpath through a temporary file renamed over it; any
+ * failure leaves no file. */
+static void cache_write(const char *cpath, const char *key, const struct hbt_trace *t, const struct hbt_stats *s)
 {
-    char tmp[4200], head[128];
+    char tmp[4200], head[160];
     if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", cpath, (long)getpid()) >= (int)sizeof tmp)
         return;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
+    size_t wbytes = (size_t)t->nthreads * THREAD_WORDS * sizeof(uint64_t);
+    uint64_t *w = hbt_pages(wbytes ? wbytes : 1);
+    int fd = w ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    if (fd < 0) {
+        hbt_unpages(w, w ? (wbytes ? wbytes : 1) : 0);
         return;
-    int hl = header(head, sizeof head, key);
-    int ok = hbt_write_all(fd, (const uint8_t *)head, (size_t)hl) == 0 && hbt_write_all(fd, (const uint8_t *)s, sizeof *s) == 0;
+    }
+    orders_out(t, w);
+    int hl = header(head, sizeof head, key, t->nthreads);
+    int ok = hbt_write_all(fd, (const uint8_t *)head, (size_t)hl) == 0 && hbt_write_all(fd, (const uint8_t *)s, sizeof *s) == 0 &&
+             hbt_write_all(fd, (const uint8_t *)w, wbytes) == 0;
     ok = close(fd) == 0 && ok;
+    hbt_unpages(w, wbytes ? wbytes : 1);
     if (!ok || rename(tmp, cpath) != 0)
         unlink(tmp);
 }
 
-int check_trace(const char *path, const struct hbt_trace *t, enum check_how how, struct hbt_stats *s, char *err, size_t errlen)
+int check_trace(const char *path, struct hbt_trace *t, enum check_how how, struct hbt_stats *s, char *err, size_t errlen)
 {
     char key[65], cpath[4096];
     int keyed = snprintf(cpath, sizeof cpath, "%s.check", path) < (int)sizeof cpath && cache_key(path, key) == 0;
-    if (keyed && how == CHECK_CACHED && cache_read(cpath, key, s)) {
+    if (keyed && how == CHECK_CACHED && cache_read(cpath, key, t, s)) {
         return 0;
     }
-    if (hbt_stats(t, s, err, errlen) < 0)
+    if (hbt_stats_check(t, s, err, errlen) < 0)
         return -1;
     if (keyed)
-        cache_write(cpath, key, s);
+        cache_write(cpath, key, t, s);
     return 0;
 }

@@ -15,8 +15,10 @@
 
 enum check_how { CHECK_CACHED, CHECK_FULL }; /* --check=cached|full */
 
-/* hbt_stats(t) for the trace at path, from path.check when its key matches, else
- * by walking the trace and then storing it there (how CHECK_FULL: always walk, still store).
- * 0, or -1 with hbt_stats' one-line reason (or the read error) in err. */
-int check_trace(const char *path, const struct hbt_trace *t, enum check_how how, struct hbt_stats *s, char *err, size_t errlen);
+/* hbt_stats(t) for the trace at path (opened with hbt_open_unchecked) and its threads' first and
+ * last orders and exits, from path.check when its key matches (the same bytes passed the walk
+ * before), else by walking the trace once, decoding every event checked (hbt_stats_check), and then
+ * storing them there (how CHECK_FULL: always walk, still store). 0, or -1 with the walk's one-line
+ * reason (a malformed event, an object used as no program can) in err. */
+int check_trace(const char *path, struct hbt_trace *t, enum check_how how, struct hbt_stats *s, char *err, size_t errlen);
 #endif
