@@ -606,7 +606,7 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     if (c.nprod > c.nops || c.nops > c.len / 2) /* an event takes 2 bytes or more and produces at most one object */
         return (size_t)hbt_fail(err, errlen, "corrupt trace: the chunk at byte %zu claims %u events and %u objects in %u bytes; record it again",
                             off, c.nops, c.nprod, c.len) + 1;
-    if (read_payload(t, off, h, &c, "chunk", err, errlen) < 0)
+    if (!fill && read_payload(t, off, h, &c, "chunk", err, errlen) < 0) /* the second pass trusts the first's CRC */
         return 1;
     struct hbt_thread_index *ti = &t->threads[c.thread];
     if (c.first_op != ti->ops || c.first_seq != ti->objects)
@@ -622,7 +622,8 @@ static size_t check_chunk(struct hbt_trace *t, size_t off, int fill, char *err, 
     return HBT_CHUNK_HEADER + c.len;
 }
 
-/* One pass over the chunks; the second (fill) records their offsets. */
+/* One pass over the chunks; the second (fill) records their offsets, reading only the event chunks'
+ * headers (the first read and checked their payloads). */
 static int walk_chunks(struct hbt_trace *t, int fill, char *err, size_t errlen)
 {
     for (uint32_t i = 0; i < HBT_MAX_THREADS; i++) {

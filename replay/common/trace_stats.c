@@ -84,7 +84,7 @@ static int note_peak(uint64_t v, uint64_t ns, uint64_t *peak, uint64_t *peak_ns)
 }
 
 /* The running per-site sums: object obj (of size bytes, a block, not a mapping) made (dir 1) or consumed (-1). */
-static void site_add(struct walk *w, uint64_t obj, uint64_t size, int dir)
+static inline __attribute__((always_inline)) void site_add(struct walk *w, uint64_t obj, uint64_t size, int dir)
 {
     if (!w->sl)
         return;
@@ -204,7 +204,7 @@ static int account(struct walk *w, const struct hbt_event *e)
 
 /* The next event of h's thread into h->e: 1, 0 at its end; with w->fill, decoded checked (-1, err set,
  * on a malformed one) and the thread's first and last orders and exit noted as hbt_open notes them. */
-static int step(struct walk *w, struct head *h)
+static inline __attribute__((always_inline)) int step(struct walk *w, struct head *h)
 {
     if (!w->fill)
         return hbt_next(&h->c, &h->e) == 1;
