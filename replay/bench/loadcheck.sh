@@ -10,7 +10,8 @@
 # of full, cached under glibc, --touch=none; the median of each column. BEFORE=BINARY: another build of
 # hbreplay (a copy from before a change) run with --check=full in the same rounds, interleaved ("before"
 # rows; it shares FILE.check's name, so the cached rounds follow this build's full one).
-# usage: [ROUNDS=N] [CHURN=0] [BATCH=N] [BEFORE=BINARY] [TRACES="FILE..."] replay/bench/loadcheck.sh [EVENTS]   (default 66700000)
+# REPLAYER=BINARY: the build measured (default build/replay/hbreplay).
+# usage: [ROUNDS=N] [CHURN=0] [BATCH=N] [BEFORE=BINARY] [REPLAYER=BINARY] [TRACES="FILE..."] replay/bench/loadcheck.sh [EVENTS]   (default 66700000)
 # Always holds: works in a temporary directory it removes; writes nothing else.
 set -eu
 source "$(dirname "$0")/progs.sh"
@@ -31,12 +32,12 @@ if [ -z "${TRACES:-}" ]; then
     fi
 fi
 tick=$(getconf CLK_TCK)
-# run CHECK TRACE [BINARY]: one replay (BINARY: build/replay/hbreplay); prints "load_wall self_wall replay_wall load_cpu self_cpu replay_cpu". The
+# run CHECK TRACE [BINARY]: one replay (BINARY: REPLAYER); prints "load_wall self_wall replay_wall load_cpu self_cpu replay_cpu". The
 # replay's CPU is the process's total (GNU time) less load's and self's (the process may be gone, reaped,
 # when its last records are read).
 run() {
     mkfifo "$TMP/fifo"
-    /usr/bin/time -f '%U %S' -o "$TMP/time" stdbuf -oL "${3:-build/replay/hbreplay}" --touch=none --check="$1" --trace="$2" >"$TMP/fifo" 2>"$TMP/err" &
+    /usr/bin/time -f '%U %S' -o "$TMP/time" stdbuf -oL "${3:-${REPLAYER:-build/replay/hbreplay}}" --touch=none --check="$1" --trace="$2" >"$TMP/fifo" 2>"$TMP/err" &
     local pid=$! line hb="" ticks=0 prev=0 walls=() cpus=()
     while IFS= read -r line; do
         [ -n "$hb" ] || hb=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{ print $1 }')

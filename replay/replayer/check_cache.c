@@ -1,5 +1,7 @@
 /* check_cache.c - a trace's check cached beside it, keyed by SHA-256 (see check_cache.h).
- * Always holds: the cache file is one header line "heapbench-check2 KEY SIZE THREADS\n" (KEY: 64 hex
+ * Always holds: the key is the SHA-256 of the trace's size, its header and every chunk's header (each
+ * holding its payload's CRC-32, which hbt_open checked against the payload), then of this executable;
+ * the cache file is one header line "heapbench-check2 KEY SIZE THREADS\n" (KEY: 64 hex
  * digits, SIZE: sizeof(struct hbt_stats), THREADS: the trace's threads) followed by the struct's
  * bytes, then per thread its first order, last order and exit (3 x 8 bytes), exactly; anything else
  * is not a cache and is walked over (and replaced). */
@@ -30,15 +32,41 @@ static int hash_file(struct sha256_ctx *ctx, const char *path, uint8_t *buf)
     return n < 0 ? -1 : 0;
 }
 
-/* The key of the trace at path for this executable: 64 hex digits into hex. 0, or -1 (errno). */
-static int cache_key(const char *path, char hex[65])
+/* Feeds the chunk headers at the n offsets off of the opened trace t into ctx. 0, or -1 (errno). */
+static int hash_chunks(struct sha256_ctx *ctx, const struct hbt_trace *t, const uint64_t *off, uint64_t n)
+{
+    uint8_t h[HBT_CHUNK_HEADER];
+    for (uint64_t i = 0; i < n; i++) {
+        if (hbt_pread_all(t->fd, h, sizeof h, off[i]) < 0)
+            return -1;
+        sha256_update(ctx, sizeof h, h);
+    }
+    return 0;
+}
+
+/* Feeds the opened trace t into ctx: its size, its header and every chunk's header, each of which
+ * holds its payload's CRC-32 (checked against the payload when t was opened), so that the bytes
+ * hashed stand for the whole file without reading it again. 0, or -1 (errno). */
+static int hash_trace(struct sha256_ctx *ctx, const struct hbt_trace *t)
+{
+    uint64_t size = t->size;
+    sha256_update(ctx, sizeof size, (const uint8_t *)&size);
+    sha256_update(ctx, HBT_HEADER_SIZE, t->head);
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        if (hash_chunks(ctx, t, t->threads[i].chunk_off, t->threads[i].nchunks) < 0)
+            return -1;
+    return hash_chunks(ctx, t, t->touch_off, t->ntouch_chunks) < 0 ? -1 : hash_chunks(ctx, t, t->site_off, t->nsite_chunks);
+}
+
+/* The key of the opened trace t for this executable: 64 hex digits into hex. 0, or -1 (errno). */
+static int cache_key(const struct hbt_trace *t, char hex[65])
 {
     uint8_t *buf = hbt_pages(HASH_BUF);
     if (!buf)
         return -1;
     struct sha256_ctx ctx;
     sha256_init(&ctx);
-    int rc = hash_file(&ctx, path, buf) < 0 || hash_file(&ctx, "/proc/self/exe", buf) < 0 ? -1 : 0;
+    int rc = hash_trace(&ctx, t) < 0 || hash_file(&ctx, "/proc/self/exe", buf) < 0 ? -1 : 0;
     int e = errno;
     hbt_unpages(buf, HASH_BUF);
     errno = e;
@@ -118,7 +146,7 @@ static void cache_write(const char *cpath, const char *key, const struct hbt_tra
 int check_trace(const char *path, struct hbt_trace *t, enum check_how how, struct hbt_stats *s, char *err, size_t errlen)
 {
     char key[65], cpath[4096];
-    int keyed = snprintf(cpath, sizeof cpath, "%s.check", path) < (int)sizeof cpath && cache_key(path, key) == 0;
+    int keyed = snprintf(cpath, sizeof cpath, "%s.check", path) < (int)sizeof cpath && cache_key(t, key) == 0;
     if (keyed && how == CHECK_CACHED && cache_read(cpath, key, t, s)) {
         return 0;
     }

@@ -1,10 +1,12 @@
 /* check_cache.h - the load's check of a trace (hbt_stats: every object's use checked, the counts
  * the replay is verified against) kept beside the trace as FILE.check, keyed by the SHA-256 of the
- * trace's bytes and of the replayer's own executable, so that a trace replayed again (every rep of
- * every allocator of a matrix) is checked once: what `load` then costs is reading the trace once at
- * the disk's or the hash's speed (~2 GB/s here) instead of walking its events in the global order.
- * Always holds: a cached check is used only when its key is the trace's current content and this
- * very executable's (any rebuild, any change of the trace's bytes makes a new walk); a trace the
+ * trace's size, header and chunk headers (each chunk's header holds its payload's CRC-32, which
+ * hbt_open checks) and of the replayer's own executable, so that a trace replayed again (every rep
+ * of every allocator of a matrix) is checked once: what `load` then costs is hbt_open's one read of
+ * the trace (framing and CRCs) instead of walking its events in the global order.
+ * Always holds: a cached check is used only when its key is the trace's current content (up to a
+ * change of a chunk's payload that keeps its CRC-32) and this very executable's (any rebuild, any
+ * other change of the trace's bytes makes a new walk); a trace the
  * walk refuses is never cached; the file is written whole or not at all (a temporary file renamed);
  * a directory that cannot be written only means no cache; no memory comes from the allocator (the
  * hash's buffer is mmap'd, nettle's context is on the stack). */
