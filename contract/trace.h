@@ -263,6 +263,11 @@ struct hbt_trace {
  * is missing, truncated or corrupt. The file is read with pread, a chunk at a time, so reading a
  * trace costs memory per chunk being read, not per byte of the file. */
 int hbt_open(const char *path, struct hbt_trace *t, char *err, size_t errlen);
+/* hbt_open without its pass over the events: framing, checksums, touch and site records only; the
+ * threads' first_order, last_order and exits are left 0. For a reader that walks every event
+ * itself with hbt_next_checked before trusting any (the replayer's check, trace_stats.h's
+ * hbt_stats_check, which fills them), so that the trace is decoded once, not twice. */
+int hbt_open_unchecked(const char *path, struct hbt_trace *t, char *err, size_t errlen);
 void hbt_close(struct hbt_trace *t);
 
 /* Calls fn on every touch record of the opened trace (checked by hbt_open: its object exists,
@@ -296,6 +301,9 @@ void hbt_cursor_init(struct hbt_cursor *c, const struct hbt_trace *t, uint16_t t
 /* The next event of the thread: 1, 0 at its end, -1 on a malformed event (hbt_open has
  * already decoded every event, so -1 cannot happen on an opened trace). */
 int hbt_next(struct hbt_cursor *c, struct hbt_event *e);
+/* hbt_next with every check hbt_open's pass makes (bounds, kinds, orders rising, the chunk's end):
+ * -1 on a malformed event; for a trace opened with hbt_open_unchecked. */
+int hbt_next_checked(struct hbt_cursor *c, struct hbt_event *e);
 
 /* One varint at *pp, moving *pp past it. CHECKED: bounded by end (-1 past it), for hbt_open's
  * check of every event; not CHECKED: for cursors on an opened trace, whose events all decoded

@@ -84,6 +84,10 @@ $(B)/tests/replay-tracediff: replay/tests/tracediff.c contract/trace.c $(RP_HDRS
 $(B)/tests/replay-rawgen: replay/tests/rawgen.c replay/common/rawtrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
 	$(CC) $(CFLAGS) -Ireplay -Icontract -o $@ replay/tests/rawgen.c replay/common/rawtrace.c contract/trace.c -lz
 
+# A raw recording's numbers read back (stamped or counted, rising per thread), for the order's test.
+$(B)/tests/replay-rawstamps: replay/tests/rawstamps.c replay/common/rawtrace.c contract/trace.c $(RP_HDRS) | $(B)/.dir
+	$(CC) $(CFLAGS) -Ireplay -Icontract -o $@ replay/tests/rawstamps.c replay/common/rawtrace.c contract/trace.c -lz
+
 # The open-addressing core's unit test links the post-pass's table on it.
 $(B)/tests/replay-oa_check: replay/tests/oa_check.c replay/trace/addr_table.c $(RP_HDRS) scripts/tcheck.h | $(B)/.dir
 	$(CC) $(CFLAGS) -Ireplay -Icontract -Iscripts -o $@ replay/tests/oa_check.c replay/trace/addr_table.c

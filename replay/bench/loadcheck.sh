@@ -7,8 +7,11 @@
 # and thread-churn on one thread in batch mode (EVENTS / 2 malloc/free pairs, BATCH blocks live at
 # once, 2M by default: the live objects outlive their ring slots, the check's overflow table's worst
 # case; one thread, so that the replay's order between threads does not enter the times) recorded in raw mode and converted (skipped with CHURN=0). ROUNDS interleaved rounds (default 3)
-# of full, cached under glibc, --touch=none; the median of each column.
-# usage: [ROUNDS=N] [CHURN=0] [BATCH=N] [TRACES="FILE..."] replay/bench/loadcheck.sh [EVENTS]   (default 66700000)
+# of full, cached under glibc, --touch=none; the median of each column. BEFORE=BINARY: another build of
+# hbreplay (a copy from before a change) run with --check=full in the same rounds, interleaved ("before"
+# rows; it shares FILE.check's name, so the cached rounds follow this build's full one).
+# REPLAYER=BINARY: the build measured (default build/replay/hbreplay).
+# usage: [ROUNDS=N] [CHURN=0] [BATCH=N] [BEFORE=BINARY] [REPLAYER=BINARY] [TRACES="FILE..."] replay/bench/loadcheck.sh [EVENTS]   (default 66700000)
 # Always holds: works in a temporary directory it removes; writes nothing else.
 set -eu
 source "$(dirname "$0")/progs.sh"
@@ -29,12 +32,12 @@ if [ -z "${TRACES:-}" ]; then
     fi
 fi
 tick=$(getconf CLK_TCK)
-# run CHECK TRACE: one replay; prints "load_wall self_wall replay_wall load_cpu self_cpu replay_cpu". The
+# run CHECK TRACE [BINARY]: one replay (BINARY: REPLAYER); prints "load_wall self_wall replay_wall load_cpu self_cpu replay_cpu". The
 # replay's CPU is the process's total (GNU time) less load's and self's (the process may be gone, reaped,
 # when its last records are read).
 run() {
     mkfifo "$TMP/fifo"
-    /usr/bin/time -f '%U %S' -o "$TMP/time" stdbuf -oL build/replay/hbreplay --touch=none --check="$1" --trace="$2" >"$TMP/fifo" 2>"$TMP/err" &
+    /usr/bin/time -f '%U %S' -o "$TMP/time" stdbuf -oL "${3:-${REPLAYER:-build/replay/hbreplay}}" --touch=none --check="$1" --trace="$2" >"$TMP/fifo" 2>"$TMP/err" &
     local pid=$! line hb="" ticks=0 prev=0 walls=() cpus=()
     while IFS= read -r line; do
         [ -n "$hb" ] || hb=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{ print $1 }')
@@ -58,9 +61,10 @@ for f in "${traces[@]}"; do
     events=$(build/replay/hbtrace "$f" | awk '$1 == "operations:" { print $2 }')
     rm -f "$f.check"
     for _ in $(seq "$rounds"); do
+        [ -z "${BEFORE:-}" ] || echo "before $(run full "$f" "$BEFORE")" >>"$TMP/rows"
         for how in full cached; do echo "$how $(run "$how" "$f")" >>"$TMP/rows"; done
     done
-    for how in full cached; do
+    for how in ${BEFORE:+before} full cached; do
         printf '%-12s %10s %6s' "$(basename "$f" .hbt)" "$events" "$how"
         for col in 2 3 4 5 6 7; do printf ' %9s' "$(awk -v h="$how" -v c="$col" '$1 == h { print $c }' "$TMP/rows" | bp_median)"; done
         echo

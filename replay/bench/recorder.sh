@@ -3,7 +3,10 @@
 # on the tree's most malloc-heavy workloads, those that make the most malloc-API calls per second
 # of CPU (the default cells of LIST, the threaded ones also at 1 thread; bitmap-pool with 10x its
 # --ops, as its default cell takes 20 ms of CPU, twice the resolution of the CPU times).
-# usage: [CALLGRIND=0] [RAW=0] [BEFORE=LIB] [WORKLOADS='name args;...'] replay/bench/recorder.sh [ROUNDS]   (default 7)
+# usage: [CALLGRIND=0] [RAW=0] [BEFORE=LIB] [PREFIX='chrt -f 10'] [WORKLOADS='name args;...'] replay/bench/recorder.sh [ROUNDS]   (default 7)
+# PREFIX: a command every timed run goes through (plain and recorded alike), e.g. `chrt -f 10` (root):
+# at real-time priority a multithreaded workload's threads run at once on the CPUs even on a loaded
+# machine, which is when threads contend for what they share (the recorder's order).
 # BEFORE=LIB: another build of libhbrecord.so (a copy of the library before a change) recorded in
 # the same rounds, interleaved (plain, LIB, this build), in the same mode (RAW), with its own ratio column.
 # Per workload: ROUNDS interleaved pairs (plain, recorded) timed with GNU time (user + sys, the
@@ -34,7 +37,8 @@ DEFAULT+='churn-random --steps=300000;thread-churn --threads=4 --mode=loop --ops
 IFS=';' read -r -a WL <<<"${WORKLOADS:-$DEFAULT}"
 
 # cpu CMD...: user + sys seconds of CMD and its children (GNU time; output discarded).
-cpu() { /usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1 + $2 }' "$TMP/time"; }
+read -r -a PRE <<<"${PREFIX:-}"
+cpu() { /usr/bin/time -f '%U %S' -o "$TMP/time" "${PRE[@]}" "$@" >/dev/null 2>&1 || true; awk '{ print $1 + $2 }' "$TMP/time"; }
 # instructions CMD...: callgrind's instruction count of CMD (and of what it execs).
 instructions() {
     rm -f "$TMP"/cg.*

@@ -27,6 +27,7 @@ struct walk {
     struct hbt_stats *s;
     uint64_t alive;            /* threads alive now */
     struct hbt_site_live *sl;  /* NULL, or the per-site live bytes to fill at sl->stop_ops */
+    struct hbt_trace *fill;    /* NULL, or the trace opened unchecked: decode checked, fill its threads' orders */
     uint64_t *site_bytes, *site_objects; /* the walk's running per-site sums (sl only) */
     char *err;
     size_t errlen;
@@ -83,7 +84,7 @@ static int note_peak(uint64_t v, uint64_t ns, uint64_t *peak, uint64_t *peak_ns)
 }
 
 /* The running per-site sums: object obj (of size bytes, a block, not a mapping) made (dir 1) or consumed (-1). */
-static void site_add(struct walk *w, uint64_t obj, uint64_t size, int dir)
+static inline __attribute__((always_inline)) void site_add(struct walk *w, uint64_t obj, uint64_t size, int dir)
 {
     if (!w->sl)
         return;
@@ -201,12 +202,42 @@ static int account(struct walk *w, const struct hbt_event *e)
     return 0;
 }
 
-int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen) { return hbt_stats_sites(t, s, NULL, err, errlen); }
+/* The next event of h's thread into h->e: 1, 0 at its end; with w->fill, decoded checked (-1, err set,
+ * on a malformed one) and the thread's first and last orders and exit noted as hbt_open notes them. */
+static inline __attribute__((always_inline)) int step(struct walk *w, struct head *h)
+{
+    if (!w->fill)
+        return hbt_next(&h->c, &h->e) == 1;
+    int got = hbt_next_checked(&h->c, &h->e);
+    struct hbt_thread_index *ti = &w->fill->threads[h->c.thread];
+    if (got < 0)
+        return refuse(w, "corrupt trace: thread %u's event %" PRIu64 " does not decode; record it again", h->c.thread, h->c.op);
+    if (got == 1) {
+        if (h->c.op == 1)
+            ti->first_order = h->e.order;
+        ti->last_order = h->e.order;
+        ti->exits = h->e.kind == HBT_THREAD_EXIT;
+    }
+    return got;
+}
+
+static int walk_trace(const struct hbt_trace *t, struct hbt_trace *fill, struct hbt_stats *s, struct hbt_site_live *sl, char *err,
+                      size_t errlen);
+
+int hbt_stats(const struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen) { return walk_trace(t, NULL, s, NULL, err, errlen); }
 
 int hbt_stats_sites(const struct hbt_trace *t, struct hbt_stats *s, struct hbt_site_live *sl, char *err, size_t errlen)
 {
+    return walk_trace(t, NULL, s, sl, err, errlen);
+}
+
+int hbt_stats_check(struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen) { return walk_trace(t, t, s, NULL, err, errlen); }
+
+static int walk_trace(const struct hbt_trace *t, struct hbt_trace *fill, struct hbt_stats *s, struct hbt_site_live *sl, char *err,
+                      size_t errlen)
+{
     memset(s, 0, sizeof *s);
-    struct walk w = {.t = t, .s = s, .err = err, .errlen = errlen, .sl = sl};
+    struct walk w = {.t = t, .s = s, .err = err, .errlen = errlen, .sl = sl, .fill = fill};
     size_t site_bytes = sl ? 2 * (sl->nsites + 1) * sizeof(uint64_t) : 0;
     if (sl) {
         w.site_bytes = hbt_pages(site_bytes);
@@ -228,15 +259,17 @@ int hbt_stats_sites(const struct hbt_trace *t, struct hbt_stats *s, struct hbt_s
         return -1;
     }
     size_t n = 0;
-    for (uint32_t th = 0; th < t->nthreads; th++) {
+    int rc = 0;
+    for (uint32_t th = 0; th < t->nthreads && rc == 0; th++) {
         hbt_cursor_init(&heads[th].c, t, (uint16_t)th);
-        if (hbt_next(&heads[th].c, &heads[th].e) == 1)
+        int got = step(&w, &heads[th]);
+        if (got == 1)
             heap[n++] = &heads[th];
+        rc = got < 0 ? -1 : 0;
     }
     s->threads_used = n;
     for (size_t i = n; i-- > 0;)
         sift_down(heap, n, i, t->ordered);
-    int rc = 0;
     while (n > 0 && rc == 0) {
         struct head *h = heap[0];
         if (h->c.op == 1) { /* the thread's first event: it starts */
@@ -244,9 +277,13 @@ int hbt_stats_sites(const struct hbt_trace *t, struct hbt_stats *s, struct hbt_s
             s->threads_alive_peak = w.alive > s->threads_alive_peak ? w.alive : s->threads_alive_peak;
         }
         rc = account(&w, &h->e);
-        if (hbt_next(&h->c, &h->e) != 1)
+        int got = rc == 0 ? step(&w, h) : 0;
+        if (got != 1)
             heap[0] = heap[--n];
-        sift_down(heap, n, 0, t->ordered);
+        if (got < 0)
+            rc = -1;
+        else if (n > 1)
+            sift_down(heap, n, 0, t->ordered);
     }
     s->life_hist[HBT_LIFE_BUCKETS - 1] = s->live_objects;
     objring_free(&w.tab);

@@ -48,4 +48,9 @@ struct hbt_site_live {
 };
 /* hbt_stats, and the live blocks (not the program's mappings) per site after sl->stop_ops events. */
 int hbt_stats_sites(const struct hbt_trace *t, struct hbt_stats *s, struct hbt_site_live *sl, char *err, size_t errlen);
+/* hbt_stats on a trace opened with hbt_open_unchecked: the same walk decodes every event with
+ * hbt_next_checked (so it also refuses what hbt_open's own pass would, naming the thread and event)
+ * and fills each thread's first_order, last_order and exits, as hbt_open does: the trace is decoded
+ * once where hbt_open and hbt_stats decode it twice. */
+int hbt_stats_check(struct hbt_trace *t, struct hbt_stats *s, char *err, size_t errlen);
 #endif

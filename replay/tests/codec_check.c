@@ -136,19 +136,48 @@ static void check_stats(const struct hbt_trace *t)
     TCHECK("stats: ideal 318 bytes at 100 ns", s.peak_bytes == 318 && s.peak_ns == 100);
 }
 
+/* The replayer's load in one pass (hbt_open_unchecked, then hbt_stats_check) against hbt_open and
+ * hbt_stats: the same statistics and the same first and last orders and exits of every thread. */
+static void check_one_pass(const struct hbt_trace *t)
+{
+    struct hbt_trace u;
+    struct hbt_stats a, b;
+    char err[256] = "";
+    int ok = hbt_open_unchecked(path, &u, err, sizeof err) == 0;
+    int zero = ok && u.nthreads == t->nthreads;
+    for (uint32_t i = 0; zero && i < u.nthreads; i++)
+        zero = u.threads[i].first_order == 0 && u.threads[i].last_order == 0 && !u.threads[i].exits;
+    TCHECK("one pass: hbt_open_unchecked leaves the events undecoded (threads' orders 0)", zero);
+    ok = ok && hbt_stats_check(&u, &a, err, sizeof err) == 0 && hbt_stats(t, &b, err, sizeof err) == 0;
+    TCHECK("one pass: hbt_stats_check's statistics are hbt_stats'", ok && !memcmp(&a, &b, sizeof a));
+    int same = ok;
+    for (uint32_t i = 0; same && i < u.nthreads; i++)
+        same = u.threads[i].first_order == t->threads[i].first_order && u.threads[i].last_order == t->threads[i].last_order &&
+               u.threads[i].exits == t->threads[i].exits;
+    TCHECK("one pass: every thread's first and last orders and exit as hbt_open's", same && t->threads[1].first_order == 609);
+    if (ok || u.threads)
+        hbt_close(&u);
+}
+
 /* Whether the trace at path is refused, by hbt_open or by the object checks of hbt_stats that
- * every reader runs after it, with a reason holding `what`. */
+ * every reader runs after it, with a reason holding `what`; and as well by the replayer's one pass
+ * (hbt_open_unchecked, hbt_stats_check), with the same words. */
 static int refused(const char *what)
 {
     struct hbt_trace t;
     struct hbt_stats s;
-    char err[512] = "";
+    char err[512] = "", err1[512] = "";
     int rc = hbt_open(path, &t, err, sizeof err);
     if (rc == 0) {
         rc = hbt_stats(&t, &s, err, sizeof err);
         hbt_close(&t);
     }
-    return rc < 0 && strstr(err, what) != NULL;
+    int rc1 = hbt_open_unchecked(path, &t, err1, sizeof err1);
+    if (rc1 == 0) {
+        rc1 = hbt_stats_check(&t, &s, err1, sizeof err1);
+        hbt_close(&t);
+    }
+    return rc < 0 && strstr(err, what) != NULL && rc1 < 0 && strstr(err1, what) != NULL;
 }
 
 /* Rewrites the header with h changed by the caller. */
@@ -496,6 +525,7 @@ int main(int argc, char **argv)
     TCHECK("header: totals and threads", t.ops == ops && t.nthreads == 2 && t.h.complete == 1 && !strcmp(t.h.command, "codec_check"));
     check_decode(&t);
     check_stats(&t);
+    check_one_pass(&t);
     check_objring(&t);
     check_fast_path(&t);
     struct hbt_header h = t.h;
