@@ -32,6 +32,8 @@ MREMAP_P = f"--growth=plus --arrays=1 --step=1048576 --elems={MREMAP_STEPS * 104
 RETURN_P = "--growth=plus --arrays=4 --step=1048576 --elems=2097152"  # 4 arrays of 4 MiB, each its own mapping
 RETURN = Spec("realloc-grow", ["glibc", "mmap"], params=(RETURN_P,), reps=1, warmup=0)
 TCACHE = Spec("tcache", ["glibc"], params=("--blocks=16",), reps=1, warmup=0)
+INPLACE_P = {n: f"--growth=plus --step=4096 --arrays={n} --elems={n * 12000}" for n in (1, 4)}
+INPLACE = Spec("realloc-grow", ["glibc"], params=tuple(INPLACE_P.values()), reps=1, warmup=0)
 MALLINFO_GIB = (3, 5)
 MALLINFO_P = {g: f"--gib={g}" for g in MALLINFO_GIB}
 MALLINFO = Spec("mallinfo", ["glibc"], params=tuple(MALLINFO_P.values()), reps=1, warmup=0)
@@ -188,6 +190,23 @@ def judge_mallinfo(rows):
     return text, V.Verdict(V.HOLDS if old != new else V.NOT_HOLD)
 
 
+def _moved(rows, arrays):
+    """(reallocs of a held block, those that moved it) of the in-place cell with that many arrays."""
+    return tuple(pick(rows, "phases", "ops", phase=p, allocator="glibc", params=INPLACE_P[arrays])
+                 for p in ("reallocs", "moves"))
+
+
+def judge_inplace(rows):
+    """One array grown by 4 KiB steps to 94 KiB (below the mmap threshold), alone at the top of the
+    heap: in place holds when at most 1 in 10 of its reallocs moved it; four arrays grown in turn
+    (each one's next chunk is mostly another array) are shown beside it."""
+    n1, m1 = _moved(rows[0], 1)
+    n4, m4 = _moved(rows[0], 4)
+    x = ratio(m1, n1)
+    return (f"one array at the top: {fmt(m1, '', 0)} of {fmt(n1, '', 0)} reallocs moved it; four arrays in turn: "
+            f"{fmt(m4, '', 0)} of {fmt(n4, '', 0)}", V.decide(V.exact(x), hi=0.1))
+
+
 def _probe(rows, phase, env=None):
     """The ops (1 or 0) of one probe phase of a tcache cell (env: its --env, None for none)."""
     where = dict(allocator="glibc", env=env) if env else dict(allocator="glibc")
@@ -267,4 +286,11 @@ CLAIMS = [
           "1 GiB held (mmap'd, never written), then mallinfo2().hblkhd against mallinfo().hblkhd (one run each: "
           "counts); holds when at 5 GiB mallinfo's figure is not mallinfo2's", "none: a signed int is already "
           "negative past 2 GiB, which the 3 GiB cell shows", [MALLINFO], judge_mallinfo),
+    claim("realloc/in-place", "000", "realloc grows a block in place when the next chunk is free or the top "
+          "(section: calloc and realloc)", "glibc 2.44's source read; no measurement", "`realloc-grow` +4 KiB steps "
+          "to 94 KiB (under the mmap threshold): the `reallocs` and `moves` phases (reallocs of a held block and those "
+          "that returned a new address; one run: counts); holds when at most 1 in 10 moved the one array, whose next "
+          "chunk is always the top; four arrays in turn shown beside it", "the free-neighbour case is not isolated: "
+          "among four arrays a realloc that stays in place had the top or a free chunk after it", [INPLACE],
+          judge_inplace),
 ]

@@ -53,7 +53,7 @@ ENTRIES = [
     c("000-calloc-top", "calloc and realloc", "calloc clears only the part of a chunk that is not freshly sbrk'd "
       "top", TODO),
     c("000-realloc-inplace", "calloc and realloc", "realloc grows in place when the next chunk is free or the top",
-      TODO),
+      *row("realloc/in-place")),
     c("000-realloc-mremap", "calloc and realloc", "realloc of an mmap'd chunk goes through mremap, without copying",
       *row("realloc-mremap")),
     c("000-realloc-amortise", "calloc and realloc", "growing by a factor (x1.5, x2) amortises realloc's cost",

@@ -149,6 +149,17 @@ class GlibcJudgesTest(unittest.TestCase):
                          V.NOT_HOLD)
         self.assertEqual(self.kind(a004.judge_reuse, faults_rows(other.MMAP_P, (300, None)), mapped), V.UNTESTABLE)
 
+    def test_inplace(self):
+        """No move of the one array holds; 20 of 23 moved does not; a missing count gives no verdict."""
+        def ip_rows(moves1, moves4=39):
+            figs = {1: (23, moves1), 4: (92, moves4)}
+            return rows_of([dict(run=n, allocator="glibc", params=G.INPLACE_P[n], phase=p, ops=v, seconds=0.0)
+                            for n, (r, m) in figs.items() for p, v in (("reallocs", r), ("moves", m))],
+                           [dict(run=n, allocator="glibc", params=G.INPLACE_P[n]) for n in figs])
+        self.assertEqual(self.kind(G.judge_inplace, ip_rows(0)), V.HOLDS)
+        self.assertEqual(self.kind(G.judge_inplace, ip_rows(20)), V.NOT_HOLD)
+        self.assertEqual(self.kind(G.judge_inplace, rows_of()), V.UNTESTABLE)
+
 
 if __name__ == "__main__":
     unittest.main()
