@@ -6,7 +6,14 @@
  * pool does what the article's code does: before the timed part it gets every slab N blocks need,
  * touches them and links every slot into the free list (the article's static array), so `alloc`
  * only pops slots; the malloc variant has no setup and pays brk and page faults inside `alloc`.
- * Phases: `setup` (untimed preparation; 0 ops without eager setup), `alloc` (N blocks held),
+ * Two heap states for the malloc variant, prepared in the untimed setup: --prefault=yes mallocs
+ * the N blocks and one pin block after them, then frees the N (the pin keeps the freed space below
+ * it from being trimmed), so the timed mallocs reuse memory already faulted in and call no brk
+ * (the article's "without sbrk" case); --fragment=F leaves F holes of 16..1024 bytes between F
+ * live blocks (2F blocks of random sizes, every other one freed), so the timed mallocs meet a
+ * fragmented heap. The holes' live neighbours and the pin are freed in `destroy`.
+ * Phases: `setup` (untimed preparation; ops = slots linked, blocks prefaulted and holes left),
+ * `alloc` (N blocks held),
  * `free` (all N given back), `destroy` (the pool returns its slabs; nothing held).
  * Always holds: with --check=yes every block is filled on allocation and checked before it is
  * freed (--check=no writes nothing into the blocks, as the article's loop); live_bytes = N*size
@@ -16,6 +23,7 @@
 #include "wl_block.h"
 #include "wl_latency.h"
 #include "wl_phase.h"
+#include "wl_rng.h"
 #include "wl_time.h"
 
 #include <stdio.h>
@@ -30,7 +38,72 @@ static struct wl_param pl_params[] = {
     WL_INT("size", "256", NULL, 16, 1 << 20, "bytes per block"),
     WL_WORD("setup", "lazy", "lazy|eager", "pool: slabs got while allocating, or all got, touched and linked before timing"),
     WL_WORD("check", "yes", "yes|no", "fill every block and check it before its free, or never touch the blocks"),
+    WL_WORD("prefault", "no", "yes|no", "malloc: allocate and free the N blocks (a pin kept above them) before timing"),
+    WL_INT("fragment", "0", NULL, 0, 10000000, "holes of 16..1024 B left between live blocks before timing"),
 };
+
+/* Heap states made in the untimed setup, undone in destroy. */
+struct pl_heap {
+    void *pin;     /* --prefault's block above the freed ones */
+    void **kept;   /* --fragment's live blocks between the holes */
+    size_t nkept;
+    uint64_t held; /* bytes of the pin and the kept blocks */
+};
+
+/* --prefault: n blocks of size malloc'd and written, one pin after them, the n freed. Their
+ * addresses go in a table of their own (a mapping given back at once), so the timed part's block
+ * table is touched first in the timed part under every variant, as the article's array is. 0 when
+ * malloc fails. */
+static int pl_prefault(struct pl_heap *h, size_t n, size_t size)
+{
+    void **tmp = malloc(n * sizeof *tmp);
+    size_t got = 0;
+    while (tmp && got < n && (tmp[got] = malloc(size)) != NULL)
+        memset(tmp[got++], 0, size);
+    int ok = tmp && got == n && (h->pin = malloc(size)) != NULL;
+    h->held += ok ? size : 0;
+    for (size_t i = 0; i < got; i++)
+        free(tmp[i]);
+    free(tmp);
+    return ok;
+}
+
+/* --fragment: 2f blocks of random sizes 16..1024 (multiples of 16), every other one freed. 0 when
+ * malloc fails. */
+static int pl_fragment(struct pl_heap *h, size_t f)
+{
+    struct wl_rng r;
+    wl_rng_init(&r, wl_seed, 2);
+    void **all = calloc(2 * f + 1, sizeof *all);
+    h->kept = calloc(f + 1, sizeof *h->kept);
+    if (!all || !h->kept) {
+        free(all);
+        return 0;
+    }
+    int ok = 1;
+    for (size_t i = 0; i < 2 * f && ok; i++) {
+        size_t s = 16 * (size_t)wl_rng_range(&r, 1, 64);
+        ok = (all[i] = malloc(s)) != NULL;
+        if (ok && i % 2) {
+            h->kept[h->nkept++] = all[i];
+            h->held += s;
+        }
+    }
+    for (size_t i = 0; i < 2 * f; i += 2)
+        free(all[i]);
+    free(all);
+    return ok;
+}
+
+/* Frees what the setup's heap states hold. */
+static void pl_unheap(struct pl_heap *h)
+{
+    for (size_t i = 0; i < h->nkept; i++)
+        free(h->kept[i]);
+    free(h->kept);
+    free(h->pin);
+    memset(h, 0, sizeof *h);
+}
 
 static struct wl_prog pl_prog =
     WL_PROG("pool", "1 M x 256 B allocations then frees: malloc vs a fixed-size pool", pl_params);
@@ -120,12 +193,23 @@ int main(int argc, char **argv)
     struct pl_pool pool = {size, NULL, NULL, NULL, NULL, 0};
     int eager = pool_mode && strcmp(wl_word("setup"), "eager") == 0;
     int check = strcmp(wl_word("check"), "yes") == 0;
+    int prefault = strcmp(wl_word("prefault"), "yes") == 0;
+    size_t holes = (size_t)wl_arg("fragment");
+    if (prefault && pool_mode) {
+        fprintf(stderr, "pool: --prefault=yes prepares malloc's heap; give it with --alloc=malloc\n");
+        return 2;
+    }
     unsigned long long bad = 0;
+    struct pl_heap heap = {NULL, NULL, 0, 0};
 
     double t0 = wl_now();
     if (eager && !pl_prepare(&pool, n))
         bad++;
-    t0 = wl_phase("setup", t0, eager ? n : 0, pool.held);
+    if (holes && !pl_fragment(&heap, holes))
+        bad++;
+    if (prefault && !pl_prefault(&heap, n, size))
+        bad++;
+    t0 = wl_phase("setup", t0, (eager || prefault ? n : 0) + holes, pool.held + heap.held);
     for (size_t i = 0; i < n; i++) {
         WL_LAT(WL_OP_MALLOC, blk[i] = pool_mode ? pl_get(&pool) : malloc(size));
         if (!blk[i])
@@ -133,7 +217,7 @@ int main(int argc, char **argv)
         else if (check)
             wl_fill(blk[i], size, i);
     }
-    t0 = wl_phase("alloc", t0, n, pool_mode ? pool.held : (uint64_t)n * size);
+    t0 = wl_phase("alloc", t0, n, (pool_mode ? pool.held : (uint64_t)n * size) + heap.held);
     for (size_t i = 0; i < n; i++) {
         if (!blk[i])
             continue;
@@ -144,13 +228,14 @@ int main(int argc, char **argv)
         else
             WL_LAT(WL_OP_FREE, free(blk[i]));
     }
-    t0 = wl_phase("free", t0, n, pool.held);
+    t0 = wl_phase("free", t0, n, pool.held + heap.held);
     pl_destroy(&pool);
+    pl_unheap(&heap);
     wl_phase("destroy", t0, pool_mode, 0);
 
     free(blk);
-    char detail[96];
-    snprintf(detail, sizeof detail, "blocks=%zu size=%zu setup=%s check=%s bad=%llu", n, size,
-             eager ? "eager" : "none", check ? "yes" : "no", bad);
+    char detail[128];
+    snprintf(detail, sizeof detail, "blocks=%zu size=%zu setup=%s check=%s prefault=%s fragment=%zu bad=%llu", n,
+             size, eager ? "eager" : "none", check ? "yes" : "no", prefault ? "yes" : "no", holes, bad);
     return wl_verify(bad == 0, detail);
 }

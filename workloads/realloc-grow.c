@@ -3,7 +3,9 @@
  * Claim checked: growth by a factor amortises realloc's cost (O(1) per append), growth by a
  * constant does not. --arrays arrays are appended to in turn (so they get in each other's way
  * in the heap, as in real programs). Phases: `grow` (ops = appends; live_bytes = the arrays'
- * capacities), `free` (nothing held). The verify detail counts reallocs and moves (new address).
+ * capacities), `reallocs` and `moves` (ops = the reallocs of a block already held, and those of
+ * them that returned a new address; live unchanged), `free` (nothing held). The verify detail
+ * repeats the two counts.
  * Always holds: element i of array a holds a value derived from (a, i, seed), checked for every
  * element at the end; live_bytes is exactly the capacity requested from realloc. */
 #include "wl_args.h"
@@ -72,7 +74,7 @@ int main(int argc, char **argv)
                 bad++;
                 break;
             }
-            reallocs++;
+            reallocs += a->v != NULL;
             moves += a->v && v != a->v;
             live += (cap - a->cap) * sizeof *v;
             a->v = v;
@@ -82,6 +84,8 @@ int main(int argc, char **argv)
         a->len++;
     }
     t0 = wl_phase("grow", t0, elems, live);
+    t0 = wl_phase("reallocs", t0, reallocs, live);
+    t0 = wl_phase("moves", t0, moves, live);
     for (size_t a = 0; a < na; a++) {
         for (size_t i = 0; i < arr[a].len; i++)
             bad += arr[a].v[i] != rg_value(a, i);

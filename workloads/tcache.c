@@ -6,9 +6,17 @@
  * --blocks blocks are freed. A chunk tcache keeps still counts as in use in mallinfo2's
  * uordblks; one that goes to a bin does not. Phases: `size-S` (ops = chunks of the freed ones
  * that still count as in use: --blocks - (the drop of uordblks) / the chunk size, the chunk
- * size being malloc_usable_size + 8), then `free` (the guards freed, 0).
+ * size being malloc_usable_size + 8), then two probes of tcache's safety checks, each in a child
+ * process (it reads a freed block or frees one twice, which may kill it):
+ * `safe-linking` (ops 1 when, after free(a) then free(b) of one small size, the word at b's start
+ * is not a's address but a's address XORed with b's address shifted right by 12, glibc's
+ * Safe-Linking of the cache's next pointers; 0 otherwise) and `double-free` (ops 1 when a child
+ * doing free(a), free(b), free(a) is killed by SIGABRT, the allocator's double-free check; 0 when
+ * it exits normally or dies otherwise; a child that hangs is killed after 5 s), then `free` (the
+ * guards freed, 0).
  * Always holds: every block is filled when allocated and checked when freed; the sizes are
- * measured in the order of SIZES, each on fresh blocks; nothing is held at the end. */
+ * measured in the order of SIZES, each on fresh blocks; the probes touch nothing of the parent's
+ * heap; nothing is held at the end. */
 #include "wl_args.h"
 #include "wl_block.h"
 #include "wl_latency.h"
@@ -16,7 +24,13 @@
 #include "wl_time.h"
 
 #include <malloc.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define TC_MAX_BLOCKS 64
 
@@ -53,6 +67,53 @@ static void tc_free(void **p, size_t n, size_t s, uint64_t tag0, uint64_t *bad)
     }
 }
 
+#define TC_PROBE_SIZE 24
+#define TC_MASKED 10 /* the safe-linking child's exit status when the next pointer is masked */
+
+/* Child of the safe-linking probe: frees a then b and reads the word at b's start. */
+static void tc_safe_linking_child(void)
+{
+    char *a = malloc(TC_PROBE_SIZE), *b = malloc(TC_PROBE_SIZE);
+    if (!a || !b)
+        _exit(1);
+    void (*volatile release)(void *) = free; /* reading b after its free is the probe's point */
+    uintptr_t ua = (uintptr_t)a, ub = (uintptr_t)b, word;
+    release(a);
+    release(b);
+    memcpy(&word, b, sizeof word);
+    _exit(word == ((ub >> 12) ^ ua) && word != ua ? TC_MASKED : 0);
+}
+
+/* Child of the double-free probe: frees a, b, then a again (not in a row, which only the cache's
+ * key catches: a check of the list's head would miss it). */
+static void tc_double_free_child(void)
+{
+    void *a = malloc(TC_PROBE_SIZE), *b = malloc(TC_PROBE_SIZE);
+    void (*volatile release)(void *) = free; /* the compiler must not see the second free */
+    release(a);
+    release(b);
+    release(a);
+    _exit(0);
+}
+
+/* Runs child() in a child process (no core file, killed after 5 s); its wait status, or -1 when
+ * fork fails. */
+static int tc_probe(void (*child)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit none = {0, 0};
+        setrlimit(RLIMIT_CORE, &none);
+        alarm(5);
+        child();
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     wl_args_parse(&tc_prog, argc, argv);
@@ -78,6 +139,10 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "size-%zu", s);
         t0 = wl_phase(name, t0, kept, live);
     }
+    int st = tc_probe(tc_safe_linking_child);
+    t0 = wl_phase("safe-linking", t0, st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == TC_MASKED, live);
+    st = tc_probe(tc_double_free_child);
+    t0 = wl_phase("double-free", t0, st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, live);
     for (size_t z = 0; z < TC_NSIZES; z++)
         for (size_t i = 0; i < k; i++)
             tc_free(&guard[z][i], 1, SIZES[z], 1000 * z + 500 + i, &bad);

@@ -32,6 +32,13 @@ MREMAP_P = f"--growth=plus --arrays=1 --step=1048576 --elems={MREMAP_STEPS * 104
 RETURN_P = "--growth=plus --arrays=4 --step=1048576 --elems=2097152"  # 4 arrays of 4 MiB, each its own mapping
 RETURN = Spec("realloc-grow", ["glibc", "mmap"], params=(RETURN_P,), reps=1, warmup=0)
 TCACHE = Spec("tcache", ["glibc"], params=("--blocks=16",), reps=1, warmup=0)
+INPLACE_P = {n: f"--growth=plus --step=4096 --arrays={n} --elems={n * 12000}" for n in (1, 4)}
+INPLACE = Spec("realloc-grow", ["glibc"], params=tuple(INPLACE_P.values()), reps=1, warmup=0)
+MALLINFO_GIB = (3, 5)
+MALLINFO_P = {g: f"--gib={g}" for g in MALLINFO_GIB}
+MALLINFO = Spec("mallinfo", ["glibc"], params=tuple(MALLINFO_P.values()), reps=1, warmup=0)
+TCACHE0_ENV = "GLIBC_TUNABLES=glibc.malloc.tcache_count=0"
+TCACHE0 = Spec("tcache", ["glibc"], params=("--blocks=16",), envs=(TCACHE0_ENV,), reps=1, warmup=0)
 TCACHE_KEEPS = {24: 7, 1032: 7, 1033: 0, 2048: 0}  # request size: chunks the claim says tcache keeps of 16 freed
 MREMAP = Spec("realloc-grow", ["glibc"], params=(MREMAP_P,), reps=1, warmup=0, wrap=profile.STRACE)
 
@@ -98,7 +105,7 @@ def judge_mallinfo2(rows):
                      "not describe this glibc" if x is not None and x > 0.25 else ""))
 
 
-def _faults_per_round(rows, params, rounds, env=None):
+def faults_per_round(rows, params, rounds, env=None):
     """(faults of the longer run - the shorter's) / the rounds between them: one run each."""
     where = dict(allocator="glibc", env=env) if env else dict(allocator="glibc")
     a, b = (pick(rows, "runs", "minflt", params=p, **where) for p in params)
@@ -108,7 +115,7 @@ def _faults_per_round(rows, params, rounds, env=None):
 def judge_fixed(rows):
     """With MALLOC_MMAP_THRESHOLD_ set to 128 KiB, a 200 KiB round keeps faulting its pages (the
     threshold no longer rises): holds at half of its 50 pages or more per round."""
-    per = _faults_per_round(rows[0], FIXED_P, 1000, FIXED_ENV)
+    per = faults_per_round(rows[0], FIXED_P, 1000, FIXED_ENV)
     return (f"{FIXED_ENV}: {fmt(per, '', 2)} faults per 200 KiB round after the first (a block mmap'd afresh: "
             f"{PAGES_200K} pages; the default's: row mmap-threshold)", V.decide(V.exact(per), lo=PAGES_200K / 2))
 
@@ -116,7 +123,7 @@ def judge_fixed(rows):
 def judge_max(rows):
     """After a sweep 64 KiB..16 MiB has raised the threshold, 32 MiB blocks still go through mmap
     (each round faults its 8,192 pages again): holds at half of that or more per round."""
-    per = _faults_per_round(rows[0], MAX_P, MAX_REPS[1] - MAX_REPS[0])
+    per = faults_per_round(rows[0], MAX_P, MAX_REPS[1] - MAX_REPS[0])
     return (f"{fmt(per, '', 0)} faults per later round of the sweep up to 32 MiB (a 32 MiB block mmap'd afresh: "
             f"{PAGES_32M:,} pages; the smaller sizes are heap-served by then)", V.decide(V.exact(per), lo=PAGES_32M / 2))
 
@@ -161,6 +168,73 @@ def judge_tcache(rows):
             V.Verdict(V.HOLDS if all(kept[n] == k for n, k in TCACHE_KEEPS.items()) else V.NOT_HOLD))
 
 
+def _hblkhd(rows, gib):
+    """(mallinfo2's, mallinfo's) hblkhd in KiB of the mallinfo cell holding gib GiB."""
+    return tuple(pick(rows, "phases", "ops", phase=p, allocator="glibc", params=MALLINFO_P[gib])
+                 for p in ("mallinfo2", "mallinfo"))
+
+
+def judge_mallinfo(rows):
+    """With 5 GiB held in mmap'd blocks, mallinfo()'s int hblkhd differs from mallinfo2()'s (it
+    wrapped); equal figures do not hold; a mallinfo2 under 4 GiB cannot test it (nothing counted)."""
+    new, old = _hblkhd(rows[0], 5)
+    new3, old3 = _hblkhd(rows[0], 3)
+    if new is None or old is None:
+        return "n/a", V.untestable(V.NO_FIGURE)
+    text = (f"hblkhd with 5 GiB held: mallinfo2 {fmt(mib(new), ' MiB', 0)}, mallinfo {fmt(mib(old), ' MiB', 0)}; "
+            f"with 3 GiB: mallinfo2 {fmt(mib(new3), ' MiB', 0)}, mallinfo's 32 bits {fmt(mib(old3), ' MiB', 0)}"
+            + (" (as an int: negative, already past 2 GiB)" if old3 is not None and old3 * 1024 >= 2 ** 31 else ""))
+    if new * 1024 < 4 * 2 ** 30:
+        return text, V.untestable("mallinfo2 counts under 4 GiB in mmap'd blocks: the allocator keeps no glibc "
+                                  "statistics of them")
+    return text, V.Verdict(V.HOLDS if old != new else V.NOT_HOLD)
+
+
+def _moved(rows, arrays):
+    """(reallocs of a held block, those that moved it) of the in-place cell with that many arrays."""
+    return tuple(pick(rows, "phases", "ops", phase=p, allocator="glibc", params=INPLACE_P[arrays])
+                 for p in ("reallocs", "moves"))
+
+
+def judge_inplace(rows):
+    """One array grown by 4 KiB steps to 94 KiB (below the mmap threshold), alone at the top of the
+    heap: in place holds when at most 1 in 10 of its reallocs moved it; four arrays grown in turn
+    (each one's next chunk is mostly another array) are shown beside it."""
+    n1, m1 = _moved(rows[0], 1)
+    n4, m4 = _moved(rows[0], 4)
+    x = ratio(m1, n1)
+    return (f"one array at the top: {fmt(m1, '', 0)} of {fmt(n1, '', 0)} reallocs moved it; four arrays in turn: "
+            f"{fmt(m4, '', 0)} of {fmt(n4, '', 0)}", V.decide(V.exact(x), hi=0.1))
+
+
+def _probe(rows, phase, env=None):
+    """The ops (1 or 0) of one probe phase of a tcache cell (env: its --env, None for none)."""
+    where = dict(allocator="glibc", env=env) if env else dict(allocator="glibc")
+    return pick(rows, "phases", "ops", phase=phase, **where)
+
+
+def judge_safe_linking(rows):
+    """The probe read the word at a freed block's start as the other freed block's address masked
+    by its own address >> 12 (1), not the raw address or anything else (0)."""
+    got = _probe(rows[0], "safe-linking")
+    if got is None:
+        return "n/a", V.untestable(V.NO_FIGURE)
+    return (("the next pointer of a cached 24-byte block is stored as (its address >> 12) XOR the next "
+             "block's address" if got == 1 else "the next pointer of a cached block is not stored masked"),
+            V.Verdict(V.HOLDS if got == 1 else V.NOT_HOLD))
+
+
+def judge_double_free(rows):
+    """free(a), free(b), free(a) of 24-byte blocks aborted the child (1) by default; with the cache
+    off (second cell) the fastbin's check of its head alone is shown beside it."""
+    got, off = _probe(rows[0], "double-free"), _probe(rows[1], "double-free", TCACHE0_ENV)
+    if got is None:
+        return "n/a", V.untestable(V.NO_FIGURE)
+    said = {1: "aborted (SIGABRT)", 0: "went unnoticed", None: "n/a"}
+    return (f"free(a), free(b), free(a): {said[got]} with tcache; {said[off]} with {TCACHE0_ENV} (the fastbin "
+            f"checks only its head)", V.Verdict(V.HOLDS if got == 1 else V.NOT_HOLD))
+
+
 CLAIMS = [
     claim("arenas/cap", "000", "the arenas are capped at 8 x cores (glibc up to 2.43); article 001: 8 x cores "
           "on 64-bit (section 2.1)", ARENA_SETUP + "; arena_test 8 on 64-bit", ARENAS_HOW + "; the `arenas` "
@@ -197,4 +271,26 @@ CLAIMS = [
     claim("mmap-free", "000", "an mmap'd block's free returns it to the system at once (munmap; section: mmap "
           "threshold, its advantages)", "M_MMAP_THRESHOLD default 128*1024 (128KB); no measurement", RETURN_HOW,
           "RSS is read once all four arrays are freed, not after each", [RETURN], judge_returned("glibc")),
+    claim("tcache/safe-linking", "000", "tcache's next pointers are masked with ASLR randomness (safe-linking; "
+          "section: tcache)", "glibc 2.44's source comment read; no measurement", "`tcache`'s `safe-linking` "
+          "phase: a child frees two 24-byte blocks a then b and reads the word at b's start; holds when it is "
+          "(b >> 12) XOR a, the form glibc's PROTECT_PTR gives, not a itself (one run: a fact)",
+          "the mask's randomness is not measured: the probe checks the form, whose shifted address is what "
+          "ASLR randomises", [TCACHE], judge_safe_linking),
+    claim("tcache/double-free", "000", "tcache's key field detects a double free (section: tcache)",
+          "glibc 2.44's source read; no measurement", "`tcache`'s `double-free` phase: a child frees a, b, then a "
+          "again (not in a row, which only the key catches); holds when it dies of SIGABRT; the same with "
+          f"`--env {TCACHE0_ENV}` shown beside it", "none", [TCACHE, TCACHE0], judge_double_free),
+    claim("mallinfo/overflow", "000", "mallinfo()'s int fields overflow past 4 GB (mallinfo2 came with glibc "
+          "2.33; section: measuring)", "the man page read; no measurement", "`mallinfo`: 3 and 5 blocks of "
+          "1 GiB held (mmap'd, never written), then mallinfo2().hblkhd against mallinfo().hblkhd (one run each: "
+          "counts); holds when at 5 GiB mallinfo's figure is not mallinfo2's", "none: a signed int is already "
+          "negative past 2 GiB, which the 3 GiB cell shows", [MALLINFO], judge_mallinfo),
+    claim("realloc/in-place", "000", "realloc grows a block in place when the next chunk is free or the top "
+          "(section: calloc and realloc)", "glibc 2.44's source read; no measurement", "`realloc-grow` +4 KiB steps "
+          "to 94 KiB (under the mmap threshold): the `reallocs` and `moves` phases (reallocs of a held block and those "
+          "that returned a new address; one run: counts); holds when at most 1 in 10 moved the one array, whose next "
+          "chunk is always the top; four arrays in turn shown beside it", "the free-neighbour case is not isolated: "
+          "among four arrays a realloc that stays in place had the top or a free chunk after it", [INPLACE],
+          judge_inplace),
 ]

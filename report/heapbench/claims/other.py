@@ -31,11 +31,15 @@ def judge_sizes(rows):
             V.Verdict(V.HOLDS if small == {24} and u25 == 40 else V.NOT_HOLD))
 
 
+def later_faults(rows):
+    """Faults per 200 KiB round after the first, from the MMAP cell's rows (None when a run is missing)."""
+    a, b = (pick(rows, "runs", "minflt", allocator="glibc", params=p) for p in MMAP_P)
+    return (b - a) / 20000 if a is not None and b is not None else None
+
+
 def judge_mmap(rows):
     """Faults per 200 KiB round after the first (runs of 3 and 20,003 rounds): ~0; holds under 0.5."""
-    r = rows[0]
-    a, b = (pick(r, "runs", "minflt", allocator="glibc", params=p) for p in MMAP_P)
-    per_round = (b - a) / 20000 if a is not None and b is not None else None
+    per_round = later_faults(rows[0])
     return f"faults per later round {fmt(per_round, '', 3)}", V.decide(V.exact(per_round), hi=0.5)
 
 

@@ -243,6 +243,45 @@ class JudgesTest(unittest.TestCase):
         self.assertIn("x7.50", measured)
         self.assertIn("malloc 70,000", measured)
 
+    def test_pool_no_sbrk(self):
+        """With malloc's heap faulted in, malloc / pool at x1.3 lies below the article's x2.17 (holds);
+        at x3 it lies above (does not hold)."""
+        def warm(malloc_s):
+            rows = timed_rows({("glibc", a002.WARM_P["malloc"]): malloc_s,
+                               ("glibc", a002.WARM_P["pool"]): [0.10, 0.101, 0.099, 0.1, 0.102]})
+            rows["phases"] += [dict(r, phase="setup", seconds=0.5) for r in rows["phases"] if r["phase"] == "alloc"]
+            for r in rows["phases"]:
+                r["rss_kb"] = 270000
+            return rows
+        self.assertEqual(a002.judge_warm([warm([0.13, 0.131, 0.129, 0.13, 0.132])])[1].kind, V.HOLDS)
+        measured, verdict = a002.judge_warm([warm([0.30, 0.31, 0.29, 0.3, 0.302])])
+        self.assertEqual(verdict.kind, V.NOT_HOLD)
+        self.assertIn("malloc 0, pool 0", measured)
+        self.assertEqual(a002.judge_warm([rows_of()])[1].kind, V.UNTESTABLE)
+
+    def test_pool_fragmented(self):
+        """x1.4 more instructions on the fragmented heap holds "slower"; x1.01 does not."""
+        def cell(k, n):
+            return instr_rows(a002.FRAG_P[k], {"setup": 5, "alloc": n, "free": n, "destroy": 1})
+        self.assertEqual(a002.judge_fragmented([cell("clean", 100), cell("fragmented", 140)])[1].kind, V.HOLDS)
+        self.assertEqual(a002.judge_fragmented([cell("clean", 100), cell("fragmented", 101)])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a002.judge_fragmented([cell("clean", 100), rows_of()])[1].kind, V.UNTESTABLE)
+
+    def test_pool_constant(self):
+        """Pool calls and malloc's frees at p99/p50 ~x1.5 with malloc's allocations at ~x40 holds; malloc's
+        allocations at x1.5 (constant) do not; the pool's at x40 do not either."""
+        def lat(malloc_alloc, pool_alloc):
+            spread = {("malloc", "alloc", "malloc"): malloc_alloc, ("malloc", "free", "free"): 1.5,
+                      ("pool", "alloc", "malloc"): pool_alloc, ("pool", "free", "free"): 1.4}
+            rows = [dict(run=3 * i + r, allocator="glibc", params=a002.POOL_P[v], phase=ph, op=op, p50=50.0,
+                         p99=50.0 * x * (1 + r / 100)) for i, ((v, ph, op), x) in enumerate(spread.items())
+                    for r in range(3)]
+            return rows_of(latency=rows, runs=[dict(run=r["run"], allocator="glibc", params=r["params"]) for r in rows])
+        self.assertEqual(a002.judge_constant([lat(40, 1.5)])[1].kind, V.HOLDS)
+        self.assertEqual(a002.judge_constant([lat(1.5, 1.5)])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a002.judge_constant([lat(40, 40)])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a002.judge_constant([rows_of()])[1].kind, V.UNTESTABLE)
+
     def test_phase_instructions(self):
         """Dump k of a per-phase callgrind run is the run's k-th phase; a missing dump is no figure."""
         rows = instr_rows("p", {"build": 300, "traverse": 20, "free": 100})

@@ -6,6 +6,7 @@ on the claim when its figure is missing.
 """
 import unittest
 
+from heapbench.claims import a004, other
 from heapbench.claims import glibc as G
 from heapbench.claims import verdict as V
 from heapbench.claims.tests.test_claims import STRACE_OUT, rows_of
@@ -105,6 +106,59 @@ class GlibcJudgesTest(unittest.TestCase):
             self.assertEqual(self.kind(judge, rg_rows(alloc, 17800, 1600)), V.HOLDS)
             self.assertEqual(self.kind(judge, rg_rows(alloc, 17800, 16200)), V.NOT_HOLD)
             self.assertEqual(self.kind(judge, rows_of()), V.UNTESTABLE)
+
+    def test_safe_linking(self):
+        """A masked next pointer (1) holds; a raw one (0) does not; no phase gives no verdict."""
+        def sl_rows(got):
+            return rows_of([dict(run=0, allocator="glibc", phase="safe-linking", ops=got, seconds=0.0)],
+                           [dict(run=0, allocator="glibc")])
+        self.assertEqual(self.kind(G.judge_safe_linking, sl_rows(1)), V.HOLDS)
+        self.assertEqual(self.kind(G.judge_safe_linking, sl_rows(0)), V.NOT_HOLD)
+        self.assertEqual(self.kind(G.judge_safe_linking, rows_of()), V.UNTESTABLE)
+
+    def test_double_free(self):
+        """An aborted a-b-a double free holds; one that went unnoticed does not; the cache-off cell is shown only."""
+        def df_rows(got, env=""):
+            return rows_of([dict(run=0, allocator="glibc", env=env, phase="double-free", ops=got, seconds=0.0)],
+                           [dict(run=0, allocator="glibc", env=env)])
+        off = df_rows(0, G.TCACHE0_ENV)
+        self.assertEqual(self.kind(G.judge_double_free, df_rows(1), off), V.HOLDS)
+        self.assertIn("went unnoticed with", G.judge_double_free([df_rows(1), off])[0])
+        self.assertEqual(self.kind(G.judge_double_free, df_rows(0), off), V.NOT_HOLD)
+        self.assertEqual(self.kind(G.judge_double_free, rows_of(), off), V.UNTESTABLE)
+
+    def test_mallinfo(self):
+        """mallinfo's 32 bits differing from mallinfo2's at 5 GiB holds; equal ones do not; an allocator
+        whose blocks glibc does not count cannot test it."""
+        def mi_rows(new5, old5, new3=3 << 20, old3=3 << 20):
+            figs = {5: (new5, old5), 3: (new3, old3)}
+            return rows_of([dict(run=g, allocator="glibc", params=G.MALLINFO_P[g], phase=p, ops=v, seconds=0.0)
+                            for g, (n, o) in figs.items() for p, v in (("mallinfo2", n), ("mallinfo", o))],
+                           [dict(run=g, allocator="glibc", params=G.MALLINFO_P[g]) for g in figs])
+        self.assertEqual(self.kind(G.judge_mallinfo, mi_rows(5 << 20, 1 << 20)), V.HOLDS)
+        self.assertIn("negative", G.judge_mallinfo([mi_rows(5 << 20, 1 << 20)])[0])
+        self.assertEqual(self.kind(G.judge_mallinfo, mi_rows(5 << 20, 5 << 20)), V.NOT_HOLD)
+        self.assertEqual(self.kind(G.judge_mallinfo, mi_rows(0, 0, 0, 0)), V.UNTESTABLE)
+        self.assertEqual(self.kind(G.judge_mallinfo, rows_of()), V.UNTESTABLE)
+
+    def test_reuse_no_fault(self):
+        """No fault per heap-served round holds; 50 per round (the block mapped afresh) does not."""
+        mapped = faults_rows(G.FIXED_P, (300, 300 + 51 * 1000), G.FIXED_ENV)
+        self.assertEqual(self.kind(a004.judge_reuse, faults_rows(other.MMAP_P, (300, 300)), mapped), V.HOLDS)
+        self.assertEqual(self.kind(a004.judge_reuse, faults_rows(other.MMAP_P, (300, 300 + 50 * 20000)), mapped),
+                         V.NOT_HOLD)
+        self.assertEqual(self.kind(a004.judge_reuse, faults_rows(other.MMAP_P, (300, None)), mapped), V.UNTESTABLE)
+
+    def test_inplace(self):
+        """No move of the one array holds; 20 of 23 moved does not; a missing count gives no verdict."""
+        def ip_rows(moves1, moves4=39):
+            figs = {1: (23, moves1), 4: (92, moves4)}
+            return rows_of([dict(run=n, allocator="glibc", params=G.INPLACE_P[n], phase=p, ops=v, seconds=0.0)
+                            for n, (r, m) in figs.items() for p, v in (("reallocs", r), ("moves", m))],
+                           [dict(run=n, allocator="glibc", params=G.INPLACE_P[n]) for n in figs])
+        self.assertEqual(self.kind(G.judge_inplace, ip_rows(0)), V.HOLDS)
+        self.assertEqual(self.kind(G.judge_inplace, ip_rows(20)), V.NOT_HOLD)
+        self.assertEqual(self.kind(G.judge_inplace, rows_of()), V.UNTESTABLE)
 
 
 if __name__ == "__main__":
