@@ -24,6 +24,7 @@ import termios
 from heapbench import cli, latency, layout, ownalloc, results
 from heapbench.advise import (answer, budget, candidates, choose, output, profile, progress, recommend, state, stop,
                               watchdog)
+from heapbench.compare import sequential
 from heapbench.tune import measure, speed, verify
 
 GOALS = ("time", "memory", "latency", "balanced")
@@ -142,7 +143,7 @@ class Advise:
     # --- stages -------------------------------------------------------------------------------
     def plan_words(self, allocators):
         """What the smallest budget pays for, in the words the refusals give."""
-        reps = budget.stats.stats_needed_reps(self.opts["alpha"] / budget.POWER_MARGIN, 1)
+        reps = budget.budget_first_reps(self.opts["alpha"], 1)
         return (f"one probe run, the baseline's {budget.BASELINE_REPS} runs, the profile (~2.5 runs), a screen of {allocators} "
                 f"allocators x {budget.PROGRAM_SCREEN_REPS} runs, one candidate confirmed with the {reps} reps "
                 "Holm needs")
@@ -356,9 +357,12 @@ class Advise:
 
     def confirm(self):
         """The best screened candidates (front + best per goal) on the real program, interleaved with the
-        baseline; then, while the budget holds another round at the reps Holm needs over every candidate
-        tested so far, the next candidates of the screen's order, each round with its own baseline: the
-        confirmation covers as much of what the screen kept as the budget allows, and names the rest."""
+        baseline; then, while the answer is not decided, a look is left (at most sequential.LOOKS rounds)
+        and the budget holds another round at the reps Holm needs at that look's alpha over every
+        candidate tested so far, the next candidates of the screen's order, each round with its own
+        baseline. After each round the answer is judged at that look (recommend.recommend with look j:
+        alpha spent over the looks, Holm over the candidates): a recommendation, or a "keep" with the
+        screen's best run on the program, ends the rounds; the rest is named as untested."""
         scr = self.st["done"]["screen"]
         chosen = choose.choose(scr["candidates"], self.opts["goal"],
                                program=scr.get("mode") == "program")
@@ -368,10 +372,10 @@ class Advise:
         if not chosen:
             self.save("confirm", {"skipped": "no screened candidate ran without failing", "chosen": []})
             return
-        rounds, tested, remaining = [], [], chosen
+        rounds, tested, remaining, decided = [], [], chosen, ""
         max_reps = self.st.get("max_reps", budget.MAX_REPS)
-        while remaining:
-            plan = self.confirm_plan(remaining, len(tested), rounds[0]["reps"] if rounds else max_reps)
+        while remaining and len(rounds) < sequential.LOOKS and not decided:
+            plan = self.confirm_plan(remaining, len(tested), rounds[0]["reps"] if rounds else max_reps, len(rounds) + 1)
             if plan is None:
                 break
             k, reps, cost = plan
@@ -381,20 +385,33 @@ class Advise:
                 break  # the watchdog stopped it before its baseline had two runs: not a round
             rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps})
             tested, remaining = tested + batch, remaining[k:]
+            decided = self.confirm_look(rounds, tested, remaining)
         if not rounds:
             self.cut("confirm", "the confirmation on the program (no room left in the budget)")
             self.save("confirm", {"skipped": "no room left in the budget", "chosen": [], "untested": chosen})
             return
-        if remaining:
+        if remaining and not decided:
             self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in remaining))
         self.save("confirm", {"dir": rounds[0]["dir"], "rounds": rounds, "chosen": tested, "reps": rounds[0]["reps"],
-                              "untested": remaining})
+                              "untested": remaining, "decided": decided})
 
-    def confirm_plan(self, remaining, family_before, max_reps):
-        """budget.budget_confirm_plan of the next round over the remaining candidates (None: none fits)."""
+    def confirm_look(self, rounds, tested, remaining):
+        """The look after the last round: the answer's verdict when it is decided (recommend, or keep with
+        the screen's best run on the program), '' when the rounds go on."""
+        base, records, _, refused = self.records({"rounds": rounds, "chosen": tested})
+        got = recommend.recommend(self.opts["goal"], base, records, self.opts["threshold"] / 100, self.opts["alpha"],
+                                  look=len(rounds))
+        answer.answer_keep_covered(got, {"chosen": tested, "untested": remaining}, records, refused,
+                                   self.st["done"]["screen"].get("mode"))
+        return got["verdict"] if got["verdict"] in (recommend.RECOMMEND, recommend.KEEP) else ""
+
+    def confirm_plan(self, remaining, family_before, max_reps, look):
+        """budget.budget_confirm_plan of the next round (look number look) over the remaining candidates, at
+        that look's alpha (None: none fits)."""
         user = self.opts.get("user_env", "")
         return budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), self.st["done"]["baseline"]["run_s"],
-                                          lambda k: choose.choose_cells(remaining[:k], user), self.opts["alpha"],
+                                          lambda k: choose.choose_cells(remaining[:k], user),
+                                          recommend.recommend_look_alpha(self.opts["alpha"], look),
                                           len(remaining), max_reps, family_before)
 
     def confirm_round(self, tag, batch, reps, cost, total):
@@ -409,10 +426,11 @@ class Advise:
         base = records.get(("glibc",) + measure.measure_env_key(user))
         return bool(base) and base["reps_ok"] >= 2
 
-    def records(self):
-        """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run, the speed axis applied
-        (tune.speed); a candidate with a failed run is refused with the count, a failed baseline run ends advise."""
-        conf = self.st["done"]["confirm"]
+    def records(self, conf=None):
+        """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run (conf: its rounds and
+        chosen, default the saved stage's), the speed axis applied (tune.speed); a candidate with a failed run
+        is refused with the count, a failed baseline run ends advise."""
+        conf = conf or self.st["done"]["confirm"]
         rounds = conf.get("rounds") or [{"dir": conf["dir"], "labels": [c["label"] for c in conf["chosen"]]}]
         by_label = {c["label"]: c for c in conf["chosen"]}
         first, out, refused = None, {}, {}
