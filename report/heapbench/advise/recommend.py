@@ -13,11 +13,12 @@ form of the same correction; for balanced: in one figure, with no REGRESSION in 
 never when its setting was not verified (it is never measured then); with none, the answer is "keep what you have" only when candidates were
 measured on the program and none of them can hide an improvement beyond the threshold (each is
 SAME, a REGRESSION, or UNDECIDED with its interval above -threshold), else "undecided" naming
-the candidates whose test could not decide. The "keep" intervals are each candidate's own (level
-stats_interval_level(alpha), not widened over the family): "keep" claims that no candidate
-beats the baseline by more than the threshold, which is wrong only if the one candidate that
-does has its own interval above -threshold (an intersection-union test: its error is one
-candidate's, whatever the number tested), and a candidate's samples never change between looks.
+the candidates whose test could not decide. The bound "keep" reads is each candidate's own
+one-sided lower bound at alpha (keep_low: the 1 - 2 alpha interval's low end, not widened over
+the family): "keep" claims that no candidate beats the baseline by more than the threshold,
+which is wrong only if the one candidate that does has its own bound above -threshold (an
+intersection-union test: its error is at most one candidate's alpha, whatever the number
+tested), and a candidate's samples never change between looks.
 """
 import math
 
@@ -52,7 +53,8 @@ def recommend_tests(base, records, figure, threshold, alpha, look=None):
     the look's alpha (recommend_look_alpha; look None: alpha, one look).
 
     test: stats_cell's figures (ci_low/ci_high: the candidate's own interval at stats_interval_level(alpha),
-    which "keep" and SAME read) plus family_low/family_high/family_level (the simultaneous interval over
+    which SAME reads) plus keep_low (its one-sided lower bound at alpha, which "keep" reads),
+    family_low/family_high/family_level (the simultaneous interval over
     the candidates and the look, which a recommendation reads), p_adjusted, verdict and needed_reps
     (stats_verdict with the family of every candidate at the look's alpha), and reachable (whether
     these reps can reach significance at all).
@@ -66,7 +68,9 @@ def recommend_tests(base, records, figure, threshold, alpha, look=None):
         cells[label] = stats.stats_cell(base_samples, records[label][figure + "_samples"],
                                         level=stats.stats_interval_level(alpha))
         low, high = stats.stats_ratio_ci(base_samples, records[label][figure + "_samples"], level=family_level)
-        cells[label].update(family_low=low - 1.0, family_high=high - 1.0, family_level=family_level)
+        keep_low, _ = stats.stats_ratio_ci(base_samples, records[label][figure + "_samples"], level=1 - 2 * alpha)
+        cells[label].update(family_low=low - 1.0, family_high=high - 1.0, family_level=family_level,
+                            keep_low=keep_low - 1.0)
     adjusted = stats.stats_holm([cells[label]["p"] for label in labels])
     for label, p_adj in zip(labels, adjusted):
         verdict, needed = stats.stats_verdict(cells[label], p_adj, threshold, look_alpha, family=len(labels))
@@ -121,13 +125,14 @@ def recommend_better(test):
 
 def recommend_open(tests, threshold):
     """The labels whose test leaves an improvement beyond threshold possible: neither SAME (the
-    interval within +-threshold) nor a REGRESSION, and unreachable at these reps, or with an
-    interval reaching below -threshold."""
+    interval within +-threshold) nor a REGRESSION, and unreachable at these reps, or with its
+    one-sided lower bound at alpha (keep_low) below -threshold."""
     still = []
     for label, t in tests.items():
         if t["verdict"] in (stats.SAME, stats.REGRESSION):
             continue
-        if not t.get("reachable", True) or math.isnan(t["ci_low"]) or t["ci_low"] < -threshold:
+        low = t.get("keep_low", t["ci_low"])
+        if not t.get("reachable", True) or math.isnan(low) or low < -threshold:
             still.append(label)
     return still
 

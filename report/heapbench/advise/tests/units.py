@@ -199,6 +199,11 @@ def test_looks():
     check("looks-holm-at-look-alpha", w["verdict"] == stats.IMPROVEMENT and w["look_alpha"] == 0.005, w["verdict"])
     text = recommend.recommend_text(recommend.recommend("time", base, {"w": win, "n": noise}, 0.05, 0.05, look=1))
     check("looks-text-names-level", "at alpha 0.005, look 1 of 4; the 99.5% interval over 2 candidate(s)" in text, text)
+    # keep reads each candidate's one-sided bound at alpha (not the two-sided 95% interval, nor the family's).
+    undecided = {"verdict": stats.UNDECIDED, "ci_low": -0.07, "ci_high": 0.03, "reachable": True}
+    check("looks-keep-reads-one-sided-bound", recommend.recommend_open({"a": dict(undecided, keep_low=-0.04)}, 0.05) == []
+          and recommend.recommend_open({"a": dict(undecided, keep_low=-0.06)}, 0.05) == ["a"])
+    check("looks-keep-bound-level", w["keep_low"] >= w["ci_low"], (w["keep_low"], w["ci_low"]))
     # The seeded synthetic case: 4 rounds of 4 candidates equal to the baseline. Alpha at every look lets the
     # family-wise error grow past alpha with the rounds; spent over the looks it stays at or below it.
     trials = 800
