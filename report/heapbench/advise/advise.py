@@ -30,6 +30,7 @@ from heapbench.tune import measure, speed, verify
 GOALS = ("time", "memory", "latency", "balanced")
 SPEEDS = ("auto", "wall", "cpu", "metric")
 UNDECIDED = recommend.UNDECIDED
+PROGRAM_CELL = "advised-program"  # the cell name of the command in exec's results (no workload has it)
 
 
 def advise_args(argv):
@@ -98,7 +99,9 @@ class Advise:
                 "-n", str(reps), "--warmup", str(warmup)]
         argv += ["--timeout", str(int(max(1, timeout)))] if timeout else []
         argv += ["--metric", self.opts["metric"]] if self.opts["metric"] else []
-        return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["--"] + self.command)
+        # exec names the command's cell: a program whose file name is a heapbench workload's (arenas, small...)
+        # would otherwise be refused by the runner
+        return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["-w", PROGRAM_CELL, "--"] + self.command)
 
     def measure(self, tag, argv, envs, limit=None):
         """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory).
@@ -251,6 +254,21 @@ class Advise:
                 return
         traits = profile.profile_traits(stats)
         self.save("profile", {"trace": "profile/trace.hbt", "stats": stats, "traits": traits})
+
+    def negligible(self, stats):
+        """After the profile: a program that does not allocate enough for the allocator to matter
+        (profile.profile_negligible on the probe's run) is answered "keep" at once; the baseline, the
+        screen and the confirmation are marked skipped with the reason."""
+        done = self.st["done"]
+        run_s = done.get("baseline", done.get("probe", {})).get("run_s", 0.0)
+        why = profile.profile_negligible(stats, self.opts["goal"], run_s, self.opts["threshold"] / 100)
+        if not why or "confirm" in done:
+            return
+        why = f"the program does not allocate enough for the allocator to matter ({why})"
+        if "baseline" not in done:
+            self.save("baseline", {"skipped": why, "run_s": run_s})
+        self.save("screen", {"skipped": why, "candidates": []})
+        self.save("confirm", {"skipped": why, "chosen": [], "negligible": True})
 
     def screen_mode(self):
         """(mode, seconds per run, reps, why): 'program' (short runs of the program itself) or 'replay'."""
@@ -682,20 +700,20 @@ def main(argv):
         return 130
     stage = "probe"
     try:
-        for stage, run in (("probe", adv.probe), ("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
+        # The profile comes right after the probe: a program that does not allocate enough for the allocator to
+        # matter is answered then, before the baseline's runs and the rest of the budget are spent.
+        for stage, run in (("probe", adv.probe), ("profile", adv.profile), ("baseline", adv.baseline), ("screen", adv.screen),
                            ("confirm", adv.confirm)):
-            if stage not in adv.st["done"] and not (stage == "probe" and "baseline" in adv.st["done"]):
-                run()
+            if stage not in adv.st["done"] and not (stage == "probe" and "baseline" in adv.st["done"]) \
+                    and not (stage == "profile" and adv.st["done"].get("probe", {}).get("failed")):
+                run()  # (a probe that failed: the baseline's runs say what failed first, the profile follows)
             prof = adv.st["done"].get("profile", {})
             if stage == "profile" and "stats" in prof:
                 adv.clock.done()
                 print("profile:\n" + "\n".join(profile.profile_text(prof["stats"], prof["traits"])), flush=True)
-            if stage == "profile" and "stats" in prof and prof["stats"].get("ops", 0) < profile.FEW_OPS \
-                    and "confirm" not in adv.st["done"]:
-                why = (f"the program made {prof['stats'].get('ops', 0)} malloc-API calls; no allocator or "
-                       "setting can matter to it")
-                adv.save("screen", {"skipped": why, "candidates": []})
-                adv.save("confirm", {"skipped": why, "chosen": []})
+                adv.negligible(prof["stats"])
+            if stage == "baseline" and "profile" not in adv.st["done"]:
+                adv.profile()
         stage = "recommend"
         advice = answer.answer(adv)
         adv.clock.done()

@@ -58,16 +58,16 @@ def answer(adv):
         note = (note + " " + answer_agreement(cand_rows, goal, done.get("screen", {}).get("mode"))).strip()
         if answer["verdict"] == recommend.RECOMMEND:
             snips = answer_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
-    elif conf.get("skipped", "").startswith("the program made"):  # no malloc-API call: nothing can matter
+    elif conf.get("negligible"):  # too few malloc-API calls: nothing can matter
         answer = {"verdict": recommend.KEEP, "why": conf["skipped"], "detectable": float("nan"), "label": "", "goal": goal}
     else:
         why = f"nothing was measured on the program ({conf.get('skipped') or 'no candidate was confirmed'})"
         answer = {"verdict": recommend.UNDECIDED, "why": why, "detectable": float("nan"), "label": "", "goal": goal}
     if answer["verdict"] == recommend.UNDECIDED:
         answer["why"] += answer_to_decide(adv, answer, refused)
-    metric_name = done["baseline"].get("metric_name")
+    metric_name = done.get("baseline", {}).get("metric_name")
     text = recommend.recommend_text(answer, metric_name if axis == "metric" else None)
-    speed_why = done["baseline"].get("speed_why")
+    speed_why = done.get("baseline", {}).get("speed_why")
     rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis,
                "speed_why": speed_why}
     if answer["verdict"] == recommend.RECOMMEND:

@@ -212,9 +212,5 @@ def recommend_text(answer, metric_name=None):
 
 
 def recommend_level_text(level):
-    """An interval's level as a percentage with the digits that tell it apart from 100% (95%, 99.75%)."""
-    for digits in range(0, 5):
-        text = f"{level * 100:.{digits}f}"
-        if float(text) < 100:
-            return text.rstrip("0").rstrip(".") + "%" if "." in text else text + "%"
-    return f"{level * 100}%"
+    """An interval's level as a percentage, to two decimals without trailing zeros (95%, 99.5%, 99.75%)."""
+    return f"{level * 100:.2f}".rstrip("0").rstrip(".") + "%"
