@@ -179,6 +179,7 @@ class Advise:
             need = budget.budget_smallest(longest, longest, allocators, alpha)
             raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
                                  "run was stopped then)", need, "more than ") from None
+        advise_no_daemon(os.path.join(self.out, "probe"))  # before the profile runs it again
         rec = records.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         if rec is None or not rec["reps_ok"] or rec["failed"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
@@ -215,11 +216,7 @@ class Advise:
             runs = (rec["reps_ok"] + len(rec["failed"])) if rec else reps
             failed = len(rec["failed"]) if rec else reps
             raise AdviseStop(advise_failure_line(why, timeout, failed, runs, advise_last_line(path)), 1)
-        behind = advise_left_behind(path)
-        if behind:
-            raise AdviseStop(f"the program leaves processes running after it exits ({behind}; the runner "
-                             "killed them): advise measures one process tree per run; run the service in the "
-                             "foreground (its --foreground or --no-daemon option) and advise on that", 1)
+        advise_no_daemon(path)
         if self.opts["metric"] and not rec["metric_samples"]:
             raise AdviseStop(f"--metric {self.opts['metric']}: the pattern matched no line of the program's output "
                              f"(its last line: {advise_last_line(path)!r}); give a REGEX that matches the line "
@@ -542,6 +539,15 @@ def advise_left_behind(path):
         if "behind" in reason and reason.startswith("left"):
             return reason
     return ""
+
+
+def advise_no_daemon(path):
+    """AdviseStop (exit 1, one line) when a run of the runner directory path left processes behind (a daemon)."""
+    behind = advise_left_behind(path)
+    if behind:
+        raise AdviseStop(f"the program leaves processes running after it exits ({behind}; the runner "
+                         "killed them): advise measures one process tree per run; run the service in the "
+                         "foreground (its --foreground or --no-daemon option) and advise on that", 1)
 
 
 def advise_spread(samples):
