@@ -24,11 +24,13 @@ import termios
 from heapbench import cli, latency, layout, ownalloc, results
 from heapbench.advise import (answer, budget, candidates, choose, output, profile, progress, recommend, state, stop,
                               watchdog)
+from heapbench.compare import sequential
 from heapbench.tune import measure, speed, verify
 
 GOALS = ("time", "memory", "latency", "balanced")
 SPEEDS = ("auto", "wall", "cpu", "metric")
 UNDECIDED = recommend.UNDECIDED
+PROGRAM_CELL = "advised-program"  # the cell name of the command in exec's results (no workload has it)
 
 
 def advise_args(argv):
@@ -97,7 +99,9 @@ class Advise:
                 "-n", str(reps), "--warmup", str(warmup)]
         argv += ["--timeout", str(int(max(1, timeout)))] if timeout else []
         argv += ["--metric", self.opts["metric"]] if self.opts["metric"] else []
-        return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["--"] + self.command)
+        # exec names the command's cell: a program whose file name is a heapbench workload's (arenas, small...)
+        # would otherwise be refused by the runner
+        return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["-w", PROGRAM_CELL, "--"] + self.command)
 
     def measure(self, tag, argv, envs, limit=None):
         """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory).
@@ -142,7 +146,7 @@ class Advise:
     # --- stages -------------------------------------------------------------------------------
     def plan_words(self, allocators):
         """What the smallest budget pays for, in the words the refusals give."""
-        reps = budget.stats.stats_needed_reps(self.opts["alpha"] / budget.POWER_MARGIN, 1)
+        reps = budget.budget_first_reps(self.opts["alpha"], 1)
         return (f"one probe run, the baseline's {budget.BASELINE_REPS} runs, the profile (~2.5 runs), a screen of {allocators} "
                 f"allocators x {budget.PROGRAM_SCREEN_REPS} runs, one candidate confirmed with the {reps} reps "
                 "Holm needs")
@@ -175,6 +179,7 @@ class Advise:
             need = budget.budget_smallest(longest, longest, allocators, alpha)
             raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
                                  "run was stopped then)", need, "more than ") from None
+        advise_no_daemon(os.path.join(self.out, "probe"))  # before the profile runs it again
         rec = records.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         if rec is None or not rec["reps_ok"] or rec["failed"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
@@ -211,11 +216,7 @@ class Advise:
             runs = (rec["reps_ok"] + len(rec["failed"])) if rec else reps
             failed = len(rec["failed"]) if rec else reps
             raise AdviseStop(advise_failure_line(why, timeout, failed, runs, advise_last_line(path)), 1)
-        behind = advise_left_behind(path)
-        if behind:
-            raise AdviseStop(f"the program leaves processes running after it exits ({behind}; the runner "
-                             "killed them): advise measures one process tree per run; run the service in the "
-                             "foreground (its --foreground or --no-daemon option) and advise on that", 1)
+        advise_no_daemon(path)
         if self.opts["metric"] and not rec["metric_samples"]:
             raise AdviseStop(f"--metric {self.opts['metric']}: the pattern matched no line of the program's output "
                              f"(its last line: {advise_last_line(path)!r}); give a REGEX that matches the line "
@@ -250,6 +251,21 @@ class Advise:
                 return
         traits = profile.profile_traits(stats)
         self.save("profile", {"trace": "profile/trace.hbt", "stats": stats, "traits": traits})
+
+    def negligible(self, stats):
+        """After the profile: a program that does not allocate enough for the allocator to matter
+        (profile.profile_negligible on the probe's run) is answered "keep" at once; the baseline, the
+        screen and the confirmation are marked skipped with the reason."""
+        done = self.st["done"]
+        run_s = done.get("baseline", done.get("probe", {})).get("run_s", 0.0)
+        why = profile.profile_negligible(stats, self.opts["goal"], run_s, self.opts["threshold"] / 100)
+        if not why or "confirm" in done:
+            return
+        why = f"the program does not allocate enough for the allocator to matter ({why})"
+        if "baseline" not in done:
+            self.save("baseline", {"skipped": why, "run_s": run_s})
+        self.save("screen", {"skipped": why, "candidates": []})
+        self.save("confirm", {"skipped": why, "chosen": [], "negligible": True})
 
     def screen_mode(self):
         """(mode, seconds per run, reps, why): 'program' (short runs of the program itself) or 'replay'."""
@@ -356,9 +372,12 @@ class Advise:
 
     def confirm(self):
         """The best screened candidates (front + best per goal) on the real program, interleaved with the
-        baseline; then, while the budget holds another round at the reps Holm needs over every candidate
-        tested so far, the next candidates of the screen's order, each round with its own baseline: the
-        confirmation covers as much of what the screen kept as the budget allows, and names the rest."""
+        baseline; then, while the answer is not decided, a look is left (at most sequential.LOOKS rounds)
+        and the budget holds another round at the reps Holm needs at that look's alpha over every
+        candidate tested so far, the next candidates of the screen's order, each round with its own
+        baseline. After each round the answer is judged at that look (recommend.recommend with look j:
+        alpha spent over the looks, Holm over the candidates): a recommendation, or a "keep" with the
+        screen's best run on the program, ends the rounds; the rest is named as untested."""
         scr = self.st["done"]["screen"]
         chosen = choose.choose(scr["candidates"], self.opts["goal"],
                                program=scr.get("mode") == "program")
@@ -368,10 +387,10 @@ class Advise:
         if not chosen:
             self.save("confirm", {"skipped": "no screened candidate ran without failing", "chosen": []})
             return
-        rounds, tested, remaining = [], [], chosen
+        rounds, tested, remaining, decided = [], [], chosen, ""
         max_reps = self.st.get("max_reps", budget.MAX_REPS)
-        while remaining:
-            plan = self.confirm_plan(remaining, len(tested), rounds[0]["reps"] if rounds else max_reps)
+        while remaining and len(rounds) < sequential.LOOKS and not decided:
+            plan = self.confirm_plan(remaining, len(tested), rounds[0]["reps"] if rounds else max_reps, len(rounds) + 1)
             if plan is None:
                 break
             k, reps, cost = plan
@@ -381,20 +400,33 @@ class Advise:
                 break  # the watchdog stopped it before its baseline had two runs: not a round
             rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps})
             tested, remaining = tested + batch, remaining[k:]
+            decided = self.confirm_look(rounds, tested, remaining)
         if not rounds:
             self.cut("confirm", "the confirmation on the program (no room left in the budget)")
             self.save("confirm", {"skipped": "no room left in the budget", "chosen": [], "untested": chosen})
             return
-        if remaining:
+        if remaining and not decided:
             self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in remaining))
         self.save("confirm", {"dir": rounds[0]["dir"], "rounds": rounds, "chosen": tested, "reps": rounds[0]["reps"],
-                              "untested": remaining})
+                              "untested": remaining, "decided": decided})
 
-    def confirm_plan(self, remaining, family_before, max_reps):
-        """budget.budget_confirm_plan of the next round over the remaining candidates (None: none fits)."""
+    def confirm_look(self, rounds, tested, remaining):
+        """The look after the last round: the answer's verdict when it is decided (recommend, or keep with
+        the screen's best run on the program), '' when the rounds go on."""
+        base, records, _, refused = self.records({"rounds": rounds, "chosen": tested})
+        got = recommend.recommend(self.opts["goal"], base, records, self.opts["threshold"] / 100, self.opts["alpha"],
+                                  look=len(rounds))
+        answer.answer_keep_covered(got, {"chosen": tested, "untested": remaining}, records, refused,
+                                   self.st["done"]["screen"].get("mode"))
+        return got["verdict"] if got["verdict"] in (recommend.RECOMMEND, recommend.KEEP) else ""
+
+    def confirm_plan(self, remaining, family_before, max_reps, look):
+        """budget.budget_confirm_plan of the next round (look number look) over the remaining candidates, at
+        that look's alpha (None: none fits)."""
         user = self.opts.get("user_env", "")
         return budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), self.st["done"]["baseline"]["run_s"],
-                                          lambda k: choose.choose_cells(remaining[:k], user), self.opts["alpha"],
+                                          lambda k: choose.choose_cells(remaining[:k], user),
+                                          recommend.recommend_look_alpha(self.opts["alpha"], look),
                                           len(remaining), max_reps, family_before)
 
     def confirm_round(self, tag, batch, reps, cost, total):
@@ -409,10 +441,11 @@ class Advise:
         base = records.get(("glibc",) + measure.measure_env_key(user))
         return bool(base) and base["reps_ok"] >= 2
 
-    def records(self):
-        """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run, the speed axis applied
-        (tune.speed); a candidate with a failed run is refused with the count, a failed baseline run ends advise."""
-        conf = self.st["done"]["confirm"]
+    def records(self, conf=None):
+        """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run (conf: its rounds and
+        chosen, default the saved stage's), the speed axis applied (tune.speed); a candidate with a failed run
+        is refused with the count, a failed baseline run ends advise."""
+        conf = conf or self.st["done"]["confirm"]
         rounds = conf.get("rounds") or [{"dir": conf["dir"], "labels": [c["label"] for c in conf["chosen"]]}]
         by_label = {c["label"]: c for c in conf["chosen"]}
         first, out, refused = None, {}, {}
@@ -506,6 +539,15 @@ def advise_left_behind(path):
         if "behind" in reason and reason.startswith("left"):
             return reason
     return ""
+
+
+def advise_no_daemon(path):
+    """AdviseStop (exit 1, one line) when a run of the runner directory path left processes behind (a daemon)."""
+    behind = advise_left_behind(path)
+    if behind:
+        raise AdviseStop(f"the program leaves processes running after it exits ({behind}; the runner "
+                         "killed them): advise measures one process tree per run; run the service in the "
+                         "foreground (its --foreground or --no-daemon option) and advise on that", 1)
 
 
 def advise_spread(samples):
@@ -664,20 +706,20 @@ def main(argv):
         return 130
     stage = "probe"
     try:
-        for stage, run in (("probe", adv.probe), ("baseline", adv.baseline), ("profile", adv.profile), ("screen", adv.screen),
+        # The profile comes right after the probe: a program that does not allocate enough for the allocator to
+        # matter is answered then, before the baseline's runs and the rest of the budget are spent.
+        for stage, run in (("probe", adv.probe), ("profile", adv.profile), ("baseline", adv.baseline), ("screen", adv.screen),
                            ("confirm", adv.confirm)):
-            if stage not in adv.st["done"] and not (stage == "probe" and "baseline" in adv.st["done"]):
-                run()
+            if stage not in adv.st["done"] and not (stage == "probe" and "baseline" in adv.st["done"]) \
+                    and not (stage == "profile" and adv.st["done"].get("probe", {}).get("failed")):
+                run()  # (a probe that failed: the baseline's runs say what failed first, the profile follows)
             prof = adv.st["done"].get("profile", {})
             if stage == "profile" and "stats" in prof:
                 adv.clock.done()
                 print("profile:\n" + "\n".join(profile.profile_text(prof["stats"], prof["traits"])), flush=True)
-            if stage == "profile" and "stats" in prof and prof["stats"].get("ops", 0) < profile.FEW_OPS \
-                    and "confirm" not in adv.st["done"]:
-                why = (f"the program made {prof['stats'].get('ops', 0)} malloc-API calls; no allocator or "
-                       "setting can matter to it")
-                adv.save("screen", {"skipped": why, "candidates": []})
-                adv.save("confirm", {"skipped": why, "chosen": []})
+                adv.negligible(prof["stats"])
+            if stage == "baseline" and "profile" not in adv.st["done"]:
+                adv.profile()
         stage = "recommend"
         advice = answer.answer(adv)
         adv.clock.done()

@@ -39,7 +39,8 @@ def answer(adv):
         flat = speed.speed_wall_flat([base] + list(records.values()), {"confirm": base}, adv.opts["threshold"] / 100,
                                      adv.opts["alpha"]) if axis == "wall" and adv.opts.get("speed", "auto") == "auto" else None
         flat = flat and flat.replace("--wall-anyway", "--speed wall")  # tune's option; advise's is --speed wall
-        answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"])
+        answer = recommend.recommend(goal, base, records, adv.opts["threshold"] / 100, adv.opts["alpha"],
+                                     look=len(conf.get("rounds") or [conf]))
         answer_keep_covered(answer, conf, records, refused, done.get("screen", {}).get("mode"))
         timed = answer.get("figure") == "time"  # a memory answer does not rank on speed: a flat wall time is a note
         if flat and timed and (answer_cpu_improves(answer) or answer["verdict"] == recommend.RECOMMEND):
@@ -57,24 +58,25 @@ def answer(adv):
         note = (note + " " + answer_agreement(cand_rows, goal, done.get("screen", {}).get("mode"))).strip()
         if answer["verdict"] == recommend.RECOMMEND:
             snips = answer_snippets(answer["label"], conf, adv.command, adv.opts["workloads"])
-    elif conf.get("skipped", "").startswith("the program made"):  # no malloc-API call: nothing can matter
+    elif conf.get("negligible"):  # too few malloc-API calls: nothing can matter
         answer = {"verdict": recommend.KEEP, "why": conf["skipped"], "detectable": float("nan"), "label": "", "goal": goal}
     else:
         why = f"nothing was measured on the program ({conf.get('skipped') or 'no candidate was confirmed'})"
         answer = {"verdict": recommend.UNDECIDED, "why": why, "detectable": float("nan"), "label": "", "goal": goal}
     if answer["verdict"] == recommend.UNDECIDED:
         answer["why"] += answer_to_decide(adv, answer, refused)
-    metric_name = done["baseline"].get("metric_name")
+    metric_name = done.get("baseline", {}).get("metric_name")
     text = recommend.recommend_text(answer, metric_name if axis == "metric" else None)
-    speed_why = done["baseline"].get("speed_why")
+    speed_why = done.get("baseline", {}).get("speed_why")
     rec_out = {"goal": goal, "verdict": answer["verdict"], "text": text, "note": note, "speed": axis,
                "speed_why": speed_why}
     if answer["verdict"] == recommend.RECOMMEND:
         cand = next(c for c in conf["chosen"] if c["label"] == answer["label"])
         rec_out.update(allocator=cand["allocator"], env=dict(w.split("=", 1) for w in cand["env"].split()),
-                       label=answer["label"], confidence={"ci_low": answer["test"]["ci_low"],
-                       "ci_high": answer["test"]["ci_high"], "p_adjusted": answer["test"]["p_adjusted"],
-                       "level": 0.95}, figures={"change": answer["test"]["change"], "figure": answer["figure"],
+                       label=answer["label"], confidence={"ci_low": answer["test"]["family_low"],
+                       "ci_high": answer["test"]["family_high"], "p_adjusted": answer["test"]["p_adjusted"],
+                       "level": answer["test"]["family_level"], "look": answer["look"],
+                       "alpha": answer["test"]["look_alpha"], "candidates": len(answer["tests"][answer["figure"]])}, figures={"change": answer["test"]["change"], "figure": answer["figure"],
                        "tradeoffs": {f: (t or {}).get("change") for f, t in answer["tradeoffs"].items()}})
     else:
         rec_out.update(allocator="glibc" if answer["verdict"] == recommend.KEEP else None, env={},

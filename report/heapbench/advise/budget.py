@@ -3,8 +3,8 @@
 Always holds: each stage's cost is estimated before it runs, from what is known then (the
 baseline's run time, the profile's event count with the replay's CPU per event, then each
 screen invocation's measured cost); the confirmation on the program (the baseline and the best
-candidates, with the reps Holm's correction over them needs: stats_needed_reps at alpha /
-POWER_MARGIN) is reserved first and the screen gets only what is left, so that a screen can
+candidates, with the reps Holm's correction over them needs at the first look's alpha:
+stats_needed_reps at that alpha / POWER_MARGIN) is reserved first and the screen gets only what is left, so that a screen can
 never eat the program's test; an invocation whose estimate does not fit what is left is not
 started (it is named in the dropped list that the advice prints); budget_smallest is the budget
 that fits the probe, the baseline, the profile, one screen round at the allocators' defaults and the
@@ -13,6 +13,7 @@ length, so budget_floor (a run of no length: the runner's own costs) refuses a b
 run and budget_longest_run bounds the one probe run that sizes the rest.
 """
 from heapbench import stats
+from heapbench.advise import recommend
 
 RUNNER_OVERHEAD = 0.6   # s per runner invocation besides its runs (start, probe, metadata), measured ~0.3-0.6 s
 VERIFY_COST = 0.3       # s per setting verified (tune's verify_point runs a small program)
@@ -60,8 +61,14 @@ def budget_confirm_cost(reps, cells, run_s):
 
 
 def budget_confirm_min(run_s, alpha, k=1):
-    """Seconds of the smallest confirmation of k candidates at their defaults (k + 1 cells): the reps Holm needs."""
-    return budget_confirm_cost(stats.stats_needed_reps(alpha / POWER_MARGIN, k), k + 1, run_s)
+    """Seconds of the smallest confirmation of k candidates at their defaults (k + 1 cells): the reps Holm
+    needs over k at the first look's alpha (recommend.recommend_look_alpha)."""
+    return budget_confirm_cost(budget_first_reps(alpha, k), k + 1, run_s)
+
+
+def budget_first_reps(alpha, k=1):
+    """The reps per side the first round (look 1) needs for Holm over k candidates at its alpha."""
+    return stats.stats_needed_reps(recommend.recommend_look_alpha(alpha, 1) / POWER_MARGIN, k)
 
 
 def budget_smallest(run_s, screen_unit_s, allocators, alpha, spent=None):
@@ -128,5 +135,5 @@ def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available, max_
 def budget_to_decide(spent, run_s, cells, alpha, k, reps=MAX_REPS):
     """The total budget that would confirm k candidates (cells matrix cells) at reps reps (at least what
     Holm needs), after what was spent: the budget an undecided answer names."""
-    reps = max(reps, stats.stats_needed_reps(alpha / POWER_MARGIN, max(1, k)))
+    reps = max(reps, budget_first_reps(alpha, max(1, k)))
     return (spent + budget_confirm_cost(reps, cells, run_s)) / (1 - RESERVE)

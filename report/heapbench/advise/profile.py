@@ -10,8 +10,12 @@ import subprocess
 
 from heapbench import cli
 
-# Fewer malloc-API calls than this: the allocator cannot matter (advise says so and stops).
+# Fewer malloc-API calls than this (and no large block): the allocator cannot matter (advise says so and stops).
 FEW_OPS = 1000
+# A generous cost of one malloc-API call with what it does to the program around it (a call takes
+# 20-100 ns on this machine; a page fault of a fresh small block ~1-2 us): for the time goals, calls
+# that would cost less than half the threshold of the run's time at this rate cannot matter either.
+CALL_COST_S = 2e-6
 LARGE_BLOCK = 128 * 1024  # glibc's default mmap threshold: blocks at least this big are "large"
 
 
@@ -91,6 +95,25 @@ def _parse_line(out, section, line):
     match = re.match(r"^original run: ([0-9.]+) s wall", line)
     if match:
         out["original_wall"] = float(match.group(1))
+
+
+def profile_negligible(stats, goal, run_s, threshold):
+    """Why the program does not allocate enough for the allocator to matter ('' when it does): fewer
+    than FEW_OPS malloc-API calls, or for a time goal calls that at CALL_COST_S each would be less
+    than half of threshold (a fraction) of the run's run_s seconds; never with a block of
+    LARGE_BLOCK or more (its page faults and mmap/trim policy differ by allocator) or memory the
+    program maps itself."""
+    ops = stats.get("ops", 0) or 0
+    large = sum(c for lo, _, c in stats.get("sizes", []) if lo >= LARGE_BLOCK)
+    if large or (stats.get("peak_mapped") or 0) > 0:
+        return ""
+    if ops < FEW_OPS:
+        return f"{ops} malloc-API calls in a run, fewer than {FEW_OPS}, none of a large block"
+    share = ops * CALL_COST_S / run_s if run_s > 0 else float("inf")
+    if goal in ("time", "latency") and share < threshold / 2:
+        return (f"{ops} malloc-API calls in a run of {run_s:.2f} s: at {CALL_COST_S * 1e6:g} us each they would be "
+                f"{share * 100:.2f}% of it, under half the {threshold * 100:g}% threshold; none of a large block")
+    return ""
 
 
 def profile_traits(stats):

@@ -12,7 +12,7 @@ seconds, and the CPU seconds of the advise process tree as getrusage counts them
 advise's own clock) and the per-program
 counts to DIR/summary.md, with the commit and the load average; nothing outside DIR is written.
 
-Use: report/heapbench/advise/bench/knownanswer.py [-n RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
+Use: report/heapbench/advise/bench/knownanswer.py [-n|--runs RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
 """
 import argparse
 import json
@@ -135,7 +135,7 @@ def summary(rows, out, budget):
 def main():
     """Runs the suite; prints the summary; exits 0 (the scores are the output, not a pass/fail)."""
     parser = argparse.ArgumentParser(description="advise's known-answer suite")
-    parser.add_argument("-n", type=int, default=1, help="advise runs per program (1)")
+    parser.add_argument("-n", "--runs", dest="n", type=int, default=1, help="advise runs per program (1)")
     parser.add_argument("--budget", type=float, default=0, help="CPU s per advise run (advise's default: 300)")
     parser.add_argument("-p", "--programs", default=",".join(PROGRAMS), help="programs, comma-separated")
     parser.add_argument("-o", "--output", required=True, help="output directory")

@@ -151,6 +151,68 @@ def test_recommend():
     check("recommend-keep-when-tested", kept["verdict"] == recommend.KEEP, kept.get("why"))
 
 
+def _false_changes(trials, spend, seed=7, reps=10, k=4):
+    """The share of seeded trials of the confirmation's 4 rounds (k new candidates each, each round with
+    its own baseline, nothing different from the baseline) in which some look called a candidate a
+    change (IMPROVEMENT or REGRESSION: the family-wise error Holm bounds). The test's p-value is drawn
+    uniform (an exact test: the worst case a rule must hold under) and the interval never stands in the
+    way; spend: each look at its sequential alpha (recommend's looks), else alpha at every look."""
+    import random
+    rng = random.Random(seed)
+    saved = stats.stats_p_value, stats.stats_ratio_ci
+    stats.stats_p_value = lambda base, new: rng.random()
+    stats.stats_ratio_ci = lambda base, new, seed=0, level=0.95, resamples=0: (0.5, 0.9)
+    try:
+        errors = 0
+        for _ in range(trials):
+            records = {}
+            for look in range(1, 5):
+                base = {"time_samples": [1.0 + rng.random() for _ in range(reps)]}
+                records.update({f"c{look}.{c}": {"time_samples": [1.0 + rng.random() for _ in range(reps)], "vs": base}
+                                for c in range(k)})
+                got = recommend.recommend("time", base, records, 0.0, 0.05, look=look if spend else None)
+                if any(t["verdict"] in (stats.IMPROVEMENT, stats.REGRESSION) for t in got["tests"]["time"].values()):
+                    errors += 1
+                    break
+        return errors / trials
+    finally:
+        stats.stats_p_value, stats.stats_ratio_ci = saved
+
+
+def test_looks():
+    """The confirmation's rounds are looks: alpha spent over them by the sequential rule of ci --ab, Holm over
+    the candidates at each look, a recommendation's interval simultaneous over both; keep's stays per candidate."""
+    alphas = [recommend.recommend_look_alpha(0.05, j) for j in range(1, 5)]
+    check("looks-alpha-spent", [round(a, 6) for a in alphas] == [0.005, 0.01, 0.015, 0.02]
+          and abs(sum(alphas) - 0.05) < 1e-12, alphas)
+    # look 1 over 4 candidates: 1 - 2 x 0.005 / 4 = 0.9975; a single look of one candidate: 95%.
+    check("looks-family-level", abs(recommend.recommend_family_level(0.05, 1, 4) - 0.9975) < 1e-12
+          and recommend.recommend_family_level(0.05, None, 1) == 0.95, recommend.recommend_family_level(0.05, 1, 4))
+    base = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98, 1.01, 0.99, 1.0, 1.02], [100.0] * 10)
+    win = _rec([0.9, 0.93, 0.88, 0.91, 0.9, 0.87, 0.92, 0.9, 0.89, 0.95], [100.0] * 10)
+    noise = _rec([1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.0], [100.0] * 10)
+    tests = recommend.recommend_tests(base, {"w": win, "n": noise}, "time", 0.05, 0.05, look=1)
+    w = tests["w"]
+    check("looks-family-interval-wider", w["family_low"] <= w["ci_low"] and w["family_high"] >= w["ci_high"]
+          and w["family_level"] > w["ci_level"] and w["ci_level"] == 0.95, w)
+    # 10 vs 10: p = 2 x 2 / C(20, 10) = 2.2e-5, Holm over 2 = 4.3e-5 <= look 1's 0.005.
+    check("looks-holm-at-look-alpha", w["verdict"] == stats.IMPROVEMENT and w["look_alpha"] == 0.005, w["verdict"])
+    text = recommend.recommend_text(recommend.recommend("time", base, {"w": win, "n": noise}, 0.05, 0.05, look=1))
+    check("looks-text-names-level", "at alpha 0.005, look 1 of 4; the 99.5% interval over 2 candidate(s)" in text, text)
+    # keep reads each candidate's one-sided bound at alpha (not the two-sided 95% interval, nor the family's).
+    undecided = {"verdict": stats.UNDECIDED, "ci_low": -0.07, "ci_high": 0.03, "reachable": True}
+    check("looks-keep-reads-one-sided-bound", recommend.recommend_open({"a": dict(undecided, keep_low=-0.04)}, 0.05) == []
+          and recommend.recommend_open({"a": dict(undecided, keep_low=-0.06)}, 0.05) == ["a"])
+    check("looks-keep-bound-level", w["keep_low"] >= w["ci_low"], (w["keep_low"], w["ci_low"]))
+    # The seeded synthetic case: 4 rounds of 4 candidates equal to the baseline. Alpha at every look lets the
+    # family-wise error grow past alpha with the rounds; spent over the looks it stays at or below it.
+    trials = 800
+    spent, unspent = _false_changes(trials, True), _false_changes(trials, False)
+    margin = 2 * (0.05 * 0.95 / trials) ** 0.5
+    check("looks-spent-holds-alpha", spent <= 0.05 + margin, spent)
+    check("looks-unspent-exceeds-alpha", unspent > 0.05 + margin, unspent)
+
+
 def test_budget():
     """The confirmation's size: reps enough for Holm over K, K as large as fits."""
     plan = budget.budget_confirm_plan(300, 100, 1.0, lambda k: k + 1, 0.05, 6)
@@ -312,6 +374,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_looks, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
