@@ -103,4 +103,8 @@ if [ -f "$RT_TMP/own-out/meta.json" ] && [ ! -e "$RT_TMP/nores" ]; then
 else
     t_fail "run -o outside the results location leaves it uncreated" "$(ls -d "$RT_TMP"/nores "$RT_TMP"/own-out/meta.json 2>&1 | tr '\n' ' ')"
 fi
+# run -o DIR creates DIR's missing parents (the docs' `run -o results/r42` on a tree with no results/ yet).
+out=$("$HB" run -w thread-churn -a glibc -n 1 --warmup 0 -p '--ops=1000' -o "$RT_TMP/parents/of/out" 2>&1)
+[ -f "$RT_TMP/parents/of/out/meta.json" ] && t_pass "run -o creates the directory's missing parents" ||
+    t_fail "run -o creates the directory's missing parents" "$(tail -n 2 <<<"$out")"
 t_summary
