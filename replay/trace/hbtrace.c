@@ -5,7 +5,8 @@
  * did not wholly make resident (touch records, format 4), and (format 5) the top call sites by their
  * live requested bytes at the peak, symbolized from the recorded mappings (symbolize.h).
  * `hbtrace --sites FILE` prints the call-site table instead: one line per site, "site<TAB>ID<TAB>
- * FRAME;FRAME;..." (innermost first, symbolized), for the explain report's stacks.
+ * FRAME;FRAME;..." (innermost first, symbolized; a ';' inside a frame's name, from a file name, is
+ * printed as ','), for the explain report's stacks.
  * Always holds: a missing, truncated or corrupt trace prints one line on stderr and exits 2;
  * output lines are "name: value" (histogram rows indented), stable for scripts. */
 #include "common/site_map.h"
@@ -147,6 +148,9 @@ static int print_site_table(const struct hbt_trace *t, const struct site_map *m)
         return 1;
     }
     static char line[HBT_SITE_FRAMES * 1100];
+    for (size_t i = 0; i < (size_t)m->nsites * HBT_SITE_FRAMES; i++) /* ';' separates frames: none inside one */
+        for (char *p = names[i]; p && *p; p++)
+            *p = *p == ';' ? ',' : *p;
     for (uint32_t id = 1; id <= m->nsites; id++) {
         site_text(names, m, id, ";", HBT_SITE_FRAMES, line, sizeof line);
         for (char *p = line; *p; p++)
