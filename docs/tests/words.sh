@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/tests/run - the project's words: scripts/check-words passes on the tree, and fails on a
+# docs/tests/words.sh - the project's words: scripts/check-words passes on the tree, and fails on a
 # planted violation of each kind (an issue number in code, a clock time, "before this work", a
 # load average in a guide) while a load average in a dated record passes. Ends with "N passed, N failed".
 # Always holds: the planted tree is a temporary git repository, removed at the end.
