@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
@@ -203,7 +204,7 @@ static void print_top_sites(const struct hbt_trace *t, const struct hbt_stats *s
     free(names), free(bytes), free(objs);
 }
 
-int main(int argc, char **argv)
+static int hbtrace(int argc, char **argv)
 {
     int sites_only = argc == 3 && !strcmp(argv[1], "--sites");
     if (sites_only)
@@ -253,4 +254,15 @@ int main(int argc, char **argv)
     site_map_free(&m);
     hbt_close(&t);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = hbtrace(argc, argv);
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (errno == EPIPE) /* a reader that stopped early (| head) */
+        return rc;
+    fprintf(stderr, "hbtrace: cannot write its output: %s (a full disk?); give it a writable place\n", strerror(errno));
+    return 2;
 }
