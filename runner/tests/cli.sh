@@ -9,6 +9,7 @@ rt_usage "unknown option" run --bogus
 rt_usage "list's --json given to run" run --json -w thread-churn
 rt_usage "list's --json given to exec" exec --json -- true
 rt_usage "list given a value to --json" list --json=yes
+rt_usage "exec -w naming a cell with a newline" exec -w "$(printf 'a\nb')" -n 1 -- true
 rt_usage "option missing its value" run -n
 rt_usage "malformed number -n" run -n x
 rt_usage "malformed number --timeout" run --timeout 1s
