@@ -95,7 +95,7 @@ run: heapbench compare --fidelity results/prog results/replay
 exit: 0
 
 doc: heapbench ci [--baseline results/baseline] [--update-baseline] [-o DIR] [-n 5] [--absolute]
-run: heapbench ci --baseline results/base -o ci1 -n 2 --absolute -w thread-churn -t 1 -a glibc,jemalloc --warmup 0
+run: heapbench ci --baseline results/base -o ci1 -n 5 --absolute -w thread-churn -t 1 -a glibc,jemalloc --warmup 0
 exit: 0|1|3
 
 doc: heapbench ci --ab --base 'CMD ARGS' [-n 8 | --budget 400|60s] [--round-reps 1] [--duet] [-a ...] [--env ...] [options] -- CMD ARGS
@@ -167,7 +167,8 @@ for d in base new r42; do
 done
 fixture "a trace (my.hbt)" "$HB" record -o my.hbt -- ./myprog args
 fixture "a program's results (compare --fidelity)" "$HB" exec -w myprog -a glibc,jemalloc -n 2 --warmup 0 -o results/prog -- ./myprog
-fixture "its replay (compare --fidelity)" "$HB" run -w trace:my.hbt -a glibc,jemalloc -n 2 --warmup 0 -o results/replay
+fixture "its trace under its name (compare --fidelity)" "$HB" record -o myprog.hbt -- ./myprog
+fixture "its replay (compare --fidelity)" "$HB" run -w trace:myprog.hbt -a glibc,jemalloc -n 2 --warmup 0 -o results/replay
 fixture "a repository whose page faults change" sh -c "$MK faults 6 4 faults >faults.hashes && sed -n 1p faults.hashes >faults.good && sed -n 2p faults.hashes >faults.bad"
 fixture "a repository of an allocator whose blocks grow" sh -c "$MK alloc 5 3 alloc >alloc.hashes && sed -n 1p alloc.hashes >alloc.good && sed -n 2p alloc.hashes >alloc.bad"
 fixture "a history of nightly points of a change" sh -c "$MK nightrepo 24 13 faults >/dev/null && $MKH nightrepo nightly.sqlite 2 >/dev/null"
