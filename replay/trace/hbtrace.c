@@ -5,7 +5,8 @@
  * did not wholly make resident (touch records, format 4), and (format 5) the top call sites by their
  * live requested bytes at the peak, symbolized from the recorded mappings (symbolize.h).
  * `hbtrace --sites FILE` prints the call-site table instead: one line per site, "site<TAB>ID<TAB>
- * FRAME;FRAME;..." (innermost first, symbolized), for the explain report's stacks.
+ * FRAME;FRAME;..." (innermost first, symbolized; a ';' inside a frame's name, from a file name, is
+ * printed as ','), for the explain report's stacks.
  * Always holds: a missing, truncated or corrupt trace prints one line on stderr and exits 2;
  * output lines are "name: value" (histogram rows indented), stable for scripts. */
 #include "common/site_map.h"
@@ -18,6 +19,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
@@ -147,6 +149,9 @@ static int print_site_table(const struct hbt_trace *t, const struct site_map *m)
         return 1;
     }
     static char line[HBT_SITE_FRAMES * 1100];
+    for (size_t i = 0; i < (size_t)m->nsites * HBT_SITE_FRAMES; i++) /* ';' separates frames: none inside one */
+        for (char *p = names[i]; p && *p; p++)
+            *p = *p == ';' ? ',' : *p;
     for (uint32_t id = 1; id <= m->nsites; id++) {
         site_text(names, m, id, ";", HBT_SITE_FRAMES, line, sizeof line);
         for (char *p = line; *p; p++)
@@ -199,7 +204,7 @@ static void print_top_sites(const struct hbt_trace *t, const struct hbt_stats *s
     free(names), free(bytes), free(objs);
 }
 
-int main(int argc, char **argv)
+static int hbtrace(int argc, char **argv)
 {
     int sites_only = argc == 3 && !strcmp(argv[1], "--sites");
     if (sites_only)
@@ -249,4 +254,15 @@ int main(int argc, char **argv)
     site_map_free(&m);
     hbt_close(&t);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = hbtrace(argc, argv);
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (errno == EPIPE) /* a reader that stopped early (| head) */
+        return rc;
+    fprintf(stderr, "hbtrace: cannot write its output: %s (a full disk?); give it a writable place\n", strerror(errno));
+    return 2;
 }

@@ -2,8 +2,11 @@
  * ci, merge, tune, history, advise, explain, bisect in Python under /usr/bin/python3, through python.c's table).
  *
  * Always holds: an unknown subcommand or a missing one exits 2 with one line; the Python
- * subcommands get HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH in their environment (python.h).
+ * subcommands get HEAPBENCH_ROOT, HEAPBENCH_BIN and PYTHONPATH in their environment (python.h);
+ * output that could not be written (a full disk, /dev/full) is one line and exit 2, never a silent 0
+ * (a closed pipe ends quietly).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +24,8 @@
 #include "base/version.h"
 
 
-/* Dispatches argv[1]. */
-int main(int argc, char **argv)
+/* Dispatches argv[1]; returns its exit status. */
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2)
         hb_usage("no command given; try heapbench run --quick, or heapbench --help");
@@ -55,4 +58,22 @@ int main(int argc, char **argv)
         hb_python_exec(argc - 1, argv + 1);
     hb_usage("unknown command '%s'; valid: run, exec, list, check, doctor, record, trace, report, compare, ci, merge, tune, history, advise, explain, bisect (see heapbench --help)",
              cmd);
+}
+
+/* rc, or 2 with one line when what the command printed could not all be written. */
+static int stdout_written(const char *cmd, int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (errno == EPIPE) /* a reader that stopped early (| head) */
+        return rc;
+    fprintf(stderr, "heapbench %s: cannot write its output: %s (a full disk?); give it a writable place\n", cmd,
+            strerror(errno));
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    return stdout_written(argv[1], rc);
 }

@@ -485,11 +485,23 @@ static void hb_opt_commands(const struct hb_options *o)
                 hb_usage("exec: -w names '%s' twice; give each command its own name", o->workloads.v[i]);
 }
 
+/* exec -w's names: printable (a name is shown on one line, in tables and in one-line messages). */
+static void hb_opt_names(const struct hb_options *o)
+{
+    for (size_t i = 0; i < o->workloads.n; i++)
+        for (const unsigned char *c = (const unsigned char *)o->workloads.v[i]; *c; c++)
+            if (*c < 0x20 || *c == 0x7f)
+                hb_usage("exec: name %zu of -w holds a control character (a newline, a tab, ...); give a name of "
+                         "printable characters", i + 1);
+}
+
 /* The operands after the options: exec's and record's command, trace's one file, nothing else. */
 static void hb_opt_operands(struct hb_options *o, const char *name)
 {
     if (o->cmd == HB_CMD_EXEC && !o->command.n && !o->resume)
         hb_usage("exec: no command; give it after --, e.g. heapbench exec -- python3 -c 'pass'");
+    if (o->cmd == HB_CMD_EXEC)
+        hb_opt_names(o);
     if (o->cmd == HB_CMD_EXEC && o->workloads.n > 1)
         hb_opt_commands(o);
     if (o->cmd == HB_CMD_RECORD && o->workloads.n &&

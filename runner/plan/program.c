@@ -218,12 +218,16 @@ static int hb_program_sh(const struct hb_program *p, const char *script, const c
 int hb_program_setup(struct hb_program *p, const char *workdir, char *err, size_t errlen)
 {
     free(p->workdir);
-    p->workdir = hb_xstrdup(workdir);
+    p->workdir = NULL;
     p->port = hb_free_port();
     if (hb_mkdir_p(workdir) != 0) {
         snprintf(err, errlen, "cannot create %s: %s", workdir, strerror(errno));
         return -1;
     }
+    /* absolute: the program runs in it, so a relative $HB_WORKDIR (from -o DIR) would name DIR/DIR */
+    p->workdir = realpath(workdir, NULL);
+    if (!p->workdir)
+        p->workdir = hb_xstrdup(workdir);
     p->setup_done = 1;
     int rc = p->setup && *p->setup ? hb_program_sh(p, p->setup, "setup.log") : 0;
     if (rc != 0)

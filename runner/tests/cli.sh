@@ -9,6 +9,7 @@ rt_usage "unknown option" run --bogus
 rt_usage "list's --json given to run" run --json -w thread-churn
 rt_usage "list's --json given to exec" exec --json -- true
 rt_usage "list given a value to --json" list --json=yes
+rt_usage "exec -w naming a cell with a newline" exec -w "$(printf 'a\nb')" -n 1 -- true
 rt_usage "option missing its value" run -n
 rt_usage "malformed number -n" run -n x
 rt_usage "malformed number --timeout" run --timeout 1s
@@ -103,4 +104,18 @@ if [ -f "$RT_TMP/own-out/meta.json" ] && [ ! -e "$RT_TMP/nores" ]; then
 else
     t_fail "run -o outside the results location leaves it uncreated" "$(ls -d "$RT_TMP"/nores "$RT_TMP"/own-out/meta.json 2>&1 | tr '\n' ' ')"
 fi
+# run -o DIR creates DIR's missing parents (the docs' `run -o results/r42` on a tree with no results/ yet).
+out=$("$HB" run -w thread-churn -a glibc -n 1 --warmup 0 -p '--ops=1000' -o "$RT_TMP/parents/of/out" 2>&1)
+[ -f "$RT_TMP/parents/of/out/meta.json" ] && t_pass "run -o creates the directory's missing parents" ||
+    t_fail "run -o creates the directory's missing parents" "$(tail -n 2 <<<"$out")"
+# Output that cannot be written (a full disk: /dev/full) is one line and exit 2, never a silent 0;
+# a reader that stops early (| head) is no error message.
+"$HB" record -o "$RT_TMP/ls.hbt" -- ls / >/dev/null 2>&1
+for args in "list" "list --json" "--version" "check $RT_TMP/parents/of/out" "trace $RT_TMP/ls.hbt"; do
+    err=$("$HB" $args 2>&1 >/dev/full); rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -q "cannot write its output: No space left on device" <<<"$err" &&
+        t_pass "heapbench $args into a full disk: one line, exit 2" || t_fail "heapbench $args into a full disk" "exit $rc: $err"
+done
+err=$("$HB" list --json 2>&1 >/dev/null | head -c 1 >/dev/null)
+[ -z "$err" ] && t_pass "list --json | head: no message" || t_fail "list --json | head: no message" "$err"
 t_summary

@@ -143,6 +143,11 @@ rows = [r for r in runs if r["workload"] == "prog:ghostprog"]
 assert len(rows) == 2 and all(r["status"] == "skipped" for r in rows), rows
 assert rows[0]["reason"] == "skipped: no-such-program-hb not installed (apt-get install hb-ghost-pkg)", rows[0]["reason"]'
 t_check "the skipped program is announced on stderr" grep -q 'skipping prog:ghostprog' "$RT_TMP/pg.err"
+# -o a relative DIR: $HB_WORKDIR is still the work dir (the program runs inside it, so a relative one
+# named DIR/work/NAME/DIR/work/NAME and the program found no input).
+(cd "$RT_TMP" && "$root/build/heapbench" run -w prog:echoer -n 1 --warmup 0 -a glibc -o relpg >/dev/null 2>&1)
+rt_check "a program definition under a relative -o finds its work dir's files" "$RT_TMP/relpg" '
+assert [(r["status"], r["metric_len"]) for r in runs] == [("ok", 12345)], [(r["status"], r["reason"]) for r in runs]'
 # A command whose cell name is a workload's is refused, never run as that workload's matrix with
 # the workload's parameters instead of the command's (a silent substitution).
 rt_usage "exec of a workload's binary by path is refused (its name is a workload's)" \

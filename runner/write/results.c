@@ -101,7 +101,8 @@ void hb_results_create(struct hb_results *r, const char *outdir, const struct hb
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     if (outdir) {
         r->dir = hb_xstrdup(outdir);
-        if (hb_mkdir_ok(r->dir) != 0 || access(r->dir, W_OK) != 0)
+        /* its missing parents too, as the docs' `run -o results/r42` on a tree with no results/ yet */
+        if (hb_mkdir_p(r->dir) != 0 || access(r->dir, W_OK) != 0)
             hb_usage("cannot write output directory %s: %s; choose another with -o DIR", r->dir, strerror(errno));
         hb_results_lock(r);
         char *old = hb_results_path(r, "runs.csv");

@@ -310,7 +310,7 @@ def fresh(p, opts, command):
         commits = repo.commit_range(settings["repo"], good, bad)
     except repo.RepoError as err:
         p.error(str(err))
-    out_dir = opts.output or os.path.join(layout.results_dir(), "bisect-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    out_dir = opts.output
     if os.path.exists(os.path.join(out_dir, "bisect.json")):
         p.error(f"{out_dir} holds a bisect already; continue it with --resume {out_dir}, or give another -o")
     os.makedirs(out_dir, exist_ok=True)
@@ -345,6 +345,7 @@ def labels_of_change(p, opts, settings):
 
 def resumed(p, opts):
     """(settings, state, out_dir) of --resume DIR, the ends' trees exported again if missing."""
+    opts.resume = os.path.abspath(opts.resume)
     try:
         state = st.load(opts.resume)
     except ValueError as err:
@@ -368,13 +369,20 @@ def main(argv):
     signal.signal(signal.SIGTERM, _interrupt)
     p = parser()
     opts, command = cli.parse_command_line(p, argv, "the program to measure, e.g. -- ./prog ARGS")
+    # absolute: each step runs in a commit's exported files, where a relative DIR would name another
+    # place; and known before the first step, so that Ctrl-C can always say where to --resume
+    opts.output = os.path.abspath(opts.output or os.path.join(
+        layout.results_dir(), "bisect-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     try:
         settings, state, out_dir = resumed(p, opts) if opts.resume else fresh(p, opts, command)
         search_loop(settings, state, out_dir)
     except KeyboardInterrupt:
         where = opts.resume or opts.output
-        print(f"{PROG}: interrupted; the steps done are saved" + (f"; continue with --resume {where}" if where else ""),
-              file=sys.stderr)
+        if os.path.exists(os.path.join(where, "bisect.json")):
+            print(f"{PROG}: interrupted; the steps done are saved; continue with --resume {where}", file=sys.stderr)
+        else:
+            print(f"{PROG}: interrupted while the ends were measured, before any step: nothing to resume; "
+                  f"start it again (its runs so far are in {where})", file=sys.stderr)
         return 130
     except (measure.MeasureError, repo.RepoError, StepFailed) as err:
         cli.usage_exit(PROG, str(err))

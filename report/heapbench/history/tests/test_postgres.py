@@ -272,6 +272,51 @@ class PasswordTest(ServerCase):
         for text in [gate.stdout, gate.stderr, seed.stdout, seed.stderr] + written:
             self.assertNotIn(self.PASSWORD, text)
 
+    def test_bisect_from_history_shows_no_password(self):
+        """bisect --from-history with the password in the user part, in password=, or in PGPASSWORD: no
+        line it prints and no file it writes (bisect.json, answer.json, the runs' files) holds it; a wrong
+        one is refused with *** in its place."""
+        sock, tmp = self.server.sock, self.tmp
+        mkrepo = os.path.join(histfix.ROOT, "report", "heapbench", "bisect", "tests", "mkrepo.py")
+        repo = os.path.join(tmp, "repo")
+        subprocess.run(["/usr/bin/python3", mkrepo, repo, "12", "7", "faults"], check=True, capture_output=True)
+        commits = subprocess.run(["git", "-C", repo, "rev-list", "--reverse", "main"], check=True, capture_output=True,
+                                 text=True).stdout.split()
+        right = f"postgresql://hb:{self.PASSWORD}@/postgres?host={sock}"
+        for i, commit in enumerate(commits):  # a step in peak RSS from commit 7 on: the ends are commits 6 and 7
+            run = write_run(os.path.join(tmp, f"n{i}"), {KEY: cell(1.0, rss=1000 + (i >= 6) * 500)}, run_id=f"n{i}")
+            done = histfix.run_cli(["add", "--db", right, "--label", commit, run], tmp)
+            self.assertEqual(done.returncode, 0, done.stderr)
+        base = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        base.update(HOME=tmp, HEAPBENCH_RESULTS=os.path.join(tmp, "results"))
+        base.pop("HEAPBENCH_HISTORY", None)
+
+        def bisect(url, out, env=None):
+            return subprocess.run([histfix.BIN, "bisect", "--from-history", "--db", url, "--cell", "churn/glibc/t1",
+                                   "--metric", "maxrss_kb", "--repo", repo, "--build", "make", "-o", out, "--", "./prog"],
+                                  capture_output=True, text=True, env=dict(base, **(env or {})), timeout=900)
+        forms = [(right, None), (f"postgresql://hb@/postgres?host={sock}&password={self.PASSWORD}", None),
+                 (f"postgresql://hb@/postgres?host={sock}", {"PGPASSWORD": self.PASSWORD})]
+        for n, (url, env) in enumerate(forms):
+            out = os.path.join(tmp, f"b{n}")
+            done = bisect(url, out, env)
+            self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+            self.assertIn(f"first bad commit: {commits[6]}", done.stdout)
+            written = [done.stdout, done.stderr]
+            for top, _, files in os.walk(out):
+                for name in files:
+                    with open(os.path.join(top, name), errors="replace") as fh:
+                        written.append(fh.read())
+            self.assertTrue(os.path.exists(os.path.join(out, "bisect.json")) and os.path.exists(os.path.join(out, "answer.json")))
+            for text in written:
+                self.assertNotIn(self.PASSWORD, text)
+        for url in (f"postgresql://hb:Wrong1Pw7@/postgres?host={sock}", f"postgresql://hb@/postgres?host={sock}&password=Wrong1Pw7"):
+            done = bisect(url, os.path.join(tmp, "bw"))
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertNotIn("Wrong1Pw7", done.stdout + done.stderr)
+            self.assertIn("***", done.stderr)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
