@@ -4,7 +4,8 @@ Usage: mkhistory.py REPO HISTORY EVERY [REPS]
   Every EVERY-th commit of REPO's main branch (oldest first, the first and the last always) is
   exported with `git archive`, built with `make`, run REPS times (default 3) with `heapbench exec
   -w nightly -a glibc -- ./prog`, and added to the SQLite history HISTORY with the commit's hash as
-  its label, one point per night, in commit order. Prints the labels, one a line.
+  its label, one point per night, in commit order. A night whose build fails adds no point (as a
+  nightly job whose build broke). Prints the labels added, one a line.
 Always holds: REPO is only read; every export and results directory is made under a temporary
 directory that is removed; heapbench is build/heapbench of this tree (HEAPBENCH_BIN overrides).
 """
@@ -25,7 +26,8 @@ def nights(commits, every):
 
 
 def night(repo, commit, history, reps, work):
-    """Exports, builds and measures one commit, and adds it to history labelled with its hash."""
+    """Exports, builds and measures one commit, and adds it to history labelled with its hash;
+    False (nothing added) when its build fails."""
     tree = os.path.join(work, commit[:12])
     os.makedirs(tree)
     archive = subprocess.Popen(["git", "-C", repo, "archive", "--format=tar", commit], stdout=subprocess.PIPE)
@@ -33,7 +35,9 @@ def night(repo, commit, history, reps, work):
     archive.stdout.close()
     if archive.wait():
         sys.exit(f"mkhistory: git archive of {commit} failed")
-    subprocess.run(["make", "-s"], cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    if subprocess.run(["make", "-s"], cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+        shutil.rmtree(tree)
+        return False
     out = os.path.join(work, "r-" + commit[:12])
     subprocess.run([HEAPBENCH, "exec", "-n", str(reps), "--warmup", "0", "-w", "nightly", "-a", "glibc", "-o", out,
                     "--", "./prog"], cwd=tree, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -41,6 +45,7 @@ def night(repo, commit, history, reps, work):
                    stdout=subprocess.DEVNULL)
     shutil.rmtree(tree)
     shutil.rmtree(out)
+    return True
 
 
 def main(argv):
@@ -53,8 +58,8 @@ def main(argv):
     work = tempfile.mkdtemp(prefix="mkhistory-")
     try:
         for commit in nights(commits, every):
-            night(repo, commit, history, reps, work)
-            print(commit)
+            if night(repo, commit, history, reps, work):
+                print(commit)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
