@@ -2,16 +2,20 @@
 
 Each round measures the good end, the candidate and the bad end one after the other (in an order
 that rotates), so that the machine's drift between rounds hits all three. A round gives the
-candidate's position on the way from good to bad, (candidate - good) / (bad - good): 0 is like
-good, 1 like bad; a round whose ends came out close gives a wild position, so positions are
-clipped to [-1, 2]. The decision is taken from Student's t interval of the mean position at level
-1 - alpha / looks (Bonferroni over the looks a step may take, so that adding rounds until decided
-keeps the error at alpha): GOOD when the whole interval lies below 1/2, BAD when it lies above,
-else None (measure more rounds, or give up as undecided). Counts that no load moves (page faults,
-peak RSS) give the same position every round and decide in MIN_ROUNDS; a noisy time needs the
-rounds its spread asks for (with 3 rounds the t quantile at that level is in the tens).
-Always holds: pure and deterministic; a round whose ends are equal gives no position; fewer than
-MIN_ROUNDS positions decide nothing.
+candidate's distance from the ends' midpoint on a log scale, ln c - (ln g + ln b) / 2: like
+good it is -D/2, like bad +D/2, where D = ln(bad / good) is the ends' change (from the ends'
+rounds when given, else from these rounds). It is a paired difference with no ratio to a noisy
+per-round denominator (a round whose ends came out close by chance gave a wild position before;
+no clipping is needed). The decision is taken from Student's t interval of its mean at level
+1 - alpha / looks (Bonferroni over the looks a step may take, so that adding rounds until
+decided keeps the error at alpha): GOOD when the whole interval lies on the good side of 0, BAD
+on the bad side, else None (measure more rounds, or give up as undecided). It is reported as the
+position (c - g) / (b - g) on that log scale, 0.5 + mean / D: 0 like good, 1 like bad. Counts that
+no load moves (page faults, peak RSS) give the same difference every round and decide in
+MIN_ROUNDS; a noisy time needs the rounds its spread asks for (with 3 rounds the t quantile at
+that level is in the tens).
+Always holds: pure and deterministic; a round with a value that is not positive is left out;
+fewer than MIN_ROUNDS usable rounds, or ends with no change, decide nothing.
 """
 import math
 
@@ -20,7 +24,6 @@ from scipy import stats as scipy_stats
 from heapbench.bisect.search import BAD, GOOD
 
 MIN_ROUNDS = 3
-CLIP = (-1.0, 2.0)
 
 
 def looks(max_rounds):
@@ -33,9 +36,15 @@ def looks(max_rounds):
     return out + [max_rounds]
 
 
-def positions(rounds):
-    """The clipped positions of [(good, candidate, bad), ...] rounds, rounds whose ends are equal left out."""
-    return [min(CLIP[1], max(CLIP[0], (c - g) / (b - g))) for g, c, b in rounds if b != g]
+def midpoint_gaps(rounds):
+    """ln c - (ln g + ln b) / 2 of each (good, candidate, bad) round whose three values are positive."""
+    return [math.log(c) - (math.log(g) + math.log(b)) / 2 for g, c, b in rounds if min(g, c, b) > 0]
+
+
+def ends_change(rounds):
+    """D = the mean of ln(b / g) over rounds whose ends are positive (0.0 when there is none)."""
+    logs = [math.log(b / g) for g, _, b in rounds if g > 0 and b > 0]
+    return sum(logs) / len(logs) if logs else 0.0
 
 
 def interval(values, level):
@@ -47,14 +56,17 @@ def interval(values, level):
     return mean, mean - half, mean + half
 
 
-def decide(rounds, alpha, looks):
-    """(GOOD, BAD or None, (mean, low, high) or None) of a candidate's rounds."""
-    pos = positions(rounds)
-    if len(pos) < MIN_ROUNDS:
+def decide(rounds, alpha, looks, change=None):
+    """(GOOD, BAD or None, (position, low, high) or None) of a candidate's rounds; change: the ends'
+    relative change measured on the ends' rounds (bad / good - 1), else D is taken from these rounds."""
+    gaps = midpoint_gaps(rounds)
+    d = math.log1p(change) if change is not None and change > -1 else ends_change(rounds)
+    if len(gaps) < MIN_ROUNDS or d == 0:
         return None, None
-    mean, low, high = interval(pos, 1 - alpha / max(1, looks))
-    if high < 0.5:
-        return GOOD, (mean, low, high)
-    if low > 0.5:
-        return BAD, (mean, low, high)
-    return None, (mean, low, high)
+    mean, low, high = interval(gaps, 1 - alpha / max(1, looks))
+    pos = sorted((0.5 + low / d, 0.5 + high / d))
+    if pos[1] < 0.5:
+        return GOOD, (0.5 + mean / d, pos[0], pos[1])
+    if pos[0] > 0.5:
+        return BAD, (0.5 + mean / d, pos[0], pos[1])
+    return None, (0.5 + mean / d, pos[0], pos[1])

@@ -1,8 +1,9 @@
 """fromhistory.py - the ends of a bisect taken from a change point of a history: the commits of the last point before the change and of the first point after it.
 
-A history point carries the version under test as its label (`history add --label "$(git
-describe)"`, or a commit hash): that label, resolved in the bisect's repository, is the point's
-commit. The series is (testbed, cell, metric); its change point is the one `history changes`
+A point's commit is its commit field (the commit under test, `history add --commit REV`, or the
+commit its explicit label named when it was added), else its label, resolved in the bisect's
+repository (points added before the history kept the field, labelled `"$(git describe)"` or with
+a hash). The series is (testbed, cell, metric); its change point is the one `history changes`
 finds (the newest, or the one at --change LABEL).
 Always holds: the history is only read (opened read-only); every failure (no history, no such
 testbed, cell or metric, no change point, a first point with nothing before it, a label that is
@@ -13,7 +14,8 @@ import collections
 from heapbench.history import changes, scan, store as hstore
 from heapbench.history.db import HistoryError
 
-Ends = collections.namedtuple("Ends", "testbed good_label bad_label good_index bad_index points found")
+Ends = collections.namedtuple("Ends", "testbed good_label bad_label good_index bad_index points found "
+                                       "good_commit bad_commit")
 
 
 class EndsError(Exception):
@@ -71,4 +73,10 @@ def find(url, cell, metric, testbed=None, change=None):
         index = found.index
     if index == 0:
         raise EndsError(f"--change {change!r} is the series' first point: no point before it gives the good end")
-    return Ends(name, labels[index - 1], labels[index], index - 1, index, len(series), found)
+    return Ends(name, labels[index - 1], labels[index], index - 1, index, len(series), found,
+                series[index - 1].tested_commit, series[index].tested_commit)
+
+
+def revisions(ends):
+    """(good, bad): each end's commit field, else its label (the revisions to resolve in the repository)."""
+    return ends.good_commit or ends.good_label, ends.bad_commit or ends.bad_label

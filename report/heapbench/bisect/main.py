@@ -21,6 +21,7 @@ MORE_STEPS = 6  # steps beyond log2(commits) before a search of skipped or undec
 COUNTS = ("minflt", "maxrss_kb")  # runs.csv counts that no load moves
 COUNTED = "metric_instructions"  # instructions counted by valgrind (runs of their own, exec --count-instructions)
 TIMES = ("task_clock_ms", "wall_s")
+TIME_RUNS = 3  # runs of each role in a step's round on a time: the round keeps the least (the load only adds)
 DEFAULT_METRICS = COUNTS + (COUNTED,) + TIMES  # deterministic first: time only where nothing else shows the change
 NUMERIC = {"wall_s", "user_s", "sys_s", "maxrss_kb", "minflt", "majflt", "nvcsw", "nivcsw", "task_clock_ms",
            "page_faults", "context_switches", "cpu_migrations", "cycles", "instructions"}
@@ -34,8 +35,9 @@ def parser():
     p.add_argument("--bad", metavar="REV", help="a later commit that does not (good must be its ancestor)")
     p.add_argument("--repo", metavar="DIR", default=".", help="the git repository (default: .); never modified")
     p.add_argument("--from-history", action="store_true",
-                   help="take --good and --bad from a change point of a history: the labels (commits) of the last "
-                        "point before the change and of the first after it, in the series --cell, --metric")
+                   help="take --good and --bad from a change point of a history: the commits of the last point "
+                        "before the change and of the first after it (each point's commit field, else its label), "
+                        "in the series --cell, --metric")
     p.add_argument("--db", metavar="URL", default=None,
                    help="with --from-history: the history (as 'heapbench history --db'; default $HEAPBENCH_HISTORY, "
                         "else history.sqlite in the results location)")
@@ -166,17 +168,20 @@ def prepare_end(p, settings, out_dir, commit, name):
     return path
 
 
-def run_round(settings, trees, out_dir, k, roles, counted=False):
-    """One round: each role of roles (rotated by k) run once (under valgrind's count when counted);
-    {role: values} or raises StepFailed."""
+def run_round(settings, trees, out_dir, k, roles, counted=False, repeat=1):
+    """One round: each role of roles (rotated by k) run once, or repeat times over (g c b g c b ...,
+    each figure the least of its repeats; directories round-NN-ROLE-J), under valgrind's count when
+    counted; {role: values} or raises StepFailed."""
     order = roles[k % len(roles):] + roles[:k % len(roles)]
     values = {}
-    for role in order:
-        run_dir = os.path.join(out_dir, f"{'counted-' if counted else ''}round-{k:02d}-{role}")
-        vals, why = measure.run_once(trees[role], settings, run_dir, counted)
-        if vals is None:
-            raise StepFailed(role, why)
-        values[role] = vals
+    for j in range(1, repeat + 1):
+        for role in order:
+            name = f"{'counted-' if counted else ''}round-{k:02d}-{role}" + (f"-{j}" if repeat > 1 else "")
+            vals, why = measure.run_once(trees[role], settings, os.path.join(out_dir, name), counted)
+            if vals is None:
+                raise StepFailed(role, why)
+            old = values.get(role)
+            values[role] = vals if old is None else {m: min(v, old[m]) if m in old else v for m, v in vals.items()}
     return values
 
 
@@ -258,13 +263,15 @@ def step(settings, state, trees, out_dir, index):
     metric, rounds, interval = state["metric"], [], None
     counted = metric == COUNTED
     ends = state["ends"].get("values") if counted else None
+    repeat = TIME_RUNS if metric in TIMES else 1
     for k in range(1, settings["max_rounds"] + 1):
         try:
             if ends:  # a count valgrind gives the same every run: the ends' counts are measured once, in the ends' rounds
                 v = run_round(settings, dict(trees, commit=path), step_dir, k, ["commit"], counted)
                 v["good"], v["bad"] = ({metric: x} for x in ends[(k - 1) % len(ends)])
             else:
-                v = run_round(settings, dict(trees, commit=path), step_dir, k, ["good", "commit", "bad"], counted)
+                v = run_round(settings, dict(trees, commit=path), step_dir, k, ["good", "commit", "bad"], counted,
+                              repeat)
         except StepFailed as err:
             if err.role != "commit":
                 raise
@@ -272,7 +279,7 @@ def step(settings, state, trees, out_dir, index):
         rounds.append((v["good"][metric], v["commit"][metric], v["bad"][metric]))
         if k not in at:
             continue
-        verdict, interval = decide.decide(rounds, settings["alpha"], len(at))
+        verdict, interval = decide.decide(rounds, settings["alpha"], len(at), state["ends"]["change"])
         if verdict:
             shutil.rmtree(path, ignore_errors=True)
             return {"verdict": verdict, "rounds": k, "interval": interval, "dir": step_dir}
@@ -304,7 +311,7 @@ def search_loop(settings, state, out_dir):
 def fresh(p, opts, command):
     """Checks everything, measures the ends and returns (settings, state, out_dir)."""
     settings = settings_of(p, opts, command)
-    ends = (opts.good, opts.bad) if not opts.from_history else labels_of_change(p, opts, settings)
+    ends = (opts.good, opts.bad) if not opts.from_history else ends_of_change(p, opts, settings)
     try:
         good, bad = (repo.commit_of(settings["repo"], r) for r in ends)
         commits = repo.commit_range(settings["repo"], good, bad)
@@ -324,23 +331,34 @@ def fresh(p, opts, command):
     return settings, state, out_dir
 
 
-def labels_of_change(p, opts, settings):
-    """(good label, bad label) of --from-history's change point; each must be a revision of --repo."""
+def _named(label, rev):
+    """A history point for the user: its label, with its commit when that is not the label."""
+    return label if label == rev else f"{label} (commit {rev})"
+
+
+def ends_of_change(p, opts, settings):
+    """(good, bad) revisions of --from-history's change point: each point's commit field, else its
+    label; each must be a commit of --repo."""
     try:
         ends = fromhistory.find(opts.db, opts.cell, settings["metric"], opts.testbed, opts.change)
     except fromhistory.EndsError as err:
         p.error(str(err))
-    for label in (ends.good_label, ends.bad_label):
-        if not repo.is_commit(settings["repo"], label):
-            p.error(f"the history's point {label!r} is not a commit of {settings['repo']}: bisect needs points "
-                    "labelled with the version under test (history add --label \"$(git describe)\" or a hash); "
-                    "give --good and --bad instead")
+    revs = fromhistory.revisions(ends)
+    for label, commit, rev in ((ends.good_label, ends.good_commit, revs[0]), (ends.bad_label, ends.bad_commit, revs[1])):
+        if repo.is_commit(settings["repo"], rev):
+            continue
+        if commit:
+            p.error(f"the history's point {label!r} was measured at commit {commit}, which is not a commit of "
+                    f"{settings['repo']}: give the repository it was measured in (--repo), or --good and --bad")
+        p.error(f"the history's point {label!r} has no commit and its label is not a commit of {settings['repo']}: "
+                "add the nightly runs with 'history add --commit REV' (or a label that is a hash or git describe's "
+                "output), or give --good and --bad instead")
     where = f"change point at {ends.bad_label}" if ends.found else f"--change {ends.bad_label}"
     measure.say(f"from the history: {ends.testbed} {opts.cell} {settings['metric']}, {where} (point {ends.bad_index + 1} "
-                f"of {ends.points}): good {ends.good_label}, bad {ends.bad_label}")
+                f"of {ends.points}): good {_named(ends.good_label, revs[0])}, bad {_named(ends.bad_label, revs[1])}")
     settings["history"] = {"testbed": ends.testbed, "cell": opts.cell, "good_label": ends.good_label,
-                           "bad_label": ends.bad_label}
-    return ends.good_label, ends.bad_label
+                           "bad_label": ends.bad_label, "good_commit": ends.good_commit, "bad_commit": ends.bad_commit}
+    return revs
 
 
 def resumed(p, opts):

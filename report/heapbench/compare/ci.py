@@ -33,6 +33,7 @@ from heapbench.compare import ab
 from heapbench.compare import adaptive
 from heapbench import cells
 from heapbench.compare import cihistory
+from heapbench.history.commit import commit_arg
 from heapbench.history.store import label_arg
 from heapbench.compare import gate
 from heapbench.compare import launch
@@ -67,6 +68,9 @@ def ci_parser():
                              "no URL: $HEAPBENCH_HISTORY, else history.sqlite in the results location)")
     parser.add_argument("--add", action="store_true", help="with --history: add this run to the history when the gate passes")
     parser.add_argument("--label", type=label_arg, help="with --history: the label of the added run (default its commit)")
+    parser.add_argument("--commit", type=commit_arg, metavar="REV",
+                        help="with --history: the commit under test of the added run (a hash, or a revision of the git "
+                             "repository here; default: the commit --label names, else none)")
     parser.add_argument("--window", type=int, default=cihistory.WINDOW, metavar="N",
                         help="with --history: compare with the last N points after the last change point (default %(default)s)")
     parser.add_argument("--fixed-thresholds", action="store_true",
@@ -215,8 +219,8 @@ def ci_ab(parser, args, head, settings, out_dir):
 
 def ci_check_modes(parser, args):
     """Usage errors of options that belong to one mode only (exit 2)."""
-    if args.history is None and (args.add or args.label or args.window != cihistory.WINDOW or args.fixed_thresholds):
-        parser.error("--add, --label, --window and --fixed-thresholds belong to --history (the gate against a history)")
+    if args.history is None and (args.add or args.label or args.commit or args.window != cihistory.WINDOW or args.fixed_thresholds):
+        parser.error("--add, --label, --commit, --window and --fixed-thresholds belong to --history (the gate against a history)")
     if not args.ab and (args.budget is not None or args.duet or args.round_reps != 1):
         parser.error("--budget, --duet and --round-reps belong to --ab (the A/B gate); add --ab")
     if args.round_reps < 1:

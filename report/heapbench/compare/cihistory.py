@@ -192,10 +192,10 @@ def require_testbed(store, testbed):
                    "(same matrix options; adds the run without gating) or 'heapbench history add DIR'")
 
 
-def add(store, run_dir, label, testbed):
-    """Adds run_dir to the history (exit 2 on a history error) and says so."""
+def add(store, run_dir, args, testbed):
+    """Adds run_dir to the history with args' --label and --commit (exit 2 on a history error) and says so."""
     try:
-        added = store.add(run_dir, label=label)
+        added = store.add(run_dir, label=args.label, commit=args.commit)
     except HistoryError as err:
         cli.usage_exit(PROG, str(err))
     fresh = any(a for _, _, a in added)
@@ -246,7 +246,7 @@ def gate_history(args, settings, out_dir, matrix):
         if bad:
             store.close()
             sys.exit(refuse_failed(bad, batch1))
-        add(store, batch1, args.label, testbed.name)
+        add(store, batch1, args, testbed.name)
         store.close()
         return None
     require_testbed(store, testbed)
@@ -278,7 +278,7 @@ def gate_history(args, settings, out_dir, matrix):
     def finish(result):
         status = refuse_failed(bad, batch1) if bad else gate.outcome(result, args.allow_unknown, out_dir)
         if status == gate.EXIT_PASS and args.add:
-            add(store, batch1, args.label, testbed.name)
+            add(store, batch1, args, testbed.name)
         store.close()
         return status
     return screen, confirmed, finish

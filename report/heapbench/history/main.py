@@ -14,6 +14,7 @@ from heapbench import markdown
 from heapbench.history import changes
 from heapbench.history import scan
 from heapbench.history.db import HistoryError
+from heapbench.history.commit import commit_arg
 from heapbench.history.store import label_arg, open_store
 
 PROG = "heapbench history"
@@ -55,6 +56,9 @@ def _parser():
     _db_option(add)
     add.add_argument("--label", type=label_arg,
                      help="the version under test of these runs (default: the run's heapbench commit)")
+    add.add_argument("--commit", type=commit_arg, metavar="REV",
+                     help="the commit under test these runs measured (a hash, or a revision of the git repository "
+                          "here); default: the commit --label names when it is a hash or git describe's output, else none")
     add.add_argument("--order", type=_finite, metavar="N", help="place of the point in its series (default: after the last)")
     add.add_argument("dirs", nargs="+", metavar="DIR", help="results directories (a merged multi-host one adds each host)")
     tb = sub.add_parser("testbeds", help="list the testbeds", prog=f"{PROG} testbeds")
@@ -89,7 +93,8 @@ def _parser():
 
 def cmd_add(store, args):
     """history add: one line per run added or already present."""
-    for testbed, run_id, added in store.add(args.dirs, label=args.label, order=args.order):
+    for testbed, run_id, added in store.add(args.dirs, label=args.label, order=args.order,
+                                                 commit=args.commit):
         print(f"{'added' if added else 'already in the history'}: run {markdown.one_line(run_id)} (testbed {testbed})")
     return 0
 

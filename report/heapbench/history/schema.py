@@ -7,9 +7,10 @@ the caller (it was written by a newer heapbench). The statements are written onc
 engines ({id} is the auto-numbered key's type, {real} a double, filled by ddl()), except where
 the engines' ALTER TABLE differ: such a step is a dict {engine: statements}. A run is keyed by
 (run id, host, content): content is the sha256 of its runs.csv ('' for a run added before
-version 2, which is then known by its start time).
+version 2, which is then known by its start time). A run's tested_commit (version 3) is the
+commit of the thing under test (commit.py); runs added before version 3 have none (NULL).
 """
-VERSION = 2
+VERSION = 3
 
 # One list of statements per step: MIGRATIONS[v] turns version v into v + 1.
 MIGRATIONS = [
@@ -47,6 +48,9 @@ MIGRATIONS = [
             "ALTER TABLE runs ADD CONSTRAINT runs_key UNIQUE (run_id, host, content)",
         ],
     },
+    [   # 3: the commit under test of each run (NULL: not known, as for every run added before)
+        "ALTER TABLE runs ADD COLUMN tested_commit TEXT",
+    ],
 ]
 
 # Column types that differ between the engines.

@@ -8,7 +8,8 @@ another run written later into a reused directory name is a run of its own; with
 explicit --label already used by another run is refused; a defaulted label, the run's commit,
 is made unique with @host); a point's order is --order when given, else one more than the
 testbed's largest (points are then in the order they were added); series come back in
-(order, insertion) order.
+(order, insertion) order; a run's tested_commit is add()'s commit, else the commit an explicit
+label names, else None (commit.py), and every Point of the run carries it.
 """
 import argparse
 import collections
@@ -20,13 +21,15 @@ import os
 from heapbench import jsontext
 from heapbench import results
 from heapbench.history import check
+from heapbench.history import commit as hcommit
 from heapbench.history import db
 from heapbench.history import points
 from heapbench.history.db import HistoryError
 from heapbench.testbed import Testbed, testbed_of
 
-Point = collections.namedtuple("Point", "label order reps median spread library run_id host lo hi")
-Run = collections.namedtuple("Run", "id label order run_id host added git_commit libraries")
+Point = collections.namedtuple("Point", "label order reps median spread library run_id host lo hi tested_commit",
+                               defaults=(None,))
+Run = collections.namedtuple("Run", "id label order run_id host added git_commit tested_commit libraries")
 
 
 def _reps_json(entry, directory):
@@ -101,9 +104,10 @@ class Store:
 
     # ----- writing
 
-    def add(self, run_dirs, label=None, order=None):
+    def add(self, run_dirs, label=None, order=None, commit=None):
         """Adds results directories (a path or a list); returns [(testbed name, run id, added)] per
-        (directory, host) in the order given; added is False for a run the history already had."""
+        (directory, host) in the order given; added is False for a run the history already had.
+        commit: the commit under test (a hash: commit.commit_arg checks the command line's)."""
         if isinstance(run_dirs, str):
             run_dirs = [run_dirs]
         read = []
@@ -116,7 +120,8 @@ class Store:
             if not any(by_host.values()):
                 raise HistoryError(f"{directory}: no cell has an ok rep (every run failed, crashed or was skipped), "
                                    "so it holds no point; nothing was added: see the reasons in its runs.csv")
-            read.append((directory, dict(meta, content=_content(directory)), by_host))
+            read.append((directory, dict(meta, content=_content(directory),
+                                         tested_commit=hcommit.point_commit(commit, label, label is not None)), by_host))
         out = []
         with self.db.write() as cur:
             for index, (directory, meta, by_host) in enumerate(read):
@@ -140,10 +145,10 @@ class Store:
             top = cur.execute("SELECT max(ord) FROM runs WHERE testbed = ?", (tb.name,)).fetchone()[0]
             order = 1 if top is None else top + 1
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        run = cur.execute("INSERT INTO runs (run_id, host, testbed, label, ord, added, git_commit, start, content) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        run = cur.execute("INSERT INTO runs (run_id, host, testbed, label, ord, added, git_commit, start, content, "
+                          "tested_commit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                           (run_id, host, tb.name, name, float(order), now, meta.get("git_commit"),
-                           meta.get("start"), meta["content"])).fetchone()[0]
+                           meta.get("start"), meta["content"], meta["tested_commit"])).fetchone()[0]
         libs = [(run, a, info.get("path"), info.get("version"), info.get("sha256"))
                 for a, info in sorted((meta.get("allocators") or {}).items()) if isinstance(info, dict)]
         if libs:
@@ -188,7 +193,7 @@ class Store:
 
     def runs(self, testbed_name):
         """The testbed's runs in order, each with its {allocator: {path, version, sha256}}."""
-        rows = self.db.query("SELECT id, label, ord, run_id, host, added, git_commit FROM runs "
+        rows = self.db.query("SELECT id, label, ord, run_id, host, added, git_commit, tested_commit FROM runs "
                              "WHERE testbed = ? ORDER BY ord, id", (testbed_name,))
         libs = {}
         for run, allocator, path, version, sha in self.db.query(
@@ -236,5 +241,5 @@ class Store:
             r = runs[run]
             out.setdefault((cell_name, metric), []).append(
                 Point(r.label, r.order, json.loads(values) if reps else None, median, spread,
-                      r.libraries.get(allocator, {}), r.run_id, r.host, lo, hi))
+                      r.libraries.get(allocator, {}), r.run_id, r.host, lo, hi, r.tested_commit))
         return out

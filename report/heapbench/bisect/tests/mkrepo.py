@@ -3,7 +3,9 @@
 Usage: mkrepo.py DIR COMMITS CHANGE KIND [BROKEN,...]
   COMMITS commits (1..COMMITS); from commit CHANGE on the program does 5% more page faults
   (KIND=faults: it writes 5% more freshly malloc'd pages) or 10% more work (KIND=time: a run of
-  ~20 ms, nearly all of it a loop, whose loop is 10% longer), or, KIND=alloc, not a program but a tiny allocator library, libtiny.so
+  ~20 ms, nearly all of it a loop, whose loop is 10% longer), or (KIND=cache) the same instructions
+  and pages with a chase through 16 MiB that walks it line by line before CHANGE and jumps across it
+  from CHANGE on (cache and TLB misses: ~10% more CPU time, which only time shows), or, KIND=alloc, not a program but a tiny allocator library, libtiny.so
   (tiny.c over glibc's __libc_malloc and its kin), whose every block is 256 bytes longer from CHANGE on; each commit numbered in BROKEN does not build (an #error in its config.h).
   Prints the hashes of commit 1 (good) and COMMITS (bad), and of CHANGE, one per line.
 Always holds: every commit changes config.h (so each commit is a distinct tree); the program is
@@ -25,6 +27,28 @@ int main(void)
         memset(p, (int)i, 4096);
         sink += (unsigned long)p[7];
     }
+    for (long i = 0; i < WORK; i++)
+        sink = sink * 6364136223846793005UL + 1442695040888963407UL;
+    return (int)(sink & 0);
+}
+'''
+# KIND=cache: one program for every commit; only the stride of the chase (read through a volatile, so
+# that the code and its instructions are the same) changes
+CACHE_PROG = r'''#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+volatile unsigned long stride_v = STRIDE;
+int main(void)
+{
+    const unsigned long n = 1UL << 22, mask = n - 1, stride = stride_v;
+    unsigned *arr = malloc(n * sizeof *arr);
+    volatile unsigned long sink = 0;
+    if (!arr) return 1;
+    memset(arr, 0, n * sizeof *arr);
+    unsigned long p = 0;
+    for (long i = 0; i < CHASE; i++)
+        p = ((p + stride) & mask) + arr[p];
+    sink += p;
     for (long i = 0; i < WORK; i++)
         sink = sink * 6364136223846793005UL + 1442695040888963407UL;
     return (int)(sink & 0);
@@ -63,6 +87,9 @@ def config(n, change, kind, broken):
     """config.h of commit n."""
     if kind == "alloc":
         return f"/* commit {n} */\n#define PAD {256 if n >= change else 0}\n" + ("#error no build\n" if n in broken else "")
+    if kind == "cache":
+        text = f"/* commit {n} */\n#define STRIDE {2654435 if n >= change else 16}UL\n#define CHASE 30000L\n#define WORK 20000000L\n"
+        return text + ("#error this commit does not build\n" if n in broken else "")
     pages, work = SIZES[kind]
     pages = pages * 105 // 100 if kind == "faults" and n >= change else pages
     work = work * 110 // 100 if kind == "time" and n >= change else work
@@ -82,7 +109,8 @@ def make(directory, commits, change, kind, broken=()):
     """Makes the repository; returns (good hash, bad hash, change hash)."""
     os.makedirs(directory)
     git(directory, "init", "-q", "-b", "main")
-    files = {"tiny.c": TINY, "Makefile": TINY_MAKEFILE} if kind == "alloc" else {"prog.c": PROG, "Makefile": MAKEFILE}
+    files = ({"tiny.c": TINY, "Makefile": TINY_MAKEFILE} if kind == "alloc" else
+             {"prog.c": CACHE_PROG if kind == "cache" else PROG, "Makefile": MAKEFILE})
     for name, text in files.items():
         with open(os.path.join(directory, name), "w") as f:
             f.write(text)

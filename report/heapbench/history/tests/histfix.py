@@ -44,3 +44,29 @@ def run_cli(args, tmp, env=None):
     full = dict(os.environ, HEAPBENCH_RESULTS=os.path.join(tmp, "results"), **(env or {}))
     full.pop("HEAPBENCH_HISTORY", None) if "HEAPBENCH_HISTORY" not in (env or {}) else None
     return subprocess.run([BIN, "history"] + list(args), capture_output=True, text=True, env=full, timeout=600)
+
+
+def check_commits(test, db, tmp):
+    """The commit under test through `history add` into db (an SQLite file or a PostgreSQL URL), asserted
+    on test: --commit is kept, an explicit label that is a hash or git describe's output gives it, any
+    other label and the default label give none, every Point of a run carries it, and --commit that
+    names no commit is one line, exit 2, nothing added."""
+    from heapbench.history.store import open_store
+    cases = [(["--label", "v1", "--commit", "ABC1234"], "abc1234"), (["--label", "deadbeef01"], "deadbeef01"),
+             (["--label", "v1.2-3-g0123abc"], "0123abc"), (["--label", "v3"], None), ([], None)]
+    for i, (words, _) in enumerate(cases):
+        directory = write_run(os.path.join(tmp, f"c{i}"), {("churn", "glibc", 1, "", ""): cell(1.0)}, run_id=f"c{i}")
+        done = run_cli(["add", "--db", db] + words + [directory], tmp)
+        test.assertEqual(done.returncode, 0, done.stderr)
+    refused = run_cli(["add", "--db", db, "--commit", "no-such-rev", directory], tmp)
+    test.assertEqual(refused.returncode, 2, refused.stderr)
+    test.assertEqual(len(refused.stderr.strip().splitlines()), 1, refused.stderr)
+    test.assertIn("not a commit hash", refused.stderr)
+    store = open_store(db, readonly=True)
+    try:
+        name = store.testbeds()[0].name
+        test.assertEqual([r.tested_commit for r in store.runs(name)], [want for _, want in cases])
+        series = store.series(name, "churn/glibc/t1", "wall_s")
+    finally:
+        store.close()
+    test.assertEqual([p.tested_commit for p in series], [want for _, want in cases])

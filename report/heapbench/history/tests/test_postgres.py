@@ -196,6 +196,41 @@ class PostgresTest(ServerCase):
         conn.close()
 
 
+    def test_the_commit_under_test_is_kept_per_point(self):
+        histfix.check_commits(self, self.server.url, self.tmp)
+
+    def test_a_schema_2_history_is_migrated_to_keep_commits(self):
+        """A schema 2 history gains the commit column on open: its run stays with none, a new run keeps its --commit."""
+        import psycopg2
+        from heapbench.history import schema
+        from heapbench.history.store import open_store
+        conn = psycopg2.connect(self.server.url)
+        with conn, conn.cursor() as cur:
+            for step in (0, 1):
+                for statement in schema.ddl(step, "postgresql"):
+                    cur.execute(statement)
+            cur.execute("UPDATE hb_schema SET version = 2")
+            cur.execute("INSERT INTO testbeds VALUES ('tb', '{}')")
+            cur.execute("INSERT INTO runs (run_id, host, testbed, label, ord, added, content) "
+                        "VALUES ('old', 'hostA', 'tb', 'deadbeef', 1, 'x', 'c0')")
+        conn.close()
+        new = write_run(os.path.join(self.tmp, "new"), {KEY: cell(1.0)}, run_id="new")
+        done = histfix.run_cli(["add", "--db", self.server.url, "--label", "v2", "--commit", "0123abcd", new], self.tmp)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        conn = psycopg2.connect(self.server.url)
+        with conn, conn.cursor() as cur:
+            cur.execute("SELECT max(version) FROM hb_schema")
+            self.assertEqual(cur.fetchone()[0], schema.VERSION)
+            cur.execute("SELECT label, tested_commit FROM runs ORDER BY id")
+            self.assertEqual(cur.fetchall(), [("deadbeef", None), ("v2", "0123abcd")])
+        conn.close()
+        store = open_store(self.server.url, readonly=True)
+        try:
+            self.assertEqual([r.tested_commit for r in store.runs("tb")], [None])
+        finally:
+            store.close()
+
+
 class PasswordTest(ServerCase):
     """A server that asks for a password: libpq's own sources of it work (heapbench passes none of its
     own), and no message of history or ci shows it, whatever form the URL gives it in."""

@@ -118,6 +118,38 @@ class StoreTest(unittest.TestCase):
         finally:
             conn.close()
 
+    def test_the_commit_under_test_is_kept_per_point(self):
+        histfix.check_commits(self, self.db, self.tmp)
+
+    def test_a_schema_2_history_is_migrated_to_keep_commits(self):
+        """A schema 2 history gains the commit column on open: its run stays, with no commit (NULL: bisect
+        then reads its label), and a run added with --commit keeps it."""
+        from heapbench.history import schema
+        from heapbench.history.store import open_store
+        conn = sqlite3.connect(self.db)
+        for step in (0, 1):
+            for statement in schema.ddl(step, "sqlite"):
+                conn.execute(statement)
+        conn.execute("UPDATE hb_schema SET version = 2")
+        conn.execute("INSERT INTO testbeds VALUES ('tb', '{}')")
+        conn.execute("INSERT INTO runs VALUES (1, 'old', 'hostA', 'tb', 'deadbeef', 1, 'x', NULL, 's', 'c0')")
+        conn.execute("INSERT INTO points VALUES (1, 'churn/glibc/t1', 'churn', 'glibc', 'wall_s', '[1]', 1, 0, 1, 1)")
+        conn.commit()
+        conn.close()
+        new = write_run(os.path.join(self.tmp, "new"), {KEY: cell(1.0)}, run_id="new", facts=dict(histfix.FACTS))
+        done = self.cli("add", "--db", self.db, "--label", "v2", "--commit", "0123abcd", new)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        after = dump(self.db)
+        self.assertEqual(after["hb_schema"], [(schema.VERSION,)])
+        self.assertEqual(after["runs"][0][:10], (1, 'old', 'hostA', 'tb', 'deadbeef', 1.0, 'x', None, 's', 'c0'))
+        store = open_store(self.db, readonly=True)
+        try:
+            self.assertEqual([(r.label, r.tested_commit) for r in store.runs("tb")], [("deadbeef", None)])
+            testbed = [t.name for t in store.testbeds() if t.name != "tb"][0]
+            self.assertEqual([(r.label, r.tested_commit) for r in store.runs(testbed)], [("v2", "0123abcd")])
+        finally:
+            store.close()
+
     def test_points_are_ordered_as_added_or_by_order(self):
         dirs = self.runs(3)
         self.cli("add", "--db", self.db, "--label", "v2", "--order", "20", dirs[2])
