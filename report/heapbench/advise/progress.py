@@ -34,8 +34,29 @@ def progress_live_cpu_seconds():
     return total
 
 
-# --budget-clock: its reading function and the unit the messages give.
-CLOCKS = {"wall": (time.monotonic, "s"), "cpu": (progress_cpu_seconds, "CPU s")}
+def progress_process_age():
+    """Wall seconds since this process started (/proc/self/stat's start time against /proc/uptime): the
+    command's own start and its imports, which come before advise's clock is made; 0 where unreadable."""
+    try:
+        with open("/proc/self/stat", encoding="ascii", errors="replace") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+
+
+def progress_wall_seconds():
+    """Wall seconds on a clock whose zero is this process's start (CLOCK_MONOTONIC less the age at import)."""
+    return time.monotonic() - PROCESS_START
+
+
+PROCESS_START = time.monotonic() - progress_process_age()
+
+# --budget-clock: its reading function and the unit the messages give. Both count from the process's
+# start: the CPU clock through os.times(), the wall clock through PROCESS_START.
+CLOCKS = {"wall": (progress_wall_seconds, "s"), "cpu": (progress_cpu_seconds, "CPU s")}
 
 
 class Progress:
@@ -44,7 +65,7 @@ class Progress:
     def __init__(self, budget, spent=0.0, stream=None, clock="wall"):
         """A clock (a key of CLOCKS) that counts spent seconds (from an earlier, interrupted run) as already used."""
         self.read, self.unit = CLOCKS[clock]
-        self.budget, self.spent0, self.start = budget, spent, self.read()
+        self.budget, self.spent0, self.start = budget, spent, 0.0  # both clocks read 0 at the process's start
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.stage, self.planned_end = "", budget

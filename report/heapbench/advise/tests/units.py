@@ -329,16 +329,24 @@ def test_clock():
     """--budget-clock: the cpu clock counts the CPU of the children advise waits for, not their waiting;
     the wall clock counts the waiting. A child that sleeps 0.6 s, then one that spins 0.3 s of CPU."""
     wall, cpu = progress.Progress(100, stream=io.StringIO()), progress.Progress(100, stream=io.StringIO(), clock="cpu")
+    wall0, cpu0 = wall.elapsed(), cpu.elapsed()  # both count from this process's start
     subprocess.run([sys.executable, "-c", "import time; time.sleep(0.6)"], check=True)
-    slept_wall, slept_cpu = wall.elapsed(), cpu.elapsed()
+    slept_wall, slept_cpu = wall.elapsed() - wall0, cpu.elapsed() - cpu0
     subprocess.run([sys.executable, "-c", "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"],
                    check=True)
-    spun_cpu = cpu.elapsed() - slept_cpu
+    spun_cpu = cpu.elapsed() - cpu0 - slept_cpu
     check("clock-wall-counts-waiting", slept_wall >= 0.6, slept_wall)
     # a python3 start costs ~0.02-0.05 CPU s; the sleep itself none
     check("clock-cpu-ignores-waiting", slept_cpu < 0.3, slept_cpu)
     check("clock-cpu-counts-children", 0.3 <= spun_cpu < 0.6, spun_cpu)
     check("clock-units", (wall.unit, cpu.unit) == ("s", "CPU s"), (wall.unit, cpu.unit))
+    # The wall clock counts from the process's start, before advise's modules were imported: a process that
+    # sleeps 0.5 s before it makes its clock reads at least 0.5 s at once (it read ~0 before).
+    code = ("import time; time.sleep(0.5)\nfrom heapbench.advise import progress\n"
+            "print(progress.Progress(100, stream=open('/dev/null', 'w')).elapsed())")
+    aged = float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                                env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))).stdout)
+    check("clock-wall-counts-from-process-start", 0.5 <= aged < 30, aged)
 
 
 def test_choose():
