@@ -1,7 +1,7 @@
 """test_purenoise.py - the pure-noise bench stopped while it runs (SIGTERM, SIGHUP, Ctrl-C's SIGINT): one line,
 exit 128 + the signal, and its temporary directory removed with what the run in progress wrote there.
 
-Always holds: the bench runs with TMPDIR set to a directory of the test's own, which must be empty again once
+Always holds: the bench starts with SIGINT ignored (as a background job of make test or CI does); it runs with TMPDIR set to a directory of the test's own, which must be empty again once
 it has exited; the signal is sent only once its temporary directory exists (the run has started).
 """
 import os
@@ -28,8 +28,10 @@ class PureNoiseStopTest(unittest.TestCase):
     def stopped(self, sig):
         """Starts the bench, sends sig once its temporary directory exists; (exit code, stderr, what is left)."""
         env = dict(os.environ, TMPDIR=self.tmp)
+        # started with SIGINT ignored, as make test and CI start it (a non-interactive shell's background job)
         proc = subprocess.Popen([os.path.join(ROOT, "report", "py"), BENCH, "--points", "3", "-w", "thread-churn", "-n", "1"],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         deadline = time.time() + 120
         while not os.listdir(self.tmp) and proc.poll() is None and time.time() < deadline:
             time.sleep(0.05)
