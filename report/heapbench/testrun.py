@@ -25,9 +25,11 @@ class PassFailResult(unittest.TestResult):
         print(f"PASS {test.id().split('.', 1)[1]}", flush=True)
 
     def _fail(self, test, err):
-        """Prints one FAIL line with the last line of the traceback."""
+        """Prints one FAIL line with the last line of the traceback (a class or module fixture's error has no dot)."""
         why = self._exc_info_to_string(err, test).strip().splitlines()[-1]
-        print(f"FAIL {test.id().split('.', 1)[1]}: {why}", flush=True)
+        name = test.id() if test.id().endswith(")") and " (" in test.id() and "." not in test.id().split(" (")[0] \
+            else test.id().split(".", 1)[-1]  # "setUpClass (module.Class)" whole; "module.Class.test (k=2)" less module
+        print(f"FAIL {name}: {why}", flush=True)
 
     def addFailure(self, test, err):
         """A failed assertion: FAIL line."""
@@ -38,6 +40,12 @@ class PassFailResult(unittest.TestResult):
         """An exception in a test: FAIL line."""
         super().addError(test, err)
         self._fail(test, err)
+
+    def addSubTest(self, test, subtest, err):
+        """A failed subTest: FAIL line naming the subtest (unittest counts it without calling addFailure)."""
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._fail(subtest, err)
 
     def addSkip(self, test, reason):
         """A test that cannot run here: SKIP line, counted in neither total."""
