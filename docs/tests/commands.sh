@@ -95,7 +95,7 @@ run: heapbench compare --fidelity results/prog results/replay
 exit: 0
 
 doc: heapbench ci [--baseline results/baseline] [--update-baseline] [-o DIR] [-n 5] [--absolute]
-run: heapbench ci --baseline results/base -o ci1 -n 5 --absolute -w thread-churn -t 1 -a glibc,jemalloc --warmup 0
+run: heapbench ci --baseline results/base -o ci1 -n 12 --absolute -w thread-churn -t 1 -a glibc,jemalloc --warmup 0
 exit: 0|1|3
 
 doc: heapbench ci --ab --base 'CMD ARGS' [-n 8 | --budget 400|60s] [--round-reps 1] [--duet] [-a ...] [--env ...] [options] -- CMD ARGS
