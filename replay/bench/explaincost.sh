@@ -15,12 +15,6 @@ ALLOCS=${ALLOCS:-glibc,jemalloc,tcmalloc,tcmalloc-minimal,mimalloc,tbbmalloc}
 CALLGRIND=${CALLGRIND:-1}
 REPLAY=$ROOT/build/replay/hbreplay
 bp_tmp explaincost
-cpu() { /usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1 + $2 }' "$TMP/time"; }
-instructions() {
-    rm -f "$TMP"/cg.*
-    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$TMP/cg.%p" "$@" >/dev/null 2>&1 || true
-    cat "$TMP"/cg.* | sed -nE 's/^summary: ([0-9]+).*/\1/p' | awk '{ s += $1 } END { print s }'
-}
 echo "| allocator | plain CPU s | explain end CPU s | ratio end (min-max) | explain peak CPU s | ratio peak (min-max) | callgrind: plain, end, peak M instructions, end ratio |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 IFS=',' read -r -a AL <<<"$ALLOCS"
@@ -28,18 +22,18 @@ for a in "${AL[@]}"; do
     lib=$(bp_library "$a")
     : >"$TMP/rounds"
     for _ in $(seq "$ROUNDS"); do
-        p=$(cpu env LD_PRELOAD="$lib" "$REPLAY" --trace="$TRACE")
-        e=$(cpu env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=end --trace="$TRACE")
-        k=$(cpu env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=peak --trace="$TRACE")
+        p=$(bp_cpu env LD_PRELOAD="$lib" "$REPLAY" --trace="$TRACE")
+        e=$(bp_cpu env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=end --trace="$TRACE")
+        k=$(bp_cpu env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=peak --trace="$TRACE")
         echo "$p $e $k" >>"$TMP/rounds"
     done
     col() { awk -v c="$1" '{ print $c }' "$TMP/rounds" | bp_median; }
     ratio() { awk -v c="$1" '$1 > 0 { print $c / $1 }' "$TMP/rounds" | sort -g; }
     ig="-"
     if [ "$CALLGRIND" = 1 ]; then
-        ip=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --trace="$TRACE")
-        ie=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=end --trace="$TRACE")
-        ik=$(instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=peak --trace="$TRACE")
+        ip=$(bp_instructions env LD_PRELOAD="$lib" "$REPLAY" --trace="$TRACE")
+        ie=$(bp_instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=end --trace="$TRACE")
+        ik=$(bp_instructions env LD_PRELOAD="$lib" "$REPLAY" --explain="$TMP/x.tsv" --at=peak --trace="$TRACE")
         ig=$(awk -v p="$ip" -v e="$ie" -v k="$ik" 'BEGIN { printf "%.0f, %.0f, %.0f, %.2f", p / 1e6, e / 1e6, k / 1e6, e / p }')
         awk -v p="$ip" -v e="$ie" -v k="$ik" 'BEGIN { exit !(p > 0 && e / p <= 2 && k / p <= 2) }' || echo "$a" >>"$TMP/missed"
     fi

@@ -35,6 +35,14 @@ if a is None or a.library is None:
 print(a.library)' "$1" "$(basename "$0")"
 }
 bp_load() { echo "load $1: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+# bp_cpu CMD...: CMD's CPU seconds (user + system, GNU time), whatever its exit (needs bp_tmp's $TMP).
+bp_cpu() { /usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1 + $2 }' "$TMP/time"; }
+# bp_instructions CMD...: callgrind's instruction count of CMD and of what it execs (needs $TMP).
+bp_instructions() {
+    rm -f "$TMP"/cg.*
+    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$TMP/cg.%p" "$@" >/dev/null 2>&1 || true
+    cat "$TMP"/cg.* | sed -nE 's/^summary: ([0-9]+).*/\1/p' | awk '{ s += $1 } END { print s }'
+}
 bp_tmp() {
     TMP=$(mktemp -d "/tmp/hb-$1.XXXXXX")
     trap 'rm -rf "$TMP"' EXIT

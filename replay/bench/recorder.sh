@@ -38,13 +38,7 @@ IFS=';' read -r -a WL <<<"${WORKLOADS:-$DEFAULT}"
 
 # cpu CMD...: user + sys seconds of CMD and its children (GNU time; output discarded).
 read -r -a PRE <<<"${PREFIX:-}"
-cpu() { /usr/bin/time -f '%U %S' -o "$TMP/time" "${PRE[@]}" "$@" >/dev/null 2>&1 || true; awk '{ print $1 + $2 }' "$TMP/time"; }
-# instructions CMD...: callgrind's instruction count of CMD (and of what it execs).
-instructions() {
-    rm -f "$TMP"/cg.*
-    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$TMP/cg.%p" "$@" >/dev/null 2>&1 || true
-    cat "$TMP"/cg.* | sed -nE 's/^summary: ([0-9]+).*/\1/p' | awk '{ s += $1 } END { print s }'
-}
+cpu() { bp_cpu "${PRE[@]}" "$@"; }
 
 : >"$TMP/table"
 for w in "${WL[@]}"; do
@@ -72,9 +66,9 @@ for w in "${WL[@]}"; do
     before=$(awk '$1 > 0 { print $3 / $1 }' "$TMP/rounds" | bp_median)
     ig="- - -"
     if [ "$CALLGRIND" = 1 ]; then
-        ip=$(instructions "${cmd[@]}")
+        ip=$(bp_instructions "${cmd[@]}")
         rm -rf "$TMP/cgtr" && mkdir "$TMP/cgtr"
-        ir=$(instructions env HEAPBENCH_RECORD_RAW="$RAW" HEAPBENCH_RECORD_DIR="$TMP/cgtr" LD_PRELOAD="$REC" "${cmd[@]}")
+        ir=$(bp_instructions env HEAPBENCH_RECORD_RAW="$RAW" HEAPBENCH_RECORD_DIR="$TMP/cgtr" LD_PRELOAD="$REC" "${cmd[@]}")
         ig=$(awk -v p="$ip" -v r="$ir" -v e="$events" 'BEGIN { printf "%.0fM %.0fM %.2f %.0f", p / 1e6, r / 1e6, r / p, (r - p) / e }')
     fi
     printf '%s|%d|%.3f|%.1f|%.3f|%.2f (%.2f-%.2f)|%.1f|%s|%s|%.3f\n' "$w" "$events" "$(col 1)" \

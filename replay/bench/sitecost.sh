@@ -19,12 +19,6 @@ REC=$ROOT/build/lib/libhbrecord.so
 CMD=("$ROOT/build/workloads/bitmap-pool" --threads=1 --alloc=malloc --ops="$OPS")
 MODES=(none one sample all)
 bp_tmp sitecost
-cpu() { /usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1 + $2 }' "$TMP/time"; }
-instructions() {
-    rm -f "$TMP"/cg.*
-    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$TMP/cg.%p" "$@" >/dev/null 2>&1 || true
-    cat "$TMP"/cg.* | sed -nE 's/^summary: ([0-9]+).*/\1/p' | awk '{ s += $1 } END { print s }'
-}
 # recorded MODE: the command line of CMD with the recorder in MODE writing into a fresh $TMP/tr
 recorded() {
     rm -rf "$TMP/tr" && mkdir "$TMP/tr"
@@ -32,12 +26,12 @@ recorded() {
 }
 : >"$TMP/rounds"
 for _ in $(seq "$ROUNDS"); do
-    line=$(cpu "${CMD[@]}")
-    for m in "${MODES[@]}"; do recorded "$m" && line+=" $(cpu "${RUN[@]}")"; done
+    line=$(bp_cpu "${CMD[@]}")
+    for m in "${MODES[@]}"; do recorded "$m" && line+=" $(bp_cpu "${RUN[@]}")"; done
     echo "$line" >>"$TMP/rounds"
 done
 events=$(( 2 * OPS + 10 ))
-ip=$(instructions "${CMD[@]}")
+ip=$(bp_instructions "${CMD[@]}")
 echo "${CMD[*]#"$ROOT/"} ($events events, $ROUNDS rounds; plain: $(awk '{ print $1 }' "$TMP/rounds" | bp_median) s CPU, ${ip} instructions)"
 echo "| mode | CPU s, median | CPU ratio to plain, median | CPU ratio to none, median (min-max) | callgrind M instructions | recorder instructions / event | instructions ratio to none |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
@@ -48,7 +42,7 @@ for i in "${!MODES[@]}"; do
     rp=$(awk -v c="$c" '$1 > 0 { print $c / $1 }' "$TMP/rounds" | bp_median)
     rn=$(awk -v c="$c" '$2 > 0 { print $c / $2 }' "$TMP/rounds" | sort -g)
     ins=-
-    if [ "$m" != all ] || [ "$CALLGRIND_ALL" = 1 ]; then recorded "$m" && ins=$(instructions "${RUN[@]}"); fi
+    if [ "$m" != all ] || [ "$CALLGRIND_ALL" = 1 ]; then recorded "$m" && ins=$(bp_instructions "${RUN[@]}"); fi
     [ "$m" = none ] && in0=$ins
     printf '| %s | %.3f | %.2f | %.2f (%.2f-%.2f) | %s | %s | %s |\n' "$m" "$med" "$rp" "$(bp_median <<<"$rn")" \
         "$(head -n 1 <<<"$rn")" "$(tail -n 1 <<<"$rn")" \
