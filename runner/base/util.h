@@ -17,6 +17,13 @@ struct hb_strv {
     size_t cap;
 };
 
+/* 1 for a control character (C0 or DEL), which a name, a table field or a one-line message must not
+ * hold: the one test of the runner's refusals and of its '?' replacements. */
+static inline int hb_is_ctrl(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
 /* malloc/realloc/strdup/asprintf that abort with a message instead of returning NULL. */
 void *hb_xmalloc(size_t n);
 void *hb_xcalloc(size_t n, size_t size);

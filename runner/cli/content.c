@@ -249,7 +249,7 @@ static char *hb_content_excerpt(const char *s)
             ;
     char *out = hb_xasprintf("%.*s", (int)len, s);
     for (char *p = out; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        if (hb_is_ctrl((unsigned char)*p))
             *p = '?';
     return out;
 }

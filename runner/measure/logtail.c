@@ -4,6 +4,8 @@
  */
 #include "measure/logtail.h"
 
+#include "base/util.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +40,7 @@ void hb_log_last_line(const char *path, char *out, size_t len)
     size_t take = end - start < len - 1 ? end - start : len - 1;
     for (size_t i = 0; i < take; i++) {
         unsigned char c = (unsigned char)buf[start + i];
-        out[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        out[i] = hb_is_ctrl(c) ? '?' : (char)c;
     }
     out[take] = '\0';
 }

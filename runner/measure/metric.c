@@ -173,7 +173,7 @@ static void hb_metric_quote(const char *text, size_t n, char *out, size_t len)
         return;
     size_t k = 0;
     for (; k < n && k + 1 < len; k++)
-        out[k] = (unsigned char)text[k] < 0x20 || text[k] == 0x7f ? '?' : text[k];
+        out[k] = hb_is_ctrl((unsigned char)text[k]) ? '?' : text[k];
     out[k] = '\0';
 }
 

@@ -490,7 +490,7 @@ static void hb_opt_names(const struct hb_options *o)
 {
     for (size_t i = 0; i < o->workloads.n; i++)
         for (const unsigned char *c = (const unsigned char *)o->workloads.v[i]; *c; c++)
-            if (*c < 0x20 || *c == 0x7f)
+            if (hb_is_ctrl(*c))
                 hb_usage("exec: name %zu of -w holds a control character (a newline, a tab, ...); give a name of "
                          "printable characters", i + 1);
 }

@@ -209,7 +209,7 @@ struct hb_workload *hb_worklist_add_command(struct hb_worklist *wl, const char *
     const char *base = strrchr(argv->v[0], '/');
     const char *cell = name ? name : base ? base + 1 : argv->v[0];
     for (const unsigned char *c = (const unsigned char *)cell; !name && *c; c++)
-        if (*c < 0x20 || *c == 0x7f)
+        if (hb_is_ctrl(*c))
             hb_usage("exec: the program's file name holds a control character (a newline, a tab, ...), which "
                      "would split the cell's lines; name its cell with -w NAME of printable characters");
     if (hb_worklist_find(wl, cell))

@@ -33,7 +33,7 @@ static char *hb_summary_env(const char *env)
 {
     char *e = hb_xstrdup(env[0] ? env : "-");
     for (char *p = e; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        if (hb_is_ctrl((unsigned char)*p))
             *p = '?';
     return e;
 }
