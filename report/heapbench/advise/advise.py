@@ -354,9 +354,11 @@ class Advise:
         self.save("screen", {"dirs": dirs, "candidates": screened, "mode": mode})
 
     def run_timeout(self):
-        """Wall seconds one run of the program may take in the screen and the confirmation: ten times the
-        baseline's, at least 10 s (a candidate that hangs fails its run instead of holding the budget)."""
-        return max(10.0, 10 * self.st["done"]["baseline"]["wall"])
+        """Wall seconds one run of the program may take in the screen and the confirmation: twenty times the
+        baseline's, at least 30 s (a candidate that hangs fails its run instead of holding the budget; the
+        margin is wide because the load may rise between the baseline and a later run: from load 2 to 40 on
+        2 CPUs a run's wall time grows ~20x, and a baseline that times out ends advise)."""
+        return max(30.0, 20 * self.st["done"]["baseline"]["wall"])
 
     def cut(self, stage, what):
         """Names what the budget left out of stage (printed, in advice.json; --resume with a larger budget runs it)."""
