@@ -88,11 +88,15 @@ char *hb_xasprintf(const char *fmt, ...)
     return s;
 }
 
-/* Prints one "heapbench: ..." line to stderr from a va_list. */
+/* Prints one "heapbench: ..." line to stderr from a va_list: a control character that a user's
+ * string brought in (a program name holding a newline) is shown as '?', so the message stays one line. */
 static void hb_vmessage(const char *fmt, va_list ap)
 {
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
+    for (char *c = line; *c; c++)
+        if (hb_is_ctrl((unsigned char)*c))
+            *c = '?';
     fprintf(stderr, "heapbench: %s\n", line);
 }
 

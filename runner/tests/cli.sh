@@ -12,6 +12,7 @@ rt_usage "list given a value to --json" list --json=yes
 rt_usage "exec -w naming a cell with a newline" exec -w "$(printf 'a\nb')" -n 1 -- true
 nl_prog="$RT_TMP/$(printf 'a\nb')" && cp /bin/true "$nl_prog"
 rt_usage "exec of a program whose file name holds a newline, without -w" exec -n 1 -o "$RT_TMP/nl" -- "$nl_prog"
+rt_usage "exec of a missing program whose path holds a newline: one line" exec -n 1 -- "$RT_TMP/$(printf 'no\nsuch')"
 rt_usage "option missing its value" run -n
 rt_usage "malformed number -n" run -n x
 rt_usage "malformed number --timeout" run --timeout 1s
