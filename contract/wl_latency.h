@@ -1,6 +1,7 @@
 /* wl_latency.h - the latency sampler: times one malloc-API call in N per operation kind, per thread, per phase.
  * Always holds: a workload wraps each timed call in WL_LAT(op, statement); with mode off the call
- * costs one thread-local decrement and a branch more than the bare call; with mode sampled each
+ * costs one thread-local decrement and a branch more than the bare call (none under WL_LAT_IF with a
+ * constant 0); with mode sampled each
  * thread times about one call in `every` of each kind, at random gaps (uniform in 1..2*every-1,
  * so periodic workloads are not aliased); with mode all it times every call (that distorts: the
  * clock reads and the histogram update are added to every operation, so throughput drops).
@@ -43,6 +44,19 @@ void wl_lat_record(enum wl_op op, uint64_t ticks);
             uint64_t wl_lat_t0_ = wl_clock_read();                                              \
             stmt;                                                                               \
             wl_lat_record(op, wl_clock_read() - wl_lat_t0_);                                    \
+        }                                                                                       \
+    } while (0)
+
+/* WL_LAT(op, stmt) when timed is non-zero, else stmt alone. A loop written once in an always-inline
+ * function that takes timed and is called with the constants 0 and 1 (timed = wl_lat_mode() != WL_LAT_OFF)
+ * has a copy without any sampler code: the form a cell measured in instructions runs (mode off),
+ * which then counts the allocator's calls and nothing of the sampler's countdown. */
+#define WL_LAT_IF(timed, op, stmt)                                                              \
+    do {                                                                                        \
+        if (timed)                                                                              \
+            WL_LAT(op, stmt);                                                                   \
+        else {                                                                                  \
+            stmt;                                                                               \
         }                                                                                       \
     } while (0)
 

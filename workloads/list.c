@@ -5,6 +5,8 @@
  * one malloc(N x 16) of the whole capacity, bumped through, freed with one free.
  * Phases: `build` (N nodes pushed, all held), `traverse` (one walk summing the values), `free`
  * (every node freed one by one, or the arena's blocks at once; nothing held).
+ * The build and free loops are the article's (no sampler code when --latency=off, the arena's bump
+ * inline), so a count of instructions compares the allocators and not this harness.
  * Always holds: a node is exactly 16 bytes (next pointer + value); live_bytes = N*16 after build
  * for malloc, the arena's malloc'd blocks for the arena, 0 after free; the traversal must see
  * N nodes whose values sum to the expected total (verify fails otherwise). */
@@ -32,28 +34,66 @@ struct ls_node {
 };
 _Static_assert(sizeof(struct ls_node) == 16, "a list node is 16 bytes");
 
+/* Pushes n nodes, each from malloc, onto *head; returns how many it got. timed is a constant at each
+ * call (always inline): the untimed copy is the bare loop of the article, with no sampler code. */
+static inline __attribute__((always_inline)) unsigned long long ls_build_malloc(struct ls_node **head,
+                                                                                unsigned long long n, int timed)
+{
+    unsigned long long built = 0;
+    for (; built < n; built++) {
+        struct ls_node *node;
+        WL_LAT_IF(timed, WL_OP_MALLOC, node = malloc(sizeof *node));
+        if (!node)
+            break;
+        node->value = built ^ wl_seed;
+        node->next = *head;
+        *head = node;
+    }
+    return built;
+}
+
+/* Pushes n nodes bumped from the arena onto *head (an arena's bump is no malloc-API call, so it is
+ * never timed); returns how many it got. */
+static unsigned long long ls_build_arena(struct wl_arena *arena, struct ls_node **head, unsigned long long n)
+{
+    unsigned long long built = 0;
+    for (; built < n; built++) {
+        struct ls_node *node = wl_arena_alloc(arena, sizeof *node);
+        if (!node)
+            break;
+        node->value = built ^ wl_seed;
+        node->next = *head;
+        *head = node;
+    }
+    return built;
+}
+
+/* Frees every node of the list one by one (timed as in ls_build_malloc). */
+static inline __attribute__((always_inline)) void ls_free_malloc(struct ls_node *head, int timed)
+{
+    while (head) {
+        struct ls_node *next = head->next;
+        WL_LAT_IF(timed, WL_OP_FREE, free(head));
+        head = next;
+    }
+}
+
 /* Builds, walks and frees the list with the chosen allocator, then verifies the walk. */
 int main(int argc, char **argv)
 {
     wl_args_parse(&ls_prog, argc, argv);
     wl_served_by();
     int arena_mode = strcmp(wl_word("alloc"), "malloc") != 0;
+    int timed = wl_lat_mode() != WL_LAT_OFF;
     unsigned long long n = (unsigned long long)wl_arg("nodes");
     struct wl_arena arena;
     wl_arena_init(&arena, strcmp(wl_word("alloc"), "single") == 0 ? n * sizeof(struct ls_node) : 1 << 20);
     struct ls_node *head = NULL;
-    unsigned long long built = 0;
 
     double t0 = wl_now();
-    for (; built < n; built++) {
-        struct ls_node *node;
-        WL_LAT(WL_OP_MALLOC, node = arena_mode ? wl_arena_alloc(&arena, sizeof *node) : malloc(sizeof *node));
-        if (!node)
-            break;
-        node->value = built ^ wl_seed;
-        node->next = head;
-        head = node;
-    }
+    unsigned long long built = arena_mode ? ls_build_arena(&arena, &head, n)
+                               : timed    ? ls_build_malloc(&head, n, 1)
+                                          : ls_build_malloc(&head, n, 0);
     uint64_t live = arena_mode ? arena.held : built * sizeof(struct ls_node);
     t0 = wl_phase("build", t0, built, live);
 
@@ -65,15 +105,12 @@ int main(int argc, char **argv)
     }
     t0 = wl_phase("traverse", t0, count, live);
 
-    if (arena_mode) {
+    if (arena_mode)
         wl_arena_free(&arena);
-    } else {
-        while (head) {
-            struct ls_node *next = head->next;
-            WL_LAT(WL_OP_FREE, free(head));
-            head = next;
-        }
-    }
+    else if (timed)
+        ls_free_malloc(head, 1);
+    else
+        ls_free_malloc(head, 0);
     wl_phase("free", t0, arena_mode ? 1 : built, 0);
 
     uint64_t expect = 0;

@@ -176,6 +176,48 @@ static void pl_destroy(struct pl_pool *p)
     memset(p, 0, sizeof *p);
 }
 
+/* The timed part's allocations: blk[i] for every i from the pool or from malloc, filled when check;
+ * returns the failures. pool_mode and timed are constants at each call (always inline), so each
+ * copy is the bare loop of the article's program: no branch between pool and malloc, and with
+ * timed 0 no sampler code. */
+static inline __attribute__((always_inline)) unsigned long long pl_alloc_all(void **blk, size_t n, size_t size,
+                                                                             struct pl_pool *pool, int pool_mode,
+                                                                             int timed, int check)
+{
+    unsigned long long bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pool_mode)
+            WL_LAT_IF(timed, WL_OP_MALLOC, blk[i] = pl_get(pool));
+        else
+            WL_LAT_IF(timed, WL_OP_MALLOC, blk[i] = malloc(size));
+        if (!blk[i])
+            bad++;
+        else if (check)
+            wl_fill(blk[i], size, i);
+    }
+    return bad;
+}
+
+/* The timed part's frees, in allocation order, each block checked first when check; returns the
+ * blocks whose pattern was wrong (constants as in pl_alloc_all). */
+static inline __attribute__((always_inline)) unsigned long long pl_free_all(void **blk, size_t n, size_t size,
+                                                                            struct pl_pool *pool, int pool_mode,
+                                                                            int timed, int check)
+{
+    unsigned long long bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!blk[i])
+            continue;
+        if (check)
+            bad += !wl_check(blk[i], size, i);
+        if (pool_mode)
+            WL_LAT_IF(timed, WL_OP_FREE, pl_put(pool, blk[i]));
+        else
+            WL_LAT_IF(timed, WL_OP_FREE, free(blk[i]));
+    }
+    return bad;
+}
+
 /* alloc phase, free phase, verify. */
 int main(int argc, char **argv)
 {
@@ -194,6 +236,7 @@ int main(int argc, char **argv)
     int eager = pool_mode && strcmp(wl_word("setup"), "eager") == 0;
     int check = strcmp(wl_word("check"), "yes") == 0;
     int prefault = strcmp(wl_word("prefault"), "yes") == 0;
+    int timed = wl_lat_mode() != WL_LAT_OFF;
     size_t holes = (size_t)wl_arg("fragment");
     if (prefault && pool_mode) {
         fprintf(stderr, "pool: --prefault=yes prepares malloc's heap; give it with --alloc=malloc\n");
@@ -210,24 +253,11 @@ int main(int argc, char **argv)
     if (prefault && !pl_prefault(&heap, n, size))
         bad++;
     t0 = wl_phase("setup", t0, (eager || prefault ? n : 0) + holes, pool.held + heap.held);
-    for (size_t i = 0; i < n; i++) {
-        WL_LAT(WL_OP_MALLOC, blk[i] = pool_mode ? pl_get(&pool) : malloc(size));
-        if (!blk[i])
-            bad++;
-        else if (check)
-            wl_fill(blk[i], size, i);
-    }
+    bad += pool_mode ? (timed ? pl_alloc_all(blk, n, size, &pool, 1, 1, check) : pl_alloc_all(blk, n, size, &pool, 1, 0, check))
+                     : (timed ? pl_alloc_all(blk, n, size, &pool, 0, 1, check) : pl_alloc_all(blk, n, size, &pool, 0, 0, check));
     t0 = wl_phase("alloc", t0, n, (pool_mode ? pool.held : (uint64_t)n * size) + heap.held);
-    for (size_t i = 0; i < n; i++) {
-        if (!blk[i])
-            continue;
-        if (check)
-            bad += !wl_check(blk[i], size, i);
-        if (pool_mode)
-            WL_LAT(WL_OP_FREE, pl_put(&pool, blk[i]));
-        else
-            WL_LAT(WL_OP_FREE, free(blk[i]));
-    }
+    bad += pool_mode ? (timed ? pl_free_all(blk, n, size, &pool, 1, 1, check) : pl_free_all(blk, n, size, &pool, 1, 0, check))
+                     : (timed ? pl_free_all(blk, n, size, &pool, 0, 1, check) : pl_free_all(blk, n, size, &pool, 0, 0, check));
     t0 = wl_phase("free", t0, n, pool.held + heap.held);
     pl_destroy(&pool);
     pl_unheap(&heap);

@@ -26,7 +26,7 @@ static void wl_arena_use(struct wl_arena *a, struct wl_arena_block *b)
 }
 
 /* Moves to the next kept block that fits n, else mallocs a new one (at least n bytes) after cur. */
-static int wl_arena_grow(struct wl_arena *a, size_t n)
+int wl_arena_grow(struct wl_arena *a, size_t n)
 {
     struct wl_arena_block *b = a->cur ? a->cur->next : a->first;
     for (; b; b = b->next)
@@ -49,17 +49,6 @@ static int wl_arena_grow(struct wl_arena *a, size_t n)
     a->held += sizeof *b + size;
     wl_arena_use(a, b);
     return 1;
-}
-
-/* Rounds n up to the alignment by mask, bumps, grows when the block is full. */
-void *wl_arena_alloc(struct wl_arena *a, size_t n)
-{
-    n = (n + WL_ARENA_ALIGN - 1) & ~(size_t)(WL_ARENA_ALIGN - 1);
-    if ((size_t)(a->end - a->ptr) < n && !wl_arena_grow(a, n))
-        return NULL;
-    void *p = a->ptr;
-    a->ptr += n;
-    return p;
 }
 
 /* Rewinds to before the first block: the next allocation reuses it. */

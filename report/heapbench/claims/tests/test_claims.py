@@ -426,6 +426,65 @@ class JudgesTest(unittest.TestCase):
         self.assertEqual(judge(300, 210), V.NOT_HOLD, "calloc at 70% of malloc+memset: not the skipped memset")
         self.assertEqual(judge(300, 190), V.HOLDS)
 
+    def test_calloc_top_both_parts(self):
+        """calloc/top holds when calloc skips the clear on a fresh top (x2.4) and clears a reused one
+        (x1.24); a calloc that clears the fresh top too, or skips the reused one, does not hold."""
+        def judge(fresh, reused):
+            runs = []
+            for heap, (memset, calloc) in (("fresh", fresh), ("reused", reused)):
+                runs += [dict(allocator="glibc", params=other.TOP_P[k], env=other.TOP_ENVS[heap], metric_instructions=n)
+                         for k, n in (("memset", memset), ("calloc", calloc))]
+            return other.judge_calloc_top([rows_of(runs=runs)])
+        measured, verdict = judge((20725783, 8546480), (20726025, 16666238))
+        self.assertEqual(verdict.kind, V.HOLDS)
+        self.assertIn("fresh top x2.43", measured)
+        self.assertEqual(judge((20725783, 20725783), (20726025, 16666238))[1].kind, V.NOT_HOLD, "fresh top cleared")
+        self.assertEqual(judge((20725783, 8546480), (20726025, 8546480))[1].kind, V.NOT_HOLD, "reused top not cleared")
+        self.assertEqual(judge((20725783, 8546480), (None, None))[1].kind, V.UNTESTABLE)
+
+    def test_mimalloc_meta(self):
+        """RSS beyond 100,000 more 1 KiB blocks and their table: 0.2% holds, 2% does not; glibc's 16-byte
+        headers come out as 1.56% (the method's check)."""
+        def rows(extra_kb, glibc_extra_kb=1562.5):
+            runs, phases = [], []
+            for i, (alloc, extra) in enumerate((("mimalloc", extra_kb), ("glibc", glibc_extra_kb))):
+                for j, (p, base) in enumerate(zip(a000.MI_P, (100000, 200000))):
+                    run = 2 * i + j
+                    runs.append(dict(run=run, allocator=alloc, params=p))
+                    kb = 2000 + base * 1032 / 1024 + (extra if j else 0)
+                    phases.append(dict(run=run, allocator=alloc, params=p, phase="alloc", rss_kb=kb, seconds=1, ops=1))
+            return [rows_of(phases, runs)]
+        measured, verdict = a000.judge_mimalloc_meta(rows(200))
+        self.assertEqual(verdict.kind, V.HOLDS)
+        self.assertIn("0.20%", measured)
+        self.assertIn("1.56%", measured)
+        self.assertEqual(a000.judge_mimalloc_meta(rows(2000))[1].kind, V.NOT_HOLD)
+        self.assertEqual(a000.judge_mimalloc_meta([measure.EMPTY])[1].kind, V.UNTESTABLE)
+
+    def test_frag_half_reads_the_article_form(self):
+        """RSS unchanged after free-half holds, a halved RSS does not; the row reads the unpinned cell
+        (the article's code), so a pinned cell alone gives it no figure."""
+        self.assertEqual(a000.judge_half([frag_rows(a000.FRAG_P, 206000, 206100, 3000, 3000)])[1].kind, V.HOLDS)
+        self.assertEqual(a000.judge_half([frag_rows(a000.FRAG_P, 206000, 104000, 3000, 3000)])[1].kind, V.NOT_HOLD)
+        self.assertEqual(a000.judge_half([frag_rows(a000.PIN_P, 206000, 206100, 3000, 3000)])[1].kind, V.UNTESTABLE)
+        self.assertEqual({c["id"]: c for c in CLAIMS}["frag/half"]["specs"], [a000.FRAG_NOPIN])
+
+    def test_32_threads_bound_per_allocator(self):
+        """Each 32-thread row is judged at half its own allocator's effect in the article's table
+        (59.7 s against 7.2, 6.8, 5.4): x5.5 holds for tcmalloc (bound x4.65) and not for mimalloc
+        (bound x6.03), on a machine of 64 cores."""
+        def judge(alloc, ratio_):
+            runs = [dict(allocator="glibc", threads=32, wall_s=w) for w in (55.0, 55.1, 54.9)]
+            runs += [dict(allocator=alloc, threads=32, wall_s=w / ratio_) for w in (55.0, 55.1, 54.9)]
+            with cores(64):
+                return a001.judge_32(alloc)([rows_of(runs=runs)])[1].kind
+        self.assertEqual(judge("tcmalloc", 5.5), V.HOLDS)
+        self.assertEqual(judge("mimalloc", 5.5), V.NOT_HOLD)
+        self.assertEqual(judge("mimalloc", 8.0), V.HOLDS)
+        bounds = {a: V.half_effect(59.7 / f) for a, f in a001.FIG_32.items()}
+        self.assertAlmostEqual(bounds["tcmalloc"], 4.65, places=2)
+        self.assertAlmostEqual(bounds["mimalloc"], 6.03, places=2)
+
     def test_kernel_bound_rows(self):
         """A time that is page faults cannot be tested here, with the faults' share as the reason;
         churn-random/mmap's RSS part still decides when it does not hold."""
