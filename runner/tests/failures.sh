@@ -52,7 +52,9 @@ assert len(rows) == 2 and all(r["status"] == "timeout" and 0.9 < r["wall_s"] < 5
 rt_check "a non-zero exit is failed with its exit code" "$RT_TMP/c" '
 rows = [r for r in runs if r["workload"] == "exit3"]
 assert len(rows) == 2 and all(r["status"] == "failed" and r["exit_code"] == 3 for r in rows), rows'
-t_check "timeouts did not hold the run up (took ${took}s)" test "$(echo "$took < 10" | bc)" -eq 1
+# A sleeper not killed at its 1 s timeout alone holds the run up 31 s; the six runs' own start-up
+# took 17 s at load 55 (2 cores), so the bound is just under one sleeper's time, not a speed claim.
+t_check "timeouts did not hold the run up (took ${took}s)" test "$(echo "$took < 30" | bc)" -eq 1
 t_check "the timed-out sleeper was killed" bash -c "! pgrep -fx 'sleep $SLEEP_S' >/dev/null"
 t_check "a process's stderr goes to its log" grep -qx oops "$RT_TMP/c/logs/5.log"
 
