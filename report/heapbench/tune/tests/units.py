@@ -109,6 +109,16 @@ SCUDO_SPECS = ["release_to_os_interval_ms=0", "release_to_os_interval_ms=1000", 
                "dealloc_type_mismatch=true", "zero_contents=true"]
 
 
+def _verify_settled(target, point, env, tries=4):
+    """verify_point, asked again (as its own answer says to) while the probe's timing could not tell the
+    release interval apart on a loaded machine; the last answer stands, so a wrong one still fails."""
+    for _ in range(tries):
+        ok, why = verify.verify_point(target, point, env)
+        if "verify again" not in why:
+            break
+    return ok, why
+
+
 def test_verify_scudo():
     """Scudo: each knob read back or seen acting when set, and refused when the environment lacks it."""
     library = registry.read_registry()["scudo"].library
@@ -118,9 +128,9 @@ def test_verify_scudo():
     target = verify.VerifyTarget("scudo", library, "scudo")
     for spec in SCUDO_SPECS:
         point, env = _point("scudo", spec)
-        ok, why = verify.verify_point(target, point, env)
+        ok, why = _verify_settled(target, point, env)
         check(f"verify-scudo-applied {spec}", ok, why)
-        ok, why = verify.verify_point(target, point, {})
+        ok, why = _verify_settled(target, point, {})
         check(f"verify-scudo-not-applied {spec}", not ok and "scudo" in why, why)
     ok, why = verdict("scudo", library, "quarantine_size_kb=256")
     check("verify-scudo-quarantine-alone", not ok and "needs thread_local_quarantine_size_kb" in why, why)
