@@ -7,7 +7,7 @@ point k (1-based). Each hog is /usr/bin/python3 spinning the CPU and rewriting 3
 machine's CPU and memory traffic), started in its own session (a terminal's Ctrl-C reaches only the
 bench, which ends them); Hogs.set(n) starts or ends hogs until exactly n run; Hogs.stop() (also at
 the end of its with block, whatever ends it) kills and reaps every one; a hog whose parent has gone
-(the bench killed by SIGKILL) ends itself within a fraction of a second, so none is ever left running.
+(the bench killed by SIGKILL) ends itself at its next pass of the loop (~10 ms of CPU), so none is left running.
 """
 import os
 import subprocess
