@@ -1,12 +1,16 @@
 """testbed.py - the testbed of a run: a named fingerprint of what moves the numbers but is not under test.
 
-Always holds: the fingerprint is built from meta.json's machine facts only (FIELDS: CPU model,
-cores, memory, kernel, glibc, THP mode, containment, virtualization), never from the host name,
+Always holds: the fingerprint is built from meta.json's machine facts (FIELDS: CPU model,
+cores, memory, kernel, glibc, THP mode, containment, virtualization) and the scheduling the
+measured processes ran at (`priority`: normal, nice or rt; a run at SCHED_FIFO is not preempted by
+the machine's load, so its times are another machine's), never from the host name,
 the allocator libraries or anything under test, so two identical machines (CI runners with new
 host names each time) share a testbed and an allocator upgrade stays a change inside one series.
 The name is a readable prefix (CPU words and cores) plus 8 hex digits of the sha256 of the
 canonical JSON of the fields: the same fields always give the same name. A field that meta.json
-lacks (a directory written before it was recorded) is None, and is part of the fingerprint as such.
+lacks (a directory written before it was recorded) is None, and is part of the fingerprint as such;
+except priority, which a directory without it ran at (`normal`), and which enters the hash only when
+it is not `normal` (DEFAULTS), so that the names of testbeds recorded before it are unchanged.
 """
 import hashlib
 import json
@@ -15,7 +19,10 @@ import re
 # meta.json key -> testbed field (docs/DATA.md "meta.json").
 FIELDS = (("cpu_model", "cpu_model"), ("cores", "cores"), ("mem_total_kb", "mem_total_kb"),
           ("kernel", "kernel"), ("glibc_version", "glibc"), ("thp", "thp"),
-          ("containment", "containment"), ("virtualization", "virtualization"))
+          ("containment", "containment"), ("virtualization", "virtualization"), ("priority", "priority"))
+# Fields with a value every run had before the field was recorded: absent means it, and at it the
+# field stays out of the name's hash.
+DEFAULTS = {"priority": "normal"}
 
 
 class Testbed:
@@ -46,13 +53,14 @@ def _prefix(fields):
 
 def name_of(fields):
     """The testbed name of fields: readable prefix + 8 hex digits of their canonical JSON's sha256."""
-    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
+    hashed = {k: v for k, v in fields.items() if k not in DEFAULTS or v not in (None, DEFAULTS[k])}
+    digest = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:8]
     return f"{_prefix(fields)}-{digest}"
 
 
 def _fields(facts):
     """The fingerprint fields of a dict of meta.json facts (a missing fact is None)."""
-    return {field: facts.get(key) for key, field in FIELDS}
+    return {field: facts.get(key) if field not in DEFAULTS else facts.get(key) or DEFAULTS[field] for key, field in FIELDS}
 
 
 def testbed_of(meta, host=None):

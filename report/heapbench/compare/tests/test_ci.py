@@ -178,6 +178,19 @@ class CiTest(unittest.TestCase):
         proc = self.ci("--absolute", "--metrics", "maxrss_kb", host="runner", kernel="6.1.0-9", seed=3)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
 
+    def test_absolute_across_priorities_is_refused(self):
+        """A baseline measured at the default priority and a run at --priority rt (SCHED_FIFO: not
+        preempted by the load, its times another machine's): --absolute is refused like another
+        kernel (exit 2, its last line naming priority); at the baseline's priority it gates."""
+        proc = self.ci("--update-baseline", host="runner", seed=1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = self.ci("--absolute", "--priority", "rt", host="runner", seed=2)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertIn("priority 'normal' vs 'rt'", proc.stderr.strip().splitlines()[-1])
+        self.assertNotIn("Traceback", proc.stderr)
+        proc = self.ci("--absolute", "--priority", "normal", host="runner", seed=3)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
     def test_confirm_reps_can_reach_alpha(self):
         """Batch 2 gets the fewest reps (>= batch 1's) with which Holm over m suspects can reach alpha."""
         for m in (1, 3, 4, 10, 40):

@@ -177,6 +177,22 @@ class CompareTest(unittest.TestCase):
         fixture.fixture_write(self.new, matrix(6), host="a", facts={"kernel": "6.1.0-9"})
         self.assertEqual(run_compare(self.base, self.new, "--metrics", "maxrss_kb").returncode, 0)
 
+    def test_priorities_are_testbeds(self):
+        """A run at --priority rt against one at normal (or one written before meta.json had priority,
+        which ran at normal) is another testbed: absolute figures refused (exit 2, naming priority);
+        normal against a directory without the field is the same testbed."""
+        fixture.fixture_write(self.base, matrix(5), host="a", facts={"priority": "normal"})
+        fixture.fixture_write(self.new, matrix(6), host="a", facts={"priority": "rt"})
+        proc = run_compare(self.base, self.new)
+        self.assertEqual(proc.returncode, 2, proc.stdout)
+        self.assertIn("priority 'normal' vs 'rt'", proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertEqual(run_compare(self.base, self.new, "--relative").returncode, 0)
+        fixture.fixture_write(self.base, matrix(5), host="a")
+        self.assertEqual(run_compare(self.base, self.new).returncode, 2)
+        fixture.fixture_write(self.new, matrix(6), host="a", facts={"priority": "normal"})
+        self.assertEqual(run_compare(self.base, self.new).returncode, 0)
+
     def test_higher_is_better_from_meta(self):
         """A metric_ops column declared 'higher' in meta.json: a 20% drop is a REGRESSION, a 20% rise is not."""
         for factor, expected in ((0.8, 1), (1.2, 0)):

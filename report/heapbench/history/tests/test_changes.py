@@ -119,6 +119,13 @@ class LoadChangeTest(unittest.TestCase):
             self.assertEqual([(f.index, f.load_change) for f in found], [(15, "")])
             self.assertNotIn("load moved", main.format_found(found[0]))
 
+    def test_a_busy_machine_getting_busier_is_marked(self):
+        """The loads of a real pure-noise series on 2 CPUs (medians ~40 before, ~58 after: the session's
+        load plus 16 hogs): the wall-time step with them is a load move; a drift of 40 -> 46 is not."""
+        self.assertEqual(scan.load_change(self.wall, points([40.0] * 15 + [58.0] * 15), 0, 15, 30), "40.0->58.0")
+        self.assertEqual(scan.load_change(self.wall, points([58.0] * 15 + [40.0] * 15), 0, 15, 30), "58.0->40.0")
+        self.assertEqual(scan.load_change(self.wall, points([40.0] * 15 + [46.0] * 15), 0, 15, 30), "")
+
     def test_small_load_moves_are_not_changes(self):
         """0.2 -> 0.9 (an idle machine) is below one runnable process: not a load change."""
         self.assertEqual(scan.load_change(self.wall, points([0.2] * 15 + [0.9] * 15), 0, 15, 30), "")

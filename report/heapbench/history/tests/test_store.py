@@ -4,6 +4,7 @@ Always holds: each test works in its own temporary directory; every refusal is c
 line on stderr, exit 2, and to leave the database exactly as it was (all tables dumped before
 and after).
 """
+import hashlib
 import json
 import os
 import shutil
@@ -246,6 +247,25 @@ class StoreTest(unittest.TestCase):
         beds = json.loads(done.stdout)
         self.assertEqual(sorted(b["runs"] for b in beds), [1, 2])
         self.assertEqual({b["fields"]["kernel"] for b in beds}, {"6.1.0-test", "6.2.0-other"})
+
+    def test_priority_splits_testbeds_and_keeps_old_names(self):
+        """A run at --priority rt is another testbed; one at normal shares the testbed of a run written
+        before meta.json had priority, under the name that testbed had then (the 8 machine facts' hash)."""
+        old = write_run(os.path.join(self.tmp, "old"), {KEY: cell(1)}, run_id="old", host="h")
+        normal = write_run(os.path.join(self.tmp, "normal"), {KEY: cell(1)}, run_id="normal", host="h",
+                           facts=dict(histfix.FACTS, priority="normal"))
+        rt = write_run(os.path.join(self.tmp, "rt"), {KEY: cell(0.2)}, run_id="rt", host="h",
+                       facts=dict(histfix.FACTS, priority="rt"))
+        self.assertEqual(self.cli("add", "--db", self.db, old, normal, rt).returncode, 0)
+        beds = json.loads(self.cli("testbeds", "--db", self.db, "--json").stdout)
+        self.assertEqual(sorted((b["runs"], b["fields"].get("priority", "normal")) for b in beds), [(1, "rt"), (2, "normal")])
+        with open(os.path.join(old, "meta.json")) as fh:
+            meta = json.load(fh)
+        before = {field: meta.get(key) for key, field in (
+            ("cpu_model", "cpu_model"), ("cores", "cores"), ("mem_total_kb", "mem_total_kb"), ("kernel", "kernel"),
+            ("glibc_version", "glibc"), ("thp", "thp"), ("containment", "containment"), ("virtualization", "virtualization"))}
+        digest = hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()[:8]
+        self.assertIn(digest, [b["name"][-8:] for b in beds if b["runs"] == 2])
 
     def test_merged_multi_host_directory_adds_each_host_to_its_testbed(self):
         a = write_run(os.path.join(self.tmp, "a"), {KEY: cell(1)}, run_id="a", host="h1")
