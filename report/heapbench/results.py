@@ -273,6 +273,9 @@ def read_meta(directory):
             meta[key] = int(value)
         elif kinds is int or isinstance(value, bool) != (kinds is bool) or not isinstance(value, kinds):
             raise ResultsError(f"{meta_path}: '{key}' is a {type(value).__name__}; not written by heapbench")
+    if meta.get("tested_commit") is not None and not TESTED_COMMIT.fullmatch(meta["tested_commit"]):
+        raise ResultsError(f"{meta_path}: 'tested_commit' is not a lower-case commit hash of 7 to 40 hex digits; "
+                           "not written by heapbench")
     return meta
 
 
@@ -294,7 +297,8 @@ META_TYPES = {"host": str, "cpu_model": str, "run_id": str, "shard": str, "shard
               "reps": int, "cells": int, "complete": bool, "interrupted": bool, "quick": bool,
               "start": str, "end": str, "command_line": str, "workloads": list, "envs": list,
               "allocators": dict, "counters": dict, "metrics": dict, "argv": list,
-              "machine": dict, "instrumented": str, "own_allocator": dict}
+              "machine": dict, "instrumented": str, "own_allocator": dict, "tested_commit": str}
+TESTED_COMMIT = re.compile(r"[0-9a-f]{7,40}")  # meta.json's tested_commit (run --commit): content.c's rule
 
 
 def _no_constant(name):

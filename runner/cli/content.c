@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan/options.h"
 #include "write/columns.h"
 #include "write/csvrow.h"
 #include "wl_hist.h"
@@ -52,6 +53,7 @@ static const struct {
     {"command_line", cJSON_String}, {"workloads", cJSON_Array}, {"envs", cJSON_Array},    {"allocators", cJSON_Object},
     {"counters", cJSON_Object}, {"metrics", cJSON_Object},  {"argv", cJSON_Array},
     {"machine", cJSON_Object}, {"instrumented", cJSON_String}, {"own_allocator", cJSON_Object},
+    {"tested_commit", cJSON_String},
 };
 
 static int hb_in_list(const char *const *list, const char *name)
@@ -208,6 +210,11 @@ static char *hb_content_meta_defect(const char *dir, const char *text, size_t le
         if (v && !hb_content_meta_type(v, hb_meta_types[i].type))
             defect = hb_xasprintf("meta.json: '%s' has the wrong type; not written by heapbench", hb_meta_types[i].key);
     }
+    const cJSON *tested = defect ? NULL : cJSON_GetObjectItemCaseSensitive(root, "tested_commit");
+    if (cJSON_IsString(tested) && !(hb_commit_hex(tested->valuestring) &&
+                                    strspn(tested->valuestring, "0123456789abcdef") == strlen(tested->valuestring)))
+        defect = hb_xasprintf("meta.json: 'tested_commit' is not a lower-case commit hash of 7 to 40 hex digits; not "
+                              "written by heapbench");
     cJSON_Delete(root);
     return defect;
 }

@@ -262,6 +262,7 @@ int hb_meta_write(const struct hb_results *r, const struct hb_meta *meta)
     hb_meta_fact(f, "virtualization", hb_sys_virt());
     hb_meta_kv(f, "heapbench_version", hb_version());
     hb_meta_kv(f, "git_commit", hb_commit());
+    hb_meta_kv(f, "tested_commit", o->tested_commit);
     hb_meta_fact(f, "command_line", hb_meta_shell_line(&o->argv));
     hb_meta_list(f, "argv", &o->argv);
     hb_meta_kv(f, "start", meta->start);

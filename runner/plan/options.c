@@ -10,6 +10,7 @@
 
 #include "plan/shardenv.h"
 #include "base/priority.h"
+#include "base/sysinfo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -22,7 +23,7 @@ enum {
     OPT_WARMUP = 256, OPT_QUICK, OPT_ENV, OPT_ALLOCATOR, OPT_WORKLOAD_BIN, OPT_PIN, OPT_TIMEOUT,
     OPT_INTERVAL, OPT_RESUME, OPT_SHARD, OPT_METRIC, OPT_HYPERFINE, OPT_WRAP, OPT_INSTRUCTIONS, OPT_ALLOCSTATS,
     OPT_THP, OPT_LATENCY, OPT_SHARDS, OPT_LIST_SHARD, OPT_MEM_LIMIT, OPT_ALLOC_INSTRUCTIONS, OPT_JSON,
-    OPT_ALTERNATE, OPT_PRIORITY
+    OPT_ALTERNATE, OPT_PRIORITY, OPT_COMMIT
 };
 
 /* --count-instructions: valgrind's cachegrind without its cache simulation counts the instructions
@@ -59,6 +60,9 @@ static const char hb_usage_measure[] =
     "                           RLIMIT_DATA (writable memory) of each process (meta.json's mem_limit_how says which);\n"
     "                           default 3/4 of physical memory; a process that runs out is status oom\n"
     "  -o, --output DIR         results directory (default results/<run-id>, see heapbench --help)\n"
+    "      --commit REV         the commit of the thing under test (a hash of 7 to 40 hex digits, or a\n"
+    "                           revision of the git repository here, resolved to its hash): meta.json's\n"
+    "                           tested_commit, which 'heapbench history add' stores with the point\n"
     "      --resume DIR         finish an interrupted run in DIR (its options come from DIR/meta.json)\n"
     "      --shard i/N          run only the workload groups g with g % N == i-1 (merge with 'heapbench merge');\n"
     "                           without it, from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or TEST_SHARD_INDEX\n"
@@ -366,6 +370,38 @@ static void hb_opt_shard_env(struct hb_options *o)
         hb_strv_pushf(&o->argv, "--shard=%d/%d", o->shard_i, o->shard_n);
 }
 
+/* Is text 7 to 40 hex digits (either case)? history's rule for a commit under test (commit.py). */
+int hb_commit_hex(const char *text)
+{
+    size_t n = strspn(text, "0123456789abcdefABCDEF");
+    return !text[n] && n >= 7 && n <= 40;
+}
+
+/* --commit REV: a hash (lower-cased) or a revision of the git repository of the working directory,
+ * resolved to its full hash as history add --commit does; appended to argv as --commit=HASH so that
+ * --resume and meta.json keep the commit, not a name (HEAD) that may have moved. */
+static void hb_opt_commit(struct hb_options *o)
+{
+    char *word = o->tested_commit;
+    if (!word || o->resume)
+        return;
+    if (hb_commit_hex(word)) {
+        for (char *c = word; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+        return;
+    }
+    char *rev = hb_xasprintf("%s^{commit}", word);
+    char *argv[] = {"git", "rev-parse", "--verify", "--quiet", rev, NULL};
+    char *hash = *word && *word != '-' ? hb_capture(argv) : hb_xstrdup("");
+    free(rev);
+    if (!hb_commit_hex(hash))
+        hb_usage("--commit: '%s' is not a commit hash (7 to 40 hex digits) nor a revision of a git repository here; "
+                 "give the hash of the commit under test (git rev-parse REV)", word);
+    free(o->tested_commit);
+    o->tested_commit = hash;
+    hb_strv_pushf(&o->argv, "--commit=%s", hash);
+}
+
 /* Handles one parsed option; returns 0 when c is not an option of this table. */
 static int hb_opt_apply(struct hb_options *o, int c, const char *val)
 {
@@ -431,9 +467,11 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
         if (wl_lat_mode_parse(val) < 0)
             hb_usage("--latency: '%s' is not a mode; give " WL_LAT_MODE_WORDS, val);
         free(o->latency);
+    free(o->tested_commit);
         o->latency = hb_xstrdup(val);
         break;
     case OPT_MEM_LIMIT: o->mem_limit = hb_opt_size(val); o->mem_limit_set = 1; break;
+    case OPT_COMMIT: free(o->tested_commit); o->tested_commit = hb_xstrdup(val); break;
     case OPT_INSTRUCTIONS:
     case OPT_ALLOC_INSTRUCTIONS:
         if (access(HB_INSTR_VALGRIND, X_OK) != 0)
@@ -540,6 +578,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
         {"latency", required_argument, 0, OPT_LATENCY},
         {"shards", required_argument, 0, OPT_SHARDS}, {"list-shard", required_argument, 0, OPT_LIST_SHARD},
         {"mem-limit", required_argument, 0, OPT_MEM_LIMIT}, {"json", no_argument, 0, OPT_JSON},
+        {"commit", required_argument, 0, OPT_COMMIT},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
@@ -574,6 +613,7 @@ void hb_options_parse(struct hb_options *o, enum hb_cmd cmd, int argc, char **ar
     if (o->quick && !o->reps_set)
         o->reps = 2;
     hb_opt_shard_env(o);
+    hb_opt_commit(o);
     for (int i = optind; i < argc; i++)
         hb_strv_push(&o->command, argv[i]);
     hb_opt_operands(o, argv[0]);

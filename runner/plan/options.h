@@ -53,6 +53,8 @@ struct hb_options {
     unsigned long long mem_limit; /* --mem-limit: bytes (the run's cgroup, else RLIMIT_DATA), 0 = none;
                                    * default 3/4 of physical memory (protects the machine) */
     int mem_limit_set;           /* 1: given on the command line */
+    char *tested_commit;         /* --commit: the commit under test, a lower-case hash of 7 to 40 hex digits
+                                  * (a revision name is resolved by git rev-parse), or NULL */
     struct hb_strv command;      /* exec and record: CMD ARGS...; trace: FILE; exec with -w N1,N2,...:
                                   * the commands, HB_EXEC_SEP between them */
 };
@@ -74,5 +76,9 @@ void hb_options_usage(enum hb_cmd cmd, FILE *stream);
 int hb_parse_cpus(const char *text, cpu_set_t *set);
 
 void hb_options_free(struct hb_options *o);
+
+/* Is text a commit hash of 7 to 40 hex digits (either case)? The rule of --commit and of meta.json's
+ * tested_commit (lower case there), history's commit.py's too. */
+int hb_commit_hex(const char *text);
 
 #endif

@@ -13,6 +13,11 @@ rt_usage "exec -w naming a cell with a newline" exec -w "$(printf 'a\nb')" -n 1 
 nl_prog="$RT_TMP/$(printf 'a\nb')" && cp /bin/true "$nl_prog"
 rt_usage "exec of a program whose file name holds a newline, without -w" exec -n 1 -o "$RT_TMP/nl" -- "$nl_prog"
 rt_usage "exec of a missing program whose path holds a newline: one line" exec -n 1 -- "$RT_TMP/$(printf 'no\nsuch')"
+rt_usage "--commit naming no commit of a repository here" exec -n 1 --commit no-such-rev -- true
+git init -q "$RT_TMP/repo" && git -C "$RT_TMP/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one
+(cd "$RT_TMP/repo" && "$HB" exec -n 1 --warmup 0 -a glibc --commit HEAD -o "$RT_TMP/commit" -- true >/dev/null 2>&1)
+rt_check "exec --commit HEAD: meta.json's tested_commit is the resolved hash" "$RT_TMP/commit" "
+assert meta['tested_commit'] == '$(git -C "$RT_TMP/repo" rev-parse HEAD)', meta.get('tested_commit')"
 rt_usage "option missing its value" run -n
 rt_usage "malformed number -n" run -n x
 rt_usage "malformed number --timeout" run --timeout 1s

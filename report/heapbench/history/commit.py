@@ -2,7 +2,9 @@
 
 A point's label is any text (a version, a date); its commit, when known, is the commit of the
 thing under test the run measured (not heapbench's own, which is meta.json's git_commit). It is
-given with `history add --commit REV` or `ci --history --add --commit REV`; without it, a label
+given with `history add --commit REV` or `ci --history --add --commit REV`, or recorded by the run
+itself (`heapbench run|exec --commit REV`: meta.json's tested_commit, taken when no --commit is
+given); without either, a label
 given explicitly that names a commit (7 to 40 hex digits, or `git describe`'s TAG-N-gHEX) gives
 it; otherwise (a label such as v1.2, or the default label, which is heapbench's own commit) the
 point has none.

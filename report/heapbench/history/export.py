@@ -5,7 +5,8 @@ Always holds: bmf and github-action-benchmark describe one point of one testbed 
 (benchmark = the cell, measure = the metric, value the median, lower/upper the 25th/75th
 percentile of the reps) and github-action-benchmark's `customSmallerIsBetter` tool (name
 "cell metric", unit, value the median, range the IQR); csv holds every point of the chosen
-testbeds and metrics, one row per (point, cell, metric), its first column `schema`; a file is
+testbeds and metrics, one row per (point, cell, metric), its first column `schema` (2: the
+commit under test, tested_commit, is its last column, empty when the point has none); a file is
 written whole (temporary name, then renamed).
 """
 import csv
@@ -16,7 +17,8 @@ from heapbench import jsontext
 from heapbench.history.db import HistoryError
 
 CSV_HEADER = ("schema", "testbed", "label", "order", "run_id", "host", "cell", "metric", "median", "spread",
-              "reps", "library_version", "library_sha256")
+              "reps", "library_version", "library_sha256", "tested_commit")
+CSV_SCHEMA = 2  # 2: tested_commit added as the last column
 
 
 def unit(metric):
@@ -92,9 +94,9 @@ def csv_text(store, names, metrics, label):
         for (cell, metric), series in sorted(store.all_series(name, metrics).items()):
             for p in series:
                 if label is None or p.label == label:
-                    writer.writerow([1, name, p.label, f"{p.order:g}", p.run_id, p.host, cell, metric, repr(p.median),
+                    writer.writerow([CSV_SCHEMA, name, p.label, f"{p.order:g}", p.run_id, p.host, cell, metric, repr(p.median),
                                      repr(p.spread), " ".join(repr(v) for v in p.reps), p.library.get("version") or "",
-                                     p.library.get("sha256") or ""])
+                                     p.library.get("sha256") or "", p.tested_commit or ""])
     return buf.getvalue()
 
 

@@ -121,7 +121,8 @@ class Store:
                 raise HistoryError(f"{directory}: no cell has an ok rep (every run failed, crashed or was skipped), "
                                    "so it holds no point; nothing was added: see the reasons in its runs.csv")
             read.append((directory, dict(meta, content=_content(directory),
-                                         tested_commit=hcommit.point_commit(commit, label, label is not None)), by_host))
+                                         tested_commit=hcommit.point_commit(commit or meta.get("tested_commit"), label,
+                                                                            label is not None)), by_host))
         out = []
         with self.db.write() as cur:
             for index, (directory, meta, by_host) in enumerate(read):

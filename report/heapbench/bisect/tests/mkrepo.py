@@ -4,8 +4,9 @@ Usage: mkrepo.py DIR COMMITS CHANGE KIND [BROKEN,...]
   COMMITS commits (1..COMMITS); from commit CHANGE on the program does 5% more page faults
   (KIND=faults: it writes 5% more freshly malloc'd pages) or 10% more work (KIND=time: a run of
   ~20 ms, nearly all of it a loop, whose loop is 10% longer), or (KIND=cache) the same instructions
-  and pages with a chase through 16 MiB that walks it line by line before CHANGE and jumps across it
-  from CHANGE on (cache and TLB misses: ~10% more CPU time, which only time shows), or, KIND=alloc, not a program but a tiny allocator library, libtiny.so
+  and pages with a chase through 4 MiB (more than a core's L2) that walks it line by line before CHANGE
+  and jumps across it from CHANGE on (cache misses: ~10% more CPU time of a run of ~20-40 ms, which
+  only time shows; the 4 MiB's page faults and a short loop are the rest of the run), or, KIND=alloc, not a program but a tiny allocator library, libtiny.so
   (tiny.c over glibc's __libc_malloc and its kin), whose every block is 256 bytes longer from CHANGE on; each commit numbered in BROKEN does not build (an #error in its config.h).
   Prints the hashes of commit 1 (good) and COMMITS (bad), and of CHANGE, one per line.
 Always holds: every commit changes config.h (so each commit is a distinct tree); the program is
@@ -40,7 +41,7 @@ CACHE_PROG = r'''#include <stdlib.h>
 volatile unsigned long stride_v = STRIDE;
 int main(void)
 {
-    const unsigned long n = 1UL << 22, mask = n - 1, stride = stride_v;
+    const unsigned long n = 1UL << 20, mask = n - 1, stride = stride_v;
     unsigned *arr = malloc(n * sizeof *arr);
     volatile unsigned long sink = 0;
     if (!arr) return 1;
@@ -88,7 +89,7 @@ def config(n, change, kind, broken):
     if kind == "alloc":
         return f"/* commit {n} */\n#define PAD {256 if n >= change else 0}\n" + ("#error no build\n" if n in broken else "")
     if kind == "cache":
-        text = f"/* commit {n} */\n#define STRIDE {2654435 if n >= change else 16}UL\n#define CHASE 30000L\n#define WORK 20000000L\n"
+        text = f"/* commit {n} */\n#define STRIDE {2654435 if n >= change else 16}UL\n#define CHASE 40000L\n#define WORK 3000000L\n"
         return text + ("#error this commit does not build\n" if n in broken else "")
     pages, work = SIZES[kind]
     pages = pages * 105 // 100 if kind == "faults" and n >= change else pages

@@ -19,7 +19,7 @@ FACTS = {"cores": 2, "kernel": "6.1.0-test", "thp": "madvise", "glibc_version": 
          "mem_total_kb": 24598016, "containment": "none: test", "virtualization": "vm"}
 
 
-def write_run(directory, cells, run_id=None, host="hostA", facts=None, libraries=None, commit="0" * 40):
+def write_run(directory, cells, run_id=None, host="hostA", facts=None, libraries=None, commit="0" * 40, tested=None):
     """A whole results directory: fixture.fixture_write's, with machine facts, a commit and allocator libraries."""
     fixture.fixture_write(directory, cells, host=host, run_id=run_id)
     path = os.path.join(directory, "meta.json")
@@ -27,6 +27,8 @@ def write_run(directory, cells, run_id=None, host="hostA", facts=None, libraries
         meta = json.load(fh)
     meta.update(FACTS if facts is None else facts)
     meta["git_commit"] = commit
+    if tested:  # run --commit's field
+        meta["tested_commit"] = tested
     for name, lib in (libraries or {}).items():
         meta["allocators"][name] = dict(status="found", **lib)
     with open(path, "w") as fh:
@@ -53,9 +55,13 @@ def check_commits(test, db, tmp):
     names no commit is one line, exit 2, nothing added."""
     from heapbench.history.store import open_store
     cases = [(["--label", "v1", "--commit", "ABC1234"], "abc1234"), (["--label", "deadbeef01"], "deadbeef01"),
-             (["--label", "v1.2-3-g0123abc"], "0123abc"), (["--label", "v3"], None), ([], None)]
+             (["--label", "v1.2-3-g0123abc"], "0123abc"), (["--label", "v3"], None), ([], None),
+             (["--label", "v4"], "feed123"), (["--label", "v5", "--commit", "beef456"], "beef456"),
+             (["--label", "deadbeef02"], "feed123")]
+    tested = {5: "feed123", 6: "feed123", 7: "feed123"}  # run --commit's meta.json field: taken unless --commit is given
     for i, (words, _) in enumerate(cases):
-        directory = write_run(os.path.join(tmp, f"c{i}"), {("churn", "glibc", 1, "", ""): cell(1.0)}, run_id=f"c{i}")
+        directory = write_run(os.path.join(tmp, f"c{i}"), {("churn", "glibc", 1, "", ""): cell(1.0)}, run_id=f"c{i}",
+                              tested=tested.get(i))
         done = run_cli(["add", "--db", db] + words + [directory], tmp)
         test.assertEqual(done.returncode, 0, done.stderr)
     refused = run_cli(["add", "--db", db, "--commit", "no-such-rev", directory], tmp)
@@ -70,3 +76,8 @@ def check_commits(test, db, tmp):
     finally:
         store.close()
     test.assertEqual([p.tested_commit for p in series], [want for _, want in cases])
+    import csv
+    done = run_cli(["export", "--db", db, "--format", "csv", "--metric", "wall_s"], tmp)
+    test.assertEqual(done.returncode, 0, done.stderr)
+    rows = list(csv.DictReader(done.stdout.splitlines()))
+    test.assertEqual([r["tested_commit"] for r in rows], [want or "" for _, want in cases])

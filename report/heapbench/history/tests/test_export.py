@@ -32,7 +32,8 @@ class ExportTest(unittest.TestCase):
             cls.walls[f"v{i}"] = cells[KEY]["wall_s"]
             d = write_run(os.path.join(cls.tmp, f"r{i}"), cells, run_id=f"r{i}",
                           libraries={"jemalloc": {"path": "/l.so", "version": "5.3.0-1", "sha256": "c" * 64}})
-            assert histfix.run_cli(["add", "--db", cls.db, "--label", f"v{i}", d], cls.tmp).returncode == 0
+            commit = ["--commit", f"{i + 1:x}" * 40] if i else []  # v0 has no commit under test
+            assert histfix.run_cli(["add", "--db", cls.db, "--label", f"v{i}"] + commit + [d], cls.tmp).returncode == 0
 
     @classmethod
     def tearDownClass(cls):
@@ -63,7 +64,8 @@ class ExportTest(unittest.TestCase):
     def test_csv_has_every_point(self):
         rows = list(csv.DictReader(self.export("--format", "csv", "--metric", "wall_s").splitlines()))
         self.assertEqual([r["label"] for r in rows], ["v0", "v1", "v2"])
-        self.assertEqual(rows[0]["schema"], "1")
+        self.assertEqual(rows[0]["schema"], "2")
+        self.assertEqual([r["tested_commit"] for r in rows], ["", "2" * 40, "3" * 40])
         self.assertEqual([float(v) for v in rows[1]["reps"].split()], self.walls["v1"])
         self.assertEqual(rows[2]["library_sha256"], "c" * 64)
 
