@@ -283,6 +283,25 @@ def test_resume_looks():
               and "-o NEWDIR" in str(err), str(err))
 
 
+def test_knownanswer_scoring():
+    """The known-answer suite scores a "keep what you have" with no candidate run on the program as wrong
+    (whatever its program's right answer), and counts the candidates run on the program, not the baseline."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "knownanswer.py")
+    spec = importlib.util.spec_from_file_location("knownanswer", path)
+    ka = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ka)
+    keep = {"recommendation": {"verdict": "keep what you have", "text": "keep what you have: no room left"},
+            "candidates": [{"stage": "screen", "label": "jemalloc", "baseline": False, "reps": 2},
+                           {"stage": "confirm", "label": "glibc (baseline)", "baseline": True, "reps": 9}]}
+    check("knownanswer-keep-untested", ka.keep_untested(keep) and ka.tested_on_program(keep) == 0,
+          ka.tested_on_program(keep))
+    keep["candidates"] += [{"stage": "confirm", "label": "jemalloc", "baseline": False, "reps": 9},
+                           {"stage": "confirm", "label": "mimalloc", "baseline": False, "reps": 0}]
+    check("knownanswer-keep-tested", not ka.keep_untested(keep) and ka.tested_on_program(keep) == 1,
+          ka.tested_on_program(keep))
+
+
 def test_budget():
     """The confirmation's size: reps enough for Holm over K, K as large as fits."""
     plan = budget.budget_confirm_plan(300, 100, 1.0, lambda k: k + 1, 0.05, 6)
@@ -452,6 +471,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_looks, test_resume_looks, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_looks, test_resume_looks, test_knownanswer_scoring, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
