@@ -396,20 +396,25 @@ class Advise:
         if not chosen:
             self.save("confirm", {"skipped": "no screened candidate ran without failing", "chosen": []})
             return
-        rounds, tested, remaining, decided = [], [], chosen, ""
+        rounds, tested, remaining = self.confirm_prior(chosen)
+        decided, continued = "", bool(rounds)
         max_reps = self.st.get("max_reps", budget.MAX_REPS)
         while remaining and len(rounds) < sequential.LOOKS and not decided:
-            plan = self.confirm_plan(remaining, len(tested), rounds[0]["reps"] if rounds else max_reps, len(rounds) + 1)
+            labels = {c["label"] for c in remaining}
+            plan = self.confirm_plan(remaining, len({c["label"] for c in tested} - labels),
+                                     rounds[0]["reps"] if rounds and not continued else max_reps, len(rounds) + 1)
             if plan is None:
                 break
             k, reps, cost = plan
             batch = remaining[:k]
             tag = "confirm" if not rounds else f"confirm{len(rounds) + 1}"
-            if not self.confirm_round(tag, batch, reps, cost, len(tested) + len(remaining)):
+            if not self.confirm_round(tag, batch, reps, cost, len(tested) + len(confirm_untested(remaining, tested))):
                 break  # the watchdog stopped it before its baseline had two runs: not a round
             rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps})
-            tested, remaining = tested + batch, remaining[k:]
-            decided = self.confirm_look(rounds, tested, remaining)
+            tested = tested + [c for c in batch if c["label"] not in {t["label"] for t in tested}]
+            remaining = remaining[k:]
+            decided = self.confirm_look(rounds, tested, confirm_untested(remaining, tested))
+        self.st.pop("confirm_before", None)
         if not rounds:
             self.cut("confirm", "the confirmation on the program (no room left in the budget)")
             self.save("confirm", {"skipped": "no room left in the budget", "chosen": [], "untested": chosen})
@@ -417,7 +422,22 @@ class Advise:
         if remaining and not decided:
             self.cut("confirm", "confirmation of " + ", ".join(c["label"] for c in remaining))
         self.save("confirm", {"dir": rounds[0]["dir"], "rounds": rounds, "chosen": tested, "reps": rounds[0]["reps"],
-                              "untested": remaining, "decided": decided})
+                              "untested": confirm_untested(remaining, tested), "decided": decided})
+
+    def confirm_prior(self, chosen):
+        """(rounds, tested, remaining) the confirmation starts from: nothing and every chosen candidate; or,
+        after --resume --budget N of an undecided answer (state's confirm_before), the rounds (looks) already
+        taken, so that the alpha they spent stays spent, and as remaining the candidates those looks left
+        open (run again in a round of their own, whose runs replace theirs), then the ones never run."""
+        prior = self.st.get("confirm_before") or {}
+        rounds, tested = list(prior.get("rounds") or []), list(prior.get("chosen") or [])
+        if not rounds:
+            return [], [], chosen
+        base, records, _, refused = self.records({"rounds": rounds, "chosen": tested})
+        got = recommend.recommend(self.opts["goal"], base, records, self.opts["threshold"] / 100, self.opts["alpha"],
+                                  look=len(rounds))
+        still = set(got.get("open") or []) - set(refused)
+        return rounds, tested, [c for c in tested if c["label"] in still] + confirm_untested(chosen, tested)
 
     def confirm_look(self, rounds, tested, remaining):
         """The look after the last round: the answer's verdict when it is decided (recommend, or keep with
@@ -650,6 +670,12 @@ def advise_write(adv, advice):
           f"({output.output_stage_ends(advice)})")
 
 
+def confirm_untested(candidates, tested):
+    """The candidates whose label none of tested has (the order kept)."""
+    done = {c["label"] for c in tested}
+    return [c for c in candidates if c["label"] not in done]
+
+
 def advise_resume_budget(st, new_budget):
     """--resume DIR --budget N: the new budget, and the stages the old one cut (or left undecided) run again."""
     grown = new_budget > st["opts"]["budget"]
@@ -658,8 +684,13 @@ def advise_resume_budget(st, new_budget):
         return
     cut = st.get("cut", [])
     again = ("screen", "confirm") if "screen" in cut else ("confirm",) if cut or st.get("verdict") == UNDECIDED else ()
+    conf = st["done"].get("confirm") or {}
     if st.get("verdict") == UNDECIDED and "confirm" in st["done"]:
         st["max_reps"] = budget.MAX_REPS_GROWN  # the plan takes what the new budget holds, up to this
+        if len(conf.get("rounds") or []) >= sequential.LOOKS:
+            raise AdviseStop(f"--resume --budget {new_budget:.0f}: " + answer.answer_looks_spent(st["opts"]["alpha"]), 2)
+    if "confirm" in again and conf.get("rounds"):
+        st["confirm_before"] = conf  # the looks taken: the new rounds continue them (the alpha they spent stays spent)
     for stage in again:
         st["done"].pop(stage, None)
     if again:
@@ -679,7 +710,10 @@ def advise_setup(argv):
         except state.StateError as err:
             cli.usage_exit("heapbench advise", str(err))
         if "--budget" in argv or any(a.startswith("--budget=") for a in argv):
-            advise_resume_budget(st, opts.budget)
+            try:
+                advise_resume_budget(st, opts.budget)
+            except AdviseStop as err:
+                cli.usage_exit("heapbench advise", str(err))
         out, command = opts.resume, st["command"]
     else:
         out = opts.output or os.path.join(layout.results_dir(), "advise-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))

@@ -12,6 +12,7 @@ import os
 
 from heapbench import stats
 from heapbench.advise import budget, candidates, choose, profile, recommend, snippets
+from heapbench.compare import sequential
 from heapbench.tune import speed
 
 def answer_snippets(label, conf, command, workload):
@@ -149,9 +150,19 @@ def answer_to_decide(adv, answer, refused):
     if "screen" in adv.st.get("cut", []):
         need += budget.budget_screen_cost(budget.PROGRAM_SCREEN_REPS * 8, done["baseline"]["run_s"])
     unit = adv.clock.unit
-    parts.append(f"a budget of about {need:.0f} {unit} would decide (heapbench advise --resume {adv.out} "
-                 f"--budget {need:.0f})")
+    if len(conf.get("rounds") or []) >= sequential.LOOKS:
+        parts.append(f"{answer_looks_spent(adv.opts['alpha'])} (a budget of about {need:.0f} {unit})")
+    else:
+        parts.append(f"a budget of about {need:.0f} {unit} would decide (heapbench advise --resume {adv.out} "
+                     f"--budget {need:.0f})")
     return "; " + "; ".join(parts)
+
+
+def answer_looks_spent(alpha):
+    """Why a confirmation that took its sequential.LOOKS looks cannot be continued, and what to do."""
+    return (f"the confirmation took its {sequential.LOOKS} looks (alpha {alpha:g} spent over them): more runs "
+            f"cannot be judged without raising the chance of a wrong answer above {alpha:g}; advise again in a new "
+            "directory (heapbench advise -o NEWDIR --budget N ...)")
 
 
 def answer_screen_changes(rows):

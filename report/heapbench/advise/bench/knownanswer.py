@@ -7,7 +7,8 @@ over advice.json's recommendation, stated beside it with the interleaved `heapbe
 figures it rests on (docs/measurements/advise.md); every advise run uses --budget-clock cpu
 and the budget given (default advise's own, 300); one line per run goes to DIR/runs.tsv
 (program, run, load average before and after, verdict, answer, change, elapsed and budget,
-the overrun past the budget, within +10%, right, the screen's Kendall tau, the screen's mode, wall
+the overrun past the budget, within +10%, right, the screen's Kendall tau, the screen's mode, the
+candidates run on the program, whether a "keep" had none (scored wrong), wall
 seconds, and the CPU seconds of the advise process tree as getrusage counts them, which checks
 advise's own clock) and the per-program
 counts to DIR/summary.md, with the commit and the load average; nothing outside DIR is written.
@@ -76,6 +77,17 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+def tested_on_program(advice):
+    """How many candidates advice.json says were run on the program (confirm stage, not the baseline, with runs)."""
+    return len({c["label"] for c in advice.get("candidates", [])
+                if c.get("stage") == "confirm" and not c.get("baseline") and c.get("reps")})
+
+
+def keep_untested(advice):
+    """Whether the answer is "keep what you have" with no candidate run on the program (never allowed)."""
+    return advice["recommendation"].get("verdict") == "keep what you have" and not tested_on_program(advice)
+
+
 def one_run(name, command, budget, out):
     """Advises on one program once; returns the row of runs.tsv as a dict."""
     _, _, goal, extra, right, _ = PROGRAMS[name]
@@ -101,11 +113,12 @@ def one_run(name, command, budget, out):
                 change="" if change is None else f"{change * 100:+.1f}%", elapsed=f"{advice['elapsed_s']:.0f}",
                 budget=f"{advice['budget_s']:.0f}",
                 overrun=f"{max(0.0, advice['elapsed_s'] / advice['budget_s'] - 1) * 100:.1f}%", within=advice["elapsed_s"] <= 1.1 * advice["budget_s"],
-                right=bool(right(rec)), tau=tau.group(1) if tau else "", mode=advice.get("screen_mode") or "")
+                right=bool(right(rec)) and not keep_untested(advice), tau=tau.group(1) if tau else "",
+                mode=advice.get("screen_mode") or "", tested=tested_on_program(advice), keep_untested=keep_untested(advice))
 
 
 COLUMNS = ("program", "load_before", "load_after", "exit", "verdict", "answer", "change", "elapsed", "budget",
-           "overrun", "within", "right", "tau", "mode", "wall_s", "cpu_s", "dir")
+           "overrun", "within", "right", "tau", "mode", "tested", "keep_untested", "wall_s", "cpu_s", "dir")
 
 
 def summary(rows, out, budget):
@@ -113,8 +126,8 @@ def summary(rows, out, budget):
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     lines = [f"known-answer suite, commit {commit}, budget {budget or 300} CPU s (--budget-clock cpu)", "",
-             "| program | right answer | n | right | within budget +10% | load (1 min) | screen tau | answers |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| program | right answer | n | right | within budget +10% | keep without program runs | load (1 min) | screen tau | answers |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in PROGRAMS:
         mine = [r for r in rows if r["program"] == name]
         if not mine:
@@ -124,7 +137,8 @@ def summary(rows, out, budget):
         for r in mine:
             answers[r["answer"]] = answers.get(r["answer"], 0) + 1
         lines.append(f"| {name} | {PROGRAMS[name][5]} | {len(mine)} | {sum(r['right'] for r in mine)} | "
-                     f"{sum(bool(r['within']) for r in mine)} | {min(loads):.1f}-{max(loads):.1f} | "
+                     f"{sum(bool(r['within']) for r in mine)} | {sum(bool(r.get('keep_untested')) for r in mine)} | "
+                     f"{min(loads):.1f}-{max(loads):.1f} | "
                      f"{', '.join(r.get('tau') or '-' for r in mine)} | "
                      f"{'; '.join(f'{a} x{n}' for a, n in answers.items())} |")
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:

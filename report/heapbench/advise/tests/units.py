@@ -213,6 +213,95 @@ def test_looks():
     check("looks-unspent-exceeds-alpha", unspent > 0.05 + margin, unspent)
 
 
+class _Rounds(advise.Advise):
+    """An Advise whose confirmation rounds are recorded, not run: each round's (tag, labels, look, reps cap);
+    the prior rounds' records a fixture (tcmalloc's interval too wide to decide, jemalloc slower)."""
+
+    def __init__(self, st):  # no runner, no directory: only what confirm() reads
+        self.opts, self.st, self.calls = st["opts"], st, []
+
+    def records(self, conf=None):
+        base = dict(_rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98, 1.01, 0.99, 1.0, 1.02], [100.0] * 10), reps_ok=10)
+        fixture = {"tcmalloc": _rec([1.0, 0.7, 1.3, 0.8, 1.2, 0.9, 1.0, 0.7, 1.3, 0.8], [100.0] * 10),
+                   "jemalloc": _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28, 1.3, 1.31, 1.29, 1.3], [100.0] * 10)}
+        return base, {c["label"]: dict(fixture.get(c["label"], base), reps_ok=10) for c in conf["chosen"]}, "time", {}
+
+    def confirm_plan(self, remaining, family_before, max_reps, look):
+        self.plan = (look, family_before, max_reps)
+        return min(2, len(remaining)), 9, 1.0
+
+    def confirm_round(self, tag, batch, reps, cost, total):
+        self.calls.append((tag, [c["label"] for c in batch]) + self.plan)
+        return True
+
+    def confirm_look(self, rounds, tested, remaining):
+        return ""  # undecided at every look: the rounds go on while candidates and looks are left
+
+    def save(self, stage, result):
+        self.st["done"][stage] = result
+
+
+def test_resume_looks():
+    """--resume --budget N after an undecided answer continues the confirmation's looks (the alpha already
+    spent stays spent): the next round is look 2, with the candidate look 1 left open run again and the one
+    never run; a fresh confirmation starts at look 1; once the 4 looks are taken, --resume refuses (exit 2)."""
+    rows = [{"stage": "screen", "allocator": a, "settings": [], "label": label, "env": env, "time": t, "peak_kb": 100,
+             "baseline": label == "glibc"} for a, label, env, t in
+            (("glibc", "glibc", "", 1.0), ("jemalloc", "jemalloc", "", 1.2), ("tcmalloc", "tcmalloc", "", 1.1),
+             ("glibc", "glibc arena_max=1", "GLIBC_TUNABLES=glibc.malloc.arena_max=1", 1.3))]
+    order = choose.choose(rows, "time", program=True)  # tcmalloc, jemalloc, glibc arena_max=1
+
+    def state(rounds):
+        conf = {"dir": "confirm", "rounds": rounds, "chosen": order[:2], "untested": order[2:], "reps": 9}
+        return {"opts": {"budget": 100, "alpha": 0.05, "goal": "time", "threshold": 5}, "verdict": "undecided",
+                "cut": ["confirm"], "dropped": ["confirmation of glibc arena_max=1"],
+                "done": {"screen": {"candidates": rows, "mode": "program"}, "confirm": conf}}
+    fresh = _Rounds({"opts": {"budget": 100, "alpha": 0.05, "goal": "time", "threshold": 5}, "dropped": [],
+                     "done": {"screen": {"candidates": rows, "mode": "program"}}})
+    fresh.confirm()
+    check("resume-looks-fresh-starts-at-look-1", fresh.calls == [
+        ("confirm", ["tcmalloc", "jemalloc"], 1, 0, budget.MAX_REPS), ("confirm2", ["glibc arena_max=1"], 2, 2, 9)],
+        fresh.calls)
+    st = state([{"dir": "confirm", "labels": ["tcmalloc", "jemalloc"], "reps": 9}])
+    advise.advise_resume_budget(st, 600)
+    adv = _Rounds(st)
+    adv.confirm()
+    # look 1 left tcmalloc open (its interval reaches -30%) and jemalloc decided (slower): tcmalloc runs again
+    # with glibc arena_max=1 at look 2, Holm over the 3 candidates (1 before), up to the grown cap of reps.
+    check("resume-looks-continue", adv.calls == [("confirm2", ["tcmalloc", "glibc arena_max=1"], 2, 1,
+                                                  budget.MAX_REPS_GROWN)], adv.calls)
+    conf = st["done"]["confirm"]
+    check("resume-looks-saved", [r["dir"] for r in conf["rounds"]] == ["confirm", "confirm2"]
+          and [c["label"] for c in conf["chosen"]] == ["tcmalloc", "jemalloc", "glibc arena_max=1"]
+          and conf["untested"] == [] and "confirm_before" not in st, conf)
+    spent = state([{"dir": "confirm" + (str(j) if j > 1 else ""), "labels": ["tcmalloc"], "reps": 9} for j in range(1, 5)])
+    try:
+        advise.advise_resume_budget(spent, 600)
+        check("resume-looks-spent-refused", False, "no refusal")
+    except advise.AdviseStop as err:
+        check("resume-looks-spent-refused", err.code == 2 and "took its 4 looks (alpha 0.05 spent over them)" in str(err)
+              and "-o NEWDIR" in str(err), str(err))
+
+
+def test_knownanswer_scoring():
+    """The known-answer suite scores a "keep what you have" with no candidate run on the program as wrong
+    (whatever its program's right answer), and counts the candidates run on the program, not the baseline."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "knownanswer.py")
+    spec = importlib.util.spec_from_file_location("knownanswer", path)
+    ka = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ka)
+    keep = {"recommendation": {"verdict": "keep what you have", "text": "keep what you have: no room left"},
+            "candidates": [{"stage": "screen", "label": "jemalloc", "baseline": False, "reps": 2},
+                           {"stage": "confirm", "label": "glibc (baseline)", "baseline": True, "reps": 9}]}
+    check("knownanswer-keep-untested", ka.keep_untested(keep) and ka.tested_on_program(keep) == 0,
+          ka.tested_on_program(keep))
+    keep["candidates"] += [{"stage": "confirm", "label": "jemalloc", "baseline": False, "reps": 9},
+                           {"stage": "confirm", "label": "mimalloc", "baseline": False, "reps": 0}]
+    check("knownanswer-keep-tested", not ka.keep_untested(keep) and ka.tested_on_program(keep) == 1,
+          ka.tested_on_program(keep))
+
+
 def test_budget():
     """The confirmation's size: reps enough for Holm over K, K as large as fits."""
     plan = budget.budget_confirm_plan(300, 100, 1.0, lambda k: k + 1, 0.05, 6)
@@ -384,6 +473,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_looks, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_looks, test_resume_looks, test_knownanswer_scoring, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
