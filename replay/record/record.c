@@ -514,7 +514,7 @@ int rec_raw(void) { return R.raw; }
 /* How long exit waits for a thread's owner to finish its event (a call inside the allocator, or a raw
  * block's write) before it gives up on that thread: a loaded machine can deschedule a thread for
  * seconds. */
-#define CLOSE_WAIT_NS 5000000000ull
+#define CLOSE_WAIT_NS 10000000000ull
 
 /* Takes t for good (waiting up to CLOSE_WAIT_NS of CLOCK_MONOTONIC for its owner to finish an event),
  * writes what it holds (after its exit event when the thread itself is ending) and closes it. 1 when t

@@ -1,6 +1,6 @@
 /* slowmalloc.c - preloaded after the recorder by replay/tests/run, stands for a thread that a loaded
  * machine deschedules inside an allocator call at the program's exit: a malloc of exactly
- * SLOW_MALLOC_SIZE bytes sleeps HB_SLOW_MS ms (default 8000) inside the allocator, then is glibc's.
+ * SLOW_MALLOC_SIZE bytes sleeps HB_SLOW_MS ms (default 15000) inside the allocator, then is glibc's.
  * Always holds: every other call goes straight to glibc's malloc (__libc_malloc: no dlsym, which
  * may allocate). */
 #include <stdlib.h>
@@ -14,7 +14,7 @@ void *malloc(size_t n)
 {
     if (n == SLOW_MALLOC_SIZE) {
         const char *v = getenv("HB_SLOW_MS");
-        long ms = v && *v ? atol(v) : 8000;
+        long ms = v && *v ? atol(v) : 15000;
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) != 0)
             ;
