@@ -58,6 +58,11 @@ TEST_BUILD += $(B)/lib/replay-pauser.so
 $(B)/lib/replay-pauser.so: replay/tests/lib/pauser.c | $(B)/.dir
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lpthread
 
+# The tests' slow allocator (replay/tests/lib/slowmalloc.c), preloaded after the recorder: one call stuck at exit.
+TEST_BUILD += $(B)/lib/replay-slowmalloc.so
+$(B)/lib/replay-slowmalloc.so: replay/tests/lib/slowmalloc.c | $(B)/.dir
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
 # The benchmark's null allocator (replay/bench/nullalloc.c + the shared interposition layer).
 ALL += $(B)/lib/libhbnull.so
 $(B)/lib/libhbnull.so: replay/bench/nullalloc.c allocators/interpose/interpose.c allocators/interpose/interpose.h | $(B)/.dir

@@ -33,7 +33,8 @@
  *   - a fork child starts its own trace (named by its pid, opened at its first flush) whose
  *     first events re-create the heap it inherited; exec starts afresh from the environment;
  *   - a trace is readable up to its last written chunk whatever happens to the process; the
- *     header's totals (complete = 1) are written only by a normal exit.
+ *     header's totals (complete = 1) are written only by a normal exit that wrote every thread's
+ *     buffer (one whose owner held it for CLOSE_WAIT_NS leaves the trace incomplete, with a line).
  */
 #include "obj_map.h"
 #include "common/rawtrace.h"
@@ -510,11 +511,18 @@ uint16_t rec_thread_no(const struct rec_thread *t) { return t->c.thread; }
 uint64_t rec_page_size(void) { return R.h.page_size; }
 int rec_raw(void) { return R.raw; }
 
-/* Takes t for good (waiting up to ~1 s for its owner to finish an event), writes what it
- * holds (after its exit event when the thread itself is ending) and closes it. */
-static void close_thread(struct rec_thread *t, int exiting)
+/* How long exit waits for a thread's owner to finish its event (a call inside the allocator, or a raw
+ * block's write) before it gives up on that thread: a loaded machine can deschedule a thread for
+ * seconds. */
+#define CLOSE_WAIT_NS 10000000000ull
+
+/* Takes t for good (waiting up to CLOSE_WAIT_NS of CLOCK_MONOTONIC for its owner to finish an event),
+ * writes what it holds (after its exit event when the thread itself is ending) and closes it. 1 when t
+ * is closed (or was never used), 0 when its owner held it all that time (what it holds is not written). */
+static int close_thread(struct rec_thread *t, int exiting)
 {
-    for (int spins = 0; spins < 100000; spins++) {
+    uint64_t t0 = mono_ns();
+    for (int spins = 0;; spins++) {
         int idle = ST_IDLE;
         if (!atomic_load(&t->busy) && atomic_compare_exchange_strong(&t->state, &idle, ST_BUSY)) {
             if (exiting)
@@ -527,11 +535,13 @@ static void close_thread(struct rec_thread *t, int exiting)
                 munmap(t->rb.buf, RAW_BYTES);
             }
             atomic_store(&t->state, ST_CLOSED);
-            return;
+            return 1;
         }
         if (!atomic_load(&t->busy) && (idle == ST_CLOSED || idle == ST_UNUSED))
-            return;
+            return 1;
         if (spins > 100) {
+            if (mono_ns() - t0 > CLOSE_WAIT_NS)
+                return 0;
             struct timespec ts = {0, 10000};
             nanosleep(&ts, NULL);
         }
@@ -1162,8 +1172,9 @@ __attribute__((destructor)) static void rec_fini(void)
     uint32_t n = atomic_load(&R.nthreads);
     n = n < HBT_MAX_THREADS ? n : HBT_MAX_THREADS;
     uint64_t ops = 0;
+    uint32_t held = 0;
     for (uint32_t i = 0; i < n; i++) {
-        close_thread(&threads[i], 0);
+        held += !close_thread(&threads[i], 0);
         ops += threads[i].written_ops;
     }
     rec_touch_exit();
@@ -1172,6 +1183,12 @@ __attribute__((destructor)) static void rec_fini(void)
         tls.me = NULL, tls.dead = 1; /* its block is closed: what the process does after this is not recorded */
     if (R.fd < 0 || atomic_load(&R.file) != FILE_OPEN) /* never opened, or a write failed: not complete */
         return;
+    if (held) { /* a thread's last events are not in the trace: it does not claim to be complete */
+        dprintf(2, "hbrecord: %u thread(s) of pid %llu did not finish their allocator call within %llu s of the exit; their "
+                   "unwritten events are left out and the trace says complete: no (record it again on a less loaded machine)\n",
+                held, (unsigned long long)R.h.pid, CLOSE_WAIT_NS / 1000000000ull);
+        return;
+    }
     if (R.raw)
         rec_site_maps(R.dir, R.name);
     R.h.complete = 1;
