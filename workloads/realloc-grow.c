@@ -4,8 +4,9 @@
  * constant does not. --arrays arrays are appended to in turn (so they get in each other's way
  * in the heap, as in real programs). Phases: `grow` (ops = appends; live_bytes = the arrays'
  * capacities), `reallocs` and `moves` (ops = the reallocs of a block already held, and those of
- * them that returned a new address; live unchanged), `free` (nothing held). The verify detail
- * repeats the two counts.
+ * them that returned a new address; live unchanged), `moved` (ops = the bytes those moves carried:
+ * the old capacity of each block that moved, which a heap chunk's realloc copies and an mmap'd
+ * one's remaps; live unchanged), `free` (nothing held). The verify detail repeats the three counts.
  * Always holds: element i of array a holds a value derived from (a, i, seed), checked for every
  * element at the end; live_bytes is exactly the capacity requested from realloc. */
 #include "wl_args.h"
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
     struct rg_array *arr = calloc(na, sizeof *arr);
     if (!arr)
         return wl_verify(0, "out of memory for the array table");
-    unsigned long long reallocs = 0, moves = 0, bad = 0;
+    unsigned long long reallocs = 0, moves = 0, moved = 0, bad = 0;
     uint64_t live = 0;
 
     double t0 = wl_now();
@@ -75,7 +76,10 @@ int main(int argc, char **argv)
                 break;
             }
             reallocs += a->v != NULL;
-            moves += a->v && v != a->v;
+            if (a->v && v != a->v) {
+                moves++;
+                moved += a->cap * sizeof *v;
+            }
             live += (cap - a->cap) * sizeof *v;
             a->v = v;
             a->cap = cap;
@@ -86,6 +90,7 @@ int main(int argc, char **argv)
     t0 = wl_phase("grow", t0, elems, live);
     t0 = wl_phase("reallocs", t0, reallocs, live);
     t0 = wl_phase("moves", t0, moves, live);
+    t0 = wl_phase("moved", t0, moved, live);
     for (size_t a = 0; a < na; a++) {
         for (size_t i = 0; i < arr[a].len; i++)
             bad += arr[a].v[i] != rg_value(a, i);
@@ -93,7 +98,8 @@ int main(int argc, char **argv)
     }
     wl_phase("free", t0, na, 0);
     free(arr);
-    char detail[128];
-    snprintf(detail, sizeof detail, "elems=%zu reallocs=%llu moves=%llu bad=%llu", elems, reallocs, moves, bad);
+    char detail[160];
+    snprintf(detail, sizeof detail, "elems=%zu reallocs=%llu moves=%llu moved=%llu bad=%llu", elems, reallocs, moves,
+             moved, bad);
     return wl_verify(bad == 0, detail);
 }

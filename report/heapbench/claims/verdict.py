@@ -90,6 +90,23 @@ def decide(iv, lo=None, hi=None, note=""):
     return Verdict(UNDECIDED, note, max(needed_reps(iv, b) for b in crossed))
 
 
+def banded(x, holds, fails, note=""):
+    """The verdict on an exact figure x (a count of one run) against a claim region with a margin:
+    holds=(lo, hi) is where the claim holds, fails=(lo, hi), which contains it, the limits beyond
+    which it does not (None: an open side); in between it is undecided, and more runs would not
+    decide (the figure is a count). note goes with does not hold."""
+    if x is None:
+        return Verdict(UNTESTABLE, NO_FIGURE)
+    def inside(lo, hi):
+        return (lo is None or x >= lo) and (hi is None or x <= hi)
+    if inside(*holds):
+        return Verdict(HOLDS)
+    if not inside(*fails):
+        return Verdict(NOT_HOLD, note)
+    bounds = " and ".join(f"{b:g}" for b in (fails[0], holds[0], holds[1], fails[1]) if b is not None)
+    return Verdict(UNDECIDED, f"between the bounds {bounds}: a count of one run, more runs would not decide")
+
+
 def untestable(reason):
     """A claim this machine cannot test, with the reason."""
     return Verdict(UNTESTABLE, reason)
