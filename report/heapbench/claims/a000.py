@@ -1,4 +1,4 @@
-"""a000.py - article 000's claims (macOS): RSS after freeing 200,000 x 1 KiB, malloc_trim, and the linked list with an arena.
+"""a000.py - article 000's claims (macOS): RSS after freeing 200,000 x 1 KiB, malloc_trim, the linked list with an arena, mimalloc's metadata and pages.
 
 Always holds: the frag claim's row is the article's code (its RSS reader runs once before the
 blocks are allocated, so nothing it allocates lies above them), and the form with one live chunk
@@ -17,7 +17,7 @@ from heapbench.claims import a004
 from heapbench.claims import verdict as V
 from heapbench.claims.figures import (FAULTS, claim, fault_text, fmt, instr_spec, instructions, mib, ratio, rss,
                                       run_values, secs_runs)
-from heapbench.claims.measure import Spec
+from heapbench.claims.measure import Spec, pick
 
 FRAG_P = "--blocks=200000 --first=even"
 PIN_P = FRAG_P + " --pin=yes"
@@ -108,6 +108,38 @@ def judge_mimalloc_meta(rows):
             f"{fmt(mib(kb[0]), ' MiB', 1)} at {MI_BLOCKS[0]:,} blocks, {fmt(mib(kb[1]), ' MiB', 1)} at "
             f"{MI_BLOCKS[1]:,}); the same figure of glibc, the method's check: {fmt(g and g * 100, '%', 2)} "
             f"(its headers: 1.56%)", V.decide(V.exact(x), hi=MI_BOUND))
+
+
+PAGES_P = "--blocks=20000 --size-a=32 --size-b=48 --window=65536"
+PAGES = Spec("pages", ["mimalloc", "glibc", "jemalloc"], params=(PAGES_P,), reps=1, warmup=0)
+PAGE = 65536
+MIXED_HOLDS, MIXED_FAILS = 0.1, 0.5  # share of 64 KiB windows holding both sizes
+RUN_HOLDS, RUN_FAILS = (PAGE * 3 // 4, PAGE), (PAGE // 2, 2 * PAGE)  # the median run's span, bytes
+
+
+def page_figures(rows, alloc):
+    """(share of the windows holding both sizes, the median run's span in bytes) of one allocator's
+    pages cell, None where a figure is missing."""
+    where = dict(allocator=alloc, params=PAGES_P)
+    windows, mixed, span = (pick(rows, "phases", "ops", phase=p, **where) for p in ("windows", "mixed", "run-bytes"))
+    return ratio(mixed, windows), span
+
+
+def judge_mimalloc_pages(rows):
+    """Two parts on mimalloc's addresses (counts of one run): one size class per page holds when at
+    most MIXED_HOLDS of the 64 KiB windows hold both sizes (does not hold above MIXED_FAILS); 64 KiB
+    pages hold when the median run of one size spans 48-64 KiB (a 64 KiB page less its start), and
+    do not hold outside 32-128 KiB. glibc's and jemalloc's figures are shown as the method's check."""
+    fig = {a: page_figures(rows[0], a) for a in ("mimalloc", "glibc", "jemalloc")}
+    mixed, span = fig["mimalloc"]
+    one = V.banded(mixed, (None, MIXED_HOLDS), (None, MIXED_FAILS), "windows of 64 KiB hold both sizes")
+    size = V.banded(span, RUN_HOLDS, RUN_FAILS, "its pages are not ~64 KiB")
+
+    def show(a):
+        m, s = fig[a]
+        return f"{fmt(m and m * 100, '%', 0)} of the windows mixed, median run {fmt(s, ' B', 0)}"
+    return (f"mimalloc: {show('mimalloc')}; the method's check: glibc {show('glibc')}, jemalloc {show('jemalloc')}",
+            V.both(one, size))
 
 
 def judge_half(rows):
@@ -287,6 +319,15 @@ CLAIMS = [
           f"at {MI_BOUND:.1%} or less (twice the claim), does not hold above",
           "Debian's mimalloc 2.0.9; one size (1 KiB, a size class of its own, so no rounding counts as "
           "metadata); the figure also holds any page mimalloc keeps partly used, which a 1 KiB class fills "
-          "exactly; the article's other sentence on mimalloc, 64 KiB pages of one size class, is its layout and "
-          "not judged here", [FRAG_MI], judge_mimalloc_meta),
+          "exactly; the article's other sentence on mimalloc, 64 KiB pages of one size class, is the row "
+          "mimalloc/pages", [FRAG_MI], judge_mimalloc_meta),
+    claim("mimalloc/pages", "000", "mimalloc's pages are usually 64 KiB, each holding one size class (section: "
+          "mimalloc)", "no measurement; mimalloc's design as its README describes it",
+          "`pages`: 20,000 blocks of 32 B and 20,000 of 48 B malloc'd in turn and held, their addresses sorted "
+          "(one run: counts): the share of 64 KiB-aligned windows holding both sizes (one size class per page: "
+          "holds at 10% or less, does not hold above 50%) and the median run of one size, from its first block to "
+          "its last (the page's span: holds at 48-64 KiB, does not hold outside 32-128 KiB); glibc and jemalloc "
+          "beside it, the method's check", "Debian's mimalloc 2.0.9; two small sizes (32 and 48 B) of our "
+          "choosing; a run of one size could span two adjacent pages of the same class, which allocating the two "
+          "sizes in turn makes unlikely", [PAGES], judge_mimalloc_pages),
 ]

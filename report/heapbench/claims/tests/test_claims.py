@@ -231,7 +231,8 @@ class JudgesTest(unittest.TestCase):
 
     def test_pool_cannot_be_tested(self):
         """The pool's time is page faults and memory traffic, which instructions leave out: cannot be
-        tested here whatever the figures, with the instruction ratio and the pages faulted shown."""
+        tested here whatever the figures, with the measured reason (malloc's faults per call) and the
+        instruction ratio and the pages faulted shown."""
         pool, malloc = (instr_rows(a002.POOL_P[k], {"setup": 1, "alloc": n, "free": n, "destroy": 1})
                         for k, n in (("pool", 10), ("malloc", 75)))
         timed = timed_rows({("glibc", a002.POOL_P["malloc"]): [0.2, 0.21], ("glibc", a002.POOL_P["pool"]): [0.1, 0.1]})
@@ -242,6 +243,8 @@ class JudgesTest(unittest.TestCase):
         self.assertEqual(verdict.kind, V.UNTESTABLE)
         self.assertIn("x7.50", measured)
         self.assertIn("malloc 70,000", measured)
+        self.assertIn("malloc's time is kernel time: 35,000.00 page faults per operation of", verdict.note,
+                      "the reason is measured: malloc's faults per timed call (ops 1 + 1 here)")
 
     def test_pool_no_sbrk(self):
         """With malloc's heap faulted in, malloc / pool at x1.3 lies below the article's x2.17 (holds);
@@ -425,6 +428,67 @@ class JudgesTest(unittest.TestCase):
         self.assertEqual(judge(252313395, 252313395), V.NOT_HOLD)
         self.assertEqual(judge(300, 210), V.NOT_HOLD, "calloc at 70% of malloc+memset: not the skipped memset")
         self.assertEqual(judge(300, 190), V.HOLDS)
+
+    def test_realloc_from_bytes_moved(self):
+        """realloc-grow: +4 KiB steps whose bytes moved per append grow x4.27 over x4 the appends
+        (a copy per step) hold, whatever the wall time; steps that stay bounded as x2's do not hold;
+        x1.7, between the bounds, is undecided; a missing cell gives no verdict."""
+        moved = {("x1.5", 524288): 7311464, ("x2", 524288): 3317632, ("plus", 524288): 26924448,
+                 ("x1.5", 2097152): 38003992, ("x2", 2097152): 13803392, ("plus", 2097152): 460333088}
+
+        def judge(plus_big, secs=(1.0, 3.0)):
+            runs, phases = [], []
+            for i, ((g, n), m) in enumerate(moved.items()):
+                m = plus_big if (g, n) == ("plus", 2097152) else m
+                params = other.REALLOC_P[(g, n)]
+                runs.append(dict(run=i, allocator="glibc", params=params))
+                if m is None:
+                    continue
+                t = secs[1] if g == "plus" else secs[0]
+                phases += [dict(run=i, allocator="glibc", params=params, phase="grow", seconds=t, ops=n),
+                           dict(run=i, allocator="glibc", params=params, phase="moved", seconds=0.0, ops=m)]
+            return other.judge_realloc([rows_of(phases, runs)])
+        measured, verdict = judge(460333088)
+        self.assertEqual(verdict.kind, V.HOLDS)
+        self.assertIn("(x4.27)", measured)
+        self.assertIn("x2 6.3 B -> 6.6 B (x1.04)", measured)
+        self.assertEqual(judge(460333088, secs=(3.0, 1.0))[1].kind, V.HOLDS, "the time is information")
+        self.assertEqual(judge(26924448 * 4)[1].kind, V.NOT_HOLD, "as bounded as a factor growth")
+        self.assertEqual(judge(int(26924448 * 4 * 1.7))[1].kind, V.UNDECIDED)
+        self.assertEqual(judge(None)[1].kind, V.UNTESTABLE)
+
+    def test_mimalloc_pages(self):
+        """mimalloc/pages: no mixed window and runs of 65,152 B hold; 8 KiB runs (jemalloc's and
+        tcmalloc's spans) or mixed windows (glibc's) do not; 40 KiB runs, between the bounds, are
+        undecided; a missing cell gives no verdict."""
+        def judge(mi, others=((35, 35, 48), (26, 25, 8192))):
+            runs, phases = [], []
+            for i, (alloc, fig) in enumerate(zip(("mimalloc", "glibc", "jemalloc"), (mi,) + others)):
+                runs.append(dict(run=i, allocator=alloc, params=a000.PAGES_P))
+                if fig is None:
+                    continue
+                phases += [dict(run=i, allocator=alloc, params=a000.PAGES_P, phase=p, seconds=0.0, ops=n)
+                           for p, n in zip(("windows", "mixed", "run-bytes"), fig)]
+            return a000.judge_mimalloc_pages([rows_of(phases, runs)])
+        measured, verdict = judge((25, 0, 65152))
+        self.assertEqual(verdict.kind, V.HOLDS)
+        self.assertIn("mimalloc: 0% of the windows mixed, median run 65,152 B", measured)
+        self.assertIn("glibc 100% of the windows mixed", measured)
+        self.assertEqual(judge((26, 0, 8192))[1].kind, V.NOT_HOLD, "8 KiB pages")
+        self.assertEqual(judge((35, 35, 65152))[1].kind, V.NOT_HOLD, "every window mixed")
+        self.assertEqual(judge((25, 0, 40960))[1].kind, V.UNDECIDED)
+        self.assertEqual(judge(None)[1].kind, V.UNTESTABLE)
+
+    def test_banded(self):
+        """An exact figure inside the claim's region holds, beyond the margin does not, between is
+        undecided (and says more runs would not decide); a missing figure gives no verdict."""
+        self.assertEqual(V.banded(4.27, (2.0, None), (1.5, None)).kind, V.HOLDS)
+        self.assertEqual(V.banded(1.04, (2.0, None), (1.5, None), "bounded").kind, V.NOT_HOLD)
+        mid = V.banded(1.7, (2.0, None), (1.5, None))
+        self.assertEqual(mid.kind, V.UNDECIDED)
+        self.assertIn("would not decide", mid.note)
+        self.assertEqual(V.banded(None, (2.0, None), (1.5, None)).kind, V.UNTESTABLE)
+        self.assertEqual(V.banded(70000, (49152, 65536), (32768, 131072)).kind, V.UNDECIDED)
 
     def test_calloc_top_both_parts(self):
         """calloc/top holds when calloc skips the clear on a fresh top (x2.4) and clears a reused one
