@@ -4,14 +4,15 @@
  * (2 M nodes). --alloc=arena bumps through 1 MiB blocks (wl_arena); --alloc=single is the article's
  * arena as its text gives it: one malloc(N x 16) of the whole capacity, bumped through (16-byte
  * round-up, NULL when full, no second block), freed with one free.
- * Phases: `build` (N nodes pushed, all held), `traverse` (one walk summing the values), `free`
+ * Phases: `build` (N nodes pushed, all held), `traverse` (--walks walks summing the values; ops = the
+ * nodes visited), `free`
  * (every node freed one by one, or the arena's blocks at once; nothing held).
  * The build and free loops are the article's (no sampler code when --latency=off, the arena's bump
  * inline, the single arena's fields in registers: it has no out-of-line slow path; a node's value
  * is the seed plus its index, the seed read once before the loop), so a count of instructions
  * compares the allocators and not this harness.
  * Always holds: a node is exactly 16 bytes (next pointer + value); live_bytes = N*16 after build
- * for malloc, the arena's malloc'd blocks for the arena, 0 after free; the traversal must see
+ * for malloc, the arena's malloc'd blocks for the arena, 0 after free; each walk must see
  * N nodes whose values sum to the expected total (verify fails otherwise). */
 #include "wl_arena.h"
 #include "wl_args.h"
@@ -26,6 +27,7 @@
 static struct wl_param ls_params[] = {
     WL_WORD("alloc", "malloc", "malloc|arena|single", "one malloc per node, a bump arena of 1 MiB blocks, or one block of N nodes"),
     WL_INT("nodes", "4000000", "300000", 1, 1000000000, "list length"),
+    WL_INT("walks", "1", NULL, 1, 1000, "walks of the list in the traverse phase (a longer phase to time)"),
 };
 
 static struct wl_prog ls_prog =
@@ -162,12 +164,13 @@ int main(int argc, char **argv)
     uint64_t live = single ? (one.base ? one.cap : 0) : blocks ? arena.held : built * sizeof(struct ls_node);
     t0 = wl_phase("build", t0, built, live);
 
-    unsigned long long count = 0;
+    unsigned long long count = 0, walks = (unsigned long long)wl_arg("walks");
     uint64_t sum = 0;
-    for (struct ls_node *p = head; p; p = p->next) {
-        sum += p->value;
-        count++;
-    }
+    for (unsigned long long w = 0; w < walks; w++)
+        for (struct ls_node *p = head; p; p = p->next) {
+            sum += p->value;
+            count++;
+        }
     t0 = wl_phase("traverse", t0, count, live);
 
     if (single)
@@ -185,5 +188,5 @@ int main(int argc, char **argv)
         expect += seed + i;
     char detail[128];
     snprintf(detail, sizeof detail, "nodes=%llu walked=%llu sum=%llu", n, count, (unsigned long long)sum);
-    return wl_verify(built == n && count == n && sum == expect, detail);
+    return wl_verify(built == n && count == n * walks && sum == expect * walks, detail);
 }
