@@ -5,7 +5,7 @@ here, is not the allocators' work. Inside the timed part malloc's side faults in
 fault per 4 KiB, ~15 us each on this VM even when idle: ~1 s, against the article's whole 90 ms)
 and both sides walk 256 MB, one new cache line per operation, which user-space instructions do
 not weigh (an independent build of the article's code on a quiet machine gave x1.44-1.58 in time
-where instructions give x7-8). So the claim cannot be tested here; the row shows the measured
+where instructions give x10.75). So the claim cannot be tested here; the row shows the measured
 reason: the instructions, the pages faulted in the timed part (RSS growth: a count) and the wall
 time with a fault's cost.
 Two more rows test the article's discussion in the forms that do not rest on the faults' cost:
