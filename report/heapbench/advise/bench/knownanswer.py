@@ -12,6 +12,10 @@ candidates run on the program, whether a "keep" had none (scored wrong), wall
 seconds, and the CPU seconds of the advise process tree as getrusage counts them, which checks
 advise's own clock) and the per-program
 counts to DIR/summary.md, with the commit and the load average; nothing outside DIR is written.
+An advise run that was interrupted (Ctrl-C, SIGINT or SIGTERM to advise or to this script) stops
+the suite: advise is given STOP_WAIT_S to stop its runner (its own promise is 2 s), its run is not
+scored, summary.md holds the finished runs, one line on stderr names it, and the exit code is 130.
+heapbench is $HEAPBENCH_BIN, else this tree's build/heapbench.
 
 Use: report/heapbench/advise/bench/knownanswer.py [-n|--runs RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
 """
@@ -20,6 +24,7 @@ import json
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -29,6 +34,12 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 THROUGHPUT = "ops=throughput: ([0-9]+),higher"
 FAST_ALLOCATORS = ("mimalloc", "tcmalloc", "tcmalloc-minimal")
 SLOW_SETTINGS = ("glibc arena_max=1", "glibc arena_max=2")
+STOP_WAIT_S = 10   # advise stops its runner within 2 s; the rest is a loaded machine's scheduling
+INTERRUPTED = (130, 143, -signal.SIGINT, -signal.SIGTERM)   # advise's exit on Ctrl-C/SIGTERM, or death by either
+
+
+class Interrupted(Exception):
+    """An advise run ended by Ctrl-C or SIGTERM (its directory is resumable): the suite stops."""
 
 
 def _is(verdict):
@@ -88,23 +99,49 @@ def keep_untested(advice):
     return advice["recommendation"].get("verdict") == "keep what you have" and not tested_on_program(advice)
 
 
+def heapbench():
+    """The heapbench CLI: $HEAPBENCH_BIN, else this tree's build/heapbench."""
+    return os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")
+
+
+def advise_run(argv):
+    """Runs advise; returns (exit code, stdout, stderr). On Ctrl-C or SIGTERM advise is told to stop
+    (SIGINT: a second one during its stop is ignored) and given STOP_WAIT_S to stop its runner and save
+    its state before it is killed; then the interruption goes on."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        out, err = proc.communicate()
+    except KeyboardInterrupt:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.communicate(timeout=STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        raise
+    return proc.returncode, out, err
+
+
 def one_run(name, command, budget, out):
     """Advises on one program once; returns the row of runs.tsv as a dict."""
     _, _, goal, extra, right, _ = PROGRAMS[name]
     directory = os.path.join(out, "runs", f"{name}-{time.strftime('%H%M%S')}-{os.getpid()}")
-    argv = [os.path.join(ROOT, "build", "heapbench"), "advise", "--goal", goal, "--budget-clock", "cpu",
+    argv = [heapbench(), "advise", "--goal", goal, "--budget-clock", "cpu",
             "-o", directory] + (["--budget", str(budget)] if budget else []) + extra
     argv += command if command[0] == "-w" else command
     before, start, cpu0 = load1(), time.monotonic(), children_cpu()
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    code, _, stderr = advise_run(argv)
+    if code in INTERRUPTED:
+        raise Interrupted(f"advise was interrupted on {name} (exit {code}; {directory} is resumable)")
     wall = time.monotonic() - start
-    row = {"program": name, "exit": proc.returncode, "load_before": f"{before:.1f}", "load_after": f"{load1():.1f}",
+    row = {"program": name, "exit": code, "load_before": f"{before:.1f}", "load_after": f"{load1():.1f}",
            "wall_s": f"{wall:.0f}", "cpu_s": f"{children_cpu() - cpu0:.0f}", "dir": directory}
     try:
         with open(os.path.join(directory, "advice.json"), encoding="utf-8") as f:
             advice = json.load(f)
     except (OSError, ValueError):
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        last = (stderr.strip().splitlines() or ["no message"])[-1]
         return dict(row, verdict="error", answer=last[:120], right=False, within=False)
     rec = advice["recommendation"]
     tau = re.search(r"Kendall tau ([+-][0-9.]+)", rec.get("note") or "")
@@ -161,20 +198,34 @@ def main():
     os.makedirs(opts.output, exist_ok=True)
     commands = {n: build(n, PROGRAMS[n][0], opts.output) for n in names}
     rows, tsv = [], os.path.join(opts.output, "runs.tsv")
-    with open(tsv, "a", encoding="utf-8") as f:
-        f.write("\t".join(COLUMNS) + "\n")
-        for _ in range(opts.n):
-            for name in names:  # one run of each program per round: the load falls on all of them alike
-                row = one_run(name, commands[name], opts.budget, opts.output)
-                rows.append(row)
-                f.write("\t".join(str(row.get(c, "")) for c in COLUMNS) + "\n")
-                f.flush()
-                print("\t".join(str(row.get(c, "")) for c in COLUMNS[:-1]), flush=True)
+    try:
+        with open(tsv, "a", encoding="utf-8") as f:
+            f.write("\t".join(COLUMNS) + "\n")
+            for _ in range(opts.n):
+                for name in names:  # one run of each program per round: the load falls on all of them alike
+                    row = one_run(name, commands[name], opts.budget, opts.output)
+                    rows.append(row)
+                    f.write("\t".join(str(row.get(c, "")) for c in COLUMNS) + "\n")
+                    f.flush()
+                    print("\t".join(str(row.get(c, "")) for c in COLUMNS[:-1]), flush=True)
+    except (Interrupted, KeyboardInterrupt) as why:
+        summary(rows, opts.output, opts.budget)
+        what = str(why) if isinstance(why, Interrupted) else "interrupted"
+        print(f"knownanswer: {what}; stopped: the {len(rows)} finished run(s) are in {tsv} and summary.md",
+              file=sys.stderr)
+        return 130
     print("\n".join(summary(rows, opts.output, opts.budget)))
     return 0
 
 
+def on_signal(signum, frame):
+    """SIGINT or SIGTERM stops the suite (also when started in the background, SIGINT ignored)."""
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     try:
         sys.exit(main())
     except KeyboardInterrupt:
