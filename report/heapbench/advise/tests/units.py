@@ -144,6 +144,19 @@ def test_recommend():
     check("recommend-needs-interval-below-0", not recommend.recommend_better(
         {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": 0.13}) and recommend.recommend_better(
         {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": -0.2}))
+    # Significantly better, but its simultaneous interval reaches 0: undecided, and the answer says that interval.
+    saved = stats.stats_ratio_ci
+    stats.stats_ratio_ci = lambda b, n, seed=0, level=0.95, resamples=0: (0.3, 1.05) if level >= 0.99 else (0.45, 0.6)
+    try:
+        sure = _rec([0.5, 0.51, 0.49, 0.5, 0.52, 0.5, 0.48, 0.5, 0.51, 0.49], [100.0] * 10)
+        wide10 = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98, 1.0, 1.01, 0.99, 1.0], [100.0] * 10)
+        held = recommend.recommend("time", wide10, {"m": sure}, 0.05, 0.05, look=1)
+    finally:
+        stats.stats_ratio_ci = saved
+    check("recommend-undecided-names-simultaneous-interval", held["verdict"] == recommend.UNDECIDED
+          and held["tests"]["time"]["m"]["verdict"] == stats.IMPROVEMENT
+          and "m -50.0% [-55, -40] (95%; its 99% interval over 1 candidate(s), which a recommendation needs below 0,"
+          " is [-70, +5])" in held["why"], held.get("why"))
     none = recommend.recommend("time", base, {}, 0.05, 0.05)
     check("recommend-nothing-measured-undecided", none["verdict"] == recommend.UNDECIDED, none.get("verdict"))
     slower = _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6)
