@@ -7,7 +7,9 @@ over advice.json's recommendation, stated beside it with the interleaved `heapbe
 figures it rests on (docs/measurements/advise.md); every advise run uses --budget-clock cpu
 and the budget given (default advise's own, 300); one line per run goes to DIR/runs.tsv
 (program, run, load average before and after, verdict, answer, change, elapsed and budget,
-the overrun past the budget, within +10%, right, the screen's Kendall tau, the screen's mode, the
+the overrun past the budget by the larger of advise's own clock and the CPU seconds getrusage
+counts for its process tree (every advise run here counts CPU seconds), within +10%, right, the
+outcome (right, wrong, undecided, error), the screen's Kendall tau, the screen's mode, the
 candidates run on the program, whether a "keep" had none (scored wrong), wall
 seconds, and the CPU seconds of the advise process tree as getrusage counts them, which checks
 advise's own clock) and the per-program
@@ -123,6 +125,17 @@ def advise_run(argv):
     return proc.returncode, out, err
 
 
+def overrun(advice, cpu):
+    """How far past its budget an advise run went (0 when within), as a fraction: by the larger of
+    advise's own clock (advice.json's elapsed_s) and cpu, the CPU seconds of its process tree by getrusage."""
+    return max(0.0, max(advice["elapsed_s"], cpu) / advice["budget_s"] - 1)
+
+
+def outcome(verdict, is_right):
+    """right, undecided (an answer not given: never right, never a wrong answer given) or wrong."""
+    return "right" if is_right else "undecided" if verdict == "undecided" else "wrong"
+
+
 def one_run(name, command, budget, out):
     """Advises on one program once; returns the row of runs.tsv as a dict."""
     _, _, goal, extra, right, _ = PROGRAMS[name]
@@ -134,37 +147,40 @@ def one_run(name, command, budget, out):
     code, _, stderr = advise_run(argv)
     if code in INTERRUPTED:
         raise Interrupted(f"advise was interrupted on {name} (exit {code}; {directory} is resumable)")
-    wall = time.monotonic() - start
+    wall, cpu = time.monotonic() - start, children_cpu() - cpu0
     row = {"program": name, "exit": code, "load_before": f"{before:.1f}", "load_after": f"{load1():.1f}",
-           "wall_s": f"{wall:.0f}", "cpu_s": f"{children_cpu() - cpu0:.0f}", "dir": directory}
+           "wall_s": f"{wall:.0f}", "cpu_s": f"{cpu:.0f}", "dir": directory}
     try:
         with open(os.path.join(directory, "advice.json"), encoding="utf-8") as f:
             advice = json.load(f)
     except (OSError, ValueError):
         last = (stderr.strip().splitlines() or ["no message"])[-1]
-        return dict(row, verdict="error", answer=last[:120], right=False, within=False)
+        return dict(row, verdict="error", answer=last[:120], right=False, outcome="error", within=False)
     rec = advice["recommendation"]
+    is_right = bool(right(rec)) and not keep_untested(advice)
     tau = re.search(r"Kendall tau ([+-][0-9.]+)", rec.get("note") or "")
     change = (rec.get("figures") or {}).get("change")
     return dict(row, verdict=rec["verdict"], answer=rec.get("label") or rec["verdict"],
                 change="" if change is None else f"{change * 100:+.1f}%", elapsed=f"{advice['elapsed_s']:.0f}",
                 budget=f"{advice['budget_s']:.0f}",
-                overrun=f"{max(0.0, advice['elapsed_s'] / advice['budget_s'] - 1) * 100:.1f}%", within=advice["elapsed_s"] <= 1.1 * advice["budget_s"],
-                right=bool(right(rec)) and not keep_untested(advice), tau=tau.group(1) if tau else "",
+                overrun=f"{overrun(advice, cpu) * 100:.1f}%", within=overrun(advice, cpu) <= 0.10,
+                right=is_right, outcome=outcome(rec["verdict"], is_right), tau=tau.group(1) if tau else "",
                 mode=advice.get("screen_mode") or "", tested=tested_on_program(advice), keep_untested=keep_untested(advice))
 
 
 COLUMNS = ("program", "load_before", "load_after", "exit", "verdict", "answer", "change", "elapsed", "budget",
-           "overrun", "within", "right", "tau", "mode", "tested", "keep_untested", "wall_s", "cpu_s", "dir")
+           "overrun", "within", "right", "outcome", "tau", "mode", "tested", "keep_untested", "wall_s", "cpu_s", "dir")
 
 
 def summary(rows, out, budget):
-    """DIR/summary.md: per program, right answers, runs within budget, taus, load range."""
+    """DIR/summary.md: per program, right, undecided and wrong answers (an error counts as wrong), runs
+    within budget, taus, load range."""
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     lines = [f"known-answer suite, commit {commit}, budget {budget or 300} CPU s (--budget-clock cpu)", "",
-             "| program | right answer | n | right | within budget +10% | keep without program runs | load (1 min) | screen tau | answers |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| program | right answer | n | right | undecided | wrong | within budget +10% | keep without program runs "
+             "| load (1 min) | screen tau | answers |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in PROGRAMS:
         mine = [r for r in rows if r["program"] == name]
         if not mine:
@@ -173,7 +189,10 @@ def summary(rows, out, budget):
         answers = {}
         for r in mine:
             answers[r["answer"]] = answers.get(r["answer"], 0) + 1
+        counts = {"undecided": sum(r.get("outcome") == "undecided" for r in mine),
+                  "wrong": sum(r.get("outcome") in ("wrong", "error") for r in mine)}
         lines.append(f"| {name} | {PROGRAMS[name][5]} | {len(mine)} | {sum(r['right'] for r in mine)} | "
+                     f"{counts['undecided']} | {counts['wrong']} | "
                      f"{sum(bool(r['within']) for r in mine)} | {sum(bool(r.get('keep_untested')) for r in mine)} | "
                      f"{min(loads):.1f}-{max(loads):.1f} | "
                      f"{', '.join(r.get('tau') or '-' for r in mine)} | "

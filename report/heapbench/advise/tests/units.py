@@ -313,6 +313,17 @@ def test_knownanswer_scoring():
                            {"stage": "confirm", "label": "mimalloc", "baseline": False, "reps": 0}]
     check("knownanswer-keep-tested", not ka.keep_untested(keep) and ka.tested_on_program(keep) == 1,
           ka.tested_on_program(keep))
+    # The budget is judged by the larger of advise's own clock and getrusage's CPU seconds of its tree.
+    advice = {"elapsed_s": 300.0, "budget_s": 300.0}
+    check("knownanswer-overrun-by-getrusage", ka.overrun(advice, 340.0) > 0.10 and abs(ka.overrun(advice, 315.0) - 0.05)
+          < 1e-9 and ka.overrun(dict(advice, elapsed_s=200.0), 201.0) == 0.0, ka.overrun(advice, 340.0))
+    check("knownanswer-outcomes", [ka.outcome("recommend", True), ka.outcome("undecided", False),
+                                   ka.outcome("keep what you have", False)] == ["right", "undecided", "wrong"])
+    rows = [{"program": "small", "load_before": "1.0", "load_after": "2.0", "right": o == "right", "within": True,
+             "outcome": o, "answer": o, "tau": ""} for o in ("right", "undecided", "wrong", "error")]
+    with tempfile.TemporaryDirectory() as out:
+        line = [x for x in ka.summary(rows, out, 0) if x.startswith("| small |")]
+    check("knownanswer-summary-counts", line and line[0].split(" | ")[2:6] == ["4", "1", "1", "2"], line)
 
 
 def test_budget():
