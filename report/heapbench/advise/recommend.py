@@ -148,10 +148,25 @@ def _why_open(tests, still):
             parts.append(f"{label} (these reps cannot reach significance after Holm: need {t['needed_reps']} per side)")
         elif not math.isnan(t["ci_low"]):
             more = f", ~{t['needed_reps']} reps per side would likely decide" if t["needed_reps"] else ""
-            parts.append(f"{label} {t['change'] * 100:+.1f}% [{t['ci_low'] * 100:+.0f}, {t['ci_high'] * 100:+.0f}]{more}")
+            parts.append(f"{label} {t['change'] * 100:+.1f}% [{t['ci_low'] * 100:+.0f}, {t['ci_high'] * 100:+.0f}]"
+                         f"{_why_not_recommended(t, len(tests))}{more}")
         else:
             parts.append(label)
     return "not decided on the program: " + ", ".join(parts)
+
+
+def _why_not_recommended(test, family):
+    """For a candidate significantly better whose simultaneous interval still reaches 0 (which
+    withholds a recommendation, recommend_better): that interval and its level, as a clause; else ""."""
+    high = test.get("family_high", float("nan"))
+    if test["verdict"] != stats.IMPROVEMENT or (not math.isnan(high) and high < 0):
+        return ""
+    level = recommend_level_text(test.get("family_level", stats.CI_LEVEL))
+    if math.isnan(high):
+        return f" (its {level} interval over {family} candidate(s) could not be computed: no recommendation)"
+    own = recommend_level_text(test.get("ci_level", stats.CI_LEVEL))
+    return (f" ({own}; its {level} interval over {family} candidate(s), which a recommendation needs below 0,"
+            f" is [{test['family_low'] * 100:+.0f}, {high * 100:+.0f}])")
 
 
 def recommend_detectable(tests):

@@ -7,11 +7,17 @@ over advice.json's recommendation, stated beside it with the interleaved `heapbe
 figures it rests on (docs/measurements/advise.md); every advise run uses --budget-clock cpu
 and the budget given (default advise's own, 300); one line per run goes to DIR/runs.tsv
 (program, run, load average before and after, verdict, answer, change, elapsed and budget,
-the overrun past the budget, within +10%, right, the screen's Kendall tau, the screen's mode, the
+the overrun past the budget by the larger of advise's own clock and the CPU seconds getrusage
+counts for its process tree (every advise run here counts CPU seconds), within +10%, right, the
+outcome (right, wrong, undecided, error), the screen's Kendall tau, the screen's mode, the
 candidates run on the program, whether a "keep" had none (scored wrong), wall
 seconds, and the CPU seconds of the advise process tree as getrusage counts them, which checks
 advise's own clock) and the per-program
 counts to DIR/summary.md, with the commit and the load average; nothing outside DIR is written.
+An advise run that was interrupted (Ctrl-C, SIGINT or SIGTERM to advise or to this script) stops
+the suite: advise is given STOP_WAIT_S to stop its runner (its own promise is 2 s), its run is not
+scored, summary.md holds the finished runs, one line on stderr names it, and the exit code is 130.
+heapbench is $HEAPBENCH_BIN, else this tree's build/heapbench.
 
 Use: report/heapbench/advise/bench/knownanswer.py [-n|--runs RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
 """
@@ -20,6 +26,7 @@ import json
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -29,6 +36,13 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 THROUGHPUT = "ops=throughput: ([0-9]+),higher"
 FAST_ALLOCATORS = ("mimalloc", "tcmalloc", "tcmalloc-minimal")
 SLOW_SETTINGS = ("glibc arena_max=1", "glibc arena_max=2")
+TRIM_SETTINGS = ("glibc trim_threshold=0", "refmalloc trim_threshold=0")   # python3-alloc's two cuts beyond 5%
+STOP_WAIT_S = 10   # advise stops its runner within 2 s; the rest is a loaded machine's scheduling
+INTERRUPTED = (130, 143, -signal.SIGINT, -signal.SIGTERM)   # advise's exit on Ctrl-C/SIGTERM, or death by either
+
+
+class Interrupted(Exception):
+    """An advise run ended by Ctrl-C or SIGTERM (its directory is resumable): the suite stops."""
 
 
 def _is(verdict):
@@ -51,8 +65,9 @@ PROGRAMS = {
     "small": ("small.c", [], "time", [], _is("keep what you have"),
               "keep what you have (the allocator is < 5% of its time)"),
     "python3": ("prog:python3-alloc", [], "memory", [],
-                lambda r: r.get("verdict") in ("recommend", "keep what you have"),
-                "a decided answer: glibc is the smallest at its defaults; trim_threshold=0 cuts 8.7% (exec)"),
+                lambda r: r.get("verdict") == "recommend" and r.get("label") in TRIM_SETTINGS,
+                "recommend trim_threshold=0 (glibc -9.0%, refmalloc -7.1% peak RSS; every other allocator and glibc "
+                "setting within 1% or larger: exec -n 7)"),
 }
 
 
@@ -88,46 +103,86 @@ def keep_untested(advice):
     return advice["recommendation"].get("verdict") == "keep what you have" and not tested_on_program(advice)
 
 
+def heapbench():
+    """The heapbench CLI: $HEAPBENCH_BIN, else this tree's build/heapbench."""
+    return os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")
+
+
+def advise_run(argv):
+    """Runs advise; returns (exit code, stdout, stderr). On Ctrl-C or SIGTERM advise is told to stop
+    (SIGINT: a second one during its stop is ignored) and given STOP_WAIT_S to stop its runner and save
+    its state before it is killed; then the interruption goes on."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        out, err = proc.communicate()
+    except KeyboardInterrupt:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.communicate(timeout=STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        raise
+    return proc.returncode, out, err
+
+
+def overrun(advice, cpu):
+    """How far past its budget an advise run went (0 when within), as a fraction: by the larger of
+    advise's own clock (advice.json's elapsed_s) and cpu, the CPU seconds of its process tree by getrusage."""
+    return max(0.0, max(advice["elapsed_s"], cpu) / advice["budget_s"] - 1)
+
+
+def outcome(verdict, is_right):
+    """right, undecided (an answer not given: never right, never a wrong answer given) or wrong."""
+    return "right" if is_right else "undecided" if verdict == "undecided" else "wrong"
+
+
 def one_run(name, command, budget, out):
     """Advises on one program once; returns the row of runs.tsv as a dict."""
     _, _, goal, extra, right, _ = PROGRAMS[name]
     directory = os.path.join(out, "runs", f"{name}-{time.strftime('%H%M%S')}-{os.getpid()}")
-    argv = [os.path.join(ROOT, "build", "heapbench"), "advise", "--goal", goal, "--budget-clock", "cpu",
+    argv = [heapbench(), "advise", "--goal", goal, "--budget-clock", "cpu",
             "-o", directory] + (["--budget", str(budget)] if budget else []) + extra
     argv += command if command[0] == "-w" else command
     before, start, cpu0 = load1(), time.monotonic(), children_cpu()
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
-    wall = time.monotonic() - start
-    row = {"program": name, "exit": proc.returncode, "load_before": f"{before:.1f}", "load_after": f"{load1():.1f}",
-           "wall_s": f"{wall:.0f}", "cpu_s": f"{children_cpu() - cpu0:.0f}", "dir": directory}
+    code, _, stderr = advise_run(argv)
+    if code in INTERRUPTED:
+        raise Interrupted(f"advise was interrupted on {name} (exit {code}; {directory} is resumable)")
+    wall, cpu = time.monotonic() - start, children_cpu() - cpu0
+    row = {"program": name, "exit": code, "load_before": f"{before:.1f}", "load_after": f"{load1():.1f}",
+           "wall_s": f"{wall:.0f}", "cpu_s": f"{cpu:.0f}", "dir": directory}
     try:
         with open(os.path.join(directory, "advice.json"), encoding="utf-8") as f:
             advice = json.load(f)
     except (OSError, ValueError):
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        return dict(row, verdict="error", answer=last[:120], right=False, within=False)
+        last = (stderr.strip().splitlines() or ["no message"])[-1]
+        return dict(row, verdict="error", answer=last[:120], right=False, outcome="error", within=False)
     rec = advice["recommendation"]
+    is_right = bool(right(rec)) and not keep_untested(advice)
     tau = re.search(r"Kendall tau ([+-][0-9.]+)", rec.get("note") or "")
     change = (rec.get("figures") or {}).get("change")
     return dict(row, verdict=rec["verdict"], answer=rec.get("label") or rec["verdict"],
                 change="" if change is None else f"{change * 100:+.1f}%", elapsed=f"{advice['elapsed_s']:.0f}",
                 budget=f"{advice['budget_s']:.0f}",
-                overrun=f"{max(0.0, advice['elapsed_s'] / advice['budget_s'] - 1) * 100:.1f}%", within=advice["elapsed_s"] <= 1.1 * advice["budget_s"],
-                right=bool(right(rec)) and not keep_untested(advice), tau=tau.group(1) if tau else "",
+                overrun=f"{overrun(advice, cpu) * 100:.1f}%", within=overrun(advice, cpu) <= 0.10,
+                right=is_right, outcome=outcome(rec["verdict"], is_right), tau=tau.group(1) if tau else "",
                 mode=advice.get("screen_mode") or "", tested=tested_on_program(advice), keep_untested=keep_untested(advice))
 
 
 COLUMNS = ("program", "load_before", "load_after", "exit", "verdict", "answer", "change", "elapsed", "budget",
-           "overrun", "within", "right", "tau", "mode", "tested", "keep_untested", "wall_s", "cpu_s", "dir")
+           "overrun", "within", "right", "outcome", "tau", "mode", "tested", "keep_untested", "wall_s", "cpu_s", "dir")
 
 
 def summary(rows, out, budget):
-    """DIR/summary.md: per program, right answers, runs within budget, taus, load range."""
+    """DIR/summary.md: per program, right, undecided and wrong answers (an error counts as wrong), runs
+    within budget, taus, load range."""
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     lines = [f"known-answer suite, commit {commit}, budget {budget or 300} CPU s (--budget-clock cpu)", "",
-             "| program | right answer | n | right | within budget +10% | keep without program runs | load (1 min) | screen tau | answers |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| program | right answer | n | right | undecided | wrong | within budget +10% | keep without program runs "
+             "| load (1 min) | screen tau | answers |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in PROGRAMS:
         mine = [r for r in rows if r["program"] == name]
         if not mine:
@@ -136,7 +191,10 @@ def summary(rows, out, budget):
         answers = {}
         for r in mine:
             answers[r["answer"]] = answers.get(r["answer"], 0) + 1
+        counts = {"undecided": sum(r.get("outcome") == "undecided" for r in mine),
+                  "wrong": sum(r.get("outcome") in ("wrong", "error") for r in mine)}
         lines.append(f"| {name} | {PROGRAMS[name][5]} | {len(mine)} | {sum(r['right'] for r in mine)} | "
+                     f"{counts['undecided']} | {counts['wrong']} | "
                      f"{sum(bool(r['within']) for r in mine)} | {sum(bool(r.get('keep_untested')) for r in mine)} | "
                      f"{min(loads):.1f}-{max(loads):.1f} | "
                      f"{', '.join(r.get('tau') or '-' for r in mine)} | "
@@ -161,20 +219,34 @@ def main():
     os.makedirs(opts.output, exist_ok=True)
     commands = {n: build(n, PROGRAMS[n][0], opts.output) for n in names}
     rows, tsv = [], os.path.join(opts.output, "runs.tsv")
-    with open(tsv, "a", encoding="utf-8") as f:
-        f.write("\t".join(COLUMNS) + "\n")
-        for _ in range(opts.n):
-            for name in names:  # one run of each program per round: the load falls on all of them alike
-                row = one_run(name, commands[name], opts.budget, opts.output)
-                rows.append(row)
-                f.write("\t".join(str(row.get(c, "")) for c in COLUMNS) + "\n")
-                f.flush()
-                print("\t".join(str(row.get(c, "")) for c in COLUMNS[:-1]), flush=True)
+    try:
+        with open(tsv, "a", encoding="utf-8") as f:
+            f.write("\t".join(COLUMNS) + "\n")
+            for _ in range(opts.n):
+                for name in names:  # one run of each program per round: the load falls on all of them alike
+                    row = one_run(name, commands[name], opts.budget, opts.output)
+                    rows.append(row)
+                    f.write("\t".join(str(row.get(c, "")) for c in COLUMNS) + "\n")
+                    f.flush()
+                    print("\t".join(str(row.get(c, "")) for c in COLUMNS[:-1]), flush=True)
+    except (Interrupted, KeyboardInterrupt) as why:
+        summary(rows, opts.output, opts.budget)
+        what = str(why) if isinstance(why, Interrupted) else "interrupted"
+        print(f"knownanswer: {what}; stopped: the {len(rows)} finished run(s) are in {tsv} and summary.md",
+              file=sys.stderr)
+        return 130
     print("\n".join(summary(rows, opts.output, opts.budget)))
     return 0
 
 
+def on_signal(signum, frame):
+    """SIGINT or SIGTERM stops the suite (also when started in the background, SIGINT ignored)."""
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     try:
         sys.exit(main())
     except KeyboardInterrupt:

@@ -144,6 +144,19 @@ def test_recommend():
     check("recommend-needs-interval-below-0", not recommend.recommend_better(
         {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": 0.13}) and recommend.recommend_better(
         {"verdict": "IMPROVEMENT", "ci_low": -0.62, "ci_high": -0.2}))
+    # Significantly better, but its simultaneous interval reaches 0: undecided, and the answer says that interval.
+    saved = stats.stats_ratio_ci
+    stats.stats_ratio_ci = lambda b, n, seed=0, level=0.95, resamples=0: (0.3, 1.05) if level >= 0.99 else (0.45, 0.6)
+    try:
+        sure = _rec([0.5, 0.51, 0.49, 0.5, 0.52, 0.5, 0.48, 0.5, 0.51, 0.49], [100.0] * 10)
+        wide10 = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98, 1.0, 1.01, 0.99, 1.0], [100.0] * 10)
+        held = recommend.recommend("time", wide10, {"m": sure}, 0.05, 0.05, look=1)
+    finally:
+        stats.stats_ratio_ci = saved
+    check("recommend-undecided-names-simultaneous-interval", held["verdict"] == recommend.UNDECIDED
+          and held["tests"]["time"]["m"]["verdict"] == stats.IMPROVEMENT
+          and "m -50.0% [-55, -40] (95%; its 99% interval over 1 candidate(s), which a recommendation needs below 0,"
+          " is [-70, +5])" in held["why"], held.get("why"))
     none = recommend.recommend("time", base, {}, 0.05, 0.05)
     check("recommend-nothing-measured-undecided", none["verdict"] == recommend.UNDECIDED, none.get("verdict"))
     slower = _rec([1.3, 1.31, 1.29, 1.32, 1.3, 1.28], [100.0] * 6)
@@ -300,6 +313,21 @@ def test_knownanswer_scoring():
                            {"stage": "confirm", "label": "mimalloc", "baseline": False, "reps": 0}]
     check("knownanswer-keep-tested", not ka.keep_untested(keep) and ka.tested_on_program(keep) == 1,
           ka.tested_on_program(keep))
+    # python3-alloc: only trim_threshold=0 cuts its peak RSS beyond the 5% threshold (exec): a keep misses it.
+    py = ka.PROGRAMS["python3"][4]
+    check("knownanswer-python3-right", py({"verdict": "recommend", "label": "glibc trim_threshold=0"})
+          and not py({"verdict": "keep what you have", "label": ""}) and not py({"verdict": "recommend", "label": "jemalloc"}))
+    # The budget is judged by the larger of advise's own clock and getrusage's CPU seconds of its tree.
+    advice = {"elapsed_s": 300.0, "budget_s": 300.0}
+    check("knownanswer-overrun-by-getrusage", ka.overrun(advice, 340.0) > 0.10 and abs(ka.overrun(advice, 315.0) - 0.05)
+          < 1e-9 and ka.overrun(dict(advice, elapsed_s=200.0), 201.0) == 0.0, ka.overrun(advice, 340.0))
+    check("knownanswer-outcomes", [ka.outcome("recommend", True), ka.outcome("undecided", False),
+                                   ka.outcome("keep what you have", False)] == ["right", "undecided", "wrong"])
+    rows = [{"program": "small", "load_before": "1.0", "load_after": "2.0", "right": o == "right", "within": True,
+             "outcome": o, "answer": o, "tau": ""} for o in ("right", "undecided", "wrong", "error")]
+    with tempfile.TemporaryDirectory() as out:
+        line = [x for x in ka.summary(rows, out, 0) if x.startswith("| small |")]
+    check("knownanswer-summary-counts", line and line[0].split(" | ")[2:6] == ["4", "1", "1", "2"], line)
 
 
 def test_budget():
