@@ -1,11 +1,13 @@
 """main.py - `heapbench bisect --good REV --bad REV [--build CMD] [--metric M] -- CMD ARGS`: the options, their checks, and the search loop.
 
-Always holds: every usage error (a revision that is not a commit, good not an ancestor of bad, an
+Always holds: every usage error (a --repo that is not a git repository, a revision that is not a
+commit, good not an ancestor of bad (swapped, on a side line, or of another history), an
 end that does not build, a metric the program does not give, good and bad that do not differ) is
 one line and exit 2 before the first step; the user's work tree is never touched (repo.py); each
 step's runs are results directories under OUT (report, compare and check read them); the state
 is saved after every step, so Ctrl-C (exit 130) loses at most the step under way and `--resume
-OUT` goes on; exit 0 when one commit is named, 1 when a range of commits is left.
+OUT` goes on, with the saved settings only (an option beside it is a usage error, never ignored);
+exit 0 when one commit is named, 1 when a range of commits is left.
 """
 import datetime
 import os
@@ -111,6 +113,10 @@ def settings_of(p, opts, command):
         p.error("--count-instructions: valgrind is not installed (apt-get install valgrind)")
     if not os.path.isdir(opts.repo):
         p.error(f"--repo {opts.repo}: no such directory")
+    try:
+        repo.check_repo(opts.repo)
+    except repo.RepoError as err:
+        p.error(str(err))
     library = library_of(p, opts.allocator, opts.allocators)
     return {"repo": os.path.abspath(opts.repo), "build": opts.build, "command": command, "metric": metric,
             "metric_regex": regex, "allocator": opts.allocators, "max_rounds": opts.max_rounds, "alpha": opts.alpha,
@@ -375,6 +381,18 @@ def resumed(p, opts):
     return settings, state, opts.resume
 
 
+def check_resume_alone(p, opts, command):
+    """--resume DIR goes on with the settings saved in DIR: any other option or a program beside it
+    is a usage error (it would be ignored: a run that asked for X and got the saved Y)."""
+    given = [a.option_strings[-1] for a in p._actions if a.dest not in ("resume", "help") and a.option_strings
+             and getattr(opts, a.dest) != a.default]
+    if command:
+        given.append("the program after '--'")
+    if given:
+        p.error(f"--resume {opts.resume} goes on with the settings saved in its bisect.json; leave out "
+                f"{', '.join(given)} (to change them, start a new bisect with another -o)")
+
+
 def _interrupt(signum, frame):
     """SIGTERM stops a bisect as Ctrl-C does (the steps done are kept)."""
     raise KeyboardInterrupt
@@ -387,6 +405,8 @@ def main(argv):
     signal.signal(signal.SIGTERM, _interrupt)
     p = parser()
     opts, command = cli.parse_command_line(p, argv, "the program to measure, e.g. -- ./prog ARGS")
+    if opts.resume:
+        check_resume_alone(p, opts, command)
     # absolute: each step runs in a commit's exported files, where a relative DIR would name another
     # place; and known before the first step, so that Ctrl-C can always say where to --resume
     opts.output = os.path.abspath(opts.output or os.path.join(

@@ -24,6 +24,15 @@ def _git(repo, *args, check=True):
     return proc.stdout.strip() if not check or not proc.returncode else ""
 
 
+def check_repo(repo):
+    """Raises RepoError when repo is not inside a git repository."""
+    proc = subprocess.run(["git", "-C", repo, "rev-parse", "--git-dir"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    if proc.returncode:
+        raise RepoError(f"--repo {repo}: not a git repository; give the repository's directory with --repo "
+                        "(default: the current directory)")
+
+
 def commit_of(repo, rev):
     """The full hash of rev, which must name a commit of repo."""
     out = _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
@@ -40,14 +49,30 @@ def is_commit(repo, rev):
 def commit_range(repo, good, bad):
     """The commits after good up to bad, oldest first, along bad's first parents (good must be an
     ancestor of bad)."""
-    proc = subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", good, bad])
-    if proc.returncode:
-        raise RepoError(f"--good {good[:12]} is not an ancestor of --bad {bad[:12]}; give the older commit as --good")
+    if not _is_ancestor(repo, good, bad):
+        raise RepoError(_not_ancestor(repo, good, bad))
     out = _git(repo, "rev-list", "--reverse", "--first-parent", "--ancestry-path", f"{good}..{bad}")
     commits = out.split()
     if not commits:
         raise RepoError("--good and --bad are the same commit; nothing to bisect")
     return commits
+
+
+def _is_ancestor(repo, older, newer):
+    """True when older is an ancestor of newer (or the same commit)."""
+    return subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", older, newer]).returncode == 0
+
+
+def _not_ancestor(repo, good, bad):
+    """The line for a good that is not an ancestor of bad: swapped ends, a side line, or no shared history."""
+    g, b = good[:12], bad[:12]
+    if _is_ancestor(repo, bad, good):
+        return f"--good {g} is not an ancestor of --bad {b}: it is newer ({b} is its ancestor); swap them"
+    base = _git(repo, "merge-base", good, bad, check=False)
+    if not base:
+        return f"--good {g} and --bad {b} share no history (no common ancestor); give two commits of one history"
+    return (f"--good {g} is not an ancestor of --bad {b}: they are on separate lines of history; give as --good a "
+            f"commit of --bad's history, such as where they part: git merge-base {g} {b} is {base[:12]}")
 
 
 def subject(repo, commit):

@@ -189,6 +189,10 @@ COMMANDS = {"add": cmd_add, "testbeds": cmd_testbeds, "changes": cmd_changes, "r
 def main(argv):
     """Entry of `heapbench history`; returns the exit status."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `history changes | head -1` ends quietly
+    if argv[:1] == ["bisect"]:  # it measures commits, which the history (a reader) never does
+        cli.usage_exit(f"{PROG} bisect", "a change point is bisected to its commit by 'heapbench bisect --from-history "
+                       "--cell C --metric M [--db URL] [--change LABEL] --build CMD -- CMD ARGS'; see "
+                       "'heapbench bisect --help'")
     parser = _parser()
     args = parser.parse_args(argv)
     if not args.command:

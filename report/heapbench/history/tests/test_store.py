@@ -55,6 +55,14 @@ class StoreTest(unittest.TestCase):
         self.assertIn(word, lines[0])
         self.assertNotIn("Traceback", done.stderr)
 
+    def test_history_bisect_names_the_command_that_bisects(self):
+        """`history bisect` (a change point to its commit) is `heapbench bisect --from-history`: one line saying
+        so, exit 2, whatever follows it, and nothing written."""
+        for args in (["bisect"], ["bisect", "--db", self.db, "--cell", "c", "--metric", "minflt", "--", "./prog"]):
+            done = self.cli(*args)
+            self.refused(done, "heapbench bisect --from-history")
+        self.assertFalse(os.path.exists(self.db))
+
     def test_add_is_idempotent_by_run_and_host(self):
         dirs = self.runs(3)
         first = self.cli("add", "--db", self.db, *dirs)
