@@ -90,6 +90,17 @@ def binary():
     return os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")
 
 
+# The valgrind that `heapbench run --count-instructions` runs (runner/plan/options.c: Debian's package).
+VALGRIND = "/usr/bin/valgrind"
+
+
+def need_valgrind(prog, option):
+    """Exits 2 with one line when VALGRIND cannot be run, before a subcommand measures anything with option."""
+    if not os.access(VALGRIND, os.X_OK):
+        usage_exit(prog, f"{option} needs valgrind ({VALGRIND}), which is not installed here: run 'make deps' "
+                         "(or apt-get install valgrind)")
+
+
 # The variables from which `heapbench run` takes its shard when --shard is not given
 # (runner/plan/shardenv.h). A subcommand that runs its own matrix (ci, tune, quality, claims)
 # runs all of it, even inside one task of a Slurm array or an indexed Job.

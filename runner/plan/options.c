@@ -475,7 +475,8 @@ static int hb_opt_apply(struct hb_options *o, int c, const char *val)
     case OPT_INSTRUCTIONS:
     case OPT_ALLOC_INSTRUCTIONS:
         if (access(HB_INSTR_VALGRIND, X_OK) != 0)
-            hb_usage("--%s needs valgrind (/usr/bin/valgrind): apt-get install valgrind",
+            hb_usage("--%s needs valgrind (" HB_INSTR_VALGRIND "), which is not installed here: run 'make deps' "
+                     "(or apt-get install valgrind)",
                      c == OPT_INSTRUCTIONS ? "count-instructions" : "count-alloc-instructions");
         if (o->wrap && !o->count)
             hb_usage("--wrap and --count-instructions both wrap every process (the count runs valgrind); give one");

@@ -3,7 +3,8 @@
 # (cachegrind) fills metric_instructions with counts that repeat to within a few instructions, while
 # served_by still names the allocator asked for (the preload reaches the program under valgrind);
 # --count-alloc-instructions (callgrind) adds metric_alloc_instructions, the allocator's share, and
-# leaves no valgrind file behind; the wrap and the counts are one at a time.
+# leaves no valgrind file behind; the wrap and the counts are one at a time; without valgrind a
+# count is a usage error that says to install it.
 source runner/tests/rtlib.bash
 
 printf '#!/bin/sh\necho "wrapped: $*" >> "$(dirname "$0")/wrapped.txt"\nshift\nexec "$@"\n' > "$RT_TMP/wrapper"
@@ -55,6 +56,21 @@ assert g != j, (g, j)'
 else
     t_fail "--count-instructions" "valgrind is not installed (make deps installs it)"
 fi
+# Without valgrind, a count is refused before anything runs: one line saying to install it, exit 2.
+for words in "run -w thread-churn -n 1 --warmup 0 --count-instructions" \
+             "run -w thread-churn -n 1 --warmup 0 --count-alloc-instructions" "exec -n 1 --count-instructions -- true"; do
+    name="no valgrind: $words is one line saying 'make deps', exit 2, nothing written"
+    # shellcheck disable=SC2086 # words are separate arguments
+    err=$(scripts/without-valgrind "$HB" $words -o "$RT_TMP/novg" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -eq 77 ]; then
+        echo "SKIP $name: $err"
+    elif [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"needs valgrind"*"make deps"* ]] \
+            && [ ! -e "$RT_TMP/novg" ]; then
+        t_pass "$name"
+    else
+        t_fail "$name" "exit $rc, stderr: $err"
+    fi
+done
 rt_usage "--wrap then --count-instructions is a usage error" run --wrap 'taskset -c 0' --count-instructions
 rt_usage "--count-alloc-instructions then --wrap is a usage error" run --count-alloc-instructions --wrap 'taskset -c 0'
 t_summary

@@ -109,8 +109,8 @@ def settings_of(p, opts, command):
             p.error("--count-instructions and --metric: give one of them (--count-instructions decides on "
                     f"{COUNTED})")
         metric = COUNTED
-    if metric == COUNTED and not shutil.which("valgrind"):
-        p.error("--count-instructions: valgrind is not installed (apt-get install valgrind)")
+    if metric == COUNTED:
+        cli.need_valgrind(p.prog, "--count-instructions")
     if not os.path.isdir(opts.repo):
         p.error(f"--repo {opts.repo}: no such directory")
     try:
@@ -225,10 +225,10 @@ def ends_stages(settings):
     if settings["metric"]:
         return [(settings["metric"] == COUNTED, [settings["metric"]], settings["max_rounds"])]
     stages = [(False, list(COUNTS), decide.MIN_ROUNDS)]
-    if shutil.which("valgrind"):
+    if os.access(cli.VALGRIND, os.X_OK):
         stages.append((True, [COUNTED], decide.MIN_ROUNDS))
     else:
-        measure.say(f"valgrind is not installed: {COUNTED} is not tried (apt-get install valgrind)")
+        measure.say(f"valgrind is not installed: {COUNTED} is not tried (make deps installs it)")
     return stages + [(False, list(TIMES), settings["max_rounds"])]
 
 

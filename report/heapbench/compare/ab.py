@@ -211,6 +211,20 @@ def _row(key, metric, figures, host, pair, threshold, duet=False):
     return row
 
 
+def _no_pairs_note(metric, by_side, head_broken):
+    """Why a cell has no pair to judge: how the head's runs ended (the base's gave values), or that
+    runs which ended ok hold no value of metric (the machine does not measure it: an unreadable
+    hardware counter, say), or that no round had an ok run of both sides."""
+    if head_broken and by_side["base"]:
+        if head_broken == ["ok"]:
+            return f"head: its runs ended ok but none has a value of {metric}"
+        return "head: every run ended " + ",".join(head_broken)
+    if {status for _, status in by_side["broken"]} == {"ok"}:
+        return (f"no run has a value of {metric} (every run ended ok): this machine does not measure it "
+                "('heapbench doctor' says why); gate on other --metrics")
+    return "no round with an ok run of both sides"
+
+
 def judge(rows, pair, metric_names, settings, holm, alpha=None):
     """The paired comparison of the rounds' rows: {rows, missing, extra} like verdicts.run()
     (holm=False: batch 1's screening, every cell its own family); alpha: the level of this
@@ -239,8 +253,7 @@ def judge(rows, pair, metric_names, settings, holm, alpha=None):
                                              same_rule=settings.get("same_rule", stats.SAME_EQUIVALENCE))
             broken = sorted(status for side, status in by_side["broken"] if side == "head")
             if not figures["n_base"]:
-                row["note"] = ("head: every run ended " + ",".join(broken)) if broken and by_side["base"] \
-                    else "no round with an ok run of both sides"
+                row["note"] = _no_pairs_note(metric, by_side, broken)
                 verdict = stats.REGRESSION if broken and by_side["base"] else stats.UNDECIDED
             row.update(p_holm=p_adj, verdict=verdict, needed_reps=needed)
             out.append(row)

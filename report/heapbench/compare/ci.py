@@ -259,6 +259,8 @@ def main(argv):
     if args.reps < 2:
         parser.error(f"-n {args.reps}: a comparison needs at least 2 reps (5 recommended)")
     ci_check_modes(parser, args)
+    if args.count_instructions:
+        cli.need_valgrind(parser.prog, "--count-instructions")
     launch.raise_priority(parser.prog, args)
     args.relative = not (args.absolute or args.ab or args.history is not None)
     settings = compare.compare_settings(parser, args)

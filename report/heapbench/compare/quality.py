@@ -100,6 +100,8 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.power:
         return quality_power(args)
+    if args.instructions:
+        cli.need_valgrind(parser.prog, "--instructions")
     binary = cli.binary()
     if args.metrics is None:
         args.metrics = "metric_instructions" if args.instructions else "wall_s,task_clock_ms"

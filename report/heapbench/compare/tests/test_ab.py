@@ -19,6 +19,7 @@ from heapbench.compare import paired
 ROOT = cli.ROOT
 HB = os.path.join(ROOT, "build", "heapbench")
 PY = "/usr/bin/python3"
+WITHOUT_VALGRIND = os.path.join(ROOT, "scripts", "without-valgrind")  # runs a command as if valgrind were not installed
 
 
 def gate(*args):
@@ -131,6 +132,23 @@ class AbGateTest(unittest.TestCase):
             self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
             self.assertIn(f"--priority {level} is not permitted here", proc.stderr)
             self.assertFalse(os.path.exists(os.path.join(out, "rounds")))
+
+    def test_count_without_valgrind_is_one_line_before_measuring(self):
+        """--count-instructions where valgrind is not installed (scripts/without-valgrind hides the
+        one the runner runs): in each gate mode one line saying to install it with make deps, exit 2,
+        nothing measured."""
+        modes = (("--ab", "--base", f"{PY} -c pass", "-n", "6", "--", PY, "-c", "pass"),
+                 ("-w", "thread-churn", "--baseline", self.tmp.name),
+                 ("-w", "thread-churn", "--history", os.path.join(self.tmp.name, "h.sqlite")))
+        for args in modes:
+            proc = subprocess.run([WITHOUT_VALGRIND, HB, "ci", "--count-instructions", "-o", self.out, *args],
+                                  capture_output=True, text=True)
+            if proc.returncode == 77:
+                self.skipTest(proc.stderr.strip())
+            self.assertEqual(proc.returncode, 2, (args, proc.stderr[-2000:]))
+            self.assertEqual(len(proc.stderr.strip().splitlines()), 1, (args, proc.stderr))
+            self.assertRegex(proc.stderr, r"--count-instructions needs valgrind .*make deps", args)
+            self.assertFalse(os.path.exists(self.out), args)
 
     def test_noisy_time_is_traded_for_counts_without_metrics(self):
         """Without --metrics, a program whose wall time jumps from rep to rep (a 10 ms or a 300 ms

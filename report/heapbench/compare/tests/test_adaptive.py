@@ -222,6 +222,25 @@ class RoundRepsTest(unittest.TestCase):
         self.assertEqual(row["verdict"], stats.REGRESSION)
 
 
+class NoValueTest(unittest.TestCase):
+    """A metric that the runs did not measure is said so, not taken for runs that failed."""
+
+    def test_ok_runs_without_the_metric_say_the_machine_does_not_measure_it(self):
+        """Every run of both sides ended ok with no instructions value (a machine without a readable
+        hardware counter): UNDECIDED, and the note says the metric is not measured here, not that
+        no round had an ok run of both sides (which every round had)."""
+        rows = [{"allocator": "glibc", "threads": 1, "env": "", "status": "ok", "host": "h", "wall_s": 1.0,
+                 "instructions": None, "round": k, "side": side} for k in range(1, 9) for side in ("base", "head")]
+        row = ab.judge(rows, PAIR, ["instructions"], settings(), holm=True)["rows"][0]
+        self.assertEqual(row["verdict"], stats.UNDECIDED)
+        self.assertIn("no run has a value of instructions (every run ended ok): this machine does not measure it",
+                      row["note"])
+        for side in ("base", "head"):  # one side's runs failed: the older note, as before
+            failed = [dict(r, status="failed") if r["side"] == side else r for r in rows]
+            note = ab.judge(failed, PAIR, ["instructions"], settings(), holm=True)["rows"][0]["note"]
+            self.assertEqual(note, "no round with an ok run of both sides")
+
+
 @unittest.skipUnless(os.access(HB, os.X_OK), "build/heapbench is not built")
 class AdaptiveGateTest(unittest.TestCase):
     """`heapbench ci --ab --budget` and `--duet` end to end on real runs."""

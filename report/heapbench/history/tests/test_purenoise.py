@@ -2,7 +2,8 @@
 exit 128 + the signal, and its temporary directory removed with what the run in progress wrote there.
 
 Always holds: the bench starts with SIGINT ignored (as a background job of make test or CI does); it runs with TMPDIR set to a directory of the test's own, which must be empty again once
-it has exited; the signal is sent only once its temporary directory exists (the run has started).
+it has exited; the signal is sent only once its temporary directory exists (the run has started)
+and the bench has its handler for that signal (read from /proc, not guessed from a sleep).
 """
 import os
 import shutil
@@ -16,6 +17,17 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 BENCH = os.path.join(ROOT, "report", "heapbench", "history", "bench", "pure-noise")
 
 
+def catches(pid, sig):
+    """Whether process pid has a handler of its own for sig (SigCgt of /proc/PID/status): until then a
+    SIGINT it inherited ignored is lost."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            mask = next(int(line.split()[1], 16) for line in fh if line.startswith("SigCgt:"))
+    except (OSError, StopIteration):
+        return False
+    return bool(mask >> (sig - 1) & 1)
+
+
 class PureNoiseStopTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="hb-purenoise-")
@@ -25,6 +37,12 @@ class PureNoiseStopTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def run_dirs(self):
+        """The directories in the test's TMPDIR: the bench's temporary directory once its run has
+        started (a file there may be another process's: Python's tempfile writes and removes a probe
+        file in TMPDIR the first time it is used)."""
+        return [d for d in os.listdir(self.tmp) if os.path.isdir(os.path.join(self.tmp, d))]
+
     def stopped(self, sig):
         """Starts the bench, sends sig once its temporary directory exists; (exit code, stderr, what is left)."""
         env = dict(os.environ, TMPDIR=self.tmp)
@@ -33,10 +51,10 @@ class PureNoiseStopTest(unittest.TestCase):
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         deadline = time.time() + 120
-        while not os.listdir(self.tmp) and proc.poll() is None and time.time() < deadline:
+        while not (self.run_dirs() and catches(proc.pid, sig)) and proc.poll() is None and time.time() < deadline:
             time.sleep(0.05)
-        self.assertTrue(os.listdir(self.tmp), "the bench made no temporary directory (or ended first)")
-        time.sleep(0.3)
+        self.assertTrue(self.run_dirs(), "the bench made no temporary directory (or ended first)")
+        self.assertTrue(catches(proc.pid, sig), f"the bench never took {sig.name} (or ended first)")
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=120)
         return proc.returncode, err.strip().splitlines(), os.listdir(self.tmp)
