@@ -233,14 +233,18 @@ def ends_stages(settings):
 
 
 def check_ends(p, settings, trees, out_dir):
-    """Measures the ends until a metric separates them (or max_rounds); returns (metric, effect)."""
-    rounds = {False: [], True: []}  # plain and counted rounds, each kind reused by the later stages
+    """Measures the ends until a metric separates them (or max_rounds); returns (metric, effect).
+    A time is measured as the steps measure it (each round keeps the least of TIME_RUNS runs a role),
+    so the ends' change and the steps' rounds are the same figure."""
+    rounds = {}  # (counted, repeat): rounds of that kind, reused by the later stages
     for counted, metrics, last in ends_stages(settings):
-        kept = rounds[counted]
+        repeat = TIME_RUNS if any(m in TIMES for m in metrics) else 1
+        kept = rounds.setdefault((counted, repeat), [])
         for k in range(1, last + 1):
             if k > len(kept):
                 try:
-                    kept.append(run_round(settings, trees, os.path.join(out_dir, "ends"), k, ["good", "bad"], counted))
+                    kept.append(run_round(settings, trees, os.path.join(out_dir, "ends"), k, ["good", "bad"], counted,
+                                          repeat))
                 except StepFailed as err:
                     p.error(f"the {err.role} end's program failed ({err.why}); fix the command or the ends")
             if settings["metric"] and not any(settings["metric"] in r["good"] for r in kept):

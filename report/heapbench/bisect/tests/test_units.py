@@ -2,9 +2,11 @@
 
 Always holds: nothing is measured or built; the decision's tests feed rounds made here.
 """
+import itertools
 import unittest
+from unittest import mock
 
-from heapbench.bisect import decide, search
+from heapbench.bisect import decide, main, search
 from heapbench.bisect.search import BAD, GOOD, SKIP
 
 
@@ -163,6 +165,42 @@ class DecideTest(unittest.TestCase):
                     wrong += 1
                     break
         self.assertLessEqual(wrong, 15, wrong)
+
+
+class EndsTest(unittest.TestCase):
+    """The ends' check measures a time as the steps do: each round keeps the least of TIME_RUNS runs a role."""
+
+    def test_a_time_round_keeps_the_least_of_its_runs(self):
+        """Each end's runs cycle through 1x, 2x and 3x its CPU time (a load that only adds); the ends'
+        rounds must hold the least, as a step's rounds do, so the change is the steps' figure."""
+        cycles = {"G": itertools.cycle([20.0, 40.0, 60.0]), "B": itertools.cycle([22.0, 44.0, 66.0])}
+        calls = []
+
+        def run_once(tree, settings, out_dir, counted=False):
+            calls.append(tree)
+            return {"task_clock_ms": next(cycles[tree])}, ""
+
+        settings = {"metric": "task_clock_ms", "max_rounds": 15, "min_change": 0.05, "alpha": 0.05}
+        with mock.patch.object(main.measure, "run_once", run_once):
+            metric, effect = main.check_ends(mock.Mock(), settings, {"good": "G", "bad": "B"}, "/nonexistent")
+        self.assertEqual(metric, "task_clock_ms")
+        self.assertEqual(effect["values"], [[20.0, 22.0]] * effect["rounds"])
+        self.assertEqual(calls.count("G"), main.TIME_RUNS * effect["rounds"])
+        self.assertAlmostEqual(effect["change"], 0.1)
+
+    def test_a_count_round_is_one_run(self):
+        """A count (no load moves it) takes one run of each end a round."""
+        calls = []
+
+        def run_once(tree, settings, out_dir, counted=False):
+            calls.append(tree)
+            return {"minflt": 1000.0 if tree == "G" else 1100.0}, ""
+
+        settings = {"metric": "minflt", "max_rounds": 15, "min_change": 0.05, "alpha": 0.05}
+        with mock.patch.object(main.measure, "run_once", run_once):
+            metric, effect = main.check_ends(mock.Mock(), settings, {"good": "G", "bad": "B"}, "/nonexistent")
+        self.assertEqual(metric, "minflt")
+        self.assertEqual(calls.count("G"), effect["rounds"])
 
 
 if __name__ == "__main__":
