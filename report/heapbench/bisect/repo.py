@@ -25,10 +25,8 @@ def _git(repo, *args, check=True):
 
 
 def check_repo(repo):
-    """Raises RepoError when repo is not inside a git repository."""
-    proc = subprocess.run(["git", "-C", repo, "rev-parse", "--git-dir"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-    if proc.returncode:
+    """Raises RepoError when repo is not inside a git repository (or git cannot be run: _git's line)."""
+    if not _git(repo, "rev-parse", "--git-dir", check=False):
         raise RepoError(f"--repo {repo}: not a git repository; give the repository's directory with --repo "
                         "(default: the current directory)")
 
