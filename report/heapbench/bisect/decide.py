@@ -13,7 +13,8 @@ on the bad side, else None (measure more rounds, or give up as undecided). It is
 position (c - g) / (b - g) on that log scale, 0.5 + mean / D: 0 like good, 1 like bad. Counts that
 no load moves (page faults, peak RSS) give the same difference every round and decide in
 MIN_ROUNDS; a noisy time needs the rounds its spread asks for (with 3 rounds the t quantile at
-that level is in the tens).
+that level is in the tens). A step next to the answer's boundary may go on past the usual rounds
+(boundary_looks) while rounds_needed, projected from its rounds' spread, fits in its budget.
 Always holds: pure and deterministic; a round with a value that is not positive is left out;
 fewer than MIN_ROUNDS usable rounds, or ends with no change, decide nothing.
 """
@@ -34,6 +35,34 @@ def looks(max_rounds):
         out.append(k)
         k = max(k + 1, round(k * 1.6))
     return out + [max_rounds]
+
+
+def boundary_looks(max_rounds, budget):
+    """The looks of a step that may go on past max_rounds up to budget rounds: looks(max_rounds), then
+    each about 1.6 times the last, the budget last (3, 5, 8, 13, 15, 24, 40 for 15 and 40); looks(max_rounds)
+    when budget is not beyond it. Every step's decisions are taken at alpha / len of these (any step may
+    be continued), so a continued step's error stays at alpha."""
+    out, k = looks(max_rounds), max_rounds
+    while k < budget:
+        k = max(k + 1, round(k * 1.6))
+        k = budget if k * 1.25 > budget else k
+        out.append(k)
+    return out
+
+
+def rounds_needed(rounds, alpha, looks):
+    """The rounds after which the mean gap's interval (level 1 - alpha / looks) would exclude the midpoint
+    if the mean and spread stayed as these rounds measured them: (t * sd / mean)^2; infinite when the
+    mean gap is 0 or there are fewer than 2 usable rounds (a candidate halfway between the ends never
+    gets there, and a step is not continued for it)."""
+    gaps = midpoint_gaps(rounds)
+    if len(gaps) < 2:
+        return math.inf
+    mean, low, _ = interval(gaps, 1 - alpha / max(1, looks))
+    if abs(mean) < 1e-9:  # halfway, to rounding
+        return math.inf
+    half = mean - low  # t * sd / sqrt(n)
+    return max(len(gaps), math.ceil(len(gaps) * (half / mean) ** 2))
 
 
 def midpoint_gaps(rounds):

@@ -64,6 +64,9 @@ def parser():
     cli.add_option(p, "threads", "with -w: the one thread count of the cell")
     p.add_argument("--max-rounds", type=int, default=15, metavar="N",
                    help="rounds (good, commit, bad) a step may take before it is left undecided (default 15)")
+    p.add_argument("--boundary-rounds", type=int, default=40, metavar="N",
+                   help="rounds a step next to the last good or first bad commit may take, past --max-rounds, while "
+                        "its rounds' spread says that they can decide it (default 40; --max-rounds: none more)")
     p.add_argument("--alpha", type=float, default=0.05, help="error rate of each decision (default 0.05)")
     p.add_argument("--min-change", default="1%", help="the smallest good-to-bad change worth bisecting (default 1%%)")
     p.add_argument("--timeout", type=float, metavar="S", help="timeout of one run of the program")
@@ -95,6 +98,8 @@ def settings_of(p, opts, command):
             p.error(f"{name} {value}: bisect measures one cell; give one value")
     if opts.max_rounds < decide.MIN_ROUNDS:
         p.error(f"--max-rounds {opts.max_rounds}: a decision needs at least {decide.MIN_ROUNDS} rounds")
+    if opts.boundary_rounds < opts.max_rounds:
+        p.error(f"--boundary-rounds {opts.boundary_rounds}: give at least --max-rounds ({opts.max_rounds})")
     if not 0 < opts.alpha < 1:
         p.error(f"--alpha {opts.alpha}: give a number between 0 and 1, e.g. 0.05")
     try:
@@ -119,7 +124,8 @@ def settings_of(p, opts, command):
         p.error(str(err))
     library = library_of(p, opts.allocator, opts.allocators)
     return {"repo": os.path.abspath(opts.repo), "build": opts.build, "command": command, "metric": metric,
-            "metric_regex": regex, "allocator": opts.allocators, "max_rounds": opts.max_rounds, "alpha": opts.alpha,
+            "metric_regex": regex, "allocator": opts.allocators, "max_rounds": opts.max_rounds,
+            "boundary_rounds": opts.boundary_rounds, "alpha": opts.alpha,
             "min_change": min_change, "timeout": opts.timeout, "build_timeout": opts.build_timeout,
             "workload": opts.workloads, "params": opts.params, "threads": opts.threads, "library": library}
 
@@ -259,22 +265,32 @@ def check_ends(p, settings, trees, out_dir):
             "(the good end behaves like the bad one); nothing to bisect")
 
 
-def step(settings, state, trees, out_dir, index):
-    """Measures one commit against both ends; returns its step record."""
+def step(settings, state, trees, out_dir, index, boundary=False, record=None):
+    """Measures one commit against both ends; returns its step record. A step on the boundary
+    (search.on_boundary) may go on past --max-rounds up to --boundary-rounds while the rounds' spread
+    says that those can decide it (decide.rounds_needed); record: an undecided step's record whose
+    rounds are continued (a revisit), in its own directory."""
     commit = state["commits"][index]
-    step_dir = os.path.join(out_dir, f"step-{len(state['steps']) + 1:02d}-{commit[:12]}")
-    shutil.rmtree(step_dir, ignore_errors=True)
+    step_dir = record["dir"] if record else os.path.join(out_dir, f"step-{len(state['steps']) + 1:02d}-{commit[:12]}")
+    if not record:
+        shutil.rmtree(step_dir, ignore_errors=True)
     path = tree(out_dir, commit)
     repo.export(settings["repo"], commit, path)
     ok, why = measure.build(path, settings["build"], settings["build_timeout"], product(settings))
     if not ok:
-        return {"verdict": search.SKIP, "reason": why, "rounds": 0, "dir": step_dir}
-    at = decide.looks(settings["max_rounds"])
-    metric, rounds, interval = state["metric"], [], None
+        return dict(record, extended=True, revisits=record.get("revisits", 0) + 1,
+                    reason=f"{record['reason']}; revisited, the build failed: {why}") if record else \
+            {"verdict": search.SKIP, "reason": why, "rounds": 0, "dir": step_dir}
+    budget = settings.get("boundary_rounds", settings["max_rounds"])  # a state saved before the option: none
+    at = decide.boundary_looks(settings["max_rounds"], budget)
+    last = budget if boundary else settings["max_rounds"]
+    metric, rounds, interval = state["metric"], [tuple(r) for r in (record or {}).get("values", [])], None
     counted = metric == COUNTED
     ends = state["ends"].get("values") if counted else None
     repeat = TIME_RUNS if metric in TIMES else 1
-    for k in range(1, settings["max_rounds"] + 1):
+    base = {"dir": step_dir, "extended": boundary, "revisits": (record or {}).get("revisits", -1) + 1}
+    verdict = None
+    for k in range(len(rounds) + 1, last + 1):
         try:
             if ends:  # a count valgrind gives the same every run: the ends' counts are measured once, in the ends' rounds
                 v = run_round(settings, dict(trees, commit=path), step_dir, k, ["commit"], counted)
@@ -285,36 +301,55 @@ def step(settings, state, trees, out_dir, index):
         except StepFailed as err:
             if err.role != "commit":
                 raise
-            return {"verdict": search.SKIP, "reason": f"run failed: {err.why}", "rounds": k, "dir": step_dir}
+            shutil.rmtree(path, ignore_errors=True)
+            return dict(base, verdict=search.SKIP, reason=f"run failed: {err.why}", rounds=k, values=rounds)
         rounds.append((v["good"][metric], v["commit"][metric], v["bad"][metric]))
         if k not in at:
             continue
         verdict, interval = decide.decide(rounds, settings["alpha"], len(at), state["ends"]["change"])
-        if verdict:
-            shutil.rmtree(path, ignore_errors=True)
-            return {"verdict": verdict, "rounds": k, "interval": interval, "dir": step_dir}
+        if verdict or (k >= settings["max_rounds"] and
+                       decide.rounds_needed(rounds, settings["alpha"], len(at)) > last):
+            break
     shutil.rmtree(path, ignore_errors=True)
-    return {"verdict": "undecided", "reason": f"not decided in {len(rounds)} rounds", "rounds": len(rounds),
-            "interval": interval, "dir": step_dir}
+    if verdict:
+        return dict(base, verdict=verdict, rounds=len(rounds), interval=interval, values=rounds)
+    return dict(base, verdict="undecided", reason=f"not decided in {len(rounds)} rounds", rounds=len(rounds),
+                interval=interval, values=rounds)
+
+
+def worth_revisiting(settings, state):
+    """{index} of the undecided steps not yet given --boundary-rounds whose rounds' spread says that
+    those rounds can decide them (not a commit halfway between the ends)."""
+    budget = settings["boundary_rounds"]
+    looks = len(decide.boundary_looks(settings["max_rounds"], budget))
+    return {int(i) for i, s in state["steps"].items() if s["verdict"] == "undecided" and not s.get("extended")
+            and decide.rounds_needed([tuple(r) for r in s.get("values", [])], settings["alpha"], looks) <= budget}
 
 
 def search_loop(settings, state, out_dir):
-    """Steps until the search is over; the state saved after each."""
+    """Steps until the search is over, then revisits of undecided commits on the boundary; the state
+    saved after each."""
     trees = {"good": tree(out_dir, state["good"]), "bad": tree(out_dir, state["bad"])}
     n = len(state["commits"])
+    can_extend = settings.get("boundary_rounds", settings["max_rounds"]) > settings["max_rounds"]
     while True:
-        index = search.next_index(n, output.search_verdicts(state))
+        verdicts = output.search_verdicts(state)
+        index, record = search.next_index(n, verdicts), None
+        if index is None and can_extend:
+            index = search.revisit(n, verdicts, worth_revisiting(settings, state))
+            record = state["steps"].get(str(index))
         if index is None:
             return
-        if len(state["steps"]) >= search.max_steps(n) + MORE_STEPS:
-            measure.say(f"stopping after {len(state['steps'])} steps (log2 of the range + {MORE_STEPS}): too many "
+        if output.steps_taken(state) >= search.max_steps(n) + MORE_STEPS:
+            measure.say(f"stopping after {output.steps_taken(state)} steps (log2 of the range + {MORE_STEPS}): too many "
                         "commits were skipped or undecided; the answer is the range left (--max-rounds or a "
                         "steadier metric would decide more)")
             return
-        record = step(settings, state, trees, out_dir, index)
+        record = step(settings, state, trees, out_dir, index, search.on_boundary(n, verdicts, index), record)
         state["steps"][str(index)] = record
         st.save(out_dir, state)
-        measure.say(f"step {len(state['steps'])}: {state['commits'][index][:12]} {record['verdict']}"
+        measure.say(f"step {output.steps_taken(state)}: {state['commits'][index][:12]} {record['verdict']}"
+                    + (" (revisited)" if record.get("revisits") else "")
                     + (f" ({record['reason']})" if record.get("reason") else f" after {record['rounds']} rounds"))
 
 

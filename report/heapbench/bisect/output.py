@@ -27,6 +27,7 @@ def lines(state, subjects):
         pos = step.get("interval")
         where = f" position {pos[0]:.2f} [{pos[1]:.2f}, {pos[2]:.2f}]" if pos else ""
         after = f" after {step['rounds']} rounds" if step["rounds"] else ""
+        after += f" (revisited {step['revisits']}x)" if step.get("revisits") else ""
         out.append(f"  {commits[i][:12]} {step['verdict']}{where}{after}"
                    + (f" ({step['reason']})" if step.get("reason") else "") + f"  {subjects.get(commits[i], '')}")
     if first is not None:
@@ -34,9 +35,14 @@ def lines(state, subjects):
     else:
         out.append(f"first bad commit: one of {len(candidates)} (the others were skipped or undecided): "
                    + ", ".join(commits[i][:12] for i in candidates))
-    out.append(f"steps: {len(state['steps'])} (a bisection of {len(commits)} commits takes "
+    out.append(f"steps: {steps_taken(state)} (a bisection of {len(commits)} commits takes "
                f"{search.max_steps(len(commits))} when nothing is skipped)")
     return out
+
+
+def steps_taken(state):
+    """The steps measured: one per commit, and one more for each revisit of an undecided commit."""
+    return len(state["steps"]) + sum(s.get("revisits", 0) for s in state["steps"].values())
 
 
 def search_verdicts(state):
@@ -51,6 +57,6 @@ def write(out_dir, state):
     first, candidates = search.answer(len(commits), search_verdicts(state))
     answer = {"first_bad": commits[first] if first is not None else None,
               "candidates": [commits[i] for i in candidates], "metric": state["metric"], "effect": state["ends"],
-              "steps": len(state["steps"])}
+              "steps": steps_taken(state)}
     st.write_json(os.path.join(out_dir, "answer.json"), answer)
     return answer

@@ -6,7 +6,10 @@ failed, or its measurement could not decide), as `git bisect skip` treats it.
 Always holds: the first bad commit lies in (last good, first bad]; the next commit to measure is
 the unmeasured one closest to that interval's middle (so skipped commits never make the search
 linear); the search is over when no unmeasured commit is left inside the interval, and then the
-commits that were not ruled out are the interval's skipped ones and its bad end.
+commits that were not ruled out are the interval's skipped ones and its bad end. A commit next to
+the interval's ends (the last good or the first bad) is on the boundary: deciding it narrows the
+answer at once, leaving it undecided leaves it in the answer, so it is worth more rounds; once the
+search is over, an undecided commit on the boundary is revisited (its rounds continued).
 """
 GOOD, BAD, SKIP = "good", "bad", "skip"
 
@@ -27,6 +30,24 @@ def next_index(n, verdicts):
         return None
     middle = (lo + hi) / 2
     return min(open_, key=lambda i: (abs(i - middle), i))
+
+
+def on_boundary(n, verdicts, index):
+    """True when index is next to the last known good commit or the first known bad one."""
+    lo, hi = bounds(n, verdicts)
+    return lo < index < hi and index in (lo + 1, hi - 1)
+
+
+def revisit(n, verdicts, undecided):
+    """Once the search is over (next_index None): the commit of undecided (indices that may be measured
+    more) on the boundary to measure again, the one next to the last good first; None when there is none."""
+    if next_index(n, verdicts) is not None:
+        return None
+    lo, hi = bounds(n, verdicts)
+    for i in (lo + 1, hi - 1):
+        if lo < i < hi and i in undecided:
+            return i
+    return None
 
 
 def answer(n, verdicts):
