@@ -408,9 +408,10 @@ class Advise:
             k, reps, cost = plan
             batch = remaining[:k]
             tag = "confirm" if not rounds else f"confirm{len(rounds) + 1}"
-            if not self.confirm_round(tag, batch, reps, cost, len(tested) + len(confirm_untested(remaining, tested))):
+            cells = self.confirm_round(tag, batch, reps, cost, len(tested) + len(confirm_untested(remaining, tested)))
+            if cells is None:
                 break  # the watchdog stopped it before its baseline had two runs: not a round
-            rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps})
+            rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps, "cells": cells})
             tested = tested + [c for c in batch if c["label"] not in {t["label"] for t in tested}]
             remaining = remaining[k:]
             decided = self.confirm_look(rounds, tested, confirm_untested(remaining, tested))
@@ -459,16 +460,17 @@ class Advise:
                                           len(remaining), max_reps, family_before)
 
     def confirm_round(self, tag, batch, reps, cost, total):
-        """One interleaved invocation of the baseline and batch; whether its baseline had two runs or more."""
+        """One interleaved invocation of the baseline and batch, the candidates' settings packed into as
+        few env sets as their families allow (choose.choose_round); {label: the env set of its cell}, or
+        None when its baseline had fewer than two runs."""
         user = self.opts.get("user_env", "")
+        allocators, envs, cells = choose.choose_round(batch, user)
         self.clock.show("confirm", f"{len(batch)} candidate(s) and the baseline, {reps} reps each"
                         + (f" ({tag}, {total} candidates in all)" if tag != "confirm" else ""),
                         self.clock.elapsed() + cost)
-        allocators = sorted({"glibc"} | {c["allocator"] for c in batch})
-        envs = sorted({user} | {c["env"] for c in batch})
         records = self.measure(tag, self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
         base = records.get(("glibc",) + measure.measure_env_key(user))
-        return bool(base) and base["reps_ok"] >= 2
+        return cells if base and base["reps_ok"] >= 2 else None
 
     def records(self, conf=None):
         """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run (conf: its rounds and
@@ -480,7 +482,8 @@ class Advise:
         first, out, refused = None, {}, {}
         axis = self.st["done"]["baseline"].get("speed")
         for rnd in rounds:
-            base, recs, refusals = self.round_records(rnd["dir"], [by_label[label] for label in rnd["labels"]])
+            base, recs, refusals = self.round_records(rnd["dir"], [by_label[label] for label in rnd["labels"]],
+                                                      rnd.get("cells") or {})
             first = first or base
             axis = axis or speed.speed_resolve("auto", [base] + list(recs.values()))
             for rec in [base] + list(recs.values()):
@@ -492,8 +495,9 @@ class Advise:
             refused.update(refusals)
         return first, out, axis, refused
 
-    def round_records(self, tag, chosen):
-        """(baseline record, {label: record}, {label: refusal}) of one confirmation round's directory."""
+    def round_records(self, tag, chosen, cells):
+        """(baseline record, {label: record}, {label: refusal}) of one confirmation round's directory;
+        cells: {label: the env set its cell ran in} (a candidate not in it ran in its own)."""
         path = os.path.join(self.out, tag)
         data = results.load(path)
         by_key = {}
@@ -502,7 +506,7 @@ class Advise:
         base = by_key.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         out, refused = {}, {}
         for c in chosen:
-            rec = by_key.get((c["allocator"],) + measure.measure_env_key(c["env"]))
+            rec = by_key.get((c["allocator"],) + measure.measure_env_key(cells.get(c["label"], c["env"])))
             if rec and rec["failed"]:
                 refused[c["label"]] = advise_refusal(rec)
             elif rec and rec["reps_ok"]:
