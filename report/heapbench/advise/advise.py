@@ -8,7 +8,8 @@ leaves a directory that --resume continues; every candidate's setting is verifie
 measured; the real program (confirm) decides, the replay (screen) only chooses what to confirm;
 a recommendation needs compare's test with Holm over the confirmed candidates (recommend.py).
 Prints the profile, the answer and the snippets on stdout, progress on stderr; the last line is
-`results: DIR`.
+`results: DIR`. Every run of the program has /dev/null as input, but the probe run's, one empty
+line then end of file: a program that reads it is refused (exit 2) before it is measured on no input.
 """
 import array
 import datetime
@@ -103,10 +104,11 @@ class Advise:
         # would otherwise be refused by the runner
         return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["-w", PROGRAM_CELL, "--"] + self.command)
 
-    def measure(self, tag, argv, envs, limit=None):
+    def measure(self, tag, argv, envs, limit=None, stdin=None):
         """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory).
         limit: the clock reading at which the runner is stopped (default: the budget's end, the cut
-        named in the dropped list); a runner stopped at a limit given raises ProbeCut."""
+        named in the dropped list); a runner stopped at a limit given raises ProbeCut. stdin: the
+        input of the runner and its program (default /dev/null)."""
         path = os.path.join(self.out, tag)
         shutil.rmtree(path, ignore_errors=True)  # an interrupted attempt of this stage
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -114,7 +116,8 @@ class Advise:
         try:
             try:
                 with dog:
-                    data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log, isolated=True)
+                    data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log, isolated=True,
+                                                  stdin=stdin)
             except KeyboardInterrupt:
                 if not dog.fired():
                     raise
@@ -173,13 +176,21 @@ class Advise:
         self.clock.show("probe", "one run of the program: does the budget fit it?", self.opts["budget"])
         limit = self.clock.elapsed() + longest + budget.RUNNER_OVERHEAD
         argv = self.program_argv(["glibc"], budget.PROBE_REPS, 0, timeout=self.wall_limit(self.opts["budget"] * 0.3))
+        feed = advise_stdin_probe()
         try:
-            records = self.measure("probe", argv, [self.opts.get("user_env", "")], limit=limit)
+            records = self.measure("probe", argv, [self.opts.get("user_env", "")], limit=limit, stdin=feed)
         except ProbeCut:  # not saved as done: --resume with a larger budget probes again
             need = budget.budget_smallest(longest, longest, allocators, alpha)
             raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
                                  "run was stopped then)", need, "more than ") from None
+        finally:
+            read = advise_stdin_read(feed)
         advise_no_daemon(os.path.join(self.out, "probe"))  # before the profile runs it again
+        if read:
+            raise AdviseStop("the program reads its standard input (the probe run read the line advise gave it), "
+                             "but advise runs it many times with no input (as a service runs), so it would be "
+                             "measured on empty input; give the input as a file the command opens "
+                             "(-- sh -c 'CMD < FILE')", 2)
         rec = records.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         if rec is None or not rec["reps_ok"] or rec["failed"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
@@ -628,6 +639,26 @@ def advise_stdin_fed():
         fcntl.ioctl(0, termios.FIONREAD, buf)
         return buf[0] > 0
     return False
+
+
+def advise_stdin_probe():
+    """The probe run's input: the read end of a pipe holding one empty line, its write end closed (a
+    program that reads its input gets that line, then end of file, and goes on; one that does not
+    leaves it); advise_stdin_read tells which, and closes it."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"\n")
+    os.close(write_end)
+    return read_end
+
+
+def advise_stdin_read(fd):
+    """Whether a process read the line advise_stdin_probe put in its pipe (fd, closed here)."""
+    try:
+        buf = array.array("i", [0])
+        fcntl.ioctl(fd, termios.FIONREAD, buf)
+        return buf[0] == 0
+    finally:
+        os.close(fd)
 
 
 def advise_installed(names):

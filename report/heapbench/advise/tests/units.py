@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from heapbench import registry, stats
+from heapbench import cli, registry, stats
 from heapbench.advise import advise, answer, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
 
 TRACE_TEXT = """trace: /tmp/x.hbt
@@ -307,6 +307,7 @@ def test_knownanswer_scoring():
     keep = {"recommendation": {"verdict": "keep what you have", "text": "keep what you have: no room left"},
             "candidates": [{"stage": "screen", "label": "jemalloc", "baseline": False, "reps": 2},
                            {"stage": "confirm", "label": "glibc (baseline)", "baseline": True, "reps": 9}]}
+    check("knownanswer-runs-the-clis-binary", ka.cli is cli and not hasattr(ka, "heapbench"))
     check("knownanswer-keep-untested", ka.keep_untested(keep) and ka.tested_on_program(keep) == 0,
           ka.tested_on_program(keep))
     keep["candidates"] += [{"stage": "confirm", "label": "jemalloc", "baseline": False, "reps": 9},
