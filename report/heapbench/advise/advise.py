@@ -8,7 +8,8 @@ leaves a directory that --resume continues; every candidate's setting is verifie
 measured; the real program (confirm) decides, the replay (screen) only chooses what to confirm;
 a recommendation needs compare's test with Holm over the confirmed candidates (recommend.py).
 Prints the profile, the answer and the snippets on stdout, progress on stderr; the last line is
-`results: DIR`.
+`results: DIR`. Every run of the program has /dev/null as input, but the probe run's, one empty
+line then end of file: a program that reads it is refused (exit 2) before it is measured on no input.
 """
 import array
 import datetime
@@ -103,10 +104,11 @@ class Advise:
         # would otherwise be refused by the runner
         return argv + (["-w", self.opts["workloads"]] if self.opts["workloads"] else ["-w", PROGRAM_CELL, "--"] + self.command)
 
-    def measure(self, tag, argv, envs, limit=None):
+    def measure(self, tag, argv, envs, limit=None, stdin=None):
         """{(allocator,) + env key: record} of one runner invocation into out/tag (a fresh directory).
         limit: the clock reading at which the runner is stopped (default: the budget's end, the cut
-        named in the dropped list); a runner stopped at a limit given raises ProbeCut."""
+        named in the dropped list); a runner stopped at a limit given raises ProbeCut. stdin: the
+        input of the runner and its program (default /dev/null)."""
         path = os.path.join(self.out, tag)
         shutil.rmtree(path, ignore_errors=True)  # an interrupted attempt of this stage
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -114,7 +116,8 @@ class Advise:
         try:
             try:
                 with dog:
-                    data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log, isolated=True)
+                    data = measure.measure_points(argv, envs, path, self.clean_env, log=self.log, isolated=True,
+                                                  stdin=stdin)
             except KeyboardInterrupt:
                 if not dog.fired():
                     raise
@@ -173,13 +176,21 @@ class Advise:
         self.clock.show("probe", "one run of the program: does the budget fit it?", self.opts["budget"])
         limit = self.clock.elapsed() + longest + budget.RUNNER_OVERHEAD
         argv = self.program_argv(["glibc"], budget.PROBE_REPS, 0, timeout=self.wall_limit(self.opts["budget"] * 0.3))
+        feed = advise_stdin_probe()
         try:
-            records = self.measure("probe", argv, [self.opts.get("user_env", "")], limit=limit)
+            records = self.measure("probe", argv, [self.opts.get("user_env", "")], limit=limit, stdin=feed)
         except ProbeCut:  # not saved as done: --resume with a larger budget probes again
             need = budget.budget_smallest(longest, longest, allocators, alpha)
             raise self.too_small(allocators, f"one run of the program takes more than {longest:.2f} {unit} (a probe "
                                  "run was stopped then)", need, "more than ") from None
+        finally:
+            read = advise_stdin_read(feed)
         advise_no_daemon(os.path.join(self.out, "probe"))  # before the profile runs it again
+        if read:
+            raise AdviseStop("the program reads its standard input (the probe run read the line advise gave it), "
+                             "but advise runs it many times with no input (as a service runs), so it would be "
+                             "measured on empty input; give the input as a file the command opens "
+                             "(-- sh -c 'CMD < FILE')", 2)
         rec = records.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         if rec is None or not rec["reps_ok"] or rec["failed"]:
             why = rec["failed"][0] if rec and rec["failed"] else "no run"
@@ -408,9 +419,10 @@ class Advise:
             k, reps, cost = plan
             batch = remaining[:k]
             tag = "confirm" if not rounds else f"confirm{len(rounds) + 1}"
-            if not self.confirm_round(tag, batch, reps, cost, len(tested) + len(confirm_untested(remaining, tested))):
+            cells = self.confirm_round(tag, batch, reps, cost, len(tested) + len(confirm_untested(remaining, tested)))
+            if cells is None:
                 break  # the watchdog stopped it before its baseline had two runs: not a round
-            rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps})
+            rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps, "cells": cells})
             tested = tested + [c for c in batch if c["label"] not in {t["label"] for t in tested}]
             remaining = remaining[k:]
             decided = self.confirm_look(rounds, tested, confirm_untested(remaining, tested))
@@ -459,16 +471,17 @@ class Advise:
                                           len(remaining), max_reps, family_before)
 
     def confirm_round(self, tag, batch, reps, cost, total):
-        """One interleaved invocation of the baseline and batch; whether its baseline had two runs or more."""
+        """One interleaved invocation of the baseline and batch, the candidates' settings packed into as
+        few env sets as their families allow (choose.choose_round); {label: the env set of its cell}, or
+        None when its baseline had fewer than two runs."""
         user = self.opts.get("user_env", "")
+        allocators, envs, cells = choose.choose_round(batch, user)
         self.clock.show("confirm", f"{len(batch)} candidate(s) and the baseline, {reps} reps each"
                         + (f" ({tag}, {total} candidates in all)" if tag != "confirm" else ""),
                         self.clock.elapsed() + cost)
-        allocators = sorted({"glibc"} | {c["allocator"] for c in batch})
-        envs = sorted({user} | {c["env"] for c in batch})
         records = self.measure(tag, self.program_argv(allocators, reps, 1, self.run_timeout()), envs)
         base = records.get(("glibc",) + measure.measure_env_key(user))
-        return bool(base) and base["reps_ok"] >= 2
+        return cells if base and base["reps_ok"] >= 2 else None
 
     def records(self, conf=None):
         """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run (conf: its rounds and
@@ -480,7 +493,8 @@ class Advise:
         first, out, refused = None, {}, {}
         axis = self.st["done"]["baseline"].get("speed")
         for rnd in rounds:
-            base, recs, refusals = self.round_records(rnd["dir"], [by_label[label] for label in rnd["labels"]])
+            base, recs, refusals = self.round_records(rnd["dir"], [by_label[label] for label in rnd["labels"]],
+                                                      rnd.get("cells") or {})
             first = first or base
             axis = axis or speed.speed_resolve("auto", [base] + list(recs.values()))
             for rec in [base] + list(recs.values()):
@@ -492,8 +506,9 @@ class Advise:
             refused.update(refusals)
         return first, out, axis, refused
 
-    def round_records(self, tag, chosen):
-        """(baseline record, {label: record}, {label: refusal}) of one confirmation round's directory."""
+    def round_records(self, tag, chosen, cells):
+        """(baseline record, {label: record}, {label: refusal}) of one confirmation round's directory;
+        cells: {label: the env set its cell ran in} (a candidate not in it ran in its own)."""
         path = os.path.join(self.out, tag)
         data = results.load(path)
         by_key = {}
@@ -502,7 +517,7 @@ class Advise:
         base = by_key.get(("glibc",) + measure.measure_env_key(self.opts.get("user_env", "")))
         out, refused = {}, {}
         for c in chosen:
-            rec = by_key.get((c["allocator"],) + measure.measure_env_key(c["env"]))
+            rec = by_key.get((c["allocator"],) + measure.measure_env_key(cells.get(c["label"], c["env"])))
             if rec and rec["failed"]:
                 refused[c["label"]] = advise_refusal(rec)
             elif rec and rec["reps_ok"]:
@@ -624,6 +639,26 @@ def advise_stdin_fed():
         fcntl.ioctl(0, termios.FIONREAD, buf)
         return buf[0] > 0
     return False
+
+
+def advise_stdin_probe():
+    """The probe run's input: the read end of a pipe holding one empty line, its write end closed (a
+    program that reads its input gets that line, then end of file, and goes on; one that does not
+    leaves it); advise_stdin_read tells which, and closes it."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"\n")
+    os.close(write_end)
+    return read_end
+
+
+def advise_stdin_read(fd):
+    """Whether a process read the line advise_stdin_probe put in its pipe (fd, closed here)."""
+    try:
+        buf = array.array("i", [0])
+        fcntl.ioctl(fd, termios.FIONREAD, buf)
+        return buf[0] == 0
+    finally:
+        os.close(fd)
 
 
 def advise_installed(names):

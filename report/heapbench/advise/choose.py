@@ -4,9 +4,14 @@ Always holds: the baseline (glibc at its defaults) is never a candidate; for one
 memory, latency) the order is each allocator's best by it, best first, then the rest by it; for
 balanced the goal's best first, then the rest of the time/peak RSS front (tune's pareto_front),
 then the best for each other figure, then each allocator's best; so that a budget that keeps the
-first K keeps the most telling ones; a screened row without figures is never chosen.
+first K keeps the most telling ones; a screened row without figures is never chosen. A
+confirmation round (choose_round) runs the baseline under the caller's own env set, nothing added,
+and each candidate as itself: in its cell, the variables its allocator reads (its family's, and
+those no family claims) are exactly its setting's; candidates of different families share one
+env set, so the runner's allocators x env sets product holds few cells nobody asked for.
 """
-from heapbench.tune import pareto
+from heapbench import registry
+from heapbench.tune import knobs, pareto
 
 SCREEN_FIGURE = {"time": "time", "memory": "peak_kb", "latency": "p99", "balanced": "time"}
 # A screen by runs of the program has no malloc p99: latency is ranked by the program's speed.
@@ -58,6 +63,59 @@ def choose(rows, goal, program=False):
     return [{"allocator": r["allocator"], "settings": r["settings"], "label": r["label"], "env": r["env"]} for r in out]
 
 
-def choose_cells(chosen, user_env=""):
-    """The cells the runner measures for these candidates and the baseline: allocators x env sets."""
-    return len({"glibc"} | {c["allocator"] for c in chosen}) * len({user_env} | {c["env"] for c in chosen})
+def choose_families():
+    """{allocator: knob family} of the registry (its tunables column: refmalloc reads glibc's)."""
+    return {name: entry.tunables for name, entry in registry.read_registry().items()}
+
+
+def _by_family(words):
+    """{family or None: set of words} of an env set's NAME=VALUE words (knobs.knobs_var_family)."""
+    out = {}
+    for word in words:
+        out.setdefault(knobs.knobs_var_family(word.split("=", 1)[0]), set()).add(word)
+    return out
+
+
+def _fits(env_set, first, own, family):
+    """Whether a candidate of family with env words own runs as itself in env_set: the words of
+    env_set its allocator reads (its family's and those every allocator reads) are exactly own.
+    first: env_set is the baseline's, which takes no word; another set may take own's family words
+    when it holds none of that family yet (no other candidate of the family is in it)."""
+    have, want = _by_family(env_set), _by_family(own)
+    if have.get(None, set()) != want.get(None, set()):
+        return False
+    return have.get(family, set()) == want.get(family, set()) or (not first and not have.get(family))
+
+
+def choose_round(chosen, user_env="", families=None):
+    """(allocators, env sets, {label: the env set its cell runs in}) of one confirmation round of chosen
+    candidates and the baseline (glibc under user_env, the first env set, to which nothing is added).
+
+    The runner measures every allocator under every env set; an allocator reads only its own family's
+    variables (knobs.knobs_var_family), so the settings of candidates of different families share
+    one env set and each candidate's cell is its allocator under the set that holds its setting:
+    python3-alloc's four candidates of four families (glibc and refmalloc trim_threshold=0, jemalloc
+    dirty_decay_ms=0, tcmalloc-minimal max_total_thread_cache_bytes=1M) run in 4 x 2 cells, not 4 x 4.
+    A variable that no family claims (HEAPBENCH_THP) is read by every allocator: a set holds it only for
+    candidates that set it alike."""
+    families = families if families is not None else choose_families()
+    sets, cell = [user_env.split()], {}
+    for c in chosen:
+        own, family = c["env"].split(), families.get(c["allocator"], c["allocator"])
+        for i, env_set in enumerate(sets):
+            if _fits(env_set, i == 0, own, family):
+                break
+        else:
+            sets.append([])
+            i = len(sets) - 1
+        sets[i] = sets[i] + [w for w in own if w not in sets[i]]
+        cell[c.get("label", c["allocator"])] = i
+    texts = [" ".join(words) for words in sets]
+    allocators = sorted({"glibc"} | {c["allocator"] for c in chosen})
+    return allocators, texts, {label: texts[i] for label, i in cell.items()}
+
+
+def choose_cells(chosen, user_env="", families=None):
+    """The cells the runner measures for these candidates and the baseline: allocators x env sets of choose_round."""
+    allocators, envs, _ = choose_round(chosen, user_env, families)
+    return len(allocators) * len(envs)

@@ -185,6 +185,11 @@ for _family, _knobs in (("glibc", GLIBC_KNOBS), ("jemalloc", JEMALLOC_KNOBS), ("
 FAMILIES = {"glibc": GLIBC_KNOBS, "jemalloc": JEMALLOC_KNOBS, "tcmalloc": TCMALLOC_KNOBS,
             "mimalloc": MIMALLOC_KNOBS, "scudo": SCUDO_KNOBS}
 
+# The families whose knobs share one variable: (variable, one setting's spelling, separator).
+JOINED = {"glibc": ("GLIBC_TUNABLES", "glibc.malloc.{}={}", ":"),
+          "jemalloc": ("MALLOC_CONF", "{}:{}", ","),
+          "scudo": ("SCUDO_OPTIONS", "{}={}", ":")}
+
 
 def knobs_family(family):
     """The knob list of a tunables family; KnobError naming the families that have knobs."""
@@ -214,17 +219,26 @@ def knobs_env(family, settings):
     knobs with their own variable (env) get it.
     """
     env = {}
-    joined = {"glibc": ("GLIBC_TUNABLES", "glibc.malloc.{}={}", ":"),
-              "jemalloc": ("MALLOC_CONF", "{}:{}", ","),
-              "scudo": ("SCUDO_OPTIONS", "{}={}", ":")}
     for knob, value in settings:
         if knob.env:
             env[knob.env] = value
             continue
-        var, fmt, sep = joined[family]
+        var, fmt, sep = JOINED[family]
         item = fmt.format(knob.name, value)
         env[var] = env[var] + sep + item if var in env else item
     return env
+
+
+def knobs_var_family(name):
+    """The knob family whose allocator reads environment variable name (GLIBC_TUNABLES: glibc,
+    MALLOC_CONF: jemalloc, TCMALLOC_RELEASE_RATE: tcmalloc, ...), None for one the runner applies
+    to every allocator (HEAPBENCH_THP) or one no catalogued knob spells."""
+    for family, knobs in FAMILIES.items():
+        for knob in knobs:
+            var = knob.env or JOINED[family][0]
+            if var == name and var != THP_ENV:
+                return family
+    return None
 
 
 def knobs_env_text(family, settings):

@@ -25,7 +25,7 @@ def measure_env_key(env_text):
     return tuple(sorted(env_text.split()))
 
 
-def measure_points(runner_argv, envs, out_dir, clean_env, log=None, isolated=False):
+def measure_points(runner_argv, envs, out_dir, clean_env, log=None, isolated=False, stdin=None):
     """Runs runner_argv plus one --env per text of envs and -o out_dir; returns results.load() of it.
 
     runner_argv: [heapbench, 'run', options...] or [heapbench, 'exec', options..., '--', CMD...]
@@ -33,14 +33,15 @@ def measure_points(runner_argv, envs, out_dir, clean_env, log=None, isolated=Fal
     object log, both streams, when given). Raises MeasureUsageError when the runner refuses the
     options (exit 2), results.ResultsError when it left no readable results; KeyboardInterrupt
     when the runner was interrupted (exit 130). isolated: the runner starts in its own session with
-    /dev/null as its input (no terminal to read or to stop it; the caller forwards its signals).
+    /dev/null as its input (no terminal to read or to stop it; the caller forwards its signals);
+    stdin: a file descriptor the runner (and the processes it measures) get as input instead.
     """
     words, command = cli.split_command(runner_argv)
     extra = [a for env in envs for a in ("--env", env)] + ["-o", out_dir]
     argv = words + extra + ([] if command is None else ["--"] + command)
     print("tune: " + " ".join(_quote(a) for a in argv), file=log or sys.stderr, flush=True)
     code = subprocess.run(argv, env=cli.run_env(clean_env), stdout=log or sys.stderr, stderr=log,
-                          stdin=subprocess.DEVNULL if isolated else None, start_new_session=isolated).returncode
+                          stdin=stdin if stdin is not None else subprocess.DEVNULL if isolated else None, start_new_session=isolated).returncode
     if code == 130:
         raise KeyboardInterrupt
     if code == 2:

@@ -17,9 +17,9 @@ counts to DIR/summary.md, with the commit and the load average; nothing outside 
 An advise run that was interrupted (Ctrl-C, SIGINT or SIGTERM to advise or to this script) stops
 the suite: advise is given STOP_WAIT_S to stop its runner (its own promise is 2 s), its run is not
 scored, summary.md holds the finished runs, one line on stderr names it, and the exit code is 130.
-heapbench is $HEAPBENCH_BIN, else this tree's build/heapbench.
+heapbench is the CLI's own (heapbench.cli.binary: $HEAPBENCH_BIN, else this tree's build/heapbench).
 
-Use: report/heapbench/advise/bench/knownanswer.py [-n|--runs RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
+Use: report/py report/heapbench/advise/bench/knownanswer.py [-n|--runs RUNS] [--budget CPU_S] [-p prog1,prog2] -o DIR
 """
 import argparse
 import json
@@ -31,8 +31,12 @@ import subprocess
 import sys
 import time
 
+try:
+    from heapbench import cli
+except ImportError:
+    sys.exit("knownanswer: the package heapbench is not on PYTHONPATH; run it as report/py " + sys.argv[0])
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 THROUGHPUT = "ops=throughput: ([0-9]+),higher"
 FAST_ALLOCATORS = ("mimalloc", "tcmalloc", "tcmalloc-minimal")
 SLOW_SETTINGS = ("glibc arena_max=1", "glibc arena_max=2")
@@ -103,11 +107,6 @@ def keep_untested(advice):
     return advice["recommendation"].get("verdict") == "keep what you have" and not tested_on_program(advice)
 
 
-def heapbench():
-    """The heapbench CLI: $HEAPBENCH_BIN, else this tree's build/heapbench."""
-    return os.environ.get("HEAPBENCH_BIN") or os.path.join(ROOT, "build", "heapbench")
-
-
 def advise_run(argv):
     """Runs advise; returns (exit code, stdout, stderr). On Ctrl-C or SIGTERM advise is told to stop
     (SIGINT: a second one during its stop is ignored) and given STOP_WAIT_S to stop its runner and save
@@ -142,7 +141,7 @@ def one_run(name, command, budget, out):
     """Advises on one program once; returns the row of runs.tsv as a dict."""
     _, _, goal, extra, right, _ = PROGRAMS[name]
     directory = os.path.join(out, "runs", f"{name}-{time.strftime('%H%M%S')}-{os.getpid()}")
-    argv = [heapbench(), "advise", "--goal", goal, "--budget-clock", "cpu",
+    argv = [cli.binary(), "advise", "--goal", goal, "--budget-clock", "cpu",
             "-o", directory] + (["--budget", str(budget)] if budget else []) + extra
     argv += command if command[0] == "-w" else command
     before, start, cpu0 = load1(), time.monotonic(), children_cpu()
@@ -177,7 +176,7 @@ COLUMNS = ("program", "load_before", "load_after", "exit", "verdict", "answer", 
 def summary(rows, out, budget):
     """DIR/summary.md: per program, right, undecided and wrong answers (an error counts as wrong), runs
     within budget, taus, load range."""
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+    commit = subprocess.run(["git", "-C", cli.ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     lines = [f"known-answer suite, commit {commit}, budget {budget or 300} CPU s (--budget-clock cpu)", "",
              "| program | right answer | n | right | undecided | wrong | within budget +10% | keep without program runs "

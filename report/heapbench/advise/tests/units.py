@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from heapbench import registry, stats
+from heapbench import cli, registry, stats
 from heapbench.advise import advise, answer, budget, candidates, choose, profile, progress, recommend, snippets, stop, watchdog
 
 TRACE_TEXT = """trace: /tmp/x.hbt
@@ -307,6 +307,7 @@ def test_knownanswer_scoring():
     keep = {"recommendation": {"verdict": "keep what you have", "text": "keep what you have: no room left"},
             "candidates": [{"stage": "screen", "label": "jemalloc", "baseline": False, "reps": 2},
                            {"stage": "confirm", "label": "glibc (baseline)", "baseline": True, "reps": 9}]}
+    check("knownanswer-runs-the-clis-binary", ka.cli is cli and not hasattr(ka, "heapbench"))
     check("knownanswer-keep-untested", ka.keep_untested(keep) and ka.tested_on_program(keep) == 0,
           ka.tested_on_program(keep))
     keep["candidates"] += [{"stage": "confirm", "label": "jemalloc", "baseline": False, "reps": 9},
@@ -482,6 +483,56 @@ def test_choose():
     # each allocator's best by peak first, then the rest: jemalloc narenas=1 (dominated) comes last, never before another allocator
     check("choose-memory", chosen == ["glibc arena_max=1", "jemalloc", "jemalloc narenas=1"], chosen)
     check("choose-cells", choose.choose_cells([{"allocator": "jemalloc", "env": "M=1"}]) == 4)
+    test_choose_round()
+
+
+def _family_part(env_text, family):
+    """The words of env_text that an allocator of family reads (its family's and those every allocator reads)."""
+    return sorted(w for w in env_text.split() if candidates.knobs.knobs_var_family(w.split("=")[0]) in (family, None))
+
+
+def test_choose_round():
+    """A confirmation round runs the baseline and each candidate as itself, the settings of candidates
+    of different families sharing one env set: python3-alloc's look of 4 candidates of 4 families
+    ran 16 cells (4 allocators x 4 env sets) for the 5 it needed; packed it runs 8."""
+    trim = "GLIBC_TUNABLES=glibc.malloc.trim_threshold=0"
+    py3 = [{"allocator": "glibc", "label": "glibc trim_threshold=0", "env": trim},
+           {"allocator": "refmalloc", "label": "refmalloc trim_threshold=0", "env": trim},
+           {"allocator": "jemalloc", "label": "jemalloc dirty_decay_ms=0", "env": "MALLOC_CONF=dirty_decay_ms:0"},
+           {"allocator": "tcmalloc-minimal", "label": "tcmalloc-minimal max_total_thread_cache_bytes=1048576",
+            "env": "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES=1048576"}]
+    families = choose.choose_families()
+    allocators, envs, cells = choose.choose_round(py3, "", families)
+    check("choose-round-python3-cells", len(allocators) * len(envs) == 8 and choose.choose_cells(py3) == 8,
+          (allocators, envs))
+    check("choose-round-baseline-env-untouched", envs[0] == "", envs)
+    needed = {("glibc", "")} | {(c["allocator"], cells[c["label"]]) for c in py3}
+    check("choose-round-python3-each-candidate-its-own-cell", len(needed) == 5 and all(
+        c["allocator"] in allocators and cells[c["label"]] in envs
+        and _family_part(cells[c["label"]], families[c["allocator"]]) == _family_part(c["env"], families[c["allocator"]])
+        for c in py3), cells)
+    # two settings of one family never share a set; a defaults candidate runs where its family has no word
+    same = [{"allocator": "glibc", "label": "a1", "env": "MALLOC_ARENA_MAX=1"},
+            {"allocator": "glibc", "label": "a2", "env": "MALLOC_ARENA_MAX=2"},
+            {"allocator": "jemalloc", "label": "jemalloc", "env": ""}]
+    allocators, envs, cells = choose.choose_round(same, "", families)
+    check("choose-round-one-setting-per-family", cells == {"a1": "MALLOC_ARENA_MAX=1", "a2": "MALLOC_ARENA_MAX=2",
+                                                           "jemalloc": ""} and len(envs) == 3, (envs, cells))
+    # the baseline keeps the caller's variables and takes no other: a glibc setting gets a set of its own,
+    # and a variable every allocator reads (HEAPBENCH_THP) is shared only by candidates that set it alike
+    allocators, envs, cells = choose.choose_round(py3[:1], "MALLOC_ARENA_MAX=4", families)
+    check("choose-round-user-env-baseline-only", envs == ["MALLOC_ARENA_MAX=4", trim], envs)
+    thp = [{"allocator": "jemalloc", "label": "jemalloc thp=never", "env": "HEAPBENCH_THP=never"},
+           {"allocator": "glibc", "label": "glibc trim_threshold=0", "env": trim}]
+    allocators, envs, cells = choose.choose_round(thp, "", families)
+    check("choose-round-thp-not-shared", cells["jemalloc thp=never"] == "HEAPBENCH_THP=never"
+          and cells["glibc trim_threshold=0"] == trim, cells)
+    # the plan: at the same reps the packed round costs half the product's
+    packed = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: choose.choose_cells(py3[:k], "", families), 0.05, 4)
+    product = budget.budget_confirm_plan(3000, 0, 1.0, lambda k: 16, 0.05, 4)
+    check("choose-round-plan-cost", packed and product and packed[0] == product[0] == 4 and packed[1] == product[1]
+          and abs((packed[2] - budget.RUNNER_OVERHEAD) * 2 - (product[2] - budget.RUNNER_OVERHEAD)) < 1e-6,
+          (packed, product))
 
 
 def test_snippets():
