@@ -127,13 +127,17 @@ def check_pool(tmp, reps):
         measured, verdict = c["judge"]([measure(s, reps) for s in c["specs"]])
         print(f"- row {cid}: {measured}: {V.text(verdict)}")
     print(f"- pool/no-sbrk against the rebuild at -O2 (warm / pool x{V.show(warm)}): "
-          + agreement(warm, _row_warm(reps), hi=a002.ARTICLE))
+          + agreement(warm, _row_ratio(a002.WARM, a002.WARM_P, reps), hi=a002.ARTICLE))
+    cold = V.of_ratio(secs[(2, "malloc")], secs[(2, "pool")])
+    print(f"- pool (malloc's heap not faulted in) against the rebuild at -O2 (malloc / pool x{V.show(cold)}): "
+          + agreement(cold, _row_ratio(a002.POOL, a002.POOL_P, reps)))
 
 
-def _row_warm(reps):
-    """The pool/no-sbrk row's interval (its cells, measured once by check_pool: the cache answers)."""
-    rows = measure(a002.WARM, reps)
-    t = {k: secs_runs(rows, a002.TIMED, allocator="glibc", params=v) for k, v in a002.WARM_P.items()}
+def _row_ratio(spec, params, reps):
+    """A pool row's malloc / pool wall-time interval over the timed phases (its cells, measured once
+    by check_pool: the cache answers)."""
+    rows = measure(spec, reps)
+    t = {k: secs_runs(rows, a002.TIMED, allocator="glibc", params=v) for k, v in params.items()}
     return V.of_ratio(t["malloc"], t["pool"])
 
 
