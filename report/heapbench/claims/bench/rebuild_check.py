@@ -167,3 +167,5 @@ if __name__ == "__main__":
     except KeyboardInterrupt:
         sys.stderr.write("rebuild_check: interrupted\n")
         sys.exit(130)
+    except (subprocess.CalledProcessError, ValueError, IndexError) as e:
+        sys.exit(f"rebuild_check: a rebuilt program or valgrind failed ({e}); run it by hand to see why")
