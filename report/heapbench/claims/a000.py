@@ -48,8 +48,10 @@ FRAG_DIFF = ("glibc, not macOS's allocator; the blocks are written (`--check=yes
 PIN_DIFF = ("; our variant, not the article's code: one 64-byte block allocated right after the batch and kept live "
             "(`--pin=yes`), the case the article describes in words (one live chunk near the top keeps the free "
             "space below it)")
-LIST_SETUP = ("macOS, built at -O2; a list of 2,000,000 16-byte nodes built, walked, freed; the arena is one "
-              "malloc(capacity) bumped through")
+LIST_SETUP = ("Apple M3 Max, macOS 26.5, clang 21, `cc -O2` (section: not using a general-purpose allocator); a "
+              "list of 2,000,000 16-byte nodes built, walked, destroyed, each step timed (malloc 59.3 + 5.6 + 61.3 = "
+              "126.2 ms, arena 8.0 + 8.0 + 0.0 = 16.1 ms); the arena is one malloc(capacity), an inline bump that "
+              "rounds to 16 and returns NULL when full, one free")
 LIST_DIFF = ("glibc carves each 16-byte node as a 32-byte chunk, so malloc'd nodes fault twice the pages the arena "
              "does; macOS's allocator has 16-byte quanta; both at -O2")
 
@@ -275,7 +277,8 @@ CLAIMS = [
           "RSS at the end of `free-half` against `alloc`, in the article's code (frag's cell, no pin: the odd "
           "blocks still live lie above the freed ones); holds within 5%", FRAG_DIFF, [FRAG_NOPIN], judge_half),
     claim("frag/trim", "000", "malloc_trim(0) does little when the free space is not at the top of the heap",
-          FRAG_SETUP + "; malloc_trim(0) after free-all", "RSS at the end of `trim` against `free-all`, with the pin "
+          "no measurement: malloc_trim(0) is a remedy listed after the fragmentation experiment (section: "
+          "fragmentation: it does little when the top chunk is not contiguous); that experiment: " + FRAG_SETUP, "RSS at the end of `trim` against `free-all`, with the pin "
           "of frag/pin (the claim's condition: the top is not free)", FRAG_DIFF + PIN_DIFF,
           [FRAG_PIN], judge_trim),
     claim("list/total", "000", "2 M nodes: ~8x faster in total with an arena", LIST_SETUP,
