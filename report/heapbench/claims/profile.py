@@ -23,14 +23,14 @@ _CG_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:\S*:)?([^\s:]+?)(?:'\
 _CG_TOTAL = re.compile(r"^\s*([\d,]+)\s+\(\s*100\.0%\)\s+PROGRAM TOTALS")
 
 
-def annotate(path):
-    """callgrind_annotate's inclusive listing of a callgrind.out file, every function shown ('' when
-    callgrind_annotate is missing or fails)."""
+def annotate(path, inclusive=True):
+    """callgrind_annotate's listing of a callgrind.out file, every function shown, inclusive costs or
+    (inclusive False) self costs ('' when callgrind_annotate is missing or fails)."""
     tool = shutil.which("callgrind_annotate")
     if not tool:
         return ""
-    proc = subprocess.run([tool, "--inclusive=yes", "--threshold=100", path], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.run([tool, f"--inclusive={'yes' if inclusive else 'no'}", "--threshold=100", path],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     return proc.stdout if proc.returncode == 0 else ""
 
 

@@ -44,9 +44,7 @@ def callgrind_steps(exe, tmp, *args):
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", exe, *args],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     incl = profile.inclusive(profile.annotate(out))[1]
-    self_text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", out],
-                               capture_output=True, text=True).stdout
-    return rebuild.list_steps(incl, profile.inclusive(self_text)[1])
+    return rebuild.list_steps(incl, profile.inclusive(profile.annotate(out, inclusive=False))[1])
 
 
 def row_list():
