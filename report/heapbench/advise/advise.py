@@ -464,9 +464,9 @@ class Advise:
     def confirm_plan(self, remaining, family_before, max_reps, look):
         """budget.budget_confirm_plan of the next round (look number look) over the remaining candidates, at
         that look's alpha (None: none fits)."""
-        user = self.opts.get("user_env", "")
+        user, families = self.opts.get("user_env", ""), choose.choose_families()  # the registry read once, not per k
         return budget.budget_confirm_plan(self.opts["budget"], self.clock.elapsed(), self.st["done"]["baseline"]["run_s"],
-                                          lambda k: choose.choose_cells(remaining[:k], user),
+                                          lambda k: choose.choose_cells(remaining[:k], user, families),
                                           recommend.recommend_look_alpha(self.opts["alpha"], look),
                                           len(remaining), max_reps, family_before)
 
