@@ -397,7 +397,10 @@ class Advise:
         candidate tested so far, the next candidates of the screen's order, each round with its own
         baseline. After each round the answer is judged at that look (recommend.recommend with look j:
         alpha spent over the looks, Holm over the candidates): a recommendation, or a "keep" with the
-        screen's best run on the program, ends the rounds; the rest is named as untested."""
+        screen's best run on the program, ends the rounds; else the next round runs first the candidates
+        the look left open again (their new runs replace the old, with up to twice the first round's
+        reps: recommend_keep_share splits the keep's alpha over a candidate's runs), then untested ones;
+        the rest is named as untested."""
         scr = self.st["done"]["screen"]
         chosen = choose.choose(scr["candidates"], self.opts["goal"],
                                program=scr.get("mode") == "program")
@@ -413,7 +416,8 @@ class Advise:
         while remaining and len(rounds) < sequential.LOOKS and not decided:
             labels = {c["label"] for c in remaining}
             plan = self.confirm_plan(remaining, len({c["label"] for c in tested} - labels),
-                                     rounds[0]["reps"] if rounds and not continued else max_reps, len(rounds) + 1)
+                                     confirm_reps_cap(rounds, continued, max_reps, remaining[0], tested),
+                                     len(rounds) + 1)
             if plan is None:
                 break
             k, reps, cost = plan
@@ -424,8 +428,9 @@ class Advise:
                 break  # the watchdog stopped it before its baseline had two runs: not a round
             rounds.append({"dir": tag, "labels": [c["label"] for c in batch], "reps": reps, "cells": cells})
             tested = tested + [c for c in batch if c["label"] not in {t["label"] for t in tested}]
-            remaining = remaining[k:]
-            decided = self.confirm_look(rounds, tested, confirm_untested(remaining, tested))
+            untested = confirm_untested(remaining[k:], tested)
+            decided, still = self.confirm_look(rounds, tested, untested)
+            remaining = [c for c in tested if c["label"] in still] + untested
         self.st.pop("confirm_before", None)
         if not rounds:
             self.cut("confirm", "the confirmation on the program (no room left in the budget)")
@@ -452,14 +457,16 @@ class Advise:
         return rounds, tested, [c for c in tested if c["label"] in still] + confirm_untested(chosen, tested)
 
     def confirm_look(self, rounds, tested, remaining):
-        """The look after the last round: the answer's verdict when it is decided (recommend, or keep with
-        the screen's best run on the program), '' when the rounds go on."""
+        """The look after the last round: (the answer's verdict when it is decided (recommend, or keep with
+        the screen's best run on the program), '' when the rounds go on; the labels of the tested
+        candidates it left open, not refused for failing, which the next round runs again)."""
         base, records, _, refused = self.records({"rounds": rounds, "chosen": tested})
         got = recommend.recommend(self.opts["goal"], base, records, self.opts["threshold"] / 100, self.opts["alpha"],
                                   look=len(rounds))
+        still = set(got.get("open") or []) - set(refused)
         answer.answer_keep_covered(got, {"chosen": tested, "untested": remaining}, records, refused,
                                    self.st["done"]["screen"].get("mode"))
-        return got["verdict"] if got["verdict"] in (recommend.RECOMMEND, recommend.KEEP) else ""
+        return (got["verdict"] if got["verdict"] in (recommend.RECOMMEND, recommend.KEEP) else ""), still
 
     def confirm_plan(self, remaining, family_before, max_reps, look):
         """budget.budget_confirm_plan of the next round (look number look) over the remaining candidates, at
@@ -486,11 +493,12 @@ class Advise:
     def records(self, conf=None):
         """(baseline record, {label: record}, axis, {label: refusal}) of the confirm run (conf: its rounds and
         chosen, default the saved stage's), the speed axis applied (tune.speed); a candidate with a failed run
-        is refused with the count, a failed baseline run ends advise."""
+        is refused with the count, a failed baseline run ends advise. A candidate run in several rounds
+        (left open, run again) keeps its last round's record, its "tests" the rounds it ran in."""
         conf = conf or self.st["done"]["confirm"]
         rounds = conf.get("rounds") or [{"dir": conf["dir"], "labels": [c["label"] for c in conf["chosen"]]}]
         by_label = {c["label"]: c for c in conf["chosen"]}
-        first, out, refused = None, {}, {}
+        first, out, refused, runs = None, {}, {}, {}
         axis = self.st["done"]["baseline"].get("speed")
         for rnd in rounds:
             base, recs, refusals = self.round_records(rnd["dir"], [by_label[label] for label in rnd["labels"]],
@@ -500,8 +508,9 @@ class Advise:
             for rec in [base] + list(recs.values()):
                 rec["mem"] = rec["peak"]
                 speed.speed_apply(rec, axis)
-            for rec in recs.values():
-                rec["vs"] = base  # its own round's baseline (recommend_tests)
+            for label, rec in recs.items():
+                runs[label] = runs.get(label, 0) + 1
+                rec.update(vs=base, tests=runs[label])  # its own round's baseline; its runs (recommend_tests)
             out.update(recs)
             refused.update(refusals)
         return first, out, axis, refused
@@ -703,6 +712,17 @@ def advise_write(adv, advice):
     unit = output.output_unit(advice)
     print(f"took {advice['elapsed_s']:.0f} {unit} of a {advice['budget_s']:.0f} {unit} budget "
           f"({output.output_stage_ends(advice)})")
+
+
+def confirm_reps_cap(rounds, continued, max_reps, first, tested):
+    """The most reps the next confirmation round may take: max_reps for the first round and for the rounds
+    of a --resume; a round that starts with a candidate run before (first), run again because its look
+    left it open, up to twice the first round's (at most MAX_REPS_GROWN); other later rounds the first's."""
+    if not rounds or continued:
+        return max_reps
+    if first["label"] in {c["label"] for c in tested}:
+        return min(budget.MAX_REPS_GROWN, 2 * rounds[0]["reps"])
+    return rounds[0]["reps"]
 
 
 def confirm_untested(candidates, tested):

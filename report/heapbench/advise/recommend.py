@@ -14,11 +14,12 @@ never when its setting was not verified (it is never measured then); with none, 
 measured on the program and none of them can hide an improvement beyond the threshold (each is
 SAME, a REGRESSION, or UNDECIDED with its interval above -threshold), else "undecided" naming
 the candidates whose test could not decide. The bound "keep" reads is each candidate's own
-one-sided lower bound at alpha (keep_low: the 1 - 2 alpha interval's low end, not widened over
-the family): "keep" claims that no candidate beats the baseline by more than the threshold,
-which is wrong only if the one candidate that does has its own bound above -threshold (an
-intersection-union test: its error is at most one candidate's alpha, whatever the number
-tested), and a candidate's samples never change between looks.
+one-sided lower bound (keep_low, not widened over the family), at alpha x recommend_keep_share
+of the candidate's run number t (0.8 alpha for its first run, 0.1, 0.05, ... for the runs a look
+that left it open asks for: the shares add up to at most 1): "keep" claims that no candidate beats
+the baseline by more than the threshold, which is wrong only if the one candidate that does has
+its own bound above -threshold in the runs the answer reads (an intersection-union test: its
+error is at most the sum of that candidate's shares of alpha, whatever the number tested).
 """
 import math
 
@@ -41,6 +42,13 @@ def recommend_look_alpha(alpha, look):
     return sequential.look_alphas(alpha)[min(max(1, look), sequential.LOOKS) - 1]
 
 
+def recommend_keep_share(tests):
+    """The share of alpha the one-sided bound "keep" reads takes for a candidate on its run number
+    tests (from 1; a later run replaces the earlier): 0.8 for the first, then 0.1, 0.05, ... (halving),
+    so that over every run of one candidate the shares add up to at most 1."""
+    return 0.8 if tests <= 1 else 0.2 * 0.5 ** (tests - 1)
+
+
 def recommend_family_level(alpha, look, family):
     """The level of the simultaneous interval that gates a recommendation at this look: Bonferroni
     over the family's candidates at the look's alpha, two-sided (1 - 2 x alpha_look / family, at least 95%)."""
@@ -53,7 +61,8 @@ def recommend_tests(base, records, figure, threshold, alpha, look=None):
     the look's alpha (recommend_look_alpha; look None: alpha, one look).
 
     test: stats_cell's figures (ci_low/ci_high: the candidate's own interval at stats_interval_level(alpha),
-    which SAME reads) plus keep_low (its one-sided lower bound at alpha, which "keep" reads),
+    which SAME reads) plus keep_low (its one-sided lower bound at alpha x recommend_keep_share of
+    the record's "tests", its run number, which "keep" reads),
     family_low/family_high/family_level (the simultaneous interval over
     the candidates and the look, which a recommendation reads), p_adjusted, verdict and needed_reps
     (stats_verdict with the family of every candidate at the look's alpha), and reachable (whether
@@ -68,7 +77,8 @@ def recommend_tests(base, records, figure, threshold, alpha, look=None):
         cells[label] = stats.stats_cell(base_samples, records[label][figure + "_samples"],
                                         level=stats.stats_interval_level(alpha))
         low, high = stats.stats_ratio_ci(base_samples, records[label][figure + "_samples"], level=family_level)
-        keep_low, _ = stats.stats_ratio_ci(base_samples, records[label][figure + "_samples"], level=1 - 2 * alpha)
+        keep_alpha = alpha * recommend_keep_share(records[label].get("tests", 1))
+        keep_low, _ = stats.stats_ratio_ci(base_samples, records[label][figure + "_samples"], level=1 - 2 * keep_alpha)
         cells[label].update(family_low=low - 1.0, family_high=high - 1.0, family_level=family_level,
                             keep_low=keep_low - 1.0)
     adjusted = stats.stats_holm([cells[label]["p"] for label in labels])

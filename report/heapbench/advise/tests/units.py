@@ -192,6 +192,49 @@ def _false_changes(trials, spend, seed=7, reps=10, k=4):
         stats.stats_p_value, stats.stats_ratio_ci = saved
 
 
+def _wrong_keeps(trials, share=None, seed=11):
+    """The share of seeded trials in which "keep" reads a candidate as closed although it beats the baseline
+    by exactly the threshold (-5%, the worst case of a wrong keep): the candidate runs again while its look
+    leaves it open, up to 4 runs. Each one-sided bound is drawn to lie above the truth with exactly its
+    nominal chance (an exact interval); share: the keep's share of alpha per run (None: recommend's)."""
+    import random
+    rng = random.Random(seed)
+    saved = stats.stats_ratio_ci, recommend.recommend_keep_share
+    stats.stats_ratio_ci = lambda base, new, seed=0, level=0.95, resamples=0: (
+        0.955 if rng.random() < (1 - level) / 2 else 0.945, 1.10)
+    if share:
+        recommend.recommend_keep_share = share
+    try:
+        samples = [1.0 + 0.05 * i for i in range(10)]
+        base, errors = _rec(samples, [100.0] * 10), 0
+        for _ in range(trials):
+            for run in range(1, 5):
+                rec = dict(_rec(samples, [100.0] * 10), tests=run)
+                if not recommend.recommend_open(recommend.recommend_tests(base, {"c": rec}, "time", 0.05, 0.05, run), 0.05):
+                    errors += 1
+                    break
+        return errors / trials
+    finally:
+        stats.stats_ratio_ci, recommend.recommend_keep_share = saved
+
+
+def test_keep_runs_again():
+    """A candidate a look left open runs again and its new runs replace the old: "keep" splits its alpha
+    over the runs (0.8, 0.1, 0.05, ...), so a wrong keep stays at or below alpha; alpha on every run does not."""
+    shares = [recommend.recommend_keep_share(t) for t in range(1, 30)]
+    check("keep-shares-add-up-to-at-most-1", shares[0] == 0.8 and shares[1] == 0.1 and sum(shares) <= 1.0, shares[:4])
+    trials = 2000
+    split, whole = _wrong_keeps(trials), _wrong_keeps(trials, share=lambda t: 1.0)
+    margin = 2 * (0.05 * 0.95 / trials) ** 0.5
+    check("keep-split-holds-alpha", split <= 0.05 + margin, split)
+    check("keep-whole-alpha-every-run-exceeds-it", whole > 0.05 + margin, whole)
+    base = _rec([1.0, 1.01, 0.99, 1.02, 1.0, 0.98, 1.01, 0.99, 1.0, 1.02], [100.0] * 10)
+    cand = _rec([1.0, 0.97, 1.03, 0.99, 1.01, 0.96, 1.02, 1.0, 0.98, 1.04], [100.0] * 10)
+    first = recommend.recommend_tests(base, {"c": dict(cand, tests=1)}, "time", 0.05, 0.05, 1)["c"]["keep_low"]
+    again = recommend.recommend_tests(base, {"c": dict(cand, tests=2)}, "time", 0.05, 0.05, 2)["c"]["keep_low"]
+    check("keep-bound-wider-on-runs-again", again < first, (first, again))
+
+
 def test_looks():
     """The confirmation's rounds are looks: alpha spent over them by the sequential rule of ci --ab, Holm over
     the candidates at each look, a recommendation's interval simultaneous over both; keep's stays per candidate."""
@@ -247,8 +290,10 @@ class _Rounds(advise.Advise):
         self.calls.append((tag, [c["label"] for c in batch]) + self.plan)
         return True
 
+    still = set()  # the labels every look leaves open (run again in the next round)
+
     def confirm_look(self, rounds, tested, remaining):
-        return ""  # undecided at every look: the rounds go on while candidates and looks are left
+        return "", self.still  # undecided at every look: the rounds go on while candidates and looks are left
 
     def save(self, stage, result):
         self.st["done"][stage] = result
@@ -275,6 +320,21 @@ def test_resume_looks():
     check("resume-looks-fresh-starts-at-look-1", fresh.calls == [
         ("confirm", ["tcmalloc", "jemalloc"], 1, 0, budget.MAX_REPS), ("confirm2", ["glibc arena_max=1"], 2, 2, 9)],
         fresh.calls)
+    # A look that leaves tcmalloc open runs it again first (before the untested glibc arena_max=1), Holm over
+    # the others tested before it, with up to twice the first round's reps; while it stays open, every look.
+    again = _Rounds({"opts": {"budget": 100, "alpha": 0.05, "goal": "time", "threshold": 5}, "dropped": [],
+                     "done": {"screen": {"candidates": rows, "mode": "program"}}})
+    again.still = {"tcmalloc"}
+    again.confirm()
+    check("looks-open-run-again-first", again.calls == [
+        ("confirm", ["tcmalloc", "jemalloc"], 1, 0, budget.MAX_REPS),
+        ("confirm2", ["tcmalloc", "glibc arena_max=1"], 2, 1, 18),
+        ("confirm3", ["tcmalloc"], 3, 2, 18), ("confirm4", ["tcmalloc"], 4, 2, 18)], again.calls)
+    conf = again.st["done"]["confirm"]
+    check("looks-open-run-again-saved", [r["labels"] for r in conf["rounds"]][1:] == [
+        ["tcmalloc", "glibc arena_max=1"], ["tcmalloc"], ["tcmalloc"]]
+        and [c["label"] for c in conf["chosen"]] == ["tcmalloc", "jemalloc", "glibc arena_max=1"]
+        and conf["untested"] == [], conf)
     st = state([{"dir": "confirm", "labels": ["tcmalloc", "jemalloc"], "reps": 9}])
     advise.advise_resume_budget(st, 600)
     adv = _Rounds(st)
@@ -552,6 +612,6 @@ def test_snippets():
 
 
 if __name__ == "__main__":
-    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_looks, test_resume_looks, test_knownanswer_scoring, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
+    for test in (test_profile, test_candidates, test_keep_covered, test_recommend_rounds, test_recommend, test_looks, test_keep_runs_again, test_resume_looks, test_knownanswer_scoring, test_budget, test_speed, test_stop, test_watchdog, test_clock, test_choose,
                  test_snippets):
         test()
