@@ -8,8 +8,8 @@ stats_needed_reps at that alpha / POWER_MARGIN) is reserved first and the screen
 never eat the program's test; an invocation whose estimate does not fit what is left is not
 started (it is named in the dropped list that the advice prints); budget_smallest is the budget
 that fits the probe, the baseline, the profile, one screen round at the allocators' defaults and the
-confirmation of one candidate, computed from the same costs; it grows linearly with the run's
-length, so budget_floor (a run of no length: the runner's own costs) refuses a budget before any
+confirmation of one candidate, computed from the same costs, with the reserve (5% of the budget,
+at least RESERVE_S: the recommendation's own cost); it grows with the run's length, so budget_floor (a run of no length: the runner's own costs) refuses a budget before any
 run and budget_longest_run bounds the one probe run that sizes the rest.
 """
 from heapbench import stats
@@ -25,6 +25,9 @@ SCREEN_REPS = 3         # replays per screened candidate
 PROGRAM_SCREEN_REPS = 3  # runs of the program per screened candidate (a screen by the program itself)
 SCREEN_SHARE = 0.5      # the screen's largest share of what is left after the baseline and the profile
 RESERVE = 0.05          # of the budget, kept for the recommendation and the output files
+RESERVE_S = 1.0         # the reserve's floor in the budget's unit: at a budget of 5-8 CPU s (load ~16) the
+                        # confirmation ended 0.3-0.8 s past its plan and the recommendation took 0.3-0.4 s more,
+                        # 5% of it (0.25-0.4 s) left runs 9-14% over their budget
 MAX_K = 4               # candidates confirmed at most: fewer, with more reps each, decide more often on a loaded machine
 RESERVE_K = 2           # the confirmation reserved before the screen: this many candidates (fewer if fewer exist)
 CONFIRM_WARMUP = 1      # the confirmation's warm-up round (the runner's --warmup 1): one more run per cell
@@ -71,14 +74,29 @@ def budget_first_reps(alpha, k=1):
     return stats.stats_needed_reps(recommend.recommend_look_alpha(alpha, 1) / POWER_MARGIN, k)
 
 
-def budget_smallest(run_s, screen_unit_s, allocators, alpha, spent=None):
-    """The smallest budget that gives an answer on this program: the baseline and the profile (or what
+def budget_need(run_s, screen_unit_s, allocators, alpha, spent=None):
+    """What an answer on this program costs before the reserve: the baseline and the profile (or what
     they took: spent), one screen round of the allocators at their defaults (screen_unit_s a run) and
-    the confirmation of one candidate, with the reserve."""
+    the confirmation of one candidate; linear in the run's length."""
     before = spent if spent is not None else ((PROBE_REPS + BASELINE_REPS) * run_s + 2 * RUNNER_OVERHEAD
                                               + budget_record_cost(run_s))
     screen = budget_screen_cost(allocators * PROGRAM_SCREEN_REPS, screen_unit_s) if allocators > 1 else 0.0
-    return (before + screen + budget_confirm_min(run_s, alpha)) / (1 - RESERVE)
+    return before + screen + budget_confirm_min(run_s, alpha)
+
+
+def budget_smallest(run_s, screen_unit_s, allocators, alpha, spent=None):
+    """The smallest budget that gives an answer on this program: budget_need with the reserve."""
+    return budget_with_reserve(budget_need(run_s, screen_unit_s, allocators, alpha, spent))
+
+
+def budget_reserve(budget):
+    """What a budget keeps for the recommendation and the output files: RESERVE of it, at least RESERVE_S."""
+    return max(RESERVE * budget, RESERVE_S)
+
+
+def budget_with_reserve(need):
+    """The smallest budget that leaves need after its reserve (budget_reserve)."""
+    return max(need / (1 - RESERVE), need + RESERVE_S)
 
 
 def budget_too_small(budget, run_s, allocators=2, alpha=0.05):
@@ -94,11 +112,11 @@ def budget_floor(allocators, alpha):
 
 
 def budget_longest_run(budget, allocators, alpha):
-    """The longest run (in the budget's unit) with which budget can still answer: budget_smallest
-    is linear in the run's length, so this solves budget_smallest(run) == budget (0 below the floor)."""
-    floor = budget_floor(allocators, alpha)
-    slope = budget_smallest(1.0, 1.0, allocators, alpha) - floor
-    return max(0.0, (budget - floor) / slope)
+    """The longest run (in the budget's unit) with which budget can still answer: budget_need is
+    linear in the run's length, so this solves budget_smallest(run) == budget (0 below the floor)."""
+    fixed = budget_need(0.0, 0.0, allocators, alpha)
+    slope = budget_need(1.0, 1.0, allocators, alpha) - fixed
+    return max(0.0, (budget - budget_reserve(budget) - fixed) / slope)
 
 
 def budget_probe_limit(budget, allocators, alpha):
@@ -109,7 +127,7 @@ def budget_probe_limit(budget, allocators, alpha):
 def budget_screen_end(budget, elapsed, run_s, alpha, allocators):
     """The clock reading at which the screen must stop: what is left less the confirmation's reserve
     (RESERVE_K candidates at the reps Holm needs), at most SCREEN_SHARE of what is left."""
-    left = budget * (1 - RESERVE) - elapsed
+    left = budget - budget_reserve(budget) - elapsed
     k = max(1, min(RESERVE_K, allocators - 1))
     reserve = budget_confirm_min(run_s, alpha, k)
     return elapsed + max(0.0, min(left - reserve, left * SCREEN_SHARE))
@@ -122,7 +140,7 @@ def budget_confirm_plan(budget, elapsed, run_s, cells_of, alpha, available, max_
     runner's allocator x env product); available: how many candidates there are; family_before:
     the candidates confirmed in earlier rounds (Holm corrects over them all: the reps needed grow).
     """
-    left = budget * (1 - RESERVE) - elapsed - RUNNER_OVERHEAD
+    left = budget - budget_reserve(budget) - elapsed - RUNNER_OVERHEAD
     for k in range(min(MAX_K, available), 0, -1):
         reps = stats.stats_needed_reps(alpha / POWER_MARGIN, family_before + k)
         per_rep = cells_of(k) * run_s * SLACK
@@ -136,4 +154,4 @@ def budget_to_decide(spent, run_s, cells, alpha, k, reps=MAX_REPS):
     """The total budget that would confirm k candidates (cells matrix cells) at reps reps (at least what
     Holm needs), after what was spent: the budget an undecided answer names."""
     reps = max(reps, budget_first_reps(alpha, max(1, k)))
-    return (spent + budget_confirm_cost(reps, cells, run_s)) / (1 - RESERVE)
+    return budget_with_reserve(spent + budget_confirm_cost(reps, cells, run_s))

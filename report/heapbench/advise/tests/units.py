@@ -415,10 +415,16 @@ def test_budget():
     check("budget-longest-run-below-floor", budget.budget_longest_run(floor / 2, 7, 0.05) == 0.0)
     check("budget-probe-limit", budget.budget_probe_limit(300, 7, 0.05) == 30.0
           and abs(budget.budget_probe_limit(6, 7, 0.05) - 0.6) < 1e-9, budget.budget_probe_limit(6, 7, 0.05))
-    check("budget-smallest-counts-probe", budget.budget_smallest(1, 1, 2, 0.05) - budget.budget_smallest(0, 0, 2, 0.05)
-          > (budget.PROBE_REPS + budget.BASELINE_REPS + 2.5 + 2 * budget.PROGRAM_SCREEN_REPS) / (1 - budget.RESERVE))
+    check("budget-smallest-counts-probe", budget.budget_need(1, 1, 2, 0.05) - budget.budget_need(0, 0, 2, 0.05)
+          > budget.PROBE_REPS + budget.BASELINE_REPS + 2.5 + 2 * budget.PROGRAM_SCREEN_REPS)
+    # The reserve: 5% of the budget, at least RESERVE_S (the recommendation's own cost at a budget of a few s).
+    check("budget-reserve-floor", budget.budget_reserve(300) == 15.0 and budget.budget_reserve(5) == budget.RESERVE_S
+          and budget.budget_with_reserve(3.0) == 3.0 + budget.RESERVE_S
+          and abs(budget.budget_with_reserve(95.0) - 100.0) < 1e-9, budget.budget_reserve(5))
+    tiny = budget.budget_confirm_plan(5, 2.0, 0.01, lambda k: k + 1, 0.05, 4)
+    check("budget-tiny-leaves-reserve", tiny is not None and 2.0 + tiny[2] <= 5 - budget.RESERVE_S + 1e-9, tiny)
     end = budget.budget_screen_end(100, 10, 1.0, 0.05, 7)
-    left_after = 100 * (1 - budget.RESERVE) - end
+    left_after = 100 - budget.budget_reserve(100) - end
     check("budget-screen-leaves-confirm", left_after >= budget.budget_confirm_min(1.0, 0.05, 2) - 1e-9
           and end > 10, (end, left_after))
     check("budget-screen-none-when-tight", budget.budget_screen_end(30, 10, 1.0, 0.05, 7) == 10,
