@@ -156,10 +156,10 @@ class Advise:
 
     def too_small(self, allocators, how, need, about="about "):
         """The refusal of a budget that cannot answer (exit 2); about: 'more than ' when need is a lower bound."""
-        unit = self.clock.unit
+        unit, give = self.clock.unit, budget.budget_whole(need)
         return AdviseStop(f"--budget {self.opts['budget']:g} {unit} is too small: {how}, and an answer "
-                          f"({self.plan_words(allocators)}) needs {about}{need:.0f} {unit}; give --budget "
-                          f"{need:.0f} or more (heapbench advise --resume {self.out} --budget {need:.0f})", 2)
+                          f"({self.plan_words(allocators)}) needs {about}{need:.1f} {unit}; give --budget "
+                          f"{give} or more (heapbench advise --resume {self.out} --budget {give})", 2)
 
     def probe(self):
         """Before any run: a budget below the plan's floor (its runner starts alone) is refused; then one

@@ -153,8 +153,8 @@ def answer_to_decide(adv, answer, refused):
     if len(conf.get("rounds") or []) >= sequential.LOOKS:
         parts.append(f"{answer_looks_spent(adv.opts['alpha'])} (a budget of about {need:.0f} {unit})")
     else:
-        parts.append(f"a budget of about {need:.0f} {unit} would decide (heapbench advise --resume {adv.out} "
-                     f"--budget {need:.0f})")
+        parts.append(f"a budget of about {budget.budget_whole(need)} {unit} would decide (heapbench advise --resume {adv.out} "
+                     f"--budget {budget.budget_whole(need)})")
     return "; " + "; ".join(parts)
 
 

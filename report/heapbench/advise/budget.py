@@ -12,6 +12,8 @@ confirmation of one candidate, computed from the same costs, with the reserve (5
 at least RESERVE_S: the recommendation's own cost); it grows with the run's length, so budget_floor (a run of no length: the runner's own costs) refuses a budget before any
 run and budget_longest_run bounds the one probe run that sizes the rest.
 """
+import math
+
 from heapbench import stats
 from heapbench.advise import recommend
 
@@ -87,6 +89,11 @@ def budget_need(run_s, screen_unit_s, allocators, alpha, spent=None):
 def budget_smallest(run_s, screen_unit_s, allocators, alpha, spent=None):
     """The smallest budget that gives an answer on this program: budget_need with the reserve."""
     return budget_with_reserve(budget_need(run_s, screen_unit_s, allocators, alpha, spent))
+
+
+def budget_whole(need):
+    """A budget to suggest for need, in whole units, rounded up: giving it is enough (4.6 gives 5, never 5 for 5.02)."""
+    return math.ceil(need - 1e-9)
 
 
 def budget_reserve(budget):

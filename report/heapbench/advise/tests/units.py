@@ -421,6 +421,8 @@ def test_budget():
     check("budget-reserve-floor", budget.budget_reserve(300) == 15.0 and budget.budget_reserve(5) == budget.RESERVE_S
           and budget.budget_with_reserve(3.0) == 3.0 + budget.RESERVE_S
           and abs(budget.budget_with_reserve(95.0) - 100.0) < 1e-9, budget.budget_reserve(5))
+    # The budget a refusal suggests is rounded up: "needs about 5.1 CPU s; give --budget 5" refused the 5 it named.
+    check("budget-whole-rounds-up", [budget.budget_whole(x) for x in (4.6, 5.0, 5.02, 0.1)] == [5, 5, 6, 1])
     tiny = budget.budget_confirm_plan(5, 2.0, 0.01, lambda k: k + 1, 0.05, 4)
     check("budget-tiny-leaves-reserve", tiny is not None and 2.0 + tiny[2] <= 5 - budget.RESERVE_S + 1e-9, tiny)
     end = budget.budget_screen_end(100, 10, 1.0, 0.05, 7)
