@@ -430,7 +430,7 @@ class Advise:
             tested = tested + [c for c in batch if c["label"] not in {t["label"] for t in tested}]
             untested = confirm_untested(remaining[k:], tested)
             decided, still = self.confirm_look(rounds, tested, untested)
-            remaining = [c for c in tested if c["label"] in still] + untested
+            remaining = confirm_next(tested, still, untested)
         self.st.pop("confirm_before", None)
         if not rounds:
             self.cut("confirm", "the confirmation on the program (no room left in the budget)")
@@ -450,20 +450,22 @@ class Advise:
         rounds, tested = list(prior.get("rounds") or []), list(prior.get("chosen") or [])
         if not rounds:
             return [], [], chosen
+        _, _, _, still = self.confirm_judge(rounds, tested)
+        return rounds, tested, confirm_next(tested, still, confirm_untested(chosen, tested))
+
+    def confirm_judge(self, rounds, tested):
+        """(answer, records, refused, still) at the look after the last round: recommend.recommend at that
+        look over the rounds' records, and the labels of the tested candidates it left open, not refused
+        for failing, which the next round runs again."""
         base, records, _, refused = self.records({"rounds": rounds, "chosen": tested})
         got = recommend.recommend(self.opts["goal"], base, records, self.opts["threshold"] / 100, self.opts["alpha"],
                                   look=len(rounds))
-        still = set(got.get("open") or []) - set(refused)
-        return rounds, tested, [c for c in tested if c["label"] in still] + confirm_untested(chosen, tested)
+        return got, records, refused, set(got.get("open") or []) - set(refused)
 
     def confirm_look(self, rounds, tested, remaining):
         """The look after the last round: (the answer's verdict when it is decided (recommend, or keep with
-        the screen's best run on the program), '' when the rounds go on; the labels of the tested
-        candidates it left open, not refused for failing, which the next round runs again)."""
-        base, records, _, refused = self.records({"rounds": rounds, "chosen": tested})
-        got = recommend.recommend(self.opts["goal"], base, records, self.opts["threshold"] / 100, self.opts["alpha"],
-                                  look=len(rounds))
-        still = set(got.get("open") or []) - set(refused)
+        the screen's best run on the program), '' when the rounds go on; confirm_judge's labels left open)."""
+        got, records, refused, still = self.confirm_judge(rounds, tested)
         answer.answer_keep_covered(got, {"chosen": tested, "untested": remaining}, records, refused,
                                    self.st["done"]["screen"].get("mode"))
         return (got["verdict"] if got["verdict"] in (recommend.RECOMMEND, recommend.KEEP) else ""), still
@@ -723,6 +725,12 @@ def confirm_reps_cap(rounds, continued, max_reps, first, tested):
     if first["label"] in {c["label"] for c in tested}:
         return min(budget.MAX_REPS_GROWN, 2 * rounds[0]["reps"])
     return rounds[0]["reps"]
+
+
+def confirm_next(tested, still, untested):
+    """The candidates of the next round, in order: the tested ones whose label a look left open (still),
+    run again first, then the untested."""
+    return [c for c in tested if c["label"] in still] + untested
 
 
 def confirm_untested(candidates, tested):
