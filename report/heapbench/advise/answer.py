@@ -149,12 +149,12 @@ def answer_to_decide(adv, answer, refused):
     need = budget.budget_to_decide(adv.clock.elapsed(), done["baseline"]["run_s"], cells, adv.opts["alpha"], k, reps)
     if "screen" in adv.st.get("cut", []):
         need += budget.budget_screen_cost(budget.PROGRAM_SCREEN_REPS * 8, done["baseline"]["run_s"])
-    unit = adv.clock.unit
+    unit, give = adv.clock.unit, budget.budget_whole(need)
     if len(conf.get("rounds") or []) >= sequential.LOOKS:
-        parts.append(f"{answer_looks_spent(adv.opts['alpha'])} (a budget of about {need:.0f} {unit})")
+        parts.append(f"{answer_looks_spent(adv.opts['alpha'])} (a budget of about {give} {unit})")
     else:
-        parts.append(f"a budget of about {budget.budget_whole(need)} {unit} would decide (heapbench advise --resume {adv.out} "
-                     f"--budget {budget.budget_whole(need)})")
+        parts.append(f"a budget of about {give} {unit} would decide (heapbench advise --resume {adv.out} "
+                     f"--budget {give})")
     return "; " + "; ".join(parts)
 
 
