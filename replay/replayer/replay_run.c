@@ -737,42 +737,48 @@ int replay_prepare(const struct hbt_trace *t, const struct replay_opts *o, uint6
     return 0;
 }
 
+/* What the sampler thread needs (replay_run's arguments). */
+struct sampler {
+    struct replay *rp;
+    sem_t done;                /* posted once every worker has ended */
+    _Atomic int ended;         /* set before the end's time is read: no sample is taken after it */
+    replay_sample_fn sample;
+    void *arg;
+};
+
 /* While the workers run: every 10 ms (20 ms after 100 samples, 40 after 200...) the live bytes
  * of the replay (each thread's, exact to its last event) to sample. Returns as soon as `done`
- * is posted (the workers have ended), not at its next sample. */
-static void sample_live(struct replay *rp, sem_t *done, replay_sample_fn sample, void *arg)
+ * is posted (the workers have ended), not at its next sample. A sample whose time is read after
+ * `ended` is set is dropped: its time could pass the end's (the replay's seconds, read after
+ * `ended` is set and before `done` is posted), and samples stay in time order. */
+static void sample_live(struct sampler *s)
 {
+    struct replay *rp = s->rp;
     long interval_ns = 10000000L;
     for (unsigned n = 1;; n++) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         struct timespec at = ts_after(now, (uint64_t)interval_ns);
         int r;
-        while ((r = sem_clockwait(done, CLOCK_MONOTONIC, &at)) != 0 && errno == EINTR)
+        while ((r = sem_clockwait(&s->done, CLOCK_MONOTONIC, &at)) != 0 && errno == EINTR)
             ;
         if (r == 0)
             return;
         int64_t live = 0;
         for (uint32_t i = 0; i < rp->t->nthreads; i++)
             live += atomic_load_explicit(&rp->ws[i].live, memory_order_relaxed);
-        sample(arg, elapsed(&rp->start), live > 0 ? (uint64_t)live : 0);
+        double seconds = elapsed(&rp->start);
+        if (atomic_load(&s->ended))
+            return;
+        s->sample(s->arg, seconds, live > 0 ? (uint64_t)live : 0);
         if (n % 100 == 0 && interval_ns < 1000000000L)
             interval_ns *= 2;
     }
 }
 
-/* What the sampler thread needs (replay_run's arguments). */
-struct sampler {
-    struct replay *rp;
-    sem_t done;                /* posted once every worker has ended */
-    replay_sample_fn sample;
-    void *arg;
-};
-
 static void *sampler_main(void *arg)
 {
-    struct sampler *s = arg;
-    sample_live(s->rp, &s->done, s->sample, s->arg);
+    sample_live(arg);
     return NULL;
 }
 
@@ -845,6 +851,7 @@ int replay_run(struct replay *rp, int self, replay_sample_fn sample, void *arg, 
         return -1;
     worker_main(&rp->ws[rp->by_start[0]]);
     finish_threads(rp);
+    atomic_store(&sm.ended, 1); /* before the end's time: every sample kept was timed before it */
     r->seconds = elapsed(&rp->start); /* the last worker's end, not the sampler's next wake-up */
     if (sampling) {
         sem_post(&sm.done);

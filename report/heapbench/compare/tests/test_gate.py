@@ -30,7 +30,10 @@ class GateTest(unittest.TestCase):
             self.assertEqual(made.returncode, 0, made.stderr[-1500:])
             proc = subprocess.run([GATE, "--baseline", baseline, "--out", os.path.join(tmp, "g")],
                                   capture_output=True, text=True)
-            self.assertEqual(proc.returncode, 0, proc.stdout[-1500:] + proc.stderr[-500:])
+            unsure = [" ".join(line.split()) for line in proc.stdout.splitlines()
+                      if line.split() and line.split()[-1] in ("UNDECIDED", "REGRESSION", "IMPROVEMENT")]
+            # the runner prints a failure's last line: the cells that were not SAME end it
+            self.assertEqual(proc.returncode, 0, proc.stderr[-500:] + "\nnot SAME: " + " | ".join(unsure))
             summary = proc.stdout.strip().splitlines()[-1]
             self.assertRegex(summary, r"^0 REGRESSION, \d+ IMPROVEMENT, [1-9]\d* SAME, 0 UNDECIDED; 0 missing")
             self.assertIn("ci: PASS", proc.stderr)
