@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import unittest
 
-from heapbench import cli
+from heapbench import cli, stats
 
 ROOT = cli.ROOT
 GATE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "self-gate")
@@ -30,8 +30,9 @@ class GateTest(unittest.TestCase):
             self.assertEqual(made.returncode, 0, made.stderr[-1500:])
             proc = subprocess.run([GATE, "--baseline", baseline, "--out", os.path.join(tmp, "g")],
                                   capture_output=True, text=True)
-            unsure = [" ".join(line.split()) for line in proc.stdout.splitlines()
-                      if line.split() and line.split()[-1] in ("UNDECIDED", "REGRESSION", "IMPROVEMENT")]
+            not_same = {stats.REGRESSION, stats.IMPROVEMENT, stats.UNDECIDED}
+            unsure = [" ".join(words) for words in map(str.split, proc.stdout.splitlines())
+                      if words and words[-1] in not_same]
             # the runner prints a failure's last line: the cells that were not SAME end it
             self.assertEqual(proc.returncode, 0, proc.stderr[-500:] + "\nnot SAME: " + " | ".join(unsure))
             summary = proc.stdout.strip().splitlines()[-1]
