@@ -14,6 +14,12 @@ candidates run on the program, whether a "keep" had none (scored wrong), wall
 seconds, and the CPU seconds of the advise process tree as getrusage counts them, which checks
 advise's own clock) and the per-program
 counts to DIR/summary.md, with the commit and the load average; nothing outside DIR is written.
+A program of MEASURED (crossfree, whose fastest allocator changes with the load: jemalloc idle,
+mimalloc or tcmalloc at load ~15) has no fixed answer: right after each advise run an interleaved
+`heapbench exec -n EXEC_REPS` of every default allocator measures it at the load of the moment,
+and the run is right when it recommends an allocator whose median throughput is at least NEAR_BEST
+(75%) of the best one's (runs.tsv's exec_best: each allocator's median as a share of the best; its
+exec_dir the results); an exec that fails scores the run an error.
 An advise run that was interrupted (Ctrl-C, SIGINT or SIGTERM to advise or to this script) stops
 the suite: advise is given STOP_WAIT_S to stop its runner (its own promise is 2 s), its run is not
 scored, summary.md holds the finished runs, one line on stderr names it, and the exit code is 130.
@@ -32,7 +38,8 @@ import sys
 import time
 
 try:
-    from heapbench import cli
+    from heapbench import cli, results
+    from heapbench.median import median
 except ImportError:
     sys.exit("knownanswer: the package heapbench is not on PYTHONPATH; run it as report/py " + sys.argv[0])
 
@@ -40,6 +47,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 THROUGHPUT = "ops=throughput: ([0-9]+),higher"
 FAST_ALLOCATORS = ("mimalloc", "tcmalloc", "tcmalloc-minimal")
 SLOW_SETTINGS = ("glibc arena_max=1", "glibc arena_max=2")
+NEAR_BEST = 0.75   # a measured program's right answer: an allocator with >= 75% of the best median throughput
+EXEC_REPS = 5      # the interleaved exec's reps per allocator that judge a measured program's run
 TRIM_SETTINGS = ("glibc trim_threshold=0", "refmalloc trim_threshold=0")   # python3-alloc's two cuts beyond 5%
 STOP_WAIT_S = 10   # advise stops its runner within 2 s; the rest is a loaded machine's scheduling
 INTERRUPTED = (130, 143, -signal.SIGINT, -signal.SIGTERM)   # advise's exit on Ctrl-C/SIGTERM, or death by either
@@ -51,28 +60,37 @@ class Interrupted(Exception):
 
 def _is(verdict):
     """A predicate: the recommendation's verdict is verdict."""
-    return lambda r: r.get("verdict") == verdict
+    return lambda r, best=None: r.get("verdict") == verdict
+
+
+def near_best(r, best):
+    """Whether r recommends an allocator whose median is within NEAR_BEST of the best of best
+    ({allocator: median of the figure, higher better}, measured right after the run)."""
+    top = max(best.values(), default=0)
+    mine = best.get(r.get("allocator"))
+    return r.get("verdict") == "recommend" and top > 0 and mine is not None and mine >= NEAR_BEST * top
 
 
 # name: (program source or prog:NAME, its arguments, goal, extra advise options, right(recommendation), the right answer in words)
 PROGRAMS = {
-    "crossfree": ("crossfree.c", ["0.5"], "time", ["--metric", THROUGHPUT],
-                  lambda r: r.get("verdict") == "recommend" and r.get("allocator") in FAST_ALLOCATORS,
-                  "recommend mimalloc or tcmalloc(-minimal): 1.5-2.2x the throughput at load ~15"),
+    "crossfree": ("crossfree.c", ["0.5"], "time", ["--metric", THROUGHPUT], near_best,
+                  "recommend an allocator with >= 75% of the best throughput of an exec right after the run "
+                  "(idle jemalloc ~6x glibc's; load ~15 mimalloc or tcmalloc)"),
     "arenas": ("arenas.c", ["0.5"], "time", ["--metric", THROUGHPUT],
-               lambda r: r.get("verdict") == "recommend" and r.get("allocator") in FAST_ALLOCATORS
+               lambda r, best=None: r.get("verdict") == "recommend" and r.get("allocator") in FAST_ALLOCATORS
                and r.get("label") not in SLOW_SETTINGS,
                "recommend tcmalloc(-minimal) or mimalloc (5-15x the throughput); never arena_max=1/2 (-22%)"),
     "fragment": ("fragment.c", [], "memory", [],
-                 lambda r: r.get("verdict") == "recommend" and (r.get("figures") or {}).get("change", 0) <= -0.30,
+                 lambda r, best=None: r.get("verdict") == "recommend" and (r.get("figures") or {}).get("change", 0) <= -0.30,
                  "recommend a setting or allocator that cuts peak RSS by 30% or more (arena_max=1, jemalloc)"),
     "small": ("small.c", [], "time", [], _is("keep what you have"),
               "keep what you have (the allocator is < 5% of its time)"),
     "python3": ("prog:python3-alloc", [], "memory", [],
-                lambda r: r.get("verdict") == "recommend" and r.get("label") in TRIM_SETTINGS,
+                lambda r, best=None: r.get("verdict") == "recommend" and r.get("label") in TRIM_SETTINGS,
                 "recommend trim_threshold=0 (glibc -9.0%, refmalloc -7.1% peak RSS; every other allocator and glibc "
                 "setting within 1% or larger: exec -n 7)"),
 }
+MEASURED = {"crossfree": "ops"}   # programs judged by an exec right after each run: the --metric name it reads
 
 
 def build(name, source, out):
@@ -126,6 +144,39 @@ def advise_run(argv):
     return proc.returncode, out, err
 
 
+def medians(rows, metric):
+    """{allocator: the median of metric_<metric>} over the ok rows of runs.csv that have the figure."""
+    figures = {}
+    for row in results.ok_runs(rows):
+        value = row.get("metric_" + metric)
+        if value not in (None, ""):
+            figures.setdefault(row["allocator"], []).append(float(value))
+    return {allocator: median(values) for allocator, values in figures.items()}
+
+
+def measure_best(name, command, directory):
+    """The interleaved exec that judges a MEASURED program's run: every default allocator, EXEC_REPS reps,
+    into directory; returns ({allocator: median}, '') or ({}, why it failed)."""
+    argv = [cli.binary(), "exec", "-n", str(EXEC_REPS), "-o", directory] + PROGRAMS[name][3] + command
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          stdin=subprocess.DEVNULL)
+    if proc.returncode in INTERRUPTED:
+        raise Interrupted(f"the exec that judges {name} was interrupted (exit {proc.returncode})")
+    if proc.returncode != 0:
+        return {}, "exec: " + (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:110]
+    try:
+        best = medians(results.load(directory)["runs"], MEASURED[name])
+    except results.ResultsError as err:
+        return {}, f"exec: {err}"[:120]
+    return best, "" if best else f"exec: no run printed the figure {MEASURED[name]}"
+
+
+def shares(best):
+    """Each allocator's median as a share of the best, best first: 'jemalloc 1.00, mimalloc 0.53, ...'."""
+    top = max(best.values(), default=0) or 1
+    return ", ".join(f"{a} {v / top:.2f}" for a, v in sorted(best.items(), key=lambda kv: -kv[1]))
+
+
 def overrun(advice, cpu):
     """How far past its budget an advise run went (0 when within), as a fraction: by the larger of
     advise's own clock (advice.json's elapsed_s) and cpu, the CPU seconds of its process tree by getrusage."""
@@ -157,20 +208,27 @@ def one_run(name, command, budget, out):
     except (OSError, ValueError):
         last = (stderr.strip().splitlines() or ["no message"])[-1]
         return dict(row, verdict="error", answer=last[:120], right=False, outcome="error", within=False)
-    rec = advice["recommendation"]
-    is_right = bool(right(rec)) and not keep_untested(advice)
+    rec, best, why = advice["recommendation"], None, ""
+    if name in MEASURED:
+        row["exec_dir"] = directory + "-exec"
+        best, why = measure_best(name, command, row["exec_dir"])
+        row["exec_best"] = why or shares(best)
+    is_right = not why and bool(right(rec, best)) and not keep_untested(advice)
     tau = re.search(r"Kendall tau ([+-][0-9.]+)", rec.get("note") or "")
     change = (rec.get("figures") or {}).get("change")
     return dict(row, verdict=rec["verdict"], answer=rec.get("label") or rec["verdict"],
                 change="" if change is None else f"{change * 100:+.1f}%", elapsed=f"{advice['elapsed_s']:.0f}",
                 budget=f"{advice['budget_s']:.0f}",
                 overrun=f"{overrun(advice, cpu) * 100:.1f}%", within=overrun(advice, cpu) <= 0.10,
-                right=is_right, outcome=outcome(rec["verdict"], is_right), tau=tau.group(1) if tau else "",
-                mode=advice.get("screen_mode") or "", tested=tested_on_program(advice), keep_untested=keep_untested(advice))
+                right=is_right, outcome="error" if why else outcome(rec["verdict"], is_right),
+                tau=tau.group(1) if tau else "", mode=advice.get("screen_mode") or "",
+                tested=tested_on_program(advice), keep_untested=keep_untested(advice))
 
 
 COLUMNS = ("program", "load_before", "load_after", "exit", "verdict", "answer", "change", "elapsed", "budget",
-           "overrun", "within", "right", "outcome", "tau", "mode", "tested", "keep_untested", "wall_s", "cpu_s", "dir")
+           "overrun", "within", "right", "outcome", "tau", "mode", "tested", "keep_untested", "wall_s", "cpu_s",
+           "exec_best", "exec_dir", "dir")
+SHOWN = tuple(c for c in COLUMNS if not c.endswith("dir"))   # a finished run's line on stdout
 
 
 def summary(rows, out, budget):
@@ -227,7 +285,7 @@ def main():
                     rows.append(row)
                     f.write("\t".join(str(row.get(c, "")) for c in COLUMNS) + "\n")
                     f.flush()
-                    print("\t".join(str(row.get(c, "")) for c in COLUMNS[:-1]), flush=True)
+                    print("\t".join(str(row.get(c, "")) for c in SHOWN), flush=True)
     except (Interrupted, KeyboardInterrupt) as why:
         summary(rows, opts.output, opts.budget)
         what = str(why) if isinstance(why, Interrupted) else "interrupted"

@@ -378,6 +378,21 @@ def test_knownanswer_scoring():
     py = ka.PROGRAMS["python3"][4]
     check("knownanswer-python3-right", py({"verdict": "recommend", "label": "glibc trim_threshold=0"})
           and not py({"verdict": "keep what you have", "label": ""}) and not py({"verdict": "recommend", "label": "jemalloc"}))
+    # crossfree is judged by an exec right after its run: an allocator with >= 75% of the best median is right.
+    best = {"glibc": 1.0e6, "jemalloc": 6.4e6, "mimalloc": 3.4e6, "tcmalloc": 5.0e6}
+    cf = ka.PROGRAMS["crossfree"][4]
+    check("knownanswer-crossfree-near-best", cf({"verdict": "recommend", "allocator": "jemalloc"}, best)
+          and cf({"verdict": "recommend", "allocator": "tcmalloc"}, best)
+          and not cf({"verdict": "recommend", "allocator": "mimalloc"}, best)
+          and not cf({"verdict": "recommend", "allocator": "refmalloc"}, best)
+          and not cf({"verdict": "keep what you have", "allocator": "jemalloc"}, best) and not cf({}, {}))
+    rows = [{"status": "ok", "allocator": "glibc", "metric_ops": v} for v in (1.0, 3.0, 2.0)]
+    rows += [{"status": "ok", "allocator": "jemalloc", "metric_ops": 9.0}, {"status": "ok", "allocator": "tbbmalloc"},
+             {"status": "timeout", "allocator": "mimalloc", "metric_ops": 50.0}]
+    check("knownanswer-medians-ok-runs-only", ka.medians(rows, "ops") == {"glibc": 2.0, "jemalloc": 9.0},
+          ka.medians(rows, "ops"))
+    check("knownanswer-shares", ka.shares({"glibc": 1.0, "jemalloc": 4.0}) == "jemalloc 1.00, glibc 0.25",
+          ka.shares({"glibc": 1.0, "jemalloc": 4.0}))
     # The budget is judged by the larger of advise's own clock and getrusage's CPU seconds of its tree.
     advice = {"elapsed_s": 300.0, "budget_s": 300.0}
     check("knownanswer-overrun-by-getrusage", ka.overrun(advice, 340.0) > 0.10 and abs(ka.overrun(advice, 315.0) - 0.05)
