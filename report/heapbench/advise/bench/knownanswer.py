@@ -75,7 +75,7 @@ def near_best(r, best):
 PROGRAMS = {
     "crossfree": ("crossfree.c", ["0.5"], "time", ["--metric", THROUGHPUT], near_best,
                   "recommend an allocator with >= 75% of the best throughput of an exec right after the run "
-                  "(idle jemalloc ~6x glibc's; load ~15 mimalloc or tcmalloc)"),
+                  "(idle: jemalloc, 3-6x glibc's; load ~15: mimalloc or tcmalloc)"),
     "arenas": ("arenas.c", ["0.5"], "time", ["--metric", THROUGHPUT],
                lambda r, best=None: r.get("verdict") == "recommend" and r.get("allocator") in FAST_ALLOCATORS
                and r.get("label") not in SLOW_SETTINGS,
