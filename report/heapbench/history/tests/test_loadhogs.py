@@ -1,7 +1,9 @@
 """test_loadhogs.py - the pure-noise bench's moving load: schedules, hogs started and ended point by point, none left behind.
 
 Always holds: a hog is found by what runs, not by what the code believes: a process whose command
-line is loadhogs.HOG with the given parent's pid (read from /proc; a zombie counts as gone); every
+line is loadhogs.HOG with the given parent's pid (read from /proc; a zombie counts as gone; a hog
+just started counts once its command line reads so: Popen returns when the exec has begun, before
+the kernel has set the new command line, so a count of started hogs is polled, not read once); every
 hog the tests start is ended by the test's own cleanup too; waits are polled up to generous
 deadlines (the machine may be at load 30).
 """
@@ -70,7 +72,8 @@ class HogsTest(unittest.TestCase):
             for k in range(1, loadhogs.points(s) + 1):
                 self.hogs.set(loadhogs.hogs_at(s, k))
                 want = loadhogs.hogs_at(s, k)
-                self.assertEqual(len(live_hogs(os.getpid())), want, f"point {k}")
+                self.assertTrue(wait_for(lambda: len(live_hogs(os.getpid())) == want), f"point {k}: "
+                                f"{len(live_hogs(os.getpid()))} hogs run, not {want}")
                 self.assertEqual(live_hogs(os.getpid()), sorted(self.hogs.pids()), f"point {k}")
         self.assertEqual(live_hogs(os.getpid()), [])
 
@@ -78,7 +81,7 @@ class HogsTest(unittest.TestCase):
         with self.assertRaises(KeyboardInterrupt):
             with self.hogs:
                 self.hogs.set(2)
-                self.assertEqual(len(live_hogs(os.getpid())), 2)
+                self.assertTrue(wait_for(lambda: len(live_hogs(os.getpid())) == 2), live_hogs(os.getpid()))
                 raise KeyboardInterrupt
         self.assertEqual(live_hogs(os.getpid()), [])
 
@@ -90,7 +93,7 @@ class HogsTest(unittest.TestCase):
         self.addCleanup(parent.kill)
         pids = [int(p) for p in parent.stdout.readline().split()]
         self.addCleanup(lambda: [os.kill(p, signal.SIGKILL) for p in live_hogs(parent.pid)])
-        self.assertEqual(live_hogs(parent.pid), sorted(pids))
+        self.assertTrue(wait_for(lambda: live_hogs(parent.pid) == sorted(pids)), (live_hogs(parent.pid), pids))
         parent.kill()
         parent.wait()
         self.assertTrue(wait_for(lambda: not live_hogs(parent.pid)), f"hogs left running: {live_hogs(parent.pid)}")

@@ -30,12 +30,13 @@ def catches(pid, sig):
 
 class PureNoiseStopTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="hb-purenoise-")
         if not os.access(os.path.join(ROOT, "build", "heapbench"), os.X_OK):
             self.fail("build/heapbench is missing: run make")
 
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    def new_tmp(self):
+        """A TMPDIR of the bench's own for one stop (one stop's leftover cannot fail the next)."""
+        self.tmp = tempfile.mkdtemp(prefix="hb-purenoise-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
     def run_dirs(self):
         """The directories in the test's TMPDIR: the bench's temporary directory once its run has
@@ -45,6 +46,7 @@ class PureNoiseStopTest(unittest.TestCase):
 
     def stopped(self, sig):
         """Starts the bench, sends sig once its temporary directory exists; (exit code, stderr, what is left)."""
+        self.new_tmp()
         env = dict(os.environ, TMPDIR=self.tmp)
         # started with SIGINT ignored, as make test and CI start it (a non-interactive shell's background job)
         proc = subprocess.Popen([os.path.join(ROOT, "report", "py"), BENCH, "--points", "3", "-w", "thread-churn", "-n", "1"],
@@ -66,7 +68,7 @@ class PureNoiseStopTest(unittest.TestCase):
                 self.assertEqual(rc, 128 + sig, lines)
                 self.assertEqual(len(lines), 1, lines)
                 self.assertIn("temporary directory was removed", lines[0])
-                self.assertEqual(left, [], "the temporary directory was left")
+                self.assertEqual(left, [], f"left in TMPDIR: {left}")
 
 
 if __name__ == "__main__":
