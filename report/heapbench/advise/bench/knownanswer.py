@@ -39,7 +39,7 @@ import time
 
 try:
     from heapbench import cli, results
-    from heapbench.median import median
+    from heapbench.tune import measure
 except ImportError:
     sys.exit("knownanswer: the package heapbench is not on PYTHONPATH; run it as report/py " + sys.argv[0])
 
@@ -64,7 +64,7 @@ def _is(verdict):
 
 
 def near_best(r, best):
-    """Whether r recommends an allocator whose median is within NEAR_BEST of the best of best
+    """Whether r recommends an allocator whose median is at least NEAR_BEST of the best one's in best
     ({allocator: median of the figure, higher better}, measured right after the run)."""
     top = max(best.values(), default=0)
     mine = best.get(r.get("allocator"))
@@ -90,7 +90,7 @@ PROGRAMS = {
                 "recommend trim_threshold=0 (glibc -9.0%, refmalloc -7.1% peak RSS; every other allocator and glibc "
                 "setting within 1% or larger: exec -n 7)"),
 }
-MEASURED = {"crossfree": "ops"}   # programs judged by an exec right after each run: the --metric name it reads
+MEASURED = ("crossfree",)   # programs judged by an exec right after each run (of their --metric figure)
 
 
 def build(name, source, out):
@@ -144,14 +144,11 @@ def advise_run(argv):
     return proc.returncode, out, err
 
 
-def medians(rows, metric):
-    """{allocator: the median of metric_<metric>} over the ok rows of runs.csv that have the figure."""
-    figures = {}
-    for row in results.ok_runs(rows):
-        value = row.get("metric_" + metric)
-        if value not in (None, ""):
-            figures.setdefault(row["allocator"], []).append(float(value))
-    return {allocator: median(values) for allocator, values in figures.items()}
+def medians(data):
+    """{allocator: the median of the run's --metric figure} of a loaded exec's results (tune's measured
+    points: ok runs only), for the allocators with the figure."""
+    return {key[0]: point["metric"] for cell in measure.measure_cells(data, "judge", by_allocator=True).values()
+            for key, point in cell.items() if point["metric"] is not None}
 
 
 def measure_best(name, command, directory):
@@ -165,10 +162,10 @@ def measure_best(name, command, directory):
     if proc.returncode != 0:
         return {}, "exec: " + (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:110]
     try:
-        best = medians(results.load(directory)["runs"], MEASURED[name])
+        best = medians(results.load(directory))
     except results.ResultsError as err:
         return {}, f"exec: {err}"[:120]
-    return best, "" if best else f"exec: no run printed the figure {MEASURED[name]}"
+    return best, "" if best else "exec: no run printed the --metric figure"
 
 
 def shares(best):

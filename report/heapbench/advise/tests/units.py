@@ -386,11 +386,13 @@ def test_knownanswer_scoring():
           and not cf({"verdict": "recommend", "allocator": "mimalloc"}, best)
           and not cf({"verdict": "recommend", "allocator": "refmalloc"}, best)
           and not cf({"verdict": "keep what you have", "allocator": "jemalloc"}, best) and not cf({}, {}))
-    rows = [{"status": "ok", "allocator": "glibc", "metric_ops": v} for v in (1.0, 3.0, 2.0)]
-    rows += [{"status": "ok", "allocator": "jemalloc", "metric_ops": 9.0}, {"status": "ok", "allocator": "tbbmalloc"},
-             {"status": "timeout", "allocator": "mimalloc", "metric_ops": 50.0}]
-    check("knownanswer-medians-ok-runs-only", ka.medians(rows, "ops") == {"glibc": 2.0, "jemalloc": 9.0},
-          ka.medians(rows, "ops"))
+    run = {"status": "ok", "workload": "crossfree", "threads": 1, "params": "", "env": "", "wall_s": 0.5,
+           "maxrss_kb": 2000, "page_faults": 500, "reason": ""}
+    rows = [dict(run, run=i, allocator="glibc", metric_ops=v) for i, v in enumerate((1.0, 3.0, 2.0))]
+    rows += [dict(run, run=3, allocator="jemalloc", metric_ops=9.0), dict(run, run=4, allocator="tbbmalloc", metric_ops=None),
+             dict(run, run=5, status="timeout", allocator="mimalloc", metric_ops=50.0)]
+    data = {"meta": {"metrics": {"ops": "higher"}}, "runs": rows, "phases": []}
+    check("knownanswer-medians-ok-runs-only", ka.medians(data) == {"glibc": 2.0, "jemalloc": 9.0}, ka.medians(data))
     check("knownanswer-shares", ka.shares({"glibc": 1.0, "jemalloc": 4.0}) == "jemalloc 1.00, glibc 0.25",
           ka.shares({"glibc": 1.0, "jemalloc": 4.0}))
     # The budget is judged by the larger of advise's own clock and getrusage's CPU seconds of its tree.
